@@ -1,0 +1,21 @@
+import { InputError } from "../../src/formats/load.ts";
+
+/** Exit codes (DESIGN.md §9). */
+export const EXIT = { ok: 0, blocked: 1, invalid: 2, infrastructure: 3 } as const;
+
+/** Output to files, pipes and terminals is synchronous on Linux, so exiting here loses nothing. */
+export function exitWith(code: number): never {
+  process.exit(code);
+}
+
+/** Bad input gets one line and exit 2; anything else is an infrastructure error (exit 3). */
+export function reportFatal(e: unknown): never {
+  if (e instanceof InputError) {
+    process.stderr.write(`fieldtest: ${e.message}\n`);
+    exitWith(EXIT.invalid);
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  process.stderr.write(`fieldtest: error: ${message}\n`);
+  if (process.env.FIELDTEST_DEBUG && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
+  exitWith(EXIT.infrastructure);
+}

@@ -1,0 +1,130 @@
+import { z } from "zod";
+import { FAMILIES, SEVERITIES, type Family, type Severity } from "./enums.ts";
+
+export const GATE_IDS = [
+  "schema_valid",
+  "no_dep_cycles",
+  "ordering_sane",
+  "preconditions_closed",
+  "verification_present",
+  "verification_order",
+  "rollback_present",
+  "rollback_credibility",
+  "parallel_safety",
+] as const;
+export type GateId = (typeof GATE_IDS)[number];
+
+/** Every gate code with its gate and family (DESIGN.md §4). */
+export const GATE_CODES = {
+  schema_invalid: { gate: "schema_valid", family: "feasibility" },
+  dependency_cycle: { gate: "no_dep_cycles", family: "unsafe_sequencing" },
+  order_violates_dependency: { gate: "ordering_sane", family: "unsafe_sequencing" },
+  precondition_wrong_establisher: { gate: "preconditions_closed", family: "unverified_dependencies" },
+  precondition_unestablished: { gate: "preconditions_closed", family: "unverified_dependencies" },
+  verification_missing: { gate: "verification_present", family: "unverified_dependencies" },
+  no_return_check_missing: { gate: "verification_present", family: "unverified_dependencies" },
+  verification_reads_stale_state: { gate: "verification_order", family: "unsafe_sequencing" },
+  verification_precedes_mutation: { gate: "verification_order", family: "unsafe_sequencing" },
+  verification_ignores_output: { gate: "verification_order", family: "unverified_dependencies" },
+  rollback_missing: { gate: "rollback_present", family: "weak_rollback" },
+  rollback_unreachable: { gate: "rollback_credibility", family: "weak_rollback" },
+  rollback_self_dependent: { gate: "rollback_credibility", family: "weak_rollback" },
+  rollback_post_consumed: { gate: "rollback_credibility", family: "weak_rollback" },
+  rollback_inconsistent_state: { gate: "rollback_credibility", family: "weak_rollback" },
+  rollback_requires_unestablished: { gate: "rollback_credibility", family: "weak_rollback" },
+  parallel_high_blast: { gate: "parallel_safety", family: "unsafe_sequencing" },
+  parallel_shared_resource: { gate: "parallel_safety", family: "unsafe_sequencing" },
+} as const satisfies Record<string, { gate: GateId; family: Family }>;
+export type GateCode = keyof typeof GATE_CODES;
+export const GATE_CODE_NAMES = Object.keys(GATE_CODES) as GateCode[];
+
+export const GateFindingSchema = z.strictObject({
+  origin: z.literal("gate"),
+  gate: z.enum(GATE_IDS),
+  code: z.enum(GATE_CODE_NAMES as [GateCode, ...GateCode[]]),
+  family: z.enum(FAMILIES),
+  severity: z.literal("blocker"),
+  task_id: z.string().nullable(),
+  message: z.string(),
+  /** `gate:code:task_id:detail`, unique within the plan. */
+  key: z.string(),
+});
+export type GateFinding = z.output<typeof GateFindingSchema>;
+
+/** What a deterministic repair did, recorded beside the gate findings. */
+export interface RepairNote {
+  origin: "repair";
+  repair: "topological_reorder" | "precondition_closer";
+  severity: "info";
+  task_id: string | null;
+  message: string;
+  moved: string[];
+}
+
+export const CLAIM_KINDS = [
+  "misordered",
+  "missing_rollback",
+  "missing_verification",
+  "unestablished_fact",
+  "rollback_requires_destroyed",
+  "partial_restore",
+  "verification_misordered",
+  "tool_unavailable",
+  "other",
+] as const;
+export type ClaimKind = (typeof CLAIM_KINDS)[number];
+
+export const EVIDENCE_STATUSES = ["supported", "contradicted", "unsupported_reference", "uncheckable"] as const;
+export type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
+
+/**
+ * The critic's structured-output schema (DESIGN.md §5). family, severity and claim are free
+ * strings here on purpose: code, not the provider, judges them during normalization.
+ */
+export const CriticEvidenceSchema = z.object({
+  claim: z.string(),
+  tasks: z.array(z.string()),
+  facts: z.array(z.string()),
+});
+export const CriticFindingSchema = z.object({
+  family: z.string(),
+  severity: z.string(),
+  task_id: z.string().nullable(),
+  message: z.string(),
+  suggested_fix: z.string(),
+  evidence: CriticEvidenceSchema,
+});
+export const CriticOutputSchema = z.object({ findings: z.array(CriticFindingSchema) });
+export type CriticOutput = z.output<typeof CriticOutputSchema>;
+
+export const NORMALIZATION_RULES = [
+  "case_folded",
+  "unknown_family",
+  "unknown_severity",
+  "downgraded_not_blocker_eligible",
+  "downgraded_evidence_rejected",
+] as const;
+export type NormalizationRule = (typeof NORMALIZATION_RULES)[number];
+
+export interface CriticEvidence {
+  claim: string;
+  tasks: string[];
+  facts: string[];
+}
+
+/** A critic finding after normalization; `raw` keeps what the model said. */
+export interface NormalizedFinding {
+  origin: "critic";
+  raw: { family: unknown; severity: unknown };
+  family: string;
+  severity: Severity;
+  task_id: string | null;
+  message: string;
+  suggested_fix: string | null;
+  evidence: CriticEvidence | null;
+  evidence_status: EvidenceStatus;
+  evidence_reason: string;
+  normalization: NormalizationRule[];
+  /** `critic:family:task_id:claim:evidence tasks` (DESIGN.md §6). */
+  key: string;
+}

@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { LEVELS, REVERSIBILITY, TASK_KINDS, VERIFY_SUBJECTS, lowerEnum } from "./enums.ts";
+
+/** An explicit null means absent; an absent list is []. */
+const names = z
+  .array(z.string().min(1))
+  .nullish()
+  .transform((v) => v ?? []);
+const optional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
+
+export const PreconditionSchema = z.strictObject({
+  fact: z.string().min(1),
+  established_by: optional(z.string().min(1)),
+});
+
+export const VerifiesSchema = z.strictObject({
+  task: z.string().min(1),
+  subject: lowerEnum(VERIFY_SUBJECTS),
+  reads: names,
+});
+
+export const RollbackSchema = z.strictObject({
+  trigger: z.string().min(1),
+  action: z.string(),
+  requires: names,
+  restores: names,
+});
+
+export const TaskSchema = z.strictObject({
+  id: z.string().min(1),
+  description: z.string().min(1),
+  kind: lowerEnum(TASK_KINDS),
+  target: optional(z.string()),
+  risk: optional(lowerEnum(LEVELS)).transform((v) => v ?? "medium"),
+  blast_radius: optional(lowerEnum(LEVELS)).transform((v) => v ?? "medium"),
+  reversibility: optional(lowerEnum(REVERSIBILITY)).transform((v) => v ?? "reversible"),
+  parallel_group: optional(z.string().min(1)),
+  preconditions: z
+    .array(PreconditionSchema)
+    .nullish()
+    .transform((v) => v ?? []),
+  establishes: names,
+  produces: names,
+  mutates: names,
+  destroys: names,
+  verifies: optional(VerifiesSchema),
+  rollback: optional(RollbackSchema),
+});
+
+export const DependencySchema = z.strictObject({
+  from: z.string().min(1),
+  to: z.string().min(1),
+  kind: optional(lowerEnum(["hard", "soft"] as const)).transform((v) => v ?? "hard"),
+});
+
+export const PlanSchema = z.strictObject({
+  id: z.string().min(1),
+  goal_id: z.string().min(1),
+  version: optional(z.number().int().min(0)).transform((v) => v ?? 1),
+  parent_id: optional(z.string()).transform((v) => v ?? null),
+  tasks: z.array(TaskSchema),
+  dependencies: z
+    .array(DependencySchema)
+    .nullish()
+    .transform((v) => v ?? []),
+});
+
+export type Plan = z.output<typeof PlanSchema>;
+/** What a plan file or planner may write before defaults are applied. */
+export type PlanInput = z.input<typeof PlanSchema>;
+export type Task = z.output<typeof TaskSchema>;
+export type Dependency = z.output<typeof DependencySchema>;
+export type Precondition = z.output<typeof PreconditionSchema>;
+
+export const TASK_ID_PATTERN = /^[a-z0-9][a-z0-9_.-]*$/;
+
+/** A task is high-blast when risk or blast radius is high/critical, or it is irreversible (DESIGN.md §3). */
+export function isHighBlast(t: Task): boolean {
+  const high = (l: string) => l === "high" || l === "critical";
+  return high(t.risk) || high(t.blast_radius) || t.reversibility === "irreversible";
+}

@@ -1,0 +1,55 @@
+import type { z } from "zod";
+import type { Fixture } from "../formats/fixture.ts";
+import type { GateFinding } from "../formats/findings.ts";
+import type { Goal } from "../formats/goal.ts";
+import type { Plan } from "../formats/plan.ts";
+import type { CallRecord, Role } from "../formats/records.ts";
+
+/**
+ * What only the sim provider reads: the structured inputs behind the prompt. Never sent to a
+ * real provider and never part of a hash (the rendered prompt already carries the same content).
+ */
+export interface SimHints {
+  goal: Goal;
+  /** The plan under review (critic) or being revised (planner revise). */
+  plan?: Plan;
+  /** Findings handed to a revising planner. */
+  findings?: { key: string; family: string; task_id: string | null; origin: "gate" | "critic" }[];
+  gateFindings?: GateFinding[];
+  /** A boundary fixture's ground truth, when the critic reviews a fixture. */
+  fixture?: Fixture;
+  mode?: "decompose" | "revise" | "restart";
+}
+
+/** One structured request, provider-neutral. The client turns it into a wire request per provider. */
+export interface LlmRequest {
+  role: Role;
+  itemId: string;
+  trial: number;
+  round: number;
+  system: string;
+  /** The template text before rendering; its hash is `user_template_sha256`. */
+  userTemplate: string;
+  /** The rendered user message. */
+  user: string;
+  /** Name and JSON Schema of the expected output (tool name for Anthropic). */
+  schemaName: string;
+  schema: Record<string, unknown>;
+  sim?: SimHints;
+}
+
+export type StructuredResult<T> =
+  | { ok: true; value: T; rawText: string; calls: CallRecord[] }
+  | {
+      ok: false;
+      /** invalid_output: the model answered but never validly; provider_error: no usable answer after retries; budget_exceeded: refused before sending. */
+      outcome: "invalid_output" | "provider_error" | "budget_exceeded";
+      rawText: string | null;
+      error: string;
+      calls: CallRecord[];
+    };
+
+/** The engine's only door to a model: one place for hashing, retries, accounting, caching, events. */
+export interface ModelClient {
+  structured<T>(request: LlmRequest, validator: z.ZodType<T>): Promise<StructuredResult<T>>;
+}
