@@ -47,6 +47,8 @@ export interface Usage {
 export interface CallRecord {
   role: Role;
   round: number;
+  /** SHA-256 of the canonical wire request plus role and trial index: the cache and replay key. */
+  request_sha256: string;
   /** Structured-output attempt index (0 = first ask; later ones carry validation feedback). */
   attempt: number;
   context: DecisionContext;
@@ -139,3 +141,9 @@ export const TrialHeadSchema = z.looseObject({
 export function trialKey(t: { suite: string; item_id: string; trial: number }): string {
   return `${t.suite}/${t.item_id}/${t.trial}`;
 }
+
+/** What the engine returns for one trial: the record without the runner's bookkeeping. */
+export type EngineOutcome = Pick<
+  TrialRecord,
+  "status" | "escalation_reason" | "escalation_reasons" | "error" | "rounds" | "critic_verdict" | "verdict" | "calls"
+>;
