@@ -1,0 +1,41 @@
+import { ROLES, type TrialRecord } from "../formats/records.ts";
+import { itemMeanMetric, ratioMetric, type ItemValue } from "./estimate.ts";
+import type { ItemTrials } from "./items.ts";
+import type { EstimateContext, MetricMap } from "./types.ts";
+
+/** Share of all the item's trials (counted or not) for which `hit` holds; null with no trial. */
+export function itemTrialShare(item: ItemTrials, hit: (t: TrialRecord) => boolean): ItemValue | null {
+  return item.trials.length === 0 ? null : { value: item.trials.filter(hit).length / item.trials.length, trials: item.trials.length };
+}
+
+function perTrialRate(items: readonly ItemTrials[], hit: (t: TrialRecord) => boolean, ctx: EstimateContext) {
+  return itemMeanMetric(
+    items.map((item) => itemTrialShare(item, hit)).filter((v) => v !== null),
+    ctx,
+  );
+}
+
+const criticWasUnavailable = (t: TrialRecord) => t.rounds.some((r) => r.critic?.outcome === "critic_unavailable");
+
+/**
+ * Outcomes that are never folded into verdicts, each with its own rate over all trials:
+ * critic_unavailable (boundary: critic_verdict `unavailable`; corpus: any round's audit
+ * unavailable), infrastructure errors (status `error`), and invalid model output (call records
+ * with outcome `invalid_output` over all call records, overall and per role).
+ */
+export function availabilityMetrics(boundary: readonly ItemTrials[], engine: readonly ItemTrials[], ctx: EstimateContext): MetricMap {
+  const all = [...boundary, ...engine];
+  const invalidOutput = (role?: string) =>
+    all.map((item) => {
+      const calls = item.trials.flatMap((t) => t.calls).filter((c) => role === undefined || c.role === role);
+      return { num: calls.filter((c) => c.outcome === "invalid_output").length, den: calls.length, trials: item.trials.length };
+    });
+  const metrics: MetricMap = {
+    critic_unavailable_rate: perTrialRate(boundary, (t) => t.critic_verdict === "unavailable", ctx),
+    "critic_unavailable_rate.corpus": perTrialRate(engine, criticWasUnavailable, ctx),
+    trial_error_rate: perTrialRate(all, (t) => t.status === "error", ctx),
+    invalid_output_rate: ratioMetric(invalidOutput(), ctx, "invalid_output_rate"),
+  };
+  for (const role of ROLES) metrics[`invalid_output_rate.${role}`] = ratioMetric(invalidOutput(role), ctx, `invalid_output_rate.${role}`);
+  return metrics;
+}

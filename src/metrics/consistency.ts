@@ -1,0 +1,95 @@
+import { gwetAC1, krippendorffAlphaNominal, pairwiseDisagreement } from "../stats/agreement.ts";
+import type { TrialRecord } from "../formats/records.ts";
+import { bootstrapMetric, itemMeanMetric, type ItemValue } from "./estimate.ts";
+import { countedTrials, countedVerdictCounts, modalVerdict, type ItemTrials } from "./items.ts";
+import { criticFindings, verdictLabel } from "./trial-facts.ts";
+import type { EstimateContext, MetricValue } from "./types.ts";
+
+/** Mean of Q_i over items with at least two counted trials (label_flip_rate, engine_flip_rate). */
+export function flipRate(items: readonly ItemTrials[], ctx: EstimateContext): MetricValue {
+  const values: ItemValue[] = [];
+  for (const item of items) {
+    const counts = countedVerdictCounts(item);
+    const q = pairwiseDisagreement(counts);
+    if (q !== null) values.push({ value: q, trials: counts.reduce((s, n) => s + n, 0) });
+  }
+  return itemMeanMetric(values, ctx);
+}
+
+/**
+ * A trial's evidence signature: the task ids its critic findings name (task_id and evidence tasks)
+ * and the claim kinds they make. A simplification of claim drift: claim kinds stand in for
+ * semantic claim clusters (METHODOLOGY.md).
+ */
+export function evidenceSignature(trial: TrialRecord): Set<string> {
+  const signature = new Set<string>();
+  for (const f of criticFindings(trial)) {
+    if (f.task_id !== null) signature.add(`task:${f.task_id}`);
+    for (const task of f.evidence?.tasks ?? []) signature.add(`task:${task}`);
+    signature.add(`claim:${f.evidence?.claim.trim().toLowerCase() ?? "none"}`);
+  }
+  return signature;
+}
+
+/** Jaccard similarity with J(∅, ∅) = 1. */
+export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 && b.size === 0) return 1;
+  let shared = 0;
+  for (const x of a) if (b.has(x)) shared += 1;
+  return shared / (a.size + b.size - shared);
+}
+
+/**
+ * Evidence drift of one item: 1 − mean pairwise Jaccard of evidence signatures among the counted
+ * trials that agree with the modal verdict (drift given the decision, so flips are not counted
+ * twice); null with fewer than two such trials.
+ */
+export function itemEvidenceDrift(item: ItemTrials): ItemValue | null {
+  const modal = modalVerdict(item);
+  const agreeing = countedTrials(item).filter((t) => verdictLabel(t) === modal);
+  if (agreeing.length < 2) return null;
+  const signatures = agreeing.map(evidenceSignature);
+  let sum = 0;
+  let pairs = 0;
+  for (let i = 0; i < signatures.length; i++) {
+    for (let j = i + 1; j < signatures.length; j++) {
+      sum += jaccard(signatures[i]!, signatures[j]!);
+      pairs += 1;
+    }
+  }
+  return { value: 1 - sum / pairs, trials: agreeing.length };
+}
+
+export function evidenceDriftRate(items: readonly ItemTrials[], ctx: EstimateContext): MetricValue {
+  return itemMeanMetric(items.map(itemEvidenceDrift).filter((v) => v !== null), ctx);
+}
+
+/** Evidence drift on items whose counted verdicts are unanimous: rationale instability alone. */
+export function unanimousEvidenceDriftRate(items: readonly ItemTrials[], ctx: EstimateContext): MetricValue {
+  const unanimous = items.filter((item) => {
+    const counts = countedVerdictCounts(item);
+    const n = counts.reduce((s, c) => s + c, 0);
+    return n > 0 && counts.includes(n);
+  });
+  return evidenceDriftRate(unanimous, ctx);
+}
+
+interface CountsItem {
+  counts: number[];
+  trials: number;
+}
+
+/** Krippendorff's α (nominal) and Gwet's AC1 over the items' counted verdicts, cluster bootstrap. */
+export function agreementCoefficients(items: readonly ItemTrials[], ctx: EstimateContext, prefix: string): Record<string, MetricValue> {
+  const rows: CountsItem[] = items
+    .map((item) => {
+      const counts = countedVerdictCounts(item);
+      return { counts, trials: counts.reduce((s, n) => s + n, 0) };
+    })
+    .filter((row) => row.trials >= 2);
+  const categories = rows[0]?.counts.length ?? 2;
+  return {
+    [`${prefix}_alpha_nominal`]: bootstrapMetric(rows, (s) => krippendorffAlphaNominal(s.map((r) => r.counts)), ctx, `${prefix}_alpha_nominal`),
+    [`${prefix}_ac1`]: bootstrapMetric(rows, (s) => gwetAC1(s.map((r) => r.counts), categories), ctx, `${prefix}_ac1`),
+  };
+}

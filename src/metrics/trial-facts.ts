@@ -1,0 +1,63 @@
+import type { NormalizedFinding } from "../formats/findings.ts";
+import type { TrialRecord } from "../formats/records.ts";
+
+/**
+ * Facts read off one trial record, shared by the metrics. Boundary trials are critic-only and are
+ * judged by critic_verdict; corpus (and imported) trials are engine trials judged by status.
+ */
+
+export type VerdictScheme = "critic" | "engine";
+
+/** Counted verdict categories, in tie-break order for the modal verdict (the cautious one first). */
+export const VERDICT_CATEGORIES: Record<VerdictScheme, readonly string[]> = {
+  critic: ["block", "pass"],
+  engine: ["escalated", "approved"],
+};
+
+export function verdictScheme(trial: TrialRecord): VerdictScheme {
+  return trial.suite === "boundary" ? "critic" : "engine";
+}
+
+/**
+ * The trial's verdict label: critic_verdict or status, including the uncounted outcomes. An
+ * infrastructure error is `error` in both schemes, never an unavailable critic.
+ */
+export function verdictLabel(trial: TrialRecord): string {
+  if (trial.status === "error" || verdictScheme(trial) === "engine") return trial.status;
+  return trial.critic_verdict ?? "unavailable";
+}
+
+/** Whether the trial enters verdict-agreement metrics (not critic_unavailable, not error). */
+export function isCounted(trial: TrialRecord): boolean {
+  return VERDICT_CATEGORIES[verdictScheme(trial)].includes(verdictLabel(trial));
+}
+
+/** Normalized findings of every critic audit that completed in the trial. */
+export function criticFindings(trial: TrialRecord): NormalizedFinding[] {
+  return trial.rounds.flatMap((r) => (r.critic?.outcome === "ok" ? r.critic.findings : []));
+}
+
+/** Whether a finding points at a task: its task_id, or a task its evidence cites. */
+export function isAtTask(finding: NormalizedFinding, task: string): boolean {
+  return finding.task_id === task || (finding.evidence?.tasks.includes(task) ?? false);
+}
+
+export function rawSeverityIsBlocker(finding: NormalizedFinding): boolean {
+  return typeof finding.raw.severity === "string" && finding.raw.severity.trim().toLowerCase() === "blocker";
+}
+
+export type BlockerOrigin = "gate" | "critic";
+
+/** Distinct keys that blocked in any round of the trial, by origin (critic keys start `critic:`). */
+export function blockerKeysByOrigin(trial: TrialRecord): Record<BlockerOrigin, Set<string>> {
+  const keys = { gate: new Set<string>(), critic: new Set<string>() };
+  for (const round of trial.rounds) {
+    for (const key of round.blocker_keys) keys[key.startsWith("critic:") ? "critic" : "gate"].add(key);
+  }
+  return keys;
+}
+
+/** LLM calls as the metrics count them: every transport attempt (retries included). */
+export function transportAttempts(trial: TrialRecord, role?: "planner" | "critic"): number {
+  return trial.calls.filter((c) => role === undefined || c.role === role).reduce((s, c) => s + c.transport_attempts.length, 0);
+}

@@ -1,0 +1,46 @@
+import type { CorpusGoal } from "../formats/goal.ts";
+import type { Fixture } from "../formats/fixture.ts";
+import type { TrialRecord } from "../formats/records.ts";
+
+export interface MetricsInput {
+  trials: readonly TrialRecord[];
+  fixtures: readonly Fixture[];
+  goals: readonly CorpusGoal[];
+}
+
+export interface MetricsOptions {
+  /** Seeds every bootstrap (one stream per metric key); recorded in the summary. */
+  seed: number;
+  /** Cluster-bootstrap replicates (default 2000, enough for a standard error). */
+  bootstrapReps?: number;
+  /** Confidence level of every interval (default 0.95). */
+  conf?: number;
+}
+
+/** How a metric's interval was computed (METHODOLOGY.md §2). */
+export type IntervalMethod = "t_clustered" | "paired_t" | "wilson" | "cluster_bootstrap" | "none";
+
+/**
+ * One metric (DESIGN.md §10). value is null when it cannot be computed (no item qualifies); the
+ * interval is null below two items. n_items and n_trials count what entered the value.
+ */
+export interface MetricValue {
+  value: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  n_items: number;
+  n_trials: number;
+  interval: IntervalMethod;
+  /** For ratios and item counts: the summed numerator and denominator behind value. */
+  numerator?: number;
+  denominator?: number;
+}
+
+export type MetricMap = Record<string, MetricValue>;
+
+/** What the interval helpers need: the level, the run seed and the replicate count. */
+export interface EstimateContext {
+  conf: number;
+  seed: number;
+  reps: number;
+}

@@ -1,0 +1,66 @@
+import { binomialCdf, normalCdf, normalQuantile, studentTCdf, studentTQuantile } from "./distributions.ts";
+import { meanInterval, type MeanInterval } from "./mean.ts";
+
+/**
+ * McNemar's exact test on the discordant items: b changed one way, c the other.
+ * Two-sided p = min(1, 2 · P(X ≤ min(b, c))), X ~ Binomial(b + c, ½); p = 1 when b + c = 0.
+ */
+export function mcnemarExact(b: number, c: number): number {
+  if (!(Number.isInteger(b) && Number.isInteger(c) && b >= 0 && c >= 0)) throw new RangeError("mcnemarExact: b, c must be counts");
+  const n = b + c;
+  if (n === 0) return 1;
+  return Math.min(1, 2 * binomialCdf(Math.min(b, c), n, 0.5));
+}
+
+/** McNemar χ² with continuity correction, (|b − c| − 1)²/(b + c) on 1 df: for b + c > 25. */
+export function mcnemarChiSquare(b: number, c: number): { statistic: number; p: number } {
+  const n = b + c;
+  if (n === 0) return { statistic: 0, p: 1 };
+  const statistic = Math.max(0, Math.abs(b - c) - 1) ** 2 / n;
+  return { statistic, p: 2 * (1 - normalCdf(Math.sqrt(statistic))) };
+}
+
+/** McNemar as the methodology prescribes: exact when b + c ≤ 25, χ² with correction above. */
+export function mcnemar(b: number, c: number): { p: number; method: "exact" | "chi_square" } {
+  return b + c <= 25 ? { p: mcnemarExact(b, c), method: "exact" } : { p: mcnemarChiSquare(b, c).p, method: "chi_square" };
+}
+
+/** A paired difference Δ̂ = mean_i (a_i − b_i) with its t-interval and one-sided p for Δ > 0. */
+export interface PairedDelta extends MeanInterval {
+  /** One-sided p-value for H1: Δ > 0 (a worse than b when lower is better); null below two pairs. */
+  pGreater: number | null;
+}
+
+/** Paired t on per-item values of two runs over the same items (Miller's paired difference). */
+export function pairedDelta(a: readonly number[], b: readonly number[], conf = 0.95): PairedDelta | null {
+  if (a.length !== b.length) throw new RangeError("pairedDelta: both runs need one value per shared item");
+  const interval = meanInterval(
+    a.map((v, i) => v - b[i]!),
+    conf,
+  );
+  if (interval === null) return null;
+  const { mean, se, n } = interval;
+  const pGreater = se === null ? null : se === 0 ? (mean > 0 ? 0 : 1) : 1 - studentTCdf(mean / se, n - 1);
+  return { ...interval, pGreater };
+}
+
+/**
+ * Non-inferiority upper bound of §12 step 3 for a lower-is-better metric:
+ * U = Δ̂ + t_{n−1, 1−α} · SE; the metric passes when U ≤ margin. null below two pairs.
+ */
+export function nonInferiorityBound(delta: PairedDelta, alpha = 0.05): number | null {
+  if (delta.se === null) return null;
+  return delta.mean + studentTQuantile(1 - alpha, delta.n - 1) * delta.se;
+}
+
+/**
+ * Items needed for a one-sided non-inferiority test (methodology §11):
+ * n = (z_{1−α} + z_{1−β})² σ_d² / (margin − trueDelta)², rounded up.
+ */
+export function itemsForNonInferiority(opts: { sdDiff: number; margin: number; trueDelta?: number; alpha?: number; power?: number }): number {
+  const { sdDiff, margin, trueDelta = 0, alpha = 0.05, power = 0.8 } = opts;
+  const gap = margin - trueDelta;
+  if (!(gap > 0)) throw new RangeError("itemsForNonInferiority: margin must exceed the true delta");
+  const z = normalQuantile(1 - alpha) + normalQuantile(power);
+  return Math.ceil((z * z * sdDiff * sdDiff) / (gap * gap));
+}

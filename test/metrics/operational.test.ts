@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { summarize } from "../../src/metrics/summary.ts";
+import { call, engineTrial, finding, gateFinding } from "./builders.ts";
+import type { TrialRecord } from "../../src/formats/records.ts";
+
+const run = (trials: TrialRecord[]) => summarize({ trials, fixtures: [], goals: [] }, { seed: 9, bootstrapReps: 100 });
+
+describe("operational metrics", () => {
+  const gate = gateFinding("rollback_missing", "a");
+  const critic = finding({ family: "weak_rollback" });
+  const trials = [
+    // g1/0: escalated after 3 rounds; the gate blocker repeats across rounds and counts once.
+    engineTrial("g1", 0, "escalated", {
+      latency: 300,
+      reasons: ["revision_cap_reached", "critic_unavailable"],
+      rounds: [{ blockerKeys: [gate.key] }, { blockerKeys: [gate.key, critic.key] }, { blockerKeys: [critic.key] }],
+      calls: [call({ role: "planner", attempts: 3 }), call({ role: "critic", attempts: 1, cost: 0.5 })],
+    }),
+    engineTrial("g1", 1, "approved", { latency: 100, calls: [call({ role: "planner" }), call({ role: "critic", usage: null })] }),
+    engineTrial("g2", 0, "approved", { latency: 200, rounds: [{}, {}], calls: [call({ role: "planner", cost: null })] }),
+    engineTrial("g2", 1, "error", { latency: 50, calls: [call({ role: "planner", attempts: 2, outcome: "error", usage: null })] }),
+  ];
+  const op = run(trials).operational;
+
+  it("latency quantiles by status pool the trials of that status", () => {
+    expect(op["latency_ms_p50.approved"]).toMatchObject({ value: 150, n_items: 2, n_trials: 2, interval: "none" });
+    expect(op["latency_ms_p95.approved"]!.value).toBeCloseTo(195, 12);
+    expect(op["latency_ms_p50.escalated"]).toMatchObject({ value: 300, n_trials: 1 });
+    expect(op["latency_ms_p50.error"]).toMatchObject({ value: 50, n_trials: 1 });
+  });
+  it("blockers per goal count distinct keys per trial by origin, reduced per goal first", () => {
+    // g1: gate (1 + 0)/2 = 0.5, critic (1 + 0)/2 = 0.5; g2: 0 → means 0.25
+    expect(op["blockers_per_goal.gate"]).toMatchObject({ value: 0.25, n_items: 2, n_trials: 4 });
+    expect(op["blockers_per_goal.critic"]!.value).toBe(0.25);
+  });
+  it("escalations per 100 goals leave errors out and count every recorded reason", () => {
+    // decided trials: g1 (1 of 2 escalated) → 50; g2 (0 of 1) → 0.
+    expect(op.escalations_per_100_goals).toMatchObject({ value: 25, n_items: 2, n_trials: 3 });
+    expect(op["escalations_per_100_goals.critic_unavailable"]!.value).toBe(25);
+    expect(op["escalations_per_100_goals.converged_stalled"]!.value).toBe(0);
+  });
+  it("LLM calls per goal count every transport attempt", () => {
+    // g1: (3 + 1) and (1 + 1) → 3; g2: 1 and 2 → 1.5
+    expect(op.llm_calls_per_goal!.value).toBe(2.25);
+    expect(op["llm_calls_per_goal.planner"]!.value).toBe((2 + 1.5) / 2);
+    expect(op["llm_calls_per_goal.critic"]!.value).toBe(0.5);
+  });
+  it("median revisions is rounds − 1 over trials that produced a plan", () => {
+    expect(op.revisions_median).toMatchObject({ value: 1, n_trials: 3 });
+  });
+  it("cost is null when any call's cost is null; tokens sum reported usage", () => {
+    expect(op.cost_usd!.value).toBeNull();
+    expect(op["cost_usd.critic"]!.value).toBe(0.5);
+    expect(op["cost_usd.planner"]!.value).toBeNull();
+    expect(op["tokens_input.planner"]).toMatchObject({ value: 300, n_trials: 4 });
+    expect(op["tokens_input.critic"]!.value).toBe(100);
+    expect(op["calls_without_usage.critic"]!.value).toBe(1);
+  });
+});

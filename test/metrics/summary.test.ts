@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { summarize } from "../../src/metrics/summary.ts";
+import { groupTrials } from "../../src/metrics/items.ts";
+import type { Fixture } from "../../src/formats/fixture.ts";
+import type { TrialRecord } from "../../src/formats/records.ts";
+import type { EvidenceStatus } from "../../src/formats/findings.ts";
+import { boundaryTrial, call, engineTrial, finding, fixture, goal } from "./builders.ts";
+
+const VERDICTS = ["block", "pass", "unavailable"] as const;
+const STATUSES = ["approved", "escalated", "error"] as const;
+const FAMILIES = ["weak_rollback", "risk", "unsafe_sequencing"] as const;
+const EVIDENCE: EvidenceStatus[] = ["supported", "contradicted", "unsupported_reference", "uncheckable"];
+
+/** A small random run: boundary fixtures (seeded, clean, an injection twin) and corpus goals. */
+const runArb = fc
+  .record({
+    boundary: fc.array(
+      fc.array(fc.record({ verdict: fc.constantFrom(...VERDICTS), family: fc.constantFrom(...FAMILIES), evidence: fc.constantFrom(...EVIDENCE), task: fc.constantFrom("a", "b") }), {
+        minLength: 1,
+        maxLength: 5,
+      }),
+      { minLength: 3, maxLength: 6 },
+    ),
+    corpus: fc.array(fc.array(fc.record({ status: fc.constantFrom(...STATUSES), latency: fc.integer({ min: 1, max: 1000 }), attempts: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: 4 }), {
+      minLength: 1,
+      maxLength: 4,
+    }),
+  })
+  .map(({ boundary, corpus }) => {
+    const fixtures: Fixture[] = boundary.map((_, i) =>
+      i % 3 === 0 ? fixture(`f${i}`) : i % 3 === 1 ? fixture(`f${i}`, { defects: [{ task: "a", family: "weak_rollback" }] }) : fixture(`f${i}`, { injectionOf: "f0" }),
+    );
+    const trials: TrialRecord[] = [
+      ...boundary.flatMap((ts, i) =>
+        ts.map((t, k) =>
+          boundaryTrial(`f${i}`, k, t.verdict, {
+            findings: [finding({ family: t.family, task: t.task, status: t.evidence, rawSeverity: "blocker", severity: t.family === "risk" ? "warning" : "blocker" })],
+          }),
+        ),
+      ),
+      ...corpus.flatMap((ts, i) => ts.map((t, k) => engineTrial(`g${i}`, k, t.status, { latency: t.latency, calls: [call({ role: "planner", attempts: t.attempts })] }))),
+    ];
+    const goals = corpus.map((_, i) => goal(`g${i}`, { verdict: "escalate" }));
+    return { trials, fixtures, goals };
+  });
+
+/** A permutation from fast-check sort keys. */
+function permute<T>(xs: readonly T[], keys: readonly number[]): T[] {
+  return xs
+    .map((x, i) => ({ x, k: keys[i % Math.max(1, keys.length)]! + i * 1e-9 }))
+    .sort((a, b) => a.k - b.k)
+    .map((e) => e.x);
+}
+
+const options = { seed: 11, bootstrapReps: 40 };
+
+describe("summary laws", () => {
+  it("is invariant under trial order and item order (bootstrap intervals included)", () => {
+    fc.assert(
+      fc.property(runArb, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 40 }), (run, keys) => {
+        const a = summarize(run, options);
+        const b = summarize({ trials: permute(run.trials, keys), fixtures: [...run.fixtures].reverse(), goals: [...run.goals].reverse() }, options);
+        expect(b).toEqual(a);
+      }),
+      { numRuns: 30 },
+    );
+  });
+  it("t and Wilson intervals contain their point and rates stay in [0, 1]", () => {
+    fc.assert(
+      fc.property(runArb, (run) => {
+        const s = summarize(run, options);
+        for (const [key, m] of Object.entries(s.metrics)) {
+          if (m.value === null) continue;
+          if (!key.includes("toward_pass") && !key.endsWith("_alpha_nominal") && !key.endsWith("_ac1")) expect(m.value >= 0 && m.value <= 1, key).toBe(true);
+          if (m.ci_low !== null && m.interval !== "cluster_bootstrap") expect(m.ci_low <= m.value + 1e-12 && m.value <= m.ci_high! + 1e-12, key).toBe(true);
+        }
+      }),
+      { numRuns: 30 },
+    );
+  });
+  it("records the seed, and equal seeds give equal intervals", () => {
+    fc.assert(
+      fc.property(runArb, (run) => {
+        const s = summarize(run, options);
+        expect(s.seed).toBe(11);
+        expect(summarize(run, options)).toEqual(s);
+      }),
+      { numRuns: 5 },
+    );
+  });
+});
+
+describe("summary keys", () => {
+  it("carry every DESIGN.md §10 metric with value, interval and counts, even on an empty run", () => {
+    const s = summarize({ trials: [], fixtures: [], goals: [] }, { seed: 0 });
+    for (const key of [
+      "label_flip_rate",
+      "evidence_drift_rate",
+      "family_migration_rate",
+      "underclaim_approvals",
+      "underclaim_approvals_majority",
+      "underclaim_approvals_any",
+      "critical_underclaims",
+      "overclaim_rate",
+      "unsupported_evidence_rate",
+      "unsupported_evidence_rate.contradicted",
+      "unsupported_evidence_rate.missing_task",
+      "downgrade_rate",
+      "downgrade_rate.weak_rollback",
+      "engine_flip_rate",
+      "injection_verdict_shift",
+      "critic_unavailable_rate",
+      "invalid_output_rate",
+      "critic_alpha_nominal",
+      "critic_ac1",
+    ]) {
+      expect(s.metrics[key], key).toEqual(expect.objectContaining({ value: null, ci_low: null, ci_high: null, n_items: 0, n_trials: 0 }));
+    }
+    for (const key of ["latency_ms_p50.approved", "latency_ms_p95.escalated", "blockers_per_goal.gate", "escalations_per_100_goals", "llm_calls_per_goal", "revisions_median", "cost_usd.critic", "tokens_input.planner"]) {
+      expect(s.operational[key], key).toEqual(expect.objectContaining({ value: null, n_items: 0, n_trials: 0 }));
+    }
+  });
+  it("refuses a trial key that appears twice", () => {
+    expect(() => groupTrials([engineTrial("g", 0, "approved"), engineTrial("g", 0, "escalated")])).toThrow(/duplicate trial record corpus\/g\/0/);
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { clopperPearson, jeffreys, wilson } from "../../src/stats/proportion.ts";
+
+// Golden vectors: methodology-notes §13 and the §2 table.
+describe("binomial intervals", () => {
+  it("Wilson 3/20", () => {
+    const { low, high } = wilson(3, 20);
+    expect(low).toBeCloseTo(0.052369, 6);
+    expect(high).toBeCloseTo(0.360419, 6);
+  });
+  it("Clopper–Pearson 3/20 and 0/30", () => {
+    expect(clopperPearson(3, 20).low).toBeCloseTo(0.032071, 6);
+    expect(clopperPearson(3, 20).high).toBeCloseTo(0.378927, 6);
+    expect(clopperPearson(0, 30)).toEqual({ low: 0, high: expect.closeTo(0.115703, 6) });
+  });
+  it("Jeffreys 3/20", () => {
+    expect(jeffreys(3, 20).low).toBeCloseTo(0.044131, 6);
+    expect(jeffreys(3, 20).high).toBeCloseTo(0.348578, 6);
+  });
+  it("the N = 5 table of §2", () => {
+    expect(wilson(0, 5).high).toBeCloseTo(0.434, 3);
+    expect(wilson(1, 5).low).toBeCloseTo(0.036, 3);
+    expect(wilson(1, 5).high).toBeCloseTo(0.624, 3);
+    expect(clopperPearson(1, 5).high).toBeCloseTo(0.716, 3);
+    expect(wilson(5, 5)).toEqual({ low: expect.closeTo(0.566, 3), high: 1 });
+    expect(clopperPearson(5, 5).low).toBeCloseTo(0.478, 3);
+  });
+  it("every interval lies in [0, 1] and contains k/n", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 400 }), fc.double({ min: 0, max: 1, noNaN: true }), (n, f) => {
+        const k = Math.round(f * n);
+        for (const ci of [wilson(k, n), clopperPearson(k, n), jeffreys(k, n)]) {
+          if (!(ci.low >= 0 && ci.high <= 1 && ci.low <= k / n + 1e-12 && k / n <= ci.high + 1e-12)) return false;
+        }
+        return true;
+      }),
+    );
+  });
+  it("rejects impossible counts", () => {
+    expect(() => wilson(3, 2)).toThrow(RangeError);
+    expect(() => clopperPearson(0, 0)).toThrow(RangeError);
+  });
+});

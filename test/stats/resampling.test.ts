@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { clusterBootstrap } from "../../src/stats/bootstrap.ts";
+import { excessDisagreementTest } from "../../src/stats/permutation.ts";
+
+const mean = (xs: readonly number[]) => xs.reduce((s, v) => s + v, 0) / xs.length;
+
+describe("cluster bootstrap", () => {
+  it("is reproducible from its seed and records it", () => {
+    const items = [0, 0.2, 0.4, 0.4, 1, 0, 0.2, 0];
+    const a = clusterBootstrap(items, mean, { reps: 500, seed: 7 });
+    const b = clusterBootstrap(items, mean, { reps: 500, seed: 7 });
+    expect(a).toEqual(b);
+    expect(a.seed).toBe(7);
+    expect(a.value).toBeCloseTo(0.275, 12);
+    expect(a.low!).toBeLessThan(a.value!);
+    expect(a.high!).toBeGreaterThan(a.value!);
+  });
+  it("collapses to the point when every item is equal", () => {
+    const r = clusterBootstrap([0.3, 0.3, 0.3], mean, { reps: 200, seed: 1 });
+    expect([r.low, r.high]).toEqual([0.3, 0.3]);
+  });
+  it("gives no interval below two items, and none when the statistic is undefined", () => {
+    expect(clusterBootstrap([0.5], mean, { reps: 100, seed: 1 })).toMatchObject({ value: 0.5, low: null, high: null });
+    expect(clusterBootstrap([1, 2], () => null, { reps: 100, seed: 1 })).toMatchObject({ value: null, low: null });
+  });
+  it("keeps the interval inside the range of the items for a mean", () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2, maxLength: 15 }), fc.nat(), (xs, seed) => {
+        const r = clusterBootstrap(xs, mean, { reps: 50, seed });
+        return r.low! >= Math.min(...xs) - 1e-12 && r.high! <= Math.max(...xs) + 1e-12 && r.low! <= r.high!;
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
+
+describe("excess disagreement permutation test", () => {
+  it("finds no excess when both runs are the same", () => {
+    const items = [
+      { a: [3, 2], b: [3, 2] },
+      { a: [5, 0], b: [5, 0] },
+      { a: [4, 1], b: [4, 1] },
+    ];
+    const r = excessDisagreementTest(items, { reps: 300, seed: 3 });
+    // Q^AB = 1 − (.6² + .4²) = .48, Q = .6: E = −.12; for 4/1: .32 − .4 = −.08; for 5/0: 0.
+    expect(r.statistic).toBeCloseTo((-0.12 + 0 - 0.08) / 3, 12);
+    expect(r.p!).toBeGreaterThan(0.5);
+  });
+  it("detects verdicts that flip between runs, with p = (1 + #)/(1 + R)", () => {
+    const items = Array.from({ length: 8 }, () => ({ a: [5, 0], b: [0, 5] }));
+    const r = excessDisagreementTest(items, { reps: 999, seed: 3 });
+    expect(r.statistic).toBe(1);
+    expect(r.p).toBeLessThan(0.01);
+    expect((r.p! * 1000) % 1).toBeCloseTo(0, 9);
+    expect(excessDisagreementTest(items, { reps: 999, seed: 3 })).toEqual(r);
+  });
+  it("skips items with fewer than two trials in a run", () => {
+    expect(excessDisagreementTest([{ a: [1, 0], b: [2, 0] }], { reps: 10, seed: 0 })).toMatchObject({ statistic: null, p: null, nItems: 0 });
+  });
+});

@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { holm } from "../../src/stats/multiplicity.ts";
+import {
+  itemsForNonInferiority,
+  mcnemar,
+  mcnemarChiSquare,
+  mcnemarExact,
+  nonInferiorityBound,
+  pairedDelta,
+} from "../../src/stats/paired.ts";
+import { meanInterval } from "../../src/stats/mean.ts";
+import { studentTCdf } from "../../src/stats/distributions.ts";
+
+describe("McNemar", () => {
+  it("exact b = 1, c = 7 (methodology §13)", () => {
+    expect(mcnemarExact(1, 7)).toBeCloseTo(0.070312, 6);
+    expect(mcnemarExact(7, 1)).toBeCloseTo(0.070312, 6);
+  });
+  it("six one-way discordant pairs are the fewest that reach p < 0.05 (§3)", () => {
+    expect(mcnemarExact(0, 5)).toBeGreaterThan(0.05);
+    expect(mcnemarExact(0, 6)).toBeLessThan(0.05);
+  });
+  it("no discordant pair gives p = 1", () => {
+    expect(mcnemarExact(0, 0)).toBe(1);
+  });
+  it("χ² with correction b = 10, c = 25 (§13), chosen above 25 discordant pairs", () => {
+    const { statistic, p } = mcnemarChiSquare(10, 25);
+    expect(statistic).toBeCloseTo(5.6, 12);
+    expect(p).toBeCloseTo(0.01796, 5);
+    expect(mcnemar(10, 25).method).toBe("chi_square");
+    expect(mcnemar(1, 7)).toEqual({ p: mcnemarExact(1, 7), method: "exact" });
+  });
+});
+
+describe("Holm", () => {
+  it("matches the §13 vector, in input order", () => {
+    const adjusted = holm([0.001, 0.012, 0.03, 0.04, 0.2]);
+    [0.005, 0.048, 0.09, 0.09, 0.2].forEach((v, i) => expect(adjusted[i]).toBeCloseTo(v, 12));
+    const shuffled = holm([0.2, 0.04, 0.001, 0.03, 0.012]);
+    [0.2, 0.09, 0.005, 0.09, 0.048].forEach((v, i) => expect(shuffled[i]).toBeCloseTo(v, 12));
+  });
+  it("never lowers a p-value and caps at 1", () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 20 }), (ps) =>
+        holm(ps).every((q, i) => q >= ps[i]! && q <= 1),
+      ),
+    );
+  });
+});
+
+describe("clustered mean interval", () => {
+  // §13: 8 items × 5 trials, under-claim rows 00000/00001/00111/00000/11111/00000/01000/00000.
+  const rows = ["00000", "00001", "00111", "00000", "11111", "00000", "01000", "00000"];
+  const itemMeans = rows.map((r) => [...r].filter((c) => c === "1").length / r.length);
+  it("gives rate 0.25 and clustered SE 0.129560 (the naive binomial SE would be 0.068465)", () => {
+    const ci = meanInterval(itemMeans)!;
+    expect(ci.mean).toBeCloseTo(0.25, 12);
+    expect(ci.se).toBeCloseTo(0.12956, 6);
+    expect(Math.sqrt((0.25 * 0.75) / 40)).toBeCloseTo(0.068465, 6);
+    expect(ci.low).toBeCloseTo(0.25 - 2.364624251592784 * ci.se!, 10);
+  });
+  it("has no interval for a single item", () => {
+    expect(meanInterval([0.4])).toEqual({ mean: 0.4, se: null, low: null, high: null, n: 1 });
+    expect(meanInterval([])).toBeNull();
+  });
+  it("contains its point and is invariant under order", () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2, maxLength: 30 }), (xs) => {
+        const a = meanInterval(xs)!;
+        const b = meanInterval([...xs].reverse())!;
+        return a.low! <= a.mean + 1e-12 && a.mean <= a.high! + 1e-12 && Math.abs(a.low! - b.low!) < 1e-9;
+      }),
+    );
+  });
+});
+
+describe("paired delta and non-inferiority (§12)", () => {
+  it("reproduces the worked example: Δ = 0.02, SE = 0.025, n = 40 → U = 0.062, p ≈ 0.21", () => {
+    const delta = { mean: 0.02, se: 0.025, low: null, high: null, n: 40, pGreater: null };
+    expect(nonInferiorityBound(delta)).toBeCloseTo(0.02 + 1.6848751217112248 * 0.025, 10);
+    expect(nonInferiorityBound(delta)!).toBeGreaterThan(0.05);
+    expect(1 - studentTCdf(0.02 / 0.025, 39)).toBeCloseTo(0.2143, 4);
+  });
+  it("computes the paired t on per-item values", () => {
+    const d = pairedDelta([0.2, 0.4, 0.6, 0.4], [0.2, 0.2, 0.2, 0.2])!;
+    expect(d.mean).toBeCloseTo(0.2, 12);
+    // differences 0, .2, .4, .2: sd = 0.163299, se = 0.0816497, t = 2.44949 on 3 df → p = 0.045861 (scipy)
+    expect(d.se).toBeCloseTo(0.0816497, 6);
+    expect(d.pGreater).toBeCloseTo(0.0458606, 6);
+  });
+  it("sizes a non-inferiority test (§11: 90, 23 and 40 items)", () => {
+    const sd = (p: number) => Math.sqrt((2 * p * (1 - p)) / 5);
+    expect(itemsForNonInferiority({ sdDiff: sd(0.1), margin: 0.05 })).toBe(90);
+    expect(itemsForNonInferiority({ sdDiff: sd(0.1), margin: 0.1 })).toBe(23);
+    expect(itemsForNonInferiority({ sdDiff: sd(0.2), margin: 0.1 })).toBe(40);
+  });
+});
