@@ -1,0 +1,164 @@
+import type { DecisionContext, Usage } from "../formats/records.ts";
+import type { WireProvider } from "./config.ts";
+import type { LlmRequest } from "./types.ts";
+
+export type FormatKind = DecisionContext["response_format"];
+
+/** What the client asks of a provider: the prompt plus every correction made so far. */
+export interface Conversation {
+  system: string;
+  user: string;
+  schemaName: string;
+  schema: Record<string, unknown>;
+  /** Earlier answers that failed validation, each with the error fed back to the model. */
+  corrections: { rawText: string; feedback: string }[];
+}
+
+/** The request-side facts the decision context reads back from a wire request (DESIGN.md §7). */
+export interface WireFacts {
+  model: string;
+  temperature: number | null;
+  top_p: number | null;
+  seed: number | null;
+  max_tokens: number | null;
+  response_format: FormatKind;
+  /** System text as sent: system/developer messages or Anthropic `system`, joined with a newline. */
+  systemText: string;
+  /** The rendered user prompt (the first user message). */
+  userPrompt: string;
+  /** The bare JSON schema object, or the tool definitions array; null when none was sent. */
+  schema: unknown;
+}
+
+/** A numeric request parameter as sent; null when the request did not set it (never a guessed default). */
+function sentNumber(body: Record<string, unknown>, key: string): number | null {
+  const v = body[key];
+  return typeof v === "number" ? v : null;
+}
+
+/** The sampling parameters a wire body sets; the output-length cap may go by several names. */
+export function sentSampling(
+  body: Record<string, unknown>,
+  maxTokensKeys: readonly string[] = ["max_tokens"],
+): Pick<WireFacts, "temperature" | "top_p" | "seed" | "max_tokens"> {
+  return {
+    temperature: sentNumber(body, "temperature"),
+    top_p: sentNumber(body, "top_p"),
+    seed: sentNumber(body, "seed"),
+    max_tokens: maxTokensKeys.map((k) => sentNumber(body, k)).find((v) => v !== null) ?? null,
+  };
+}
+
+/** What a provider answered about one request. */
+export interface Reply {
+  text: string;
+  usage: Usage | null;
+  reportedModel: string | null;
+  fingerprint: string | null;
+  httpStatus: number | null;
+}
+
+/** What a live adapter takes from its surroundings: the key (from the environment only) and the clock. */
+export interface AdapterEnv {
+  apiKey: string | undefined;
+  now: () => number;
+}
+
+export interface SendOptions {
+  timeoutMs: number;
+  /** The provider-neutral request (the sim reads its hints; real providers ignore it). */
+  request: LlmRequest;
+  /** Structured-output attempt index. */
+  attempt: number;
+}
+
+/**
+ * A thin provider plugin: renders a conversation into its wire body, reads the request facts back
+ * from that body, and sends it once. Retries, hashing, accounting and caching live in the client.
+ */
+export interface ProviderAdapter {
+  readonly provider: WireProvider;
+  readonly sdk: string | null;
+  readonly sdkVersion: string | null;
+  /** Effective endpoint without credentials or query; null when there is none (sim). */
+  readonly baseUrl: string | null;
+  /** Structured-output mechanisms, preferred first; later ones are fallbacks for servers that reject earlier ones. */
+  readonly formats: readonly FormatKind[];
+  render(conversation: Conversation, format: FormatKind): Record<string, unknown>;
+  describe(body: Record<string, unknown>): WireFacts;
+  send(body: Record<string, unknown>, options: SendOptions): Promise<Reply>;
+}
+
+export type TransportErrorClass =
+  | "rate_limited"
+  | "server_error"
+  | "timeout"
+  | "connection"
+  | "format_unsupported"
+  | "auth"
+  | "bad_request"
+  | "client_error"
+  | "empty_response";
+
+const RETRYABLE: ReadonlySet<TransportErrorClass> = new Set(["rate_limited", "server_error", "timeout", "connection"]);
+
+/** One failed send, classified so the client's single retry loop can decide. */
+export class TransportError extends Error {
+  readonly retryable: boolean;
+  constructor(
+    readonly errorClass: TransportErrorClass,
+    message: string,
+    readonly httpStatus: number | null = null,
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(message);
+    this.name = "TransportError";
+    this.retryable = RETRYABLE.has(errorClass);
+  }
+}
+
+/** `retry-after-ms`, or `retry-after` in seconds or as an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(headers: { get(name: string): string | null } | undefined, nowMs: number): number | null {
+  const ms = Number(headers?.get("retry-after-ms") ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get("retry-after");
+  if (!value) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - nowMs);
+}
+
+/** The error classes both official SDKs (Stainless-generated) export. */
+export interface SdkErrorClasses {
+  APIError: abstract new (...args: never[]) => Error & { status?: number | undefined; headers?: Headers | undefined };
+  APIConnectionError: abstract new (...args: never[]) => Error;
+  APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
+}
+
+/** The server rejected the structured-output mechanism itself (OpenAI-compatible servers without json_schema). */
+const FORMAT_REJECTION = /response_format|json_schema|structured output/i;
+
+function classOfStatus(status: number, message: string): TransportErrorClass {
+  if (status === 429) return "rate_limited";
+  if (status >= 500 || status === 408 || status === 409) return "server_error";
+  if (status === 401 || status === 403) return "auth";
+  if (status === 400 || status === 422) return FORMAT_REJECTION.test(message) ? "format_unsupported" : "bad_request";
+  return "client_error";
+}
+
+/** Map an SDK or fetch failure to a TransportError (a body cut mid-stream is a connection failure). */
+export function classifySdkError(e: unknown, sdk: SdkErrorClasses, nowMs: number): TransportError {
+  if (e instanceof TransportError) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  if (e instanceof sdk.APIConnectionTimeoutError) return new TransportError("timeout", message);
+  if (e instanceof sdk.APIConnectionError) return new TransportError("connection", message);
+  if (e instanceof sdk.APIError && typeof e.status === "number") {
+    return new TransportError(classOfStatus(e.status, message), message, e.status, parseRetryAfter(e.headers, nowMs));
+  }
+  // Outside the SDK's own wrapping: a JSON body cut short, or fetch's "terminated" when the socket drops.
+  if (e instanceof SyntaxError || (e instanceof TypeError && /terminated|fetch failed|socket/i.test(message))) {
+    return new TransportError("connection", message);
+  }
+  throw e;
+}

@@ -1,0 +1,111 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { VERSION } from "@anthropic-ai/sdk/version";
+import {
+  classifySdkError,
+  sentSampling,
+  type AdapterEnv,
+  type Conversation,
+  type ProviderAdapter,
+  type Reply,
+  type SendOptions,
+  type WireFacts,
+} from "./adapter.ts";
+import { DEFAULT_BASE_URLS, type RoleConfig } from "./config.ts";
+import { publicBaseUrl } from "./endpoint.ts";
+
+/** The Messages API requires max_tokens; this is what is sent (and recorded) when the config sets none. */
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+
+type Block = { type: string; text?: string; input?: unknown };
+interface Message {
+  role: string;
+  content: string | Block[];
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.filter((b: Block) => b.type === "text").map((b: Block) => b.text ?? "").join("\n");
+  return "";
+}
+
+function parsesToObject(text: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Anthropic Messages API; structured output is a forced call of one tool whose input schema is the output schema. */
+export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: AdapterEnv): ProviderAdapter {
+  const endpoint = role.baseUrl ?? DEFAULT_BASE_URLS.anthropic;
+  const client = new Anthropic({ apiKey: apiKey ?? "unused", baseURL: endpoint, defaultHeaders: role.headers, maxRetries: 0 });
+
+  return {
+    provider: "anthropic",
+    sdk: "@anthropic-ai/sdk",
+    sdkVersion: VERSION,
+    baseUrl: publicBaseUrl(endpoint),
+    formats: ["tool"],
+
+    render(c: Conversation) {
+      const messages: Message[] = [{ role: "user", content: c.user }];
+      c.corrections.forEach((fix, i) => {
+        const input = parsesToObject(fix.rawText);
+        const id = `correction_${i}`;
+        // A tool answer is corrected through a tool_result, as the Messages API expects.
+        if (input) {
+          messages.push(
+            { role: "assistant", content: [{ type: "tool_use", id, name: c.schemaName, input } as Block] },
+            { role: "user", content: [{ type: "tool_result", tool_use_id: id, is_error: true, content: fix.feedback } as Block] },
+          );
+        } else {
+          messages.push({ role: "assistant", content: fix.rawText || "(empty)" }, { role: "user", content: fix.feedback });
+        }
+      });
+      return {
+        model: role.model,
+        max_tokens: role.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+        temperature: role.temperature,
+        top_p: role.topP,
+        system: c.system,
+        messages,
+        tools: [{ name: c.schemaName, description: "Record the answer.", input_schema: c.schema }],
+        tool_choice: { type: "tool", name: c.schemaName },
+      };
+    },
+
+    describe(body): WireFacts {
+      const messages = body.messages as Message[];
+      const choice = body.tool_choice as { type?: string } | undefined;
+      return {
+        model: body.model as string,
+        // The Messages API has no seed, so none is sent and the sampling facts record null.
+        ...sentSampling(body),
+        response_format: choice?.type === "tool" ? "tool" : "none",
+        systemText: textOf(body.system),
+        userPrompt: textOf(messages.find((m) => m.role === "user")?.content),
+        schema: body.tools ?? null,
+      };
+    },
+
+    async send(body, options: SendOptions): Promise<Reply> {
+      try {
+        const { data, response } = await client.messages
+          .create(body as unknown as Anthropic.MessageCreateParamsNonStreaming, { timeout: options.timeoutMs })
+          .withResponse();
+        const tool = data.content.find((b) => b.type === "tool_use");
+        return {
+          text: tool ? JSON.stringify(tool.input) : textOf(data.content),
+          usage: { input_tokens: data.usage.input_tokens, output_tokens: data.usage.output_tokens },
+          reportedModel: data.model ?? null,
+          fingerprint: null,
+          httpStatus: response.status,
+        };
+      } catch (e) {
+        throw classifySdkError(e, Anthropic, now());
+      }
+    },
+  };
+}

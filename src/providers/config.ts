@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { SimProfileSchema } from "./sim/profile.ts";
+
+export const LIVE_PROVIDERS = ["openai", "anthropic"] as const;
+/** Providers whose wire format a request can be rendered in (replay renders as one of these). */
+export const WIRE_PROVIDERS = [...LIVE_PROVIDERS, "sim"] as const;
+export type WireProvider = (typeof WIRE_PROVIDERS)[number];
+
+/** Replay: answer from a previous run's recorded calls, rendering requests as the original provider did. */
+export const ReplaySettingsSchema = z.strictObject({
+  /** Run directory holding trials.jsonl. */
+  runDir: z.string().min(1),
+  /** The provider the recorded run used; requests are rendered (and hashed) in its wire format. */
+  as: z.enum(WIRE_PROVIDERS),
+  /** On a miss, call the live `as` provider instead of failing. */
+  fallThrough: z.boolean().default(false),
+});
+export type ReplaySettings = z.output<typeof ReplaySettingsSchema>;
+
+export const RoleConfigSchema = z
+  .strictObject({
+    provider: z.enum([...WIRE_PROVIDERS, "replay"]),
+    model: z.string().min(1),
+    baseUrl: z.url().optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    topP: z.number().gt(0).max(1).optional(),
+    seed: z.number().int().optional(),
+    maxTokens: z.number().int().positive().optional(),
+    timeoutMs: z.number().int().positive().optional(),
+    concurrency: z.number().int().positive().optional(),
+    rpm: z.number().positive().optional(),
+    replay: ReplaySettingsSchema.optional(),
+  })
+  .refine((r) => (r.provider === "replay") === (r.replay !== undefined), {
+    message: 'provider "replay" needs replay settings ({runDir, as}) and only it takes them',
+    path: ["replay"],
+  });
+export type RoleConfig = z.output<typeof RoleConfigSchema>;
+export type RoleConfigInput = z.input<typeof RoleConfigSchema>;
+
+export const CacheSettingsSchema = z.strictObject({
+  dir: z.string().min(1),
+  enabled: z.boolean().default(true),
+});
+export type CacheSettings = z.output<typeof CacheSettingsSchema>;
+
+export const ClientConfigSchema = z.strictObject({
+  planner: RoleConfigSchema,
+  critic: RoleConfigSchema,
+  /** Off unless given: live trials buy fresh answers; replay and tests turn it on. */
+  cache: CacheSettingsSchema.optional(),
+  /** Structured-output attempts per call (the first ask plus feedback retries). */
+  maxOutputAttempts: z.number().int().min(1).default(3),
+  /** Transport retries per structured-output attempt (429, 5xx, timeouts, resets). */
+  maxRetries: z.number().int().min(0).default(4),
+  /** The sim provider's parameters; the sim is seeded from runSeed and the call's coordinates. */
+  sim: z
+    .strictObject({
+      /** The noise profile; omitted means DEFAULT_SIM_PROFILE. Load files with loadSimProfile. */
+      profile: SimProfileSchema.optional(),
+      runSeed: z.number().int().default(0),
+    })
+    .optional(),
+});
+export type ClientConfig = z.input<typeof ClientConfigSchema>;
+export type ResolvedClientConfig = z.output<typeof ClientConfigSchema>;
+
+/** Vendor default endpoints: a role that uses one needs the vendor's API key. */
+export const DEFAULT_BASE_URLS: Record<(typeof LIVE_PROVIDERS)[number], string> = {
+  openai: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com",
+};
+
+/** Whether a role talks to the vendor's own API (the default, or an explicit URL on the vendor's host). */
+export function isVendorEndpoint(provider: (typeof LIVE_PROVIDERS)[number], baseUrl: string | undefined): boolean {
+  return baseUrl === undefined || new URL(baseUrl).host === new URL(DEFAULT_BASE_URLS[provider]).host;
+}

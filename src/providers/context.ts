@@ -1,0 +1,41 @@
+import { hashCanonical, sha256 } from "../canonical.ts";
+import type { DecisionContext, ModelMismatch, Role } from "../formats/records.ts";
+import type { ProviderAdapter } from "./adapter.ts";
+
+/**
+ * The decision context of DESIGN.md §7, read from the wire body the client is about to send (never
+ * from a response). The user template is the one input the wire cannot carry, so it comes from the request.
+ */
+export function decisionContext(adapter: ProviderAdapter, body: Record<string, unknown>, userTemplate: string): DecisionContext {
+  const facts = adapter.describe(body);
+  return {
+    provider: adapter.provider,
+    base_url: adapter.baseUrl,
+    model: facts.model,
+    temperature: facts.temperature,
+    top_p: facts.top_p,
+    seed: facts.seed,
+    max_tokens: facts.max_tokens,
+    response_format: facts.response_format,
+    system_prompt_sha256: sha256(facts.systemText),
+    user_template_sha256: sha256(userTemplate),
+    user_prompt_sha256: sha256(facts.userPrompt),
+    schema_sha256: facts.schema === null ? null : hashCanonical(facts.schema),
+    sdk: adapter.sdk,
+    sdk_version: adapter.sdkVersion,
+  };
+}
+
+/**
+ * The cache and replay key: the full canonical wire request (with its provider and endpoint) plus
+ * role and trial index, so repeats never collapse and one model's answer never serves another.
+ */
+export function requestHash(adapter: ProviderAdapter, body: Record<string, unknown>, role: Role, trial: number): string {
+  return hashCanonical({ provider: adapter.provider, base_url: adapter.baseUrl, body, role, trial });
+}
+
+/** null when the provider reports the requested model; "snapshot" for `<model>-<more>`; "different" otherwise. */
+export function modelMismatch(requested: string, reported: string | null): ModelMismatch {
+  if (reported === null || reported === requested) return null;
+  return reported.startsWith(`${requested}-`) ? "snapshot" : "different";
+}

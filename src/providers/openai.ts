@@ -1,0 +1,128 @@
+import OpenAI from "openai";
+import { VERSION } from "openai/version";
+import { canonicalJson } from "../canonical.ts";
+import {
+  classifySdkError,
+  sentSampling,
+  type AdapterEnv,
+  type Conversation,
+  type FormatKind,
+  type ProviderAdapter,
+  type Reply,
+  type SendOptions,
+  type WireFacts,
+} from "./adapter.ts";
+import { DEFAULT_BASE_URLS, isVendorEndpoint, type RoleConfig } from "./config.ts";
+import { publicBaseUrl } from "./endpoint.ts";
+
+/** JSON mode carries the schema in a system message, since the response format cannot. */
+const JSON_MODE_SCHEMA_PREFIX = "Answer with one JSON object that matches this JSON Schema:\n";
+
+interface ChatMessage {
+  role: string;
+  content: unknown;
+}
+
+/** OpenAI strict mode accepts only closed objects whose properties are all required. */
+export function isStrictCompatible(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.every(isStrictCompatible);
+  if (schema === null || typeof schema !== "object") return true;
+  const s = schema as Record<string, unknown>;
+  if (s.type === "object" || s.properties) {
+    const keys = Object.keys((s.properties as object | undefined) ?? {});
+    const required = new Set((s.required as string[] | undefined) ?? []);
+    if (s.additionalProperties !== false || !keys.every((k) => required.has(k))) return false;
+  }
+  return Object.values(s).every(isStrictCompatible);
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((p) => (p as { text?: string }).text ?? "").join("\n");
+  return "";
+}
+
+function orNull<T>(v: T | undefined | null): T | null {
+  return v ?? null;
+}
+
+/** Chat Completions for OpenAI and any OpenAI-compatible server (Ollama, vLLM, llama.cpp, OpenRouter). */
+export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEnv): ProviderAdapter {
+  const endpoint = role.baseUrl ?? DEFAULT_BASE_URLS.openai;
+  const isVendor = isVendorEndpoint("openai", role.baseUrl);
+  const client = new OpenAI({
+    // A custom server may need no key; the SDK insists on one, so a placeholder fills in.
+    apiKey: apiKey ?? "unused",
+    baseURL: endpoint,
+    defaultHeaders: role.headers,
+    maxRetries: 0,
+  });
+
+  return {
+    provider: "openai",
+    sdk: "openai",
+    sdkVersion: VERSION,
+    baseUrl: publicBaseUrl(endpoint),
+    formats: ["json_schema", "json_object"],
+
+    render(c: Conversation, format: FormatKind) {
+      const messages: ChatMessage[] = [{ role: "system", content: c.system }];
+      if (format === "json_object") messages.push({ role: "system", content: JSON_MODE_SCHEMA_PREFIX + canonicalJson(c.schema) });
+      messages.push({ role: "user", content: c.user });
+      for (const fix of c.corrections) {
+        messages.push({ role: "assistant", content: fix.rawText }, { role: "user", content: fix.feedback });
+      }
+      return {
+        model: role.model,
+        messages,
+        temperature: role.temperature,
+        top_p: role.topP,
+        seed: role.seed,
+        // OpenAI's own endpoint deprecated max_tokens; compatible servers still expect it.
+        ...(isVendor ? { max_completion_tokens: role.maxTokens } : { max_tokens: role.maxTokens }),
+        response_format:
+          format === "json_schema"
+            ? { type: "json_schema", json_schema: { name: c.schemaName, schema: c.schema, strict: isStrictCompatible(c.schema) } }
+            : { type: "json_object" },
+      };
+    },
+
+    describe(body): WireFacts {
+      const messages = body.messages as ChatMessage[];
+      const format = (body.response_format as { type?: string; json_schema?: { schema?: unknown } } | undefined) ?? {};
+      const system = messages.filter((m) => m.role === "system" || m.role === "developer").map((m) => textOf(m.content));
+      const embedded = system.find((t) => t.startsWith(JSON_MODE_SCHEMA_PREFIX));
+      return {
+        model: body.model as string,
+        ...sentSampling(body, ["max_completion_tokens", "max_tokens"]),
+        response_format: format.type === "json_schema" ? "json_schema" : format.type === "json_object" ? "json_object" : "none",
+        systemText: system.join("\n"),
+        userPrompt: textOf(messages.find((m) => m.role === "user")?.content),
+        schema:
+          format.type === "json_schema"
+            ? orNull(format.json_schema?.schema)
+            : embedded
+              ? JSON.parse(embedded.slice(JSON_MODE_SCHEMA_PREFIX.length))
+              : null,
+      };
+    },
+
+    async send(body, options: SendOptions): Promise<Reply> {
+      try {
+        const { data, response } = await client.chat.completions
+          .create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, { timeout: options.timeoutMs })
+          .withResponse();
+        const message = data.choices[0]?.message;
+        return {
+          text: message?.content ?? message?.refusal ?? "",
+          usage: data.usage ? { input_tokens: data.usage.prompt_tokens, output_tokens: data.usage.completion_tokens } : null,
+          reportedModel: orNull(data.model),
+          fingerprint: orNull(data.system_fingerprint),
+          httpStatus: response.status,
+        };
+      } catch (e) {
+        throw classifySdkError(e, OpenAI, now());
+      }
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { runGates } from "../../gates/index.ts";
+import { createRng, chance, type Rng } from "../../stats/random.ts";
+import { sentSampling, TransportError, type Conversation, type ProviderAdapter, type Reply, type SendOptions, type WireFacts } from "../adapter.ts";
+import type { RoleConfig } from "../config.ts";
+import { simCriticOutput, type GateRunner } from "./critic.ts";
+import { simPlannerOutput } from "./planner.ts";
+import type { Latency, SimProfile } from "./profile.ts";
+
+/** Bumped whenever the sim's behaviour for a given profile and seed changes (recorded as sdk_version). */
+export const SIM_VERSION = "1";
+
+/** The sim's stand-in for token counts: about four characters per token. */
+const CHARS_PER_TOKEN = 4;
+
+export interface SimEnv {
+  profile: SimProfile;
+  runSeed: number;
+  sleep: (ms: number) => Promise<void>;
+  /** Injectable for tests of the perception layer; the real gates by default. */
+  gates?: GateRunner;
+}
+
+function latencyOf(latency: Latency, rng: Rng): number {
+  return typeof latency === "number" ? latency : latency.min + (latency.max - latency.min) * rng();
+}
+
+/** Two ways a model fails structured output: prose with cut-off JSON, or JSON of the wrong shape. */
+function invalidOutput(rng: Rng): string {
+  return chance(rng, 0.5) ? 'Here is my answer:\n{"findings": [' : JSON.stringify({ answer: "looks fine to me" });
+}
+
+/**
+ * The simulated provider. It reads the structured hints (request.sim), never the prose; its answer
+ * is the JSON text a real model would return, so the same parsing and validation path runs.
+ * Draws are seeded from (run seed, item, trial, round, role): the content stream is shared by the
+ * attempts of one call (a retry after invalid output does not redraw the plan or the audit), the
+ * output-validity and latency stream adds the attempt index.
+ */
+export function createSimAdapter(role: RoleConfig, env: SimEnv): ProviderAdapter {
+  const gates = env.gates ?? runGates;
+  return {
+    provider: "sim",
+    sdk: "fieldtest-sim",
+    sdkVersion: SIM_VERSION,
+    baseUrl: null,
+    formats: ["json_schema"],
+
+    render(c: Conversation) {
+      return {
+        model: role.model,
+        system: c.system,
+        messages: [
+          { role: "user", content: c.user },
+          ...c.corrections.flatMap((fix) => [
+            { role: "assistant", content: fix.rawText },
+            { role: "user", content: fix.feedback },
+          ]),
+        ],
+        schema: c.schema,
+        temperature: role.temperature,
+        top_p: role.topP,
+        seed: role.seed,
+        max_tokens: role.maxTokens,
+      };
+    },
+
+    describe(body): WireFacts {
+      const messages = body.messages as { role: string; content: string }[];
+      return {
+        model: body.model as string,
+        ...sentSampling(body),
+        response_format: "json_schema",
+        systemText: body.system as string,
+        userPrompt: messages.find((m) => m.role === "user")?.content ?? "",
+        schema: body.schema ?? null,
+      };
+    },
+
+    async send(body, { request, attempt }: SendOptions): Promise<Reply> {
+      const hints = request.sim;
+      if (!hints) throw new TransportError("bad_request", "the sim provider needs request.sim (structured hints)");
+      const coordinates = [env.runSeed, request.itemId, request.trial, request.round, request.role] as const;
+      const attemptRng = createRng(...coordinates, "attempt", attempt);
+      const profile = request.role === "planner" ? env.profile.planner : env.profile.critic;
+      await env.sleep(latencyOf(profile.latency_ms, attemptRng));
+      const invalid = chance(attemptRng, profile.invalid_output_rate);
+      const contentRng = createRng(...coordinates, "content");
+      const text = invalid
+        ? invalidOutput(attemptRng)
+        : JSON.stringify(
+            request.role === "planner"
+              ? simPlannerOutput(hints, contentRng, env.profile.planner)
+              : simCriticOutput(hints, contentRng, env.profile.critic, gates),
+          );
+      const inputChars = JSON.stringify(body).length;
+      return {
+        text,
+        usage: { input_tokens: Math.ceil(inputChars / CHARS_PER_TOKEN), output_tokens: Math.ceil(text.length / CHARS_PER_TOKEN) },
+        reportedModel: role.model,
+        fingerprint: `sim-profile:${env.profile.name}`,
+        httpStatus: null,
+      };
+    },
+  };
+}

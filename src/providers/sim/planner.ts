@@ -1,0 +1,176 @@
+import { canonicalJson } from "../../canonical.ts";
+import type { Goal } from "../../formats/goal.ts";
+import { PlanSchema, type Plan, type PlanInput } from "../../formats/plan.ts";
+import { chance, pickIndex, type Rng } from "../../stats/random.ts";
+import type { SimHints } from "../types.ts";
+import { PLANNER_DEFECTS, type PlannerDefect, type SimProfile } from "./profile.ts";
+
+/** The words a domain uses for its three core steps; the fallback is built from the domain name. */
+interface Vocabulary {
+  snapshot: string;
+  apply: string;
+  verify: string;
+}
+
+const DOMAIN_VOCABULARY: Record<string, Vocabulary> = {
+  database: { snapshot: "snapshot_database", apply: "migrate_schema", verify: "verify_migration" },
+  kubernetes: { snapshot: "export_manifests", apply: "roll_out_deployment", verify: "verify_rollout" },
+  network: { snapshot: "save_running_config", apply: "apply_route_change", verify: "verify_routes" },
+  dns: { snapshot: "export_zone", apply: "update_records", verify: "verify_resolution" },
+  storage: { snapshot: "snapshot_volumes", apply: "migrate_volumes", verify: "verify_checksums" },
+  security: { snapshot: "export_policies", apply: "rotate_credentials", verify: "verify_access" },
+  cdn: { snapshot: "export_cdn_config", apply: "switch_origin", verify: "verify_edge_responses" },
+  search: { snapshot: "snapshot_index", apply: "reindex_documents", verify: "verify_index_quality" },
+};
+
+function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "") || "system";
+}
+
+function vocabularyOf(domain: string): Vocabulary {
+  const d = slug(domain);
+  return DOMAIN_VOCABULARY[d] ?? { snapshot: `snapshot_${d}`, apply: `apply_${d}_change`, verify: `verify_${d}_change` };
+}
+
+/** The fact the unverified-dependency defect makes the mutation wait for, which no task establishes. */
+export function approvalFact(goal: Goal): string {
+  return `${slug(goal.id)}_change_approved`;
+}
+
+/**
+ * The sim planner's plan for a goal: a snapshot, a pre-state check, the mutation with a credible
+ * rollback, an output check and a notification. With no defect it passes every gate; each defect
+ * breaks exactly one gate code:
+ * - unverified_dependencies: the mutation needs an approval fact no task establishes (precondition_unestablished);
+ * - unsafe_sequencing: the pre-state check runs after the mutation (verification_reads_stale_state);
+ * - weak_rollback: the high-risk mutation has no rollback (rollback_missing).
+ */
+export function templatePlan(goal: Goal, defects: ReadonlySet<PlannerDefect>, version: number, parentId: string | null): Plan {
+  const v = vocabularyOf(goal.domain);
+  const target = slug(goal.id).replace(/_/g, "-");
+  const snapshotFact = `${v.snapshot}_done`;
+  const verifiedFact = `${v.verify}_passed`;
+  const report = `${target}.change_report`;
+  const snapshot = {
+    id: v.snapshot,
+    description: `Take a snapshot (backup) of ${target} before the change: ${goal.title}`,
+    kind: "read",
+    target,
+    risk: "low",
+    preconditions: goal.constraints.facts.map((fact) => ({ fact, established_by: "env" })),
+    establishes: [snapshotFact],
+    produces: [`${target}.snapshot`],
+  };
+  const preCheck = {
+    id: `check_${v.apply}_pre_state`,
+    description: `Pre-check: confirm ${target} is in the expected state before the cutover`,
+    kind: "verify",
+    verifies: { task: v.apply, subject: "pre_state", reads: [`${target}.snapshot`] },
+  };
+  const apply = {
+    id: v.apply,
+    description: `Cutover: ${goal.title}`,
+    kind: "mutate",
+    target,
+    risk: "high",
+    preconditions: [
+      { fact: snapshotFact, established_by: v.snapshot },
+      ...(defects.has("unverified_dependencies") ? [{ fact: approvalFact(goal) }] : []),
+    ],
+    mutates: [target],
+    produces: [report],
+    ...(defects.has("weak_rollback")
+      ? {}
+      : { rollback: { trigger: v.verify, action: `Restore ${target} from the snapshot`, requires: [snapshotFact], restores: [target] } }),
+  };
+  const verify = {
+    id: v.verify,
+    description: `Verify the change report of ${target}`,
+    kind: "verify",
+    verifies: { task: v.apply, subject: "mutation_output", reads: [report] },
+    establishes: [verifiedFact],
+  };
+  const notify = {
+    id: "notify_owners",
+    description: `Notify the owners of ${target} that the change is complete`,
+    kind: "notify",
+    preconditions: [{ fact: verifiedFact, established_by: v.verify }],
+  };
+  const tasks = defects.has("unsafe_sequencing") ? [snapshot, apply, preCheck, verify, notify] : [snapshot, preCheck, apply, verify, notify];
+  const input: PlanInput = {
+    id: `plan-${goal.id}-r${version}`,
+    goal_id: goal.id,
+    version,
+    parent_id: parentId,
+    tasks: tasks as PlanInput["tasks"],
+    dependencies: [
+      { from: v.snapshot, to: v.apply, kind: "hard" },
+      { from: preCheck.id, to: v.apply, kind: "soft" },
+      { from: v.apply, to: v.verify, kind: "hard" },
+      { from: v.verify, to: "notify_owners", kind: "hard" },
+    ],
+  };
+  return PlanSchema.parse(input);
+}
+
+const structure = (p: Plan) => canonicalJson({ tasks: p.tasks, dependencies: p.dependencies });
+
+function allDefectSets(): PlannerDefect[][] {
+  return PLANNER_DEFECTS.reduce<PlannerDefect[][]>((sets, d) => [...sets, ...sets.map((s) => [...s, d])], [[]]);
+}
+
+/**
+ * Which template defects a plan carries, or null when it is not a template plan (a real model's,
+ * or one a repair moved): then the sim trusts the findings it was handed.
+ */
+export function detectDefects(goal: Goal, plan: Plan): Set<PlannerDefect> | null {
+  const match = templateStructures(goal).get(structure(plan));
+  return match ? new Set(match) : null;
+}
+
+/** Structure of each defect set's template for a goal, memoized: revisions ask for the same goal again and again. */
+const structuresByGoal = new Map<string, Map<string, PlannerDefect[]>>();
+const MAX_MEMOIZED_GOALS = 512;
+
+function templateStructures(goal: Goal): Map<string, PlannerDefect[]> {
+  const key = canonicalJson(goal);
+  let structures = structuresByGoal.get(key);
+  if (!structures) {
+    structures = new Map(allDefectSets().map((set) => [structure(templatePlan(goal, new Set(set), 1, null)), set]));
+    if (structuresByGoal.size >= MAX_MEMOIZED_GOALS) structuresByGoal.clear();
+    structuresByGoal.set(key, structures);
+  }
+  return structures;
+}
+
+/**
+ * The sim planner's answer. A fresh plan (decompose, restart) draws each defect at its profile
+ * rate. A revision fixes each flagged defect with probability fix_rate and, with probability
+ * regression_rate, introduces one defect it does not carry (possibly one fixed in an earlier round).
+ * Every draw is made whatever its outcome, so the stream positions stay fixed.
+ */
+export function simPlannerOutput(hints: SimHints, rng: Rng, profile: SimProfile["planner"]): Plan {
+  const { goal, plan: previous } = hints;
+  const version = previous ? previous.version + 1 : 1;
+  const parentId = previous?.id ?? null;
+  if (hints.mode !== "revise" || !previous) {
+    const drawn = PLANNER_DEFECTS.filter((d) => chance(rng, profile.defect_rate[d]));
+    return templatePlan(goal, new Set(drawn), version, parentId);
+  }
+  const flagged = new Set((hints.findings ?? []).map((f) => f.family));
+  const carried = detectDefects(goal, previous) ?? new Set(PLANNER_DEFECTS.filter((d) => flagged.has(d)));
+  const next = new Set<PlannerDefect>();
+  const fixedNow = new Set<PlannerDefect>();
+  for (const d of PLANNER_DEFECTS) {
+    const fixed = chance(rng, profile.fix_rate);
+    if (!carried.has(d)) continue;
+    if (flagged.has(d) && fixed) fixedNow.add(d);
+    else next.add(d);
+  }
+  const regress = chance(rng, profile.regression_rate);
+  // A regression brings in a defect the plan does not carry; one fixed in this very revision stays fixed.
+  const absent = PLANNER_DEFECTS.filter((d) => !next.has(d) && !fixedNow.has(d));
+  const pick = pickIndex(rng, Math.max(absent.length, 1));
+  if (regress && absent.length > 0) next.add(absent[pick]!);
+  return templatePlan(goal, next, version, parentId);
+}

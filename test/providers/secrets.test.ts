@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { CriticOutputSchema } from "../../src/formats/findings.ts";
+import { createModelClient, type RoleConfig } from "../../src/providers/client.ts";
+import { chatCompletion, anthropicToolUse, useFakeServers, type Received, type Step } from "./fake-server.ts";
+import { criticRequest, fakeClock, VALID_CRITIC_ANSWER } from "./helpers.ts";
+
+const OPENAI_KEY = "sk-DISTINCTIVE-openai-9f8e7d6c5b4a3921";
+const ANTHROPIC_KEY = "sk-ant-DISTINCTIVE-anthropic-1a2b3c4d5e";
+const HEADER_SECRET = "hdr-DISTINCTIVE-proxy-token-777";
+
+const startServer = useFakeServers();
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Echo every credential the client sent back inside the error text, as a careless server might. */
+const echo = (r: Received) => `bad credentials: ${r.headers.authorization ?? ""} ${r.headers["x-api-key"] ?? ""} ${r.headers["x-proxy-auth"] ?? ""}`;
+
+function capturedOutput(): () => string {
+  const chunks: string[] = [];
+  const grab = (...args: unknown[]) => void chunks.push(args.map(String).join(" "));
+  for (const m of ["log", "info", "warn", "error", "debug"] as const) vi.spyOn(console, m).mockImplementation(grab);
+  vi.spyOn(process.stdout, "write").mockImplementation((c) => (grab(c), true));
+  vi.spyOn(process.stderr, "write").mockImplementation((c) => (grab(c), true));
+  return () => chunks.join("\n");
+}
+
+describe("API keys never leave the request", () => {
+  for (const provider of ["openai", "anthropic"] as const) {
+    it(`${provider}: the key is sent but absent from every record, event, result, error and log`, async () => {
+      const answer = (r: Received, i: number): Step => {
+        if (i === 0) return { status: 401, body: { type: "error", error: { message: echo(r), type: "authentication_error" } } };
+        if (i === 1) return { status: 500, body: { type: "error", error: { message: echo(r), type: "api_error" } } };
+        return { status: 200, body: provider === "openai" ? chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER)) : anthropicToolUse(VALID_CRITIC_ANSWER) };
+      };
+      const server = await startServer(answer);
+      const output = capturedOutput();
+      const clock = fakeClock();
+      const events: unknown[] = [];
+      const role: RoleConfig = {
+        provider,
+        model: "m-1",
+        baseUrl: `${server.url}/v1?key=${OPENAI_KEY}`,
+        headers: { "x-proxy-auth": HEADER_SECRET },
+      };
+      const client = createModelClient(
+        { planner: role, critic: role },
+        { ...clock, random: () => 0, env: { OPENAI_API_KEY: OPENAI_KEY, ANTHROPIC_API_KEY: ANTHROPIC_KEY }, onCall: (r) => events.push(r) },
+      );
+      const failed = await client.structured(criticRequest(), CriticOutputSchema); // 401: not retried
+      const recovered = await client.structured(criticRequest({ trial: 1 }), CriticOutputSchema); // 500, then ok
+      expect(failed.ok).toBe(false);
+      expect(recovered.ok).toBe(true);
+      const key = provider === "openai" ? OPENAI_KEY : ANTHROPIC_KEY;
+      // The test can fail: the server did receive the key and echoed it.
+      expect(JSON.stringify(server.received.map((r) => r.headers))).toContain(key);
+      expect(JSON.stringify(server.received.map((r) => r.headers))).toContain(HEADER_SECRET);
+      const everything = [JSON.stringify(failed), JSON.stringify(recovered), JSON.stringify(events), output(), failed.ok ? "" : failed.error].join("\n");
+      expect(failed.ok ? "" : failed.error).toContain("[redacted]");
+      for (const secret of [OPENAI_KEY, ANTHROPIC_KEY, HEADER_SECRET]) expect(everything).not.toContain(secret);
+    });
+  }
+
+  it("records the base URL without credentials or query", async () => {
+    const server = await startServer([{ status: 200, body: chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER)) }]);
+    const u = new URL(server.url);
+    const role: RoleConfig = { provider: "openai", model: "m-1", baseUrl: `http://alice:${OPENAI_KEY}@${u.host}/v1/?token=${OPENAI_KEY}` };
+    const client = createModelClient({ planner: role, critic: role }, { ...fakeClock(), env: {} });
+    const result = await client.structured(criticRequest(), CriticOutputSchema);
+    expect(result.calls[0]!.context.base_url).toBe(`http://${u.host}/v1`);
+    expect(JSON.stringify(result)).not.toContain(OPENAI_KEY);
+  });
+});

@@ -1,0 +1,266 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { CriticOutputSchema, type CriticOutput } from "../../src/formats/findings.ts";
+import { FixtureSchema } from "../../src/formats/fixture.ts";
+import { GoalSchema } from "../../src/formats/goal.ts";
+import { PlanSchema, type Plan } from "../../src/formats/plan.ts";
+import { runGates } from "../../src/gates/index.ts";
+import { createModelClient } from "../../src/providers/client.ts";
+import { createSimAdapter } from "../../src/providers/sim/adapter.ts";
+import { detectDefects, templatePlan } from "../../src/providers/sim/planner.ts";
+import { DEFAULT_SIM_PROFILE, loadSimProfile, PLANNER_DEFECTS, PROFILES_DIR, type PlannerDefect, type SimProfile } from "../../src/providers/sim/profile.ts";
+import type { LlmRequest, SimHints } from "../../src/providers/types.ts";
+import { fakeClock } from "./helpers.ts";
+import { criticHints, GOAL, simRequest } from "./sim-fixtures.ts";
+
+const N = 2000;
+const Z99 = 2.5758;
+
+/** The observed share lies within the 99% binomial interval around the profile's rate. */
+function expectRate(hits: number, n: number, p: number) {
+  const sd = Math.sqrt((p * (1 - p)) / n);
+  const observed = hits / n;
+  expect(observed, `observed ${observed} for expected ${p} over ${n}`).toBeGreaterThanOrEqual(p - Z99 * sd - 1e-12);
+  expect(observed, `observed ${observed} for expected ${p} over ${n}`).toBeLessThanOrEqual(p + Z99 * sd + 1e-12);
+}
+
+const codes = (plan: Plan) => runGates(GOAL, plan).map((f) => f.code).sort();
+
+function profileWith(over: { planner?: Partial<SimProfile["planner"]>; critic?: Partial<SimProfile["critic"]> }): SimProfile {
+  const zero = loadSimProfile(`${PROFILES_DIR}perfect.yaml`);
+  return { ...zero, planner: { ...zero.planner, ...over.planner }, critic: { ...zero.critic, ...over.critic } };
+}
+
+function adapter(profile: SimProfile, runSeed = 0, waits?: number[]) {
+  return createSimAdapter({ provider: "sim", model: "sim-1" }, { profile, runSeed, sleep: async (ms) => void waits?.push(ms) });
+}
+
+async function answer(profile: SimProfile, request: LlmRequest, attempt = 0, runSeed = 0): Promise<string> {
+  const a = adapter(profile, runSeed);
+  const body = a.render({ system: request.system, user: request.user, schemaName: request.schemaName, schema: request.schema, corrections: [] }, "json_schema");
+  return (await a.send(body, { request, attempt, timeoutMs: 1000 })).text;
+}
+
+async function audit(profile: SimProfile, hints: SimHints, trial: number, itemId = hints.goal.id): Promise<CriticOutput> {
+  return CriticOutputSchema.parse(JSON.parse(await answer(profile, simRequest("critic", hints, { trial, itemId }))));
+}
+
+async function plan(profile: SimProfile, hints: SimHints, trial: number): Promise<Plan> {
+  return PlanSchema.parse(JSON.parse(await answer(profile, simRequest("planner", hints, { trial }))));
+}
+
+describe("sim planner template", () => {
+  it("passes every gate without defects, for any goal", () => {
+    const goalArb = fc.record({
+      id: fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,20}$/),
+      domain: fc.oneof(fc.constantFrom("database", "kubernetes", "dns", "search"), fc.string({ minLength: 1, maxLength: 12 })),
+      facts: fc.uniqueArray(fc.stringMatching(/^[a-z][a-z_]{0,10}$/), { maxLength: 3 }),
+    });
+    fc.assert(
+      fc.property(goalArb, ({ id, domain, facts }) => {
+        const goal = GoalSchema.parse({ id, domain, title: "T", description: "D", risk_tolerance: "balanced", constraints: { facts } });
+        expect(runGates(goal, templatePlan(goal, new Set(), 1, null))).toEqual([]);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("breaks exactly one gate code per defect, and the defects compose", () => {
+    const single: Record<PlannerDefect, string> = {
+      unverified_dependencies: "precondition_unestablished",
+      unsafe_sequencing: "verification_reads_stale_state",
+      weak_rollback: "rollback_missing",
+    };
+    for (const d of PLANNER_DEFECTS) {
+      const findings = runGates(GOAL, templatePlan(GOAL, new Set([d]), 1, null));
+      expect(findings.map((f) => [f.code, f.family])).toEqual([[single[d], d]]);
+    }
+    expect(codes(templatePlan(GOAL, new Set(PLANNER_DEFECTS), 1, null))).toEqual(Object.values(single).sort());
+  });
+
+  it("recognizes its own defects in a plan (round trip)", () => {
+    fc.assert(
+      fc.property(fc.subarray([...PLANNER_DEFECTS]), fc.integer({ min: 1, max: 9 }), (defects, version) => {
+        expect(detectDefects(GOAL, templatePlan(GOAL, new Set(defects), version, null))).toEqual(new Set(defects));
+      }),
+    );
+  });
+});
+
+describe("sim determinism", () => {
+  async function session(runSeed: number) {
+    const client = createModelClient(
+      { planner: { provider: "sim", model: "sim-planner-1" }, critic: { provider: "sim", model: "sim-critic-1" }, sim: { runSeed, profile: loadSimProfile(`${PROFILES_DIR}noisy.yaml`) } },
+      fakeClock(),
+    );
+    const calls = [];
+    for (let trial = 0; trial < 20; trial++) {
+      const p = await client.structured(simRequest("planner", { goal: GOAL, mode: "decompose" }, { trial }), PlanSchema);
+      calls.push(...p.calls);
+      if (!p.ok) continue;
+      const c = await client.structured(simRequest("critic", criticHints(p.value), { trial }), CriticOutputSchema);
+      calls.push(...c.calls);
+    }
+    return JSON.stringify(calls);
+  }
+
+  it("gives byte-identical records for the same seed, and different ones for another seed", async () => {
+    const a = await session(11);
+    expect(await session(11)).toBe(a);
+    expect(await session(12)).not.toBe(a);
+  });
+
+  it("draws independently across trial indices", async () => {
+    const profile = profileWith({ critic: { miss_rate: { ...DEFAULT_SIM_PROFILE.critic.miss_rate, weak_rollback: 0.5 } } });
+    const defective = templatePlan(GOAL, new Set(["weak_rollback"]), 1, null);
+    let both = 0;
+    for (let i = 0; i < N; i++) {
+      const missed0 = (await audit(profile, criticHints(defective), 0, `item-${i}`)).findings.length === 0;
+      const missed1 = (await audit(profile, criticHints(defective), 1, `item-${i}`)).findings.length === 0;
+      if (missed0 && missed1) both++;
+    }
+    expectRate(both, N, 0.25); // independent draws: P(both missed) = m^2
+  });
+});
+
+describe("sim noise rates over 2,000 draws lie within their 99% binomial intervals", () => {
+  const clean = templatePlan(GOAL, new Set(), 1, null);
+
+  it("planner defect rates", async () => {
+    const profile = profileWith({ planner: { defect_rate: { unverified_dependencies: 0.3, unsafe_sequencing: 0.1, weak_rollback: 0.5 } } });
+    const counts: Record<string, number> = { unverified_dependencies: 0, unsafe_sequencing: 0, weak_rollback: 0 };
+    for (let t = 0; t < N; t++) {
+      for (const d of detectDefects(GOAL, await plan(profile, { goal: GOAL, mode: "decompose" }, t))!) counts[d]!++;
+    }
+    expectRate(counts.unverified_dependencies!, N, 0.3);
+    expectRate(counts.unsafe_sequencing!, N, 0.1);
+    expectRate(counts.weak_rollback!, N, 0.5);
+  });
+
+  it("revision fix rate and regression rate", async () => {
+    const profile = profileWith({ planner: { fix_rate: 0.7, regression_rate: 0.2 } });
+    const flawed = templatePlan(GOAL, new Set(["weak_rollback"]), 1, null);
+    const findings = [{ key: "k", family: "weak_rollback", task_id: "migrate_schema", origin: "gate" as const }];
+    let fixed = 0;
+    let regressed = 0;
+    for (let t = 0; t < N; t++) {
+      const fixedPlan = await plan(profile, { goal: GOAL, plan: flawed, findings, mode: "revise" }, t);
+      if (!detectDefects(GOAL, fixedPlan)!.has("weak_rollback")) fixed++;
+      const revisedClean = await plan(profile, { goal: GOAL, plan: clean, findings: [], mode: "revise" }, t);
+      if (detectDefects(GOAL, revisedClean)!.size > 0) regressed++;
+      expect(revisedClean.parent_id).toBe(clean.id);
+    }
+    expectRate(fixed, N, 0.7);
+    expectRate(regressed, N, 0.2);
+  });
+
+  it("critic miss rate (per family) and migration rate", async () => {
+    const profile = profileWith({
+      critic: { miss_rate: { ...DEFAULT_SIM_PROFILE.critic.miss_rate, unsafe_sequencing: 0.15 }, migration_rate: 0.25 },
+    });
+    const flawed = templatePlan(GOAL, new Set(["unsafe_sequencing"]), 1, null);
+    let reported = 0;
+    let migrated = 0;
+    for (let t = 0; t < N; t++) {
+      const { findings } = await audit(profile, criticHints(flawed), t);
+      if (findings.length === 0) continue;
+      reported++;
+      expect(findings[0]!.evidence.claim).toBe("verification_misordered");
+      if (findings[0]!.family !== "unsafe_sequencing") {
+        expect(["risk", "missing_steps"]).toContain(findings[0]!.family);
+        migrated++;
+      }
+    }
+    expectRate(N - reported, N, 0.15);
+    expectRate(migrated, reported, 0.25);
+  });
+
+  it("severity inflation and hallucination rates", async () => {
+    const profile = profileWith({ critic: { severity_inflation_rate: 0.1, hallucination_rate: 0.05 } });
+    const ids = new Set(clean.tasks.map((t) => t.id));
+    let inflated = 0;
+    let hallucinated = 0;
+    for (let t = 0; t < N; t++) {
+      for (const f of (await audit(profile, criticHints(clean), t)).findings) {
+        expect(f.severity).toBe("blocker");
+        if (f.evidence.claim === "other") inflated++;
+        else {
+          const ghost = f.evidence.tasks.some((id) => !ids.has(id));
+          const [a, b] = f.evidence.tasks;
+          const contradicted = f.evidence.claim === "misordered" && clean.tasks.findIndex((x) => x.id === b) < clean.tasks.findIndex((x) => x.id === a);
+          expect(ghost || contradicted).toBe(true);
+          hallucinated++;
+        }
+      }
+    }
+    expectRate(inflated, N, 0.1);
+    expectRate(hallucinated, N, 0.05);
+  });
+
+  it("invalid output rate per attempt, for both roles", async () => {
+    const profile = profileWith({ planner: { invalid_output_rate: 0.2 }, critic: { invalid_output_rate: 0.08 } });
+    const invalid = { planner: 0, critic: 0 };
+    for (let t = 0; t < N; t++) {
+      const p = await answer(profile, simRequest("planner", { goal: GOAL, mode: "decompose" }, { trial: t }), t % 3);
+      if (!PlanSchema.safeParse(safeJson(p)).success) invalid.planner++;
+      const c = await answer(profile, simRequest("critic", criticHints(clean), { trial: t }), t % 3);
+      if (!CriticOutputSchema.safeParse(safeJson(c)).success) invalid.critic++;
+    }
+    expectRate(invalid.planner, N, 0.2);
+    expectRate(invalid.critic, N, 0.08);
+  });
+
+  it("a seeded (gate-invisible) defect is blocked with probability 1 - m", async () => {
+    const profile = profileWith({ critic: { miss_rate: { ...DEFAULT_SIM_PROFILE.critic.miss_rate, unverified_dependencies: 0.3 } } });
+    const fixture = FixtureSchema.parse({
+      id: "fx-1",
+      description: "verify reads the wrong output, invisible to the gates by construction",
+      group: "g",
+      goal: GOAL,
+      plan: clean,
+      seeded_defects: [
+        { task: "verify_migration", family: "unverified_dependencies", claim: { kind: "other", tasks: ["verify_migration"] }, gate_visible: false },
+      ],
+      expected_verdict: { strict: "escalate", balanced: "approve" },
+    });
+    let blocked = 0;
+    for (let t = 0; t < N; t++) {
+      const { findings } = await audit(profile, criticHints(clean, { fixture }), t);
+      if (findings.some((f) => f.task_id === "verify_migration" && f.family === "unverified_dependencies")) blocked++;
+    }
+    expectRate(blocked, N, 0.7);
+  });
+});
+
+describe("sim latency", () => {
+  it("sleeps a fixed latency through the injected sleep", async () => {
+    const waits: number[] = [];
+    const a = adapter(profileWith({ critic: { latency_ms: 1234 } }), 0, waits);
+    const request = simRequest("critic", criticHints(templatePlan(GOAL, new Set(), 1, null)));
+    await a.send(a.render({ system: "", user: "", schemaName: "x", schema: {}, corrections: [] }, "json_schema"), { request, attempt: 0, timeoutMs: 1 });
+    expect(waits).toEqual([1234]);
+  });
+
+  it("draws a latency range uniformly", async () => {
+    const waits: number[] = [];
+    const a = adapter(profileWith({ planner: { latency_ms: { min: 100, max: 300 } } }), 0, waits);
+    for (let t = 0; t < N; t++) {
+      await a.send(a.render({ system: "", user: "", schemaName: "x", schema: {}, corrections: [] }, "json_schema"), {
+        request: simRequest("planner", { goal: GOAL }, { trial: t }),
+        attempt: 0,
+        timeoutMs: 1,
+      });
+    }
+    expect(Math.min(...waits)).toBeGreaterThanOrEqual(100);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(300);
+    expectRate(waits.filter((w) => w < 150).length, N, 0.25);
+  });
+});
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
