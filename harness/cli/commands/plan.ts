@@ -1,12 +1,146 @@
 import type { Command } from "commander";
+import { z } from "zod";
+import { goalSchemaFor, toGoal, type Goal } from "../../../src/formats/goal.ts";
+import { formatPath, InputError, readSource, validate } from "../../../src/formats/load.ts";
+import type { EngineOutcome, RoundRecord } from "../../../src/formats/records.ts";
+import { spendOf } from "../../../src/loop/budget.ts";
+import { ENGINE_MODES, DEFAULT_MAX_ROUNDS, roundCap, runEngine } from "../../../src/loop/engine.ts";
+import { checkApiKeys, MissingApiKeyError } from "../../../src/providers/api-keys.ts";
+import { createModelClient } from "../../../src/providers/client.ts";
+import { RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../src/providers/config.ts";
+import { loadSimProfile } from "../../../src/providers/sim/profile.ts";
+import { EXIT, exitWith, reportFatal } from "../exit.ts";
 
-// Placeholder until the issue that owns this command lands.
+const PROVIDERS = ["sim", "openai", "anthropic"] as const;
+const SIM_MODELS = { planner: "sim-planner-1", critic: "sim-critic-1" } as const;
+
+const OptionsSchema = z.strictObject({
+  goal: z.string().min(1),
+  provider: z.enum(PROVIDERS).default("sim"),
+  model: z.string().min(1).optional(),
+  plannerProvider: z.enum(PROVIDERS).optional(),
+  plannerModel: z.string().min(1).optional(),
+  criticProvider: z.enum(PROVIDERS).optional(),
+  criticModel: z.string().min(1).optional(),
+  baseUrl: z.url().optional(),
+  temperature: z.coerce.number().min(0).max(2).optional(),
+  mode: z.enum(ENGINE_MODES).default("gates-first"),
+  maxRounds: z.coerce.number().int().min(1).default(DEFAULT_MAX_ROUNDS),
+  seed: z.coerce.number().int().default(0),
+  trial: z.coerce.number().int().min(0).default(0),
+  simProfile: z.string().min(1).optional(),
+  json: z.boolean().default(false),
+});
+type Options = z.output<typeof OptionsSchema>;
+
+/** Command-line options are input too: the first bad one is one line naming it. */
+function parseOptions(raw: unknown): Options {
+  const result = OptionsSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const option = formatPath(issue.path).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  throw new InputError("command line", `--${option}`, issue.message);
+}
+
+function loadGoal(file: string): Goal {
+  const source = readSource(file);
+  return toGoal(validate(source, goalSchemaFor(source.data)));
+}
+
+/** One role's model config: a vendor provider needs a model name; the sim has its own. */
+function roleConfig(options: Options, role: "planner" | "critic"): RoleConfig {
+  const provider = (role === "planner" ? options.plannerProvider : options.criticProvider) ?? options.provider;
+  const model = (role === "planner" ? options.plannerModel : options.criticModel) ?? options.model;
+  if (provider !== "sim" && model === undefined)
+    throw new InputError("command line", `--${role}-model`, `provider "${provider}" needs a model (--model or --${role}-model)`);
+  return RoleConfigSchema.parse({
+    provider,
+    model: model ?? SIM_MODELS[role],
+    ...(options.baseUrl !== undefined && provider !== "sim" ? { baseUrl: options.baseUrl } : {}),
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+  });
+}
+
+function clientConfig(options: Options): ClientConfig {
+  const config: ClientConfig = {
+    planner: roleConfig(options, "planner"),
+    critic: roleConfig(options, "critic"),
+    sim: { runSeed: options.seed, ...(options.simProfile ? { profile: loadSimProfile(options.simProfile) } : {}) },
+  };
+  try {
+    checkApiKeys(config);
+  } catch (e) {
+    if (e instanceof MissingApiKeyError) throw new InputError("environment", "", e.message);
+    throw e;
+  }
+  return config;
+}
+
+function roundLines(r: RoundRecord): string[] {
+  const lines = [`round ${r.index}: plan ${r.plan.id} (${r.plan.tasks.length} tasks, content ${r.structural_hash.slice(0, 12)})`];
+  for (const n of r.repairs) lines.push(`  repair ${n.repair}: ${n.message}`);
+  for (const f of r.gate_findings) lines.push(`  gate ${f.code} on ${f.task_id ?? "(plan)"}: ${f.message}`);
+  if (r.critic === null) lines.push("  critic: did not run");
+  else if (r.critic.outcome === "critic_unavailable") lines.push(`  critic: unavailable (${r.critic.reason})`);
+  else {
+    const dropped = r.critic.malformed_findings > 0 ? `, ${r.critic.malformed_findings} malformed dropped` : "";
+    lines.push(`  critic: ${r.critic.findings.length} findings${dropped}`);
+    for (const f of r.critic.findings) {
+      const raw = `${String(f.raw.family)}/${String(f.raw.severity)}`;
+      lines.push(`    ${f.family}/${f.severity} (raw ${raw}) on ${f.task_id ?? "(plan)"}: evidence ${f.evidence?.claim ?? "(none)"} ${f.evidence_status}`);
+    }
+  }
+  for (const f of r.carried_forward) lines.push(`  carried forward: ${f.key}`);
+  lines.push(`  decision: ${r.decision}${r.reason ? ` (${r.reason})` : ""}; ${r.blocker_keys.length} blocker(s)`);
+  return lines;
+}
+
+/** The trace summary for a terminal: what each round saw and decided, then the spend. */
+function summary(goal: Goal, outcome: EngineOutcome): string {
+  const spend = spendOf(outcome.calls);
+  const cost = spend.costUnknown ? "unknown" : `$${spend.costUsd.toFixed(4)}`;
+  const verdict = outcome.status === "approved" ? "approved" : `escalated: ${outcome.escalation_reasons.join(", ")}`;
+  return [
+    `goal ${goal.id} (${goal.risk_tolerance}, replan ${goal.replan_policy})`,
+    ...outcome.rounds.flatMap(roundLines),
+    `${verdict}`,
+    `calls: ${outcome.calls.length} (${spend.calls} sent), tokens: ${spend.tokens}, cost: ${cost}`,
+  ].join("\n");
+}
+
 export function register(program: Command): void {
   program
     .command("plan")
-    .description("Run the engine on one goal and print its trace (not implemented yet)")
-    .action(() => {
-      process.stderr.write("fieldtest: plan is not implemented yet\n");
-      process.exit(3);
+    .description("Run the engine on one goal and print its trace: 0 approved, 1 escalated, 2 invalid input, 3 infrastructure error")
+    .requiredOption("--goal <file>", "goal file (YAML or JSON; corpus goal files are accepted)")
+    .option("--provider <p>", `provider of both roles: ${PROVIDERS.join(" | ")}`, "sim")
+    .option("--model <m>", "model of both roles (required for a vendor provider)")
+    .option("--planner-provider <p>", "provider of the planner")
+    .option("--planner-model <m>", "model of the planner")
+    .option("--critic-provider <p>", "provider of the critic")
+    .option("--critic-model <m>", "model of the critic")
+    .option("--base-url <url>", "endpoint of the vendor providers (an OpenAI- or Anthropic-compatible server)")
+    .option("--temperature <t>", "sampling temperature of both roles")
+    .option("--mode <mode>", `when the critic runs: ${ENGINE_MODES.join(" | ")}`, "gates-first")
+    .option("--max-rounds <n>", "rounds per goal (a goal's max_revisions overrides it)", String(DEFAULT_MAX_ROUNDS))
+    .option("--seed <n>", "run seed of the sim provider", "0")
+    .option("--trial <n>", "trial index (the sim draws per trial)", "0")
+    .option("--sim-profile <file>", "sim noise profile (YAML)")
+    .option("--json", "print the whole outcome: every round, raw and normalized findings, every call with its decision context")
+    .action(async (raw: unknown) => {
+      try {
+        const options = parseOptions(raw);
+        const goal = loadGoal(options.goal);
+        const client = createModelClient(clientConfig(options));
+        const engineOptions = { mode: options.mode, maxRounds: options.maxRounds };
+        const outcome = await runEngine(goal, { client, itemId: goal.id, trial: options.trial }, engineOptions);
+        const output = options.json
+          ? JSON.stringify({ goal_id: goal.id, mode: options.mode, max_rounds: roundCap(goal, engineOptions), ...outcome }, null, 2)
+          : summary(goal, outcome);
+        process.stdout.write(`${output}\n`);
+        exitWith(outcome.status === "approved" ? EXIT.ok : EXIT.blocked);
+      } catch (e) {
+        reportFatal(e);
+      }
     });
 }

@@ -1,0 +1,145 @@
+import { z } from "zod";
+import {
+  BLOCKER_ELIGIBLE_FAMILIES,
+  FAMILIES,
+  SEVERITIES,
+  type Family,
+  type Severity,
+} from "../formats/enums.ts";
+import {
+  NORMALIZATION_RULES,
+  type CriticEvidence,
+  type NormalizationRule,
+  type NormalizedFinding,
+} from "../formats/findings.ts";
+import type { Goal } from "../formats/goal.ts";
+import type { Plan } from "../formats/plan.ts";
+import type { CriticAudit } from "../formats/records.ts";
+import { parseStructured } from "../providers/structured-output.ts";
+import { checkEvidence } from "./evidence.ts";
+
+/** One entry of the response's findings array: normalized, or dropped as malformed. */
+export type CriticItem =
+  | { index: number; finding: NormalizedFinding }
+  | { index: number; finding: null; malformed: string; raw: unknown };
+
+/** A critic response read item by item (DESIGN.md §5), before it is summed up as an audit. */
+export type CriticReading =
+  | { outcome: "ok"; items: CriticItem[] }
+  | { outcome: "critic_unavailable"; reason: "invalid_output"; detail: string };
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
+
+/** Lower-cased and trimmed; a non-string has no usable value. */
+const fold = (v: unknown): string | null => (typeof v === "string" ? v.trim().toLowerCase() : null);
+
+/** The evidence object as the schema of §5 shapes it, or null when it has another shape. */
+function readEvidence(v: unknown): CriticEvidence | null {
+  if (!isRecord(v) || typeof v.claim !== "string") return null;
+  const tasks = v.tasks ?? [];
+  const facts = v.facts ?? [];
+  if (!isStringList(tasks) || !isStringList(facts)) return null;
+  return { claim: v.claim, tasks, facts };
+}
+
+function criticKey(f: Pick<NormalizedFinding, "family" | "task_id" | "evidence">): string {
+  return `critic:${f.family}:${f.task_id ?? ""}:${f.evidence?.claim ?? ""}:${(f.evidence?.tasks ?? []).join(",")}`;
+}
+
+/**
+ * Normalize one finding: the five rules of DESIGN.md §5, in order, on the current values, each
+ * recorded at most once. Returns a reason string when the item is malformed and must be dropped.
+ */
+export function normalizeFinding(goal: Goal, plan: Plan, item: unknown): NormalizedFinding | string {
+  if (!isRecord(item)) return "not an object";
+  if (typeof item.message !== "string" || item.message.trim() === "") return "no non-empty message";
+  const applied = new Set<NormalizationRule>();
+  const rawFamily = item.family;
+  const rawSeverity = item.severity;
+
+  // 1. case_folded: accepted only after lower-casing and trimming.
+  const family = fold(rawFamily) ?? "";
+  const foldedSeverity = fold(rawSeverity);
+  const knownFamily = (FAMILIES as readonly string[]).includes(family);
+  const knownSeverity = foldedSeverity !== null && (SEVERITIES as readonly string[]).includes(foldedSeverity);
+  if ((knownFamily && rawFamily !== family) || (knownSeverity && rawSeverity !== foldedSeverity)) applied.add("case_folded");
+  let severity: Severity | "unknown" = knownSeverity ? (foldedSeverity as Severity) : "unknown";
+
+  // 2. unknown_family: kept, capped at warning.
+  if (!knownFamily) {
+    applied.add("unknown_family");
+    if (severity === "blocker") severity = "warning";
+  }
+  // 3. unknown_severity: becomes warning.
+  if (severity === "unknown") {
+    applied.add("unknown_severity");
+    severity = "warning";
+  }
+  // 4. Only four families may block.
+  if (severity === "blocker" && !BLOCKER_ELIGIBLE_FAMILIES.includes(family as Family)) {
+    applied.add("downgraded_not_blocker_eligible");
+    severity = "warning";
+  }
+  const task_id = typeof item.task_id === "string" ? item.task_id : null;
+  const evidence = readEvidence(item.evidence);
+  const checked = checkEvidence(goal, plan, { task_id, evidence });
+  // 5. A blocker whose premise the plan refutes is not a blocker.
+  if (severity === "blocker" && (checked.status === "contradicted" || checked.status === "unsupported_reference")) {
+    applied.add("downgraded_evidence_rejected");
+    severity = "warning";
+  }
+  return {
+    origin: "critic",
+    raw: { family: rawFamily, severity: rawSeverity },
+    family,
+    severity,
+    task_id,
+    message: item.message,
+    suggested_fix: typeof item.suggested_fix === "string" ? item.suggested_fix : null,
+    evidence,
+    evidence_status: checked.status,
+    evidence_reason: checked.reason,
+    normalization: NORMALIZATION_RULES.filter((r) => applied.has(r)),
+    key: criticKey({ family, task_id, evidence }),
+  };
+}
+
+/**
+ * Read a critic's raw answer item by item. Only a text that is not JSON, or a JSON value without a
+ * `findings` array, makes the whole response unusable; a bad item is dropped and counted alone.
+ */
+export function readCriticResponse(goal: Goal, plan: Plan, rawText: string | null): CriticReading {
+  if (rawText === null) return { outcome: "critic_unavailable", reason: "invalid_output", detail: "no response text" };
+  // The same reading the client gives an answer (a Markdown fence around the JSON is not part of it).
+  const json = parseStructured(rawText, z.unknown());
+  if (!json.ok) return { outcome: "critic_unavailable", reason: "invalid_output", detail: "the response is not JSON" };
+  const parsed = json.value;
+  if (!isRecord(parsed) || !Array.isArray(parsed.findings))
+    return { outcome: "critic_unavailable", reason: "invalid_output", detail: "the response has no findings array" };
+  const items = parsed.findings.map((raw, index): CriticItem => {
+    const result = normalizeFinding(goal, plan, raw);
+    return typeof result === "string" ? { index, finding: null, malformed: result, raw } : { index, finding: result };
+  });
+  return { outcome: "ok", items };
+}
+
+/** An audit that produced no usable answer: its own outcome, never a clean audit. */
+export function unavailableAudit(reason: "invalid_output" | "provider_error" | "budget_exceeded", rawText: string | null): CriticAudit {
+  return { outcome: "critic_unavailable", reason, raw_text: rawText, findings: [], malformed_findings: 0 };
+}
+
+/** Normalize a critic's raw answer into an audit (DESIGN.md §5). Pure; keeps the raw text. */
+export function normalizeCriticResponse(goal: Goal, plan: Plan, rawText: string | null): CriticAudit {
+  const reading = readCriticResponse(goal, plan, rawText);
+  if (reading.outcome === "critic_unavailable") return unavailableAudit(reading.reason, rawText);
+  const findings = reading.items.flatMap((i) => (i.finding ? [i.finding] : []));
+  return { outcome: "ok", reason: null, raw_text: rawText, findings, malformed_findings: reading.items.length - findings.length };
+}
+
+/** How often each normalization rule fired over a set of findings (for the metrics). */
+export function countNormalizationRules(findings: readonly NormalizedFinding[]): Record<NormalizationRule, number> {
+  const counts = Object.fromEntries(NORMALIZATION_RULES.map((r) => [r, 0])) as Record<NormalizationRule, number>;
+  for (const f of findings) for (const r of f.normalization) counts[r]++;
+  return counts;
+}

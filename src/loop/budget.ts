@@ -1,0 +1,40 @@
+import type { CallRecord } from "../formats/records.ts";
+
+/** Per-goal spending limits; an absent limit is no limit. */
+export interface Budget {
+  /** Transport attempts (every request sent, retries included). */
+  calls?: number;
+  /** Input plus output tokens. */
+  tokens?: number;
+  costUsd?: number;
+}
+
+export interface Spend {
+  calls: number;
+  tokens: number;
+  costUsd: number;
+  /** Some call's price is unknown: its cost is never taken as zero. */
+  costUnknown: boolean;
+}
+
+export function spendOf(calls: readonly CallRecord[]): Spend {
+  return calls.reduce<Spend>(
+    (s, c) => ({
+      calls: s.calls + c.transport_attempts.length,
+      tokens: s.tokens + (c.usage ? c.usage.input_tokens + c.usage.output_tokens : 0),
+      costUsd: s.costUsd + (c.cost_usd ?? 0),
+      costUnknown: s.costUnknown || c.cost_usd === null,
+    }),
+    { calls: 0, tokens: 0, costUsd: 0, costUnknown: false },
+  );
+}
+
+/**
+ * No further call may be made. A cost limit with an unknown cost counts as reached: an
+ * unpriced model cannot prove it stayed under the limit (fail closed).
+ */
+export function budgetExhausted(spend: Spend, budget: Budget): boolean {
+  if (budget.calls !== undefined && spend.calls >= budget.calls) return true;
+  if (budget.tokens !== undefined && spend.tokens >= budget.tokens) return true;
+  return budget.costUsd !== undefined && (spend.costUnknown || spend.costUsd >= budget.costUsd);
+}

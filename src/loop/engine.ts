@@ -1,0 +1,110 @@
+import { runCritic } from "../critic/critic.ts";
+import { unavailableAudit } from "../critic/normalize.ts";
+import type { EscalationReason } from "../formats/enums.ts";
+import type { NormalizedFinding } from "../formats/findings.ts";
+import type { Goal } from "../formats/goal.ts";
+import type { Plan } from "../formats/plan.ts";
+import type { CallRecord, CriticAudit, EngineOutcome, RoundRecord } from "../formats/records.ts";
+import { runGates } from "../gates/index.ts";
+import { applyRepairs } from "../gates/repairs.ts";
+import { runPlanner, type PlannerResult } from "../planner/planner.ts";
+import type { ModelClient } from "../providers/types.ts";
+import { budgetExhausted, spendOf, type Budget } from "./budget.ts";
+import type { RoundTrace } from "./escalation.ts";
+import { engineOutcome } from "./outcome.ts";
+import { closeRound, type GatedPlan } from "./round.ts";
+
+export const ENGINE_MODES = ["gates-first", "every-round", "gates-only"] as const;
+export type EngineMode = (typeof ENGINE_MODES)[number];
+
+export const DEFAULT_MAX_ROUNDS = 4;
+
+export interface EngineOptions {
+  /** When the critic runs: only on gate-clean plans (default), every round, or never. */
+  mode?: EngineMode;
+  /** Rounds per goal (default 4, so at most 3 revisions); a goal's max_revisions overrides it. */
+  maxRounds?: number;
+  budget?: Budget;
+}
+
+export interface EngineDeps {
+  client: ModelClient;
+  itemId: string;
+  trial: number;
+}
+
+/** The goal's own revision limit wins over the loop default; it counts revisions, not rounds. */
+export function roundCap(goal: Goal, options: EngineOptions): number {
+  const revisions = goal.constraints.max_revisions;
+  return revisions !== undefined ? revisions + 1 : (options.maxRounds ?? DEFAULT_MAX_ROUNDS);
+}
+
+/** Gates, then at most one deterministic repair, whose re-run gates judge the round. */
+function gate(goal: Goal, plan: Plan): GatedPlan {
+  return applyRepairs(goal, plan, runGates(goal, plan));
+}
+
+/** A planner that did not deliver: refused for budget, or unavailable. */
+const plannerFailure = (result: Extract<PlannerResult, { ok: false }>): EscalationReason =>
+  result.outcome === "budget_exceeded" ? "budget_exceeded" : "planner_unavailable";
+
+/**
+ * Run the engine on one goal (DESIGN.md §6): the planner drafts, each round gates, repairs and
+ * (by mode) critiques the plan, code decides, and the planner revises until the plan is approved
+ * or an escalation reason applies. Model failures never throw: they are escalations. The outcome
+ * carries every round and every call.
+ */
+export async function runEngine(goal: Goal, deps: EngineDeps, options: EngineOptions = {}): Promise<EngineOutcome> {
+  const mode = options.mode ?? "gates-first";
+  const cap = roundCap(goal, options);
+  const budget = options.budget ?? {};
+  const calls: CallRecord[] = [];
+  const rounds: RoundRecord[] = [];
+  const history: RoundTrace[] = [];
+  const exhausted = () => budgetExhausted(spendOf(calls), budget);
+
+  if (exhausted()) return engineOutcome(rounds, calls, ["budget_exceeded"]);
+  const draft = await runPlanner(goal, "decompose", { ...deps, round: 0 });
+  calls.push(...draft.calls);
+  if (!draft.ok) return engineOutcome(rounds, calls, [plannerFailure(draft)]);
+
+  let plan = draft.plan;
+  let inForce: NormalizedFinding[] = [];
+  for (let index = 0; ; index++) {
+    const gated = gate(goal, plan);
+    const criticRuns = mode === "every-round" || (mode === "gates-first" && gated.findings.length === 0);
+    let audit: CriticAudit | null = null;
+    if (criticRuns && exhausted()) audit = unavailableAudit("budget_exceeded", null);
+    else if (criticRuns) {
+      const critique = await runCritic(goal, gated.plan, gated.findings, { ...deps, round: index });
+      calls.push(...critique.calls);
+      audit = critique.audit;
+    }
+    const closed = closeRound({
+      index,
+      goal,
+      gated,
+      audit,
+      inForce,
+      history,
+      budgetExhausted: exhausted(),
+      atCap: index + 1 >= cap,
+    });
+    rounds.push(closed.record);
+    history.push(closed.trace);
+    inForce = closed.inForce;
+    if (closed.record.decision !== "revise") return engineOutcome(rounds, calls, closed.reasons);
+
+    const findings = [...gated.findings, ...closed.inForce];
+    const plannerMode = goal.replan_policy === "restart" ? "restart" : "revise";
+    const next = await runPlanner(goal, plannerMode, { ...deps, round: index + 1 }, { plan: gated.plan, findings });
+    calls.push(...next.calls);
+    if (!next.ok) {
+      // The revision this round asked for never came: the round ends the loop after all.
+      const reason = plannerFailure(next);
+      rounds[rounds.length - 1] = { ...closed.record, decision: "escalate", reason };
+      return engineOutcome(rounds, calls, [reason]);
+    }
+    plan = next.plan;
+  }
+}

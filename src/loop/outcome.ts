@@ -1,0 +1,26 @@
+import { ESCALATION_REASONS, type EscalationReason } from "../formats/enums.ts";
+import type { CallRecord, CriticVerdict, EngineOutcome, RoundRecord } from "../formats/records.ts";
+
+/**
+ * The engine's result from its rounds and calls. Approved exactly when no escalation reason
+ * applied; the trial's reason is the first in the order of DESIGN.md §6.
+ */
+export function engineOutcome(
+  rounds: RoundRecord[],
+  calls: CallRecord[],
+  reasons: readonly EscalationReason[],
+  criticVerdict: CriticVerdict | null = null,
+): EngineOutcome {
+  const ordered = ESCALATION_REASONS.filter((r) => reasons.includes(r));
+  const approved = ordered.length === 0;
+  return {
+    status: approved ? "approved" : "escalated",
+    escalation_reason: ordered[0] ?? null,
+    escalation_reasons: ordered,
+    error: null,
+    rounds,
+    critic_verdict: criticVerdict,
+    verdict: approved ? "approve" : "escalate",
+    calls,
+  };
+}

@@ -1,0 +1,77 @@
+import { readFileSync } from "node:fs";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import { loadCheckInputs } from "../../harness/cli/commands/check.ts";
+import { critiqueReport } from "../../harness/cli/commands/critique.ts";
+
+/** The `critique` and `plan` commands: the report in process, exit codes and the sim run through the real binary. */
+
+const FIX = "test/engine/fixtures";
+const cli = (...args: string[]) => execa("node", ["bin/fieldtest.js", ...args], { reject: false });
+
+describe("fieldtest critique (the report, in process)", () => {
+  const { goal, plan } = loadCheckInputs(`${FIX}/goal.yaml`, `${FIX}/plan.yaml`);
+  const report = (response: string, json = true) => critiqueReport(goal, plan, readFileSync(`${FIX}/${response}`, "utf8"), json);
+
+  it("--json: one object per response finding in order, raw beside normalized; exit 0 when nothing blocks", () => {
+    const r = report("response-mixed.json");
+    expect(r.exitCode).toBe(0);
+    const out = JSON.parse(r.output);
+    expect(out).toMatchObject({ outcome: "ok", reason: null, verdict: "pass" });
+    expect(out.findings.map((f: { index: number }) => f.index)).toEqual([0, 1, 2, 3]);
+    expect(out.findings[0]).toMatchObject({
+      raw: { family: "Unsafe_Sequencing", severity: "Blocker" },
+      family: "unsafe_sequencing",
+      severity: "warning",
+      evidence_status: "contradicted",
+      normalization: ["case_folded", "downgraded_evidence_rejected"],
+      blocks: false,
+    });
+    expect(out.findings[1]).toMatchObject({ family: "risk", severity: "warning", normalization: ["case_folded", "downgraded_not_blocker_eligible"] });
+    expect(out.findings[2]).toMatchObject({ dropped: true, reason: "malformed_finding" });
+    expect(out.findings[3]).toMatchObject({ task_id: "drop_legacy", evidence_status: "unsupported_reference", severity: "warning" });
+  });
+
+  it("exit 1 when a blocker blocks, and when the critic is unavailable", () => {
+    const blocked = report("response-blocker.json");
+    expect(blocked.exitCode).toBe(1);
+    expect(JSON.parse(blocked.output)).toMatchObject({ verdict: "blocked", findings: [{ blocks: true, evidence_status: "uncheckable" }] });
+    const unavailable = report("response-no-findings.json");
+    expect(unavailable.exitCode).toBe(1);
+    expect(JSON.parse(unavailable.output)).toEqual({ outcome: "critic_unavailable", reason: "invalid_output", verdict: "blocked", findings: [] });
+  });
+
+  it("the human report names raw and normalized labels, the rules applied and the evidence", () => {
+    const text = report("response-mixed.json", false).output;
+    expect(text).toContain("unsafe_sequencing/warning (raw Unsafe_Sequencing/Blocker) {case_folded, downgraded_evidence_rejected}");
+    expect(text).toContain("[2] dropped (malformed_finding");
+    expect(report("response-no-findings.json", false).output).toMatch(/^blocked: critic_unavailable/);
+  });
+});
+
+describe("fieldtest critique (the binary)", () => {
+  it("exit 2 with one line naming the file for an unreadable response", async () => {
+    const r = await cli("critique", "--goal", `${FIX}/goal.yaml`, "--plan", `${FIX}/plan.yaml`, "--response", `${FIX}/missing.json`);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual([`fieldtest: ${FIX}/missing.json: file not found`]);
+  });
+});
+
+describe("fieldtest plan", () => {
+  it("runs the engine on the sim end to end; --json records raw and normalized severities and each call's decision context", async () => {
+    const r = await cli("plan", "--goal", `${FIX}/goal.yaml`, "--provider", "sim", "--seed", "2", "--json");
+    expect([0, 1]).toContain(r.exitCode);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ goal_id: "db-migrate-orders", mode: "gates-first", max_rounds: 4 });
+    expect(out.status).toBe(r.exitCode === 0 ? "approved" : "escalated");
+    expect(out.rounds.length).toBeGreaterThan(0);
+    for (const call of out.calls) {
+      expect(call.context).toMatchObject({ provider: "sim", response_format: expect.any(String), system_prompt_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    }
+    const audited = out.rounds.filter((round: { critic: unknown }) => round.critic !== null);
+    expect(audited.length).toBeGreaterThan(0);
+    for (const round of audited) {
+      for (const f of round.critic.findings) expect(f).toHaveProperty("raw.severity");
+    }
+  });
+});

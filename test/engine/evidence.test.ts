@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { checkEvidence } from "../../src/critic/evidence.ts";
+import type { EvidenceStatus } from "../../src/formats/findings.ts";
+import { hard, makeGoal, makePlan, mutate, read, verify } from "../helpers/plans.ts";
+import { SOUND } from "./fixtures.ts";
+
+const goal = makeGoal(["window_booked"], { constraints: { facts: ["window_booked"], tools: ["psql"] } });
+
+/**
+ * One plan with a defect for every claim kind, beside sound parts the same claims are false for:
+ * migrate's rollback restores db but not index, and needs db.snapshot that purge destroys before
+ * the trigger; late_check checks migrate's pre-state after it; cleanup has neither rollback nor
+ * output check and needs cache_warm, which warm establishes only after it.
+ */
+const plan = makePlan(
+  [
+    read("snapshot", {
+      preconditions: [{ fact: "window_booked", established_by: "env" }],
+      establishes: ["snapshot_taken"],
+      produces: ["db.snapshot"],
+    }),
+    verify("check_pre", "migrate", "pre_state"),
+    mutate("migrate", {
+      risk: "high",
+      mutates: ["db", "index"],
+      produces: ["db.report"],
+      preconditions: [{ fact: "snapshot_taken", established_by: "snapshot" }],
+      rollback: { trigger: "verify_migrate", action: "restore", requires: ["snapshot_taken", "db.snapshot"], restores: ["db"] },
+    }),
+    mutate("purge", { destroys: ["db.snapshot"] }),
+    verify("verify_migrate", "migrate", "mutation_output", ["db.report"]),
+    verify("late_check", "migrate", "pre_state"),
+    mutate("cleanup", { preconditions: [{ fact: "cache_warm" }] }),
+    read("warm", { establishes: ["cache_warm"] }),
+  ],
+  [hard("snapshot", "migrate"), hard("migrate", "verify_migrate")],
+);
+
+const status = (claim: string, tasks: string[], facts: string[] = [], task_id: string | null = null, p = plan) =>
+  checkEvidence(goal, p, { task_id, evidence: { claim, tasks, facts } }).status;
+
+describe("checkEvidence: every claim kind", () => {
+  const cases: [string, string[], string[], EvidenceStatus][] = [
+    // misordered [a, b]: a does not wait for its prerequisite b.
+    ["misordered", ["cleanup", "warm"], [], "supported"],
+    ["misordered", ["migrate", "snapshot"], [], "contradicted"], // the order the plan already satisfies
+    ["misordered", ["verify_migrate", "migrate"], [], "contradicted"],
+    ["misordered", ["snapshot", "migrate"], [], "uncheckable"], // no dependency, and b does not run first
+    // missing_rollback [t]
+    ["missing_rollback", ["cleanup"], [], "supported"],
+    ["missing_rollback", ["migrate"], [], "contradicted"],
+    ["missing_rollback", ["snapshot"], [], "contradicted"], // not a mutate task
+    // missing_verification [t]
+    ["missing_verification", ["cleanup"], [], "supported"],
+    ["missing_verification", ["migrate"], [], "contradicted"],
+    ["missing_verification", ["warm"], [], "contradicted"],
+    // unestablished_fact [t], [f]
+    ["unestablished_fact", ["cleanup"], ["cache_warm"], "supported"],
+    ["unestablished_fact", ["migrate"], ["snapshot_taken"], "contradicted"], // established before
+    ["unestablished_fact", ["snapshot"], ["window_booked"], "contradicted"], // a goal fact
+    ["unestablished_fact", ["cleanup"], ["db.snapshot"], "uncheckable"], // not recorded as needed
+    ["unestablished_fact", ["migrate"], ["db.snapshot"], "supported"], // a rollback requirement nothing establishes
+    // rollback_requires_destroyed [t], [r]
+    ["rollback_requires_destroyed", ["migrate"], ["db.snapshot"], "supported"],
+    ["rollback_requires_destroyed", ["migrate"], ["snapshot_taken"], "contradicted"],
+    ["rollback_requires_destroyed", ["cleanup"], ["db.snapshot"], "contradicted"], // no rollback at all
+    // partial_restore [t]
+    ["partial_restore", ["migrate"], [], "supported"],
+    ["partial_restore", ["cleanup"], [], "contradicted"],
+    // verification_misordered [v, t]
+    ["verification_misordered", ["late_check", "migrate"], [], "supported"],
+    ["verification_misordered", ["check_pre", "migrate"], [], "contradicted"],
+    ["verification_misordered", ["verify_migrate", "migrate"], [], "contradicted"],
+    ["verification_misordered", ["snapshot", "migrate"], [], "contradicted"], // does not verify it
+    // tool_unavailable [t], [tool]
+    ["tool_unavailable", ["migrate"], ["psql"], "contradicted"],
+    ["tool_unavailable", ["migrate"], ["kubectl"], "uncheckable"],
+    // other and unknown claims
+    ["other", [], [], "uncheckable"],
+    ["reordering_needed", ["migrate"], [], "uncheckable"],
+  ];
+  it.each(cases)("%s %j %j → %s", (claim, tasks, facts, expected) => {
+    expect(status(claim, tasks, facts)).toBe(expected);
+  });
+
+  it("partial_restore is contradicted when the rollback restores everything", () => {
+    expect(status("partial_restore", ["migrate"], [], null, SOUND)).toBe("contradicted");
+  });
+
+  it("rollback_requires_destroyed is supported when the task destroys its own requirement", () => {
+    const selfDestroying = makePlan([
+      mutate("drop", { destroys: ["backup"], rollback: { trigger: "drop", action: "x", requires: ["backup"], restores: [] } }),
+    ]);
+    expect(status("rollback_requires_destroyed", ["drop"], ["backup"], null, selfDestroying)).toBe("supported");
+  });
+
+  it("misordered is supported for a prerequisite in the same parallel group", () => {
+    const grouped = makePlan(
+      [read("a", { parallel_group: "g" }), read("b", { parallel_group: "g" })],
+      [hard("b", "a")],
+    );
+    expect(status("misordered", ["a", "b"], [], null, grouped)).toBe("supported");
+  });
+
+  it("gives a reason naming what it checked", () => {
+    const v = checkEvidence(goal, plan, { task_id: "migrate", evidence: { claim: "misordered", tasks: ["migrate", "snapshot"], facts: [] } });
+    expect(v.reason).toContain("snapshot");
+  });
+});
+
+describe("checkEvidence: what cannot be checked", () => {
+  it("a finding without evidence is uncheckable", () => {
+    expect(checkEvidence(goal, plan, { task_id: "migrate", evidence: null }).status).toBe("uncheckable");
+  });
+
+  it.each([
+    ["misordered", ["migrate"], []],
+    ["missing_rollback", ["cleanup", "migrate"], []],
+    ["unestablished_fact", ["cleanup"], []],
+    ["missing_rollback", ["cleanup"], ["extra"]],
+  ])("the wrong number of tasks or facts is uncheckable (%s %j %j)", (claim, tasks, facts) => {
+    expect(status(claim, tasks, facts)).toBe("uncheckable");
+  });
+});
+
+describe("checkEvidence: unsupported_reference outranks everything", () => {
+  it("a task_id that is not a task of the plan", () => {
+    expect(status("missing_rollback", ["cleanup"], [], "ghost")).toBe("unsupported_reference");
+  });
+
+  it("an evidence task that is not a task of the plan, even for an otherwise uncheckable claim", () => {
+    expect(status("other", ["ghost"], [])).toBe("unsupported_reference");
+    expect(status("misordered", ["ghost"], [])).toBe("unsupported_reference");
+  });
+
+  it("a missing task_id with no evidence", () => {
+    expect(checkEvidence(goal, plan, { task_id: "ghost", evidence: null }).status).toBe("unsupported_reference");
+  });
+
+  it("a null task_id is not a reference", () => {
+    expect(status("missing_rollback", ["cleanup"], [], null)).toBe("supported");
+  });
+});
