@@ -1,12 +1,53 @@
 import type { Command } from "commander";
+import { corpusCounts } from "../../corpus/counts.ts";
+import { loadCorpus } from "../../corpus/load.ts";
+import { formatProblem, validateCorpus } from "../../corpus/validate.ts";
+import { EXIT, exitWith } from "../exit.ts";
 
-// Placeholder until the issue that owns this command lands.
+const list = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
+
+export interface Output {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/**
+ * `fieldtest corpus validate [DIR]`: counts and the corpus hash on stdout and exit 0 when valid;
+ * one `file: path: message` line per problem on stderr and exit 2 otherwise. A file that breaks
+ * its schema throws an InputError, which the CLI reports as one line with exit 2.
+ */
+export function validateCommand(dir: string, io: Output): number {
+  const corpus = loadCorpus(dir);
+  const problems = validateCorpus(corpus);
+  if (problems.length > 0) {
+    for (const p of problems) io.err(`fieldtest: ${formatProblem(p)}`);
+    io.err(`fieldtest: corpus ${dir} is invalid (${problems.length} problem${problems.length === 1 ? "" : "s"})`);
+    return EXIT.invalid;
+  }
+  const c = corpusCounts(corpus);
+  io.out(`corpus ${dir}: valid`);
+  io.out(`goals: ${c.goals} in ${Object.keys(c.byDomain).length} domains`);
+  io.out(`  by category: ${list(c.byCategory) || "none"}`);
+  io.out(`  by domain: ${list(c.byDomain) || "none"}`);
+  io.out(`boundary fixtures: ${c.fixtures} (clean controls ${c.cleanControls}, gate-invisible defects ${c.gateInvisible}, injection twins ${c.injectionTwins})`);
+  io.out(`hash: ${corpus.hash}`);
+  return EXIT.ok;
+}
+
 export function register(program: Command): void {
-  program
-    .command("corpus")
-    .description("Validate the corpus and print its counts and hash (not implemented yet)")
-    .action(() => {
-      process.stderr.write("fieldtest: corpus is not implemented yet\n");
-      process.exit(3);
+  const corpus = program.command("corpus").description("Work with the goal corpus and the boundary fixtures");
+  corpus
+    .command("validate")
+    .description("Check every goal and fixture (schema, ids, twins, expected gate findings); print counts and the corpus hash")
+    .argument("[dir]", "corpus folder (goals/ and boundary/)", "corpus")
+    .action((dir: string) => {
+      const io: Output = {
+        out: (line) => process.stdout.write(`${line}\n`),
+        err: (line) => process.stderr.write(`${line}\n`),
+      };
+      exitWith(validateCommand(dir, io));
     });
 }

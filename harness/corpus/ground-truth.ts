@@ -1,0 +1,40 @@
+import type { Fixture } from "../../src/formats/fixture.ts";
+import type { GateFinding, NormalizedFinding } from "../../src/formats/findings.ts";
+import { RISK_TOLERANCES, type RiskTolerance } from "../../src/formats/enums.ts";
+import { normalizeFinding } from "../../src/critic/normalize.ts";
+import { judgeRound } from "../../src/loop/decide.ts";
+
+/**
+ * What a correct critic says about a fixture: one blocker per seeded defect, on its task, in its
+ * intended family, with the claim it should make, normalized and evidence-checked by the engine's
+ * own code (DESIGN.md §5).
+ */
+export function correctCriticFindings(f: Fixture): NormalizedFinding[] {
+  return f.seeded_defects.flatMap((d) => {
+    const finding = normalizeFinding(f.goal, f.plan, {
+      family: d.family,
+      severity: "blocker",
+      task_id: d.task,
+      message: `seeded ${d.family} defect on ${d.task}`,
+      suggested_fix: "",
+      evidence: { claim: d.claim.kind, tasks: d.claim.tasks, facts: d.claim.facts },
+    });
+    // Only a non-object or an empty message is malformed, and this item is neither.
+    return typeof finding === "string" ? [] : [finding];
+  });
+}
+
+/**
+ * The full decision of a critic-only trial (DESIGN.md §6) when the critic is correct, under each
+ * tolerance: the frozen plan's one round blocks (escalate) or passes (approve), decided by the
+ * engine's judgeRound on the gates' findings and the correct critic's findings.
+ */
+export function correctVerdicts(
+  gateFindings: readonly GateFinding[],
+  findings: NormalizedFinding[],
+): Record<RiskTolerance, "approve" | "escalate"> {
+  const audit = { outcome: "ok" as const, reason: null, raw_text: null, findings, malformed_findings: 0 };
+  const decide = (tolerance: RiskTolerance) =>
+    judgeRound({ tolerance, gateFindings, audit, carried: [] }).verdict === "pass" ? "approve" : "escalate";
+  return Object.fromEntries(RISK_TOLERANCES.map((t) => [t, decide(t)])) as Record<RiskTolerance, "approve" | "escalate">;
+}

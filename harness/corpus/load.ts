@@ -1,0 +1,63 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { hashCanonical } from "../../src/canonical.ts";
+import { FixtureSchema, type Fixture } from "../../src/formats/fixture.ts";
+import { CorpusGoalSchema, type CorpusGoal } from "../../src/formats/goal.ts";
+import { InputError, loadFile } from "../../src/formats/load.ts";
+
+/**
+ * The goal corpus (`<root>/goals/<domain>/<id>.yaml`) and the boundary fixtures
+ * (`<root>/boundary/<id>.yaml`), parsed and hashed. The sweep runner and the baselines record
+ * `hash` and `itemHashes`.
+ */
+export interface Corpus {
+  root: string;
+  goals: { file: string; goal: CorpusGoal }[];
+  fixtures: { file: string; fixture: Fixture }[];
+  /** Canonical SHA-256 over every item (see `corpusHash`): any content change moves it. */
+  hash: string;
+  /** `corpus/<id>` for a goal, `boundary/<id>` for a fixture → canonical SHA-256 of the parsed item. */
+  itemHashes: Record<string, string>;
+}
+
+/** Goal and fixture files may be YAML or JSON (DESIGN.md §2); anything else (a README) is not an item. */
+const ITEM_FILE = /\.(ya?ml|json)$/;
+
+/** Item files below `dir`, at any depth, sorted so that loading is deterministic. */
+function itemFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...itemFiles(path));
+    else if (ITEM_FILE.test(name)) out.push(path);
+  }
+  return out;
+}
+
+export const goalItemKey = (id: string) => `corpus/${id}`;
+export const fixtureItemKey = (id: string) => `boundary/${id}`;
+
+/**
+ * The corpus hash: canonical SHA-256 of the list of `[item key, item hash]` sorted by key, then by
+ * hash. A list rather than the `itemHashes` record, so that two items that (invalidly) share a
+ * key both still move it.
+ */
+function corpusHash(items: readonly (readonly [string, string])[]): string {
+  const sorted = [...items].sort(([ka, ha], [kb, hb]) => (ka < kb ? -1 : ka > kb ? 1 : ha < hb ? -1 : ha > hb ? 1 : 0));
+  return hashCanonical(sorted);
+}
+
+/** Load and schema-check every item; the first bad file throws an InputError naming file and key path. */
+export function loadCorpus(root = "corpus"): Corpus {
+  if (!existsSync(root) || !statSync(root).isDirectory()) throw new InputError(root, "", "corpus folder not found");
+  if (!existsSync(join(root, "goals")) && !existsSync(join(root, "boundary")))
+    throw new InputError(root, "", "not a corpus folder: it has neither goals/ nor boundary/");
+  const goals = itemFiles(join(root, "goals")).map((file) => ({ file, goal: loadFile(file, CorpusGoalSchema) }));
+  const fixtures = itemFiles(join(root, "boundary")).map((file) => ({ file, fixture: loadFile(file, FixtureSchema) }));
+  const items: [string, string][] = [
+    ...goals.map(({ goal }) => [goalItemKey(goal.id), hashCanonical(goal)] as [string, string]),
+    ...fixtures.map(({ fixture }) => [fixtureItemKey(fixture.id), hashCanonical(fixture)] as [string, string]),
+  ];
+  return { root, goals, fixtures, hash: corpusHash(items), itemHashes: Object.fromEntries(items) };
+}
