@@ -1,0 +1,192 @@
+import { unavailableAudit } from "../../../src/critic/normalize.ts";
+import { ESCALATION_REASONS, type EscalationReason } from "../../../src/formats/enums.ts";
+import { toGoal, type CorpusGoal, type Goal } from "../../../src/formats/goal.ts";
+import type { Plan } from "../../../src/formats/plan.ts";
+import type { CriticAudit, RoundRecord, TrialRecord } from "../../../src/formats/records.ts";
+import { runGates } from "../../../src/gates/index.ts";
+import { judgeRound } from "../../../src/loop/decide.ts";
+import { structuralHash } from "../../../src/loop/structural.ts";
+import { parseStructured } from "../../../src/providers/structured-output.ts";
+import { toCallRecord, type ImportedCallRecord } from "./calls.ts";
+import { CLAIM_EXTRACTOR_VERSION } from "./claims.ts";
+import { auditRecordedResponse } from "./critic.ts";
+import { startMs, type MatchedRun } from "./logs.ts";
+import { note, type ConversionNote } from "./notes.ts";
+import { convertPlan, PLAN_CONVERSION_RULES } from "./plan.ts";
+import { PredecessorCritiqueSchema, PredecessorPlanSchema, type LogEntry, type PredecessorPlan, type Trace } from "./schema.ts";
+
+export const CRITIC_CONVERSION_RULE =
+  `critic: each finding's heuristic_family, severity, task_id, message and suggested_fix become a raw finding; its evidence comes from the message by ${CLAIM_EXTRACTOR_VERSION} (METHODOLOGY.md), and fieldtest's normalizer judges it on the plan the critic reviewed`;
+export const ROUND_RULE =
+  "rounds: one per plan the predecessor accepted from its planner (its revision_count counts these rounds); the final round's plan is trace.json's (after the predecessor's own repairs); status, verdict and escalation reason are the recorded ones, findings, evidence and blocker keys are fieldtest's rescoring";
+
+/** The conversion note on an imported trial: where it came from and what did not carry over. */
+export interface TrialConversion {
+  source: { trace: string; planner_log: string | null; critic_log: string | null };
+  rules: string[];
+  notes: ConversionNote[];
+  /** Calls in the logs from earlier runs of this goal that no trace.json records (not imported). */
+  unmatched_log_calls: number;
+}
+
+export interface ImportedTrialRecord extends TrialRecord {
+  calls: ImportedCallRecord[];
+  conversion: TrialConversion;
+}
+
+export interface TrialSource {
+  goal: CorpusGoal;
+  /** What the goal and assertion conversion could not carry over. */
+  goal_notes: readonly ConversionNote[];
+  item_hash: string;
+  trial: number;
+  trace: Trace;
+  run: MatchedRun;
+  source: TrialConversion["source"];
+  /** When no call records a time: the trace file's modification time. */
+  fallback_time: string;
+}
+
+interface PlacedCall {
+  entry: LogEntry;
+  record: ImportedCallRecord;
+}
+
+/**
+ * One recorded engine run as a trial record (DESIGN.md §8). Pure. The planner's accepted answers
+ * delimit the rounds; each round's last critic call is its audit; the gates and the normalizer
+ * rescore every recorded plan and critic answer.
+ */
+export function buildTrial(src: TrialSource): ImportedTrialRecord {
+  const notes: ConversionNote[] = [...src.goal_notes];
+  for (const role of ["planner", "critic"] as const)
+    if (src.source[`${role}_log`] === null) notes.push(note("not_recorded", `${role} log`, "no log file beside trace.json: no calls of this role"));
+  const goal = toGoal(src.goal);
+  const plans: PredecessorPlan[] = [];
+  const audits = new Map<number, LogEntry>();
+  const attempts = new Map<string, number>();
+  const placed: PlacedCall[] = src.run.calls.map((entry) => {
+    const round = entry.role === "planner" ? plans.length : Math.max(plans.length - 1, 0);
+    const slot = `${entry.role}:${round}`;
+    const attempt = attempts.get(slot) ?? 0;
+    attempts.set(slot, attempt + 1);
+    const text = entry.error === null ? entry.response_content : null;
+    let accepted = false;
+    if (entry.role === "planner") {
+      const parsed = text === null ? null : parseStructured(text, PredecessorPlanSchema);
+      if (parsed?.ok) plans.push(restamp(parsed.value, plans.at(-1), src.goal.id));
+      accepted = parsed?.ok === true;
+    } else {
+      accepted = text !== null && parseStructured(text, PredecessorCritiqueSchema).ok;
+      if (plans.length === 0) notes.push(note("inconsistent", "critic log", `critic call at ${entry.timestamp} before any accepted plan: counted in round 0`));
+      audits.set(round, entry);
+    }
+    return { entry, record: toCallRecord(entry, { round, attempt, trial: src.trial, outcome: accepted ? "ok" : "invalid_output" }) };
+  });
+
+  const finalPlan = PredecessorPlanSchema.safeParse(src.trace.plan);
+  if (src.trace.plan !== null && src.trace.plan !== undefined && !finalPlan.success)
+    notes.push(note("inconsistent", "trace.plan", `not a valid plan (${finalPlan.error.issues[0]!.message}): the last logged plan stands`));
+  if (finalPlan.success) {
+    if (plans.length === 0) {
+      notes.push(note("not_recorded", "planner log", "no accepted plan in the logs: the trace's final plan is the only round"));
+      plans.push(finalPlan.data);
+    } else {
+      const logged = structuralHash(convertPlan(plans.at(-1)!).plan);
+      if (logged !== structuralHash(convertPlan(finalPlan.data).plan))
+        notes.push(note("derived", "trace.plan", "differs in structure from the last logged plan (the predecessor's repairs): the final round uses the trace's"));
+      plans[plans.length - 1] = finalPlan.data;
+    }
+  }
+
+  const status = src.trace.result.status;
+  const reason = escalationReason(src.trace, notes);
+  const rounds = plans.map((p, index): RoundRecord => {
+    const converted = convertPlan(p);
+    notes.push(...converted.notes.map((n) => ({ ...n, subject: `rounds[${index}].${n.subject}` })));
+    const gateFindings = runGates(goal, converted.plan);
+    const entry = audits.get(index);
+    const critic = entry === undefined ? null : audit(goal, converted.plan, entry, converted.originalTaskIds);
+    const judged = judgeRound({ tolerance: goal.risk_tolerance, gateFindings, audit: critic, carried: [] });
+    const last = index === plans.length - 1;
+    const decision = !last || status === "error" ? "revise" : status === "approved" ? "approve" : "escalate";
+    return {
+      index,
+      plan: converted.plan,
+      structural_hash: structuralHash(converted.plan),
+      gate_findings: gateFindings,
+      repairs: [],
+      critic,
+      carried_forward: [],
+      blocker_keys: judged.blockerKeys,
+      decision,
+      reason: decision === "escalate" ? reason : null,
+    };
+  });
+  checkCounts(src.trace, rounds, notes);
+
+  const calls = placed.map((p) => p.record);
+  const starts = placed.map((p) => startMs(p.entry));
+  const ends = placed.map((p) => Date.parse(p.entry.timestamp));
+  if (calls.length === 0) notes.push(note("not_recorded", "started_at/finished_at", "no logged call: the trace file's modification time"));
+  const started = calls.length === 0 ? src.fallback_time : new Date(Math.min(...starts)).toISOString();
+  const finished = calls.length === 0 ? src.fallback_time : new Date(Math.max(...ends)).toISOString();
+  const duration = src.trace.duration_seconds;
+  if (duration === null) notes.push(note("not_recorded", "latency_ms", "trace.json has no duration: the span of the logged calls"));
+  return {
+    schema_version: 1,
+    suite: "imported",
+    item_id: src.goal.id,
+    trial: src.trial,
+    status,
+    escalation_reason: status === "escalated" ? reason : null,
+    escalation_reasons: status === "escalated" && reason !== null ? [reason] : [],
+    error: status === "error" ? (src.trace.error ?? `the predecessor recorded status error (${src.trace.result.reason_code ?? "no reason code"})`) : null,
+    item_hash: src.item_hash,
+    rounds,
+    critic_verdict: null,
+    verdict: status === "approved" ? "approve" : "escalate",
+    calls,
+    cost_usd: null,
+    latency_ms: duration === null ? Date.parse(finished) - Date.parse(started) : Math.round(duration * 1000),
+    started_at: started,
+    finished_at: finished,
+    conversion: {
+      source: src.source,
+      rules: [...PLAN_CONVERSION_RULES, CRITIC_CONVERSION_RULE, ROUND_RULE],
+      notes,
+      unmatched_log_calls: src.run.unmatched.reduce((n, r) => n + r.length, 0),
+    },
+  };
+}
+
+/** The predecessor stamped every revision `plan-<goal>-r<n>`, version parent + 1, parent_version the parent's id (§4.1). */
+function restamp(plan: PredecessorPlan, parent: PredecessorPlan | undefined, goalId: string): PredecessorPlan {
+  if (parent === undefined) return plan;
+  const version = parent.version + 1;
+  return { ...plan, id: `plan-${goalId}-r${version}`, version, parent_version: parent.id };
+}
+
+function audit(goal: Goal, plan: Plan, entry: LogEntry, taskIds: readonly string[]): CriticAudit {
+  if (entry.error !== null) return unavailableAudit("provider_error", entry.response_content);
+  if (entry.response_content === null) return unavailableAudit("invalid_output", null);
+  return auditRecordedResponse(goal, plan, entry.response_content, taskIds);
+}
+
+function escalationReason(trace: Trace, notes: ConversionNote[]): EscalationReason | null {
+  const code = trace.result.reason_code;
+  if (trace.result.status !== "escalated") return null;
+  if (code !== null && (ESCALATION_REASONS as readonly string[]).includes(code)) return code as EscalationReason;
+  notes.push(note("not_convertible", "trace.result.reason_code", `${code === null ? "no reason code" : `"${code}"`}: no fieldtest escalation reason, recorded as null`));
+  return null;
+}
+
+/** The trace's own counts against the reconstruction: a disagreement is named, never smoothed over. */
+function checkCounts(trace: Trace, rounds: RoundRecord[], notes: ConversionNote[]): void {
+  const { revision_count, llm_calls } = trace.result;
+  if (revision_count !== null && revision_count !== rounds.length)
+    notes.push(note("inconsistent", "trace.result.revision_count", `${revision_count} rounds recorded, ${rounds.length} reconstructed from the logs`));
+  const audited = rounds.filter((r) => r.critic !== null).length;
+  if (llm_calls !== null && llm_calls !== audited)
+    notes.push(note("inconsistent", "trace.result.llm_calls", `${llm_calls} critic invocations recorded, ${audited} rounds with a logged critic call`));
+}

@@ -1,0 +1,120 @@
+import { readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseLog } from "../../harness/import/planner-critic/logs.ts";
+import { importPlannerCritic, IMPORT_FILES, type ImportResult } from "../../harness/import/planner-critic/run.ts";
+import { findRecordedRuns } from "../../harness/import/planner-critic/sources.ts";
+import { loadRun } from "../../harness/report/load.ts";
+import { writeReport } from "../../harness/report/write.ts";
+import { readManifest } from "../../harness/run/manifest.ts";
+import { readTrials } from "../../harness/run/store.ts";
+import { sha256 } from "../../src/canonical.ts";
+import { CorpusGoalSchema } from "../../src/formats/goal.ts";
+import { InputError, loadFile } from "../../src/formats/load.ts";
+import { SAMPLE, tempDir, removeTempDirs } from "./fixtures.ts";
+
+/** The three recorded runs of the PlannerCritic 0.1.0 sample, imported as they are. */
+describe("importing the PlannerCritic 0.1.0 sample", () => {
+  afterAll(removeTempDirs);
+  let out: string;
+  let result: ImportResult;
+  beforeAll(() => {
+    out = join(tempDir("sample"), "run");
+    result = importPlannerCritic({
+      reportsDir: join(SAMPLE, "reports"),
+      goalsDir: join(SAMPLE, "goals"),
+      out,
+      force: false,
+      runId: "sample-run",
+      command: ["fieldtest", "import", "planner-critic"],
+      now: () => new Date("2026-12-02T12:00:00Z"),
+    });
+  });
+  const traces = () => findRecordedRuns(join(SAMPLE, "reports"), []);
+
+  it("gives one trial per trace, with its verdict and its rounds as the trace records them", () => {
+    expect(result.problems).toEqual([]);
+    const trials = readTrials(out);
+    expect(trials).toHaveLength(3);
+    for (const run of traces()) {
+      const trial = trials.find((t) => t.item_id === run.trace.goal_id)!;
+      expect(trial.suite).toBe("imported");
+      expect(trial.status).toBe(run.trace.result.status);
+      expect(trial.verdict).toBe(run.trace.result.status === "approved" ? "approve" : "escalate");
+      expect(trial.escalation_reason).toBe(run.trace.result.status === "escalated" ? run.trace.result.reason_code : null);
+      // The predecessor's revision_count counts rounds (its revisions_used goes up once per round).
+      expect(trial.rounds).toHaveLength(run.trace.result.revision_count!);
+      expect(trial.rounds.at(-1)!.decision).toBe(run.trace.result.status === "approved" ? "approve" : "escalate");
+      expect(trial.latency_ms).toBe(Math.round(run.trace.duration_seconds! * 1000));
+    }
+  });
+
+  it("keeps every logged call with its latency, role, model, raw response and prompt hashes", () => {
+    const trials = readTrials(out);
+    for (const run of traces()) {
+      const trial = trials.find((t) => t.item_id === run.trace.goal_id)!;
+      const logged = [run.plannerLog!, run.criticLog!].flatMap((f) => parseLog(f, readFileSync(f, "utf8"), f.includes("_planner_") ? "planner" : "critic").entries);
+      expect(trial.calls).toHaveLength(logged.length);
+      for (const entry of logged) {
+        const call = trial.calls.find((c) => c.role === entry.role && c.raw_text === entry.response_content)!;
+        expect(call.latency_ms).toBe(Math.round(entry.duration_seconds * 1000));
+        expect(call.context.model).toBe("openai/gpt-4o-mini");
+        expect(call.context.system_prompt_sha256).toBe(sha256(entry.prompt_messages.find((m) => m.role === "system")!.content));
+        expect(call.context.user_prompt_sha256).toBe(sha256(entry.prompt_messages.find((m) => m.role === "user")!.content));
+        expect(call.context.temperature).toBeNull();
+        expect(call.context.user_template_sha256).toBe("not_recorded");
+        expect(call.usage).toBeNull();
+        expect(call.cost_usd).toBeNull();
+        expect((call as unknown as { not_recorded: string[] }).not_recorded).toEqual(expect.arrayContaining(["context.temperature", "context.user_template_sha256", "usage"]));
+      }
+    }
+  });
+
+  it("places the erp run's calls in its two rounds, in the order they happened", () => {
+    const erp = readTrials(out).find((t) => t.item_id === "erp-01-module-adoption")!;
+    expect(erp.calls.map((c) => `${c.role}@${c.round}`)).toEqual(["planner@0", "critic@0", "planner@1", "critic@1"]);
+    expect(erp.rounds.map((r) => r.plan.id)).toEqual(["plan-erp-01", "plan-erp-01-module-adoption-r2"]);
+    expect(erp.rounds.map((r) => r.decision)).toEqual(["revise", "escalate"]);
+  });
+
+  it("rescores the critic: the recorded ordering claim that the plan refutes is contradicted and no longer a blocker", () => {
+    const erp = readTrials(out).find((t) => t.item_id === "erp-01-module-adoption")!;
+    const claim = erp.rounds[0]!.critic!.findings.find((f) => f.evidence !== null)!;
+    expect(claim.evidence).toEqual({ claim: "misordered", tasks: ["cutover", "finance_reconciliation"], facts: [] });
+    expect(claim.evidence_status).toBe("contradicted");
+    expect(claim.raw.severity).toBe("blocker");
+    expect(claim.severity).toBe("warning");
+  });
+
+  it("writes a run directory the run readers accept, and the goals in corpus-goal form", () => {
+    const manifest = readManifest(out);
+    expect(manifest.totals).toEqual({ recorded: 3, errors: 0, calls: 8, cost_usd: null });
+    expect(manifest.config.maxRounds).toBe(4);
+    expect(manifest.canary?.ok).toBe(true);
+    const erp = loadFile(join(out, IMPORT_FILES.goals, "unrecorded", "erp-01-module-adoption.json"), CorpusGoalSchema);
+    expect(erp.expect).toMatchObject({ verdict: "approve", min_tasks: 6, mandatory_elements: ["verification", "rollback", "reconciliation"], escalation_reasons: ["revision_cap_reached"] });
+    const adv = loadFile(join(out, IMPORT_FILES.goals, "unrecorded", "adv-07-prompt-injection.json"), CorpusGoalSchema);
+    expect(adv).toMatchObject({ category: "adversarial", risk_tolerance: "strict", replan_policy: "abort", expect: { verdict: "escalate", escalation_reasons: ["replan_aborted"] } });
+  });
+
+  it("is reported like any run: the report reads it, and with --corpus DIR judges the imported expectations", () => {
+    const run = loadRun(out, out);
+    expect(run.warnings).toEqual([]);
+    expect(run.summary.counts.trials).toEqual({ imported: 3 });
+    expect(run.summary.expectations.goals.n_items_judged).toBe(3);
+    expect(run.summary.operational["llm_calls_per_goal"]!.value).toBeCloseTo(8 / 3);
+    expect(writeReport(out, out).map((f) => basename(f))).toEqual(expect.arrayContaining(["summary.json", "report.md", "report.html", "trials.csv"]));
+  });
+
+  it("names a missing folder as bad input", () => {
+    expect(() =>
+      importPlannerCritic({ reportsDir: "/nonexistent/reports", goalsDir: join(SAMPLE, "goals"), out, force: false, runId: "x", command: [], now: () => new Date() }),
+    ).toThrow(new InputError("/nonexistent/reports", "REPORTS", "not a directory"));
+  });
+
+  it("refuses a non-empty --out without --force", () => {
+    expect(() =>
+      importPlannerCritic({ reportsDir: join(SAMPLE, "reports"), goalsDir: join(SAMPLE, "goals"), out, force: false, runId: "again", command: [], now: () => new Date() }),
+    ).toThrow(/not empty/);
+  });
+});
