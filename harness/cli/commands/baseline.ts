@@ -1,12 +1,36 @@
+import { mkdirSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import type { Command } from "commander";
+import { z } from "zod";
+import { snapshotOfRun, writeSnapshot } from "../../baseline/io.ts";
+import { parseOptions } from "../../baseline/options.ts";
+import { EXIT, exitWith, reportFatal } from "../exit.ts";
 
-// Placeholder until the issue that owns this command lands.
+const PublishSchema = z.strictObject({
+  out: z.string().regex(/\.json$/, "must name a .json file"),
+  name: z.string().min(1).optional(),
+  corpus: z.string().min(1).default("corpus"),
+});
+
 export function register(program: Command): void {
-  program
-    .command("baseline")
-    .description("Publish a run as a baseline (not implemented yet)")
-    .action(() => {
-      process.stderr.write("fieldtest: baseline is not implemented yet\n");
-      process.exit(3);
+  const baseline = program.command("baseline").description("Published baselines");
+  baseline
+    .command("publish")
+    .description("Reduce a run to a baseline: per-item verdict distributions, metrics with intervals, decision context, corpus and gate hashes")
+    .argument("<dir>", "run directory")
+    .requiredOption("--out <file>", "baseline file to write, e.g. baselines/NAME.json")
+    .option("--name <name>", "baseline name (default: the file name)")
+    .option("--corpus <dir>", "corpus the run was made on", "corpus")
+    .action((dir: string, raw: unknown) => {
+      try {
+        const options = parseOptions(PublishSchema, raw);
+        const snapshot = snapshotOfRun(dir, options.corpus, options.name ?? basename(options.out, ".json"));
+        mkdirSync(dirname(options.out), { recursive: true });
+        writeSnapshot(options.out, snapshot);
+        process.stdout.write(`wrote ${options.out}: ${snapshot.items.length} items, ${snapshot.total_trials} trials, ${Object.keys(snapshot.metrics).length} metrics\n`);
+        exitWith(EXIT.ok);
+      } catch (e) {
+        reportFatal(e);
+      }
     });
 }

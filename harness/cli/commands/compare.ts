@@ -1,12 +1,53 @@
 import type { Command } from "commander";
+import { z } from "zod";
+import { compareSnapshots, type Comparison } from "../../baseline/compare.ts";
+import { readComparable } from "../../baseline/io.ts";
+import { parseOptions } from "../../baseline/options.ts";
+import { EXIT, exitWith, reportFatal } from "../exit.ts";
 
-// Placeholder until the issue that owns this command lands.
+const OptionsSchema = z.strictObject({
+  json: z.boolean().default(false),
+  reps: z.coerce.number().int().min(100).default(10_000),
+  seed: z.coerce.number().int().default(0),
+  corpus: z.string().min(1).default("corpus"),
+});
+
+const f = (x: number | null, digits = 3) => (x === null ? "n/a" : Number(x.toPrecision(digits)).toString());
+
+export function formatComparison(c: Comparison): string {
+  const lines = [`A ${c.a.name} (${c.a.run_id ?? "?"}) vs B ${c.b.name} (${c.b.run_id ?? "?"})`];
+  const cov = c.coverage;
+  lines.push(`items: ${cov.paired.length} paired, ${cov.changed.length} changed content (not paired), ${cov.only_baseline.length} only in B, ${cov.only_candidate.length} only in A`);
+  for (const s of c.suites) {
+    lines.push(`${s.suite}: ${s.n_items} items with a modal verdict in both runs`);
+    lines.push(`  transitions (B -> A): ${Object.entries(s.transitions).map(([t, n]) => `${t}: ${n}`).join(", ")}`);
+    lines.push(`  McNemar (${s.mcnemar.method}): ${s.mcnemar.b} newly blocking in A, ${s.mcnemar.c} no longer blocking, p ${f(s.mcnemar.p)}`);
+    const e = s.excess_disagreement;
+    lines.push(`  excess disagreement: ${f(e.statistic)} over ${e.n_items} items, permutation p ${f(e.p)} (${e.reps} re-splits, seed ${e.seed})`);
+  }
+  lines.push("metric deltas (A − B, paired per item, 95% t-interval):");
+  for (const m of c.metrics) lines.push(`  ${m.metric}: ${f(m.b)} -> ${f(m.a)}; Δ ${f(m.delta)} [${f(m.ci_low)}, ${f(m.ci_high)}] over ${m.n_items} items`);
+  return `${lines.join("\n")}\n`;
+}
+
 export function register(program: Command): void {
   program
     .command("compare")
-    .description("Compare two runs on the same items (model swap) (not implemented yet)")
-    .action(() => {
-      process.stderr.write("fieldtest: compare is not implemented yet\n");
-      process.exit(3);
+    .description("Model-swap comparison of run A against run B on the same items (run directories or baseline files)")
+    .argument("<a>", "run A (candidate): a run directory or a baseline file")
+    .argument("<b>", "run B (reference): a run directory or a baseline file")
+    .option("--json", "print the comparison as JSON")
+    .option("--reps <n>", "permutation re-splits for excess disagreement", "10000")
+    .option("--seed <n>", "seed of the permutation test", "0")
+    .option("--corpus <dir>", "corpus the runs were made on", "corpus")
+    .action((a: string, b: string, raw: unknown) => {
+      try {
+        const options = parseOptions(OptionsSchema, raw);
+        const c = compareSnapshots(readComparable(a, options.corpus), readComparable(b, options.corpus), { reps: options.reps, seed: options.seed });
+        process.stdout.write(options.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c));
+        exitWith(EXIT.ok);
+      } catch (e) {
+        reportFatal(e);
+      }
     });
 }

@@ -1,0 +1,203 @@
+import { normalQuantile } from "../../src/stats/distributions.ts";
+import { holm } from "../../src/stats/multiplicity.ts";
+import { nonInferiorityBound, pairedDelta, type PairedDelta } from "../../src/stats/paired.ts";
+import type { DiffResult } from "./diff.ts";
+import type { Floor, GatePolicy, Margin } from "./policy.ts";
+import { itemKey, type Snapshot } from "./schema.ts";
+
+export type CheckOutcome = "pass" | "fail" | "inconclusive" | "error";
+
+/** One line of the gate's verdict; `name` is what a failure names (a metric, the canary, ...). */
+export interface GateCheck {
+  name: string;
+  kind: "infrastructure" | "trials" | "floor" | "non_inferiority" | "unexplained_deltas";
+  outcome: CheckOutcome;
+  message: string;
+  /** Non-inferiority checks: the paired delta, its one-sided bound and the Holm-adjusted p. */
+  delta?: { mean: number; se: number | null; n: number; upper: number | null; margin: number; p_holm: number | null };
+  /** Inconclusive checks: trials per item that the pre-planned extension needs (a lower bound). */
+  trials_needed?: number | null;
+}
+
+export type GateDecision = "pass" | "regression" | "inconclusive" | "infrastructure";
+
+export interface GateResult {
+  decision: GateDecision;
+  /** DESIGN.md §9: 0 pass, 1 regression, 2 inconclusive, 3 infrastructure error. */
+  exit: 0 | 1 | 2 | 3;
+  checks: GateCheck[];
+  /** What failed, by name (metrics, floors, unexplained deltas, infrastructure). */
+  failed: string[];
+  /** The largest number of trials per item any inconclusive check asks for; null when none says. */
+  trials_needed: number | null;
+}
+
+const fmt = (x: number | null) => (x === null ? "unknown" : Number(x.toPrecision(4)).toString());
+
+function infrastructureChecks(policy: GatePolicy, a: Snapshot): GateCheck[] {
+  const out: GateCheck[] = [];
+  if (policy.require_canary) {
+    const ok = a.canary_passed === true;
+    out.push({
+      name: "canary",
+      kind: "infrastructure",
+      outcome: ok ? "pass" : "error",
+      message: ok ? "gate canaries passed" : a.canary_passed === false ? "a gate canary failed: the gates are suspect" : "no canary result recorded",
+    });
+  }
+  const rate = a.total_trials === 0 ? null : a.error_trials / a.total_trials;
+  const ok = rate !== null && rate <= policy.max_error_rate;
+  out.push({
+    name: "error_rate",
+    kind: "infrastructure",
+    outcome: ok ? "pass" : "error",
+    message:
+      rate === null
+        ? "the run has no trials"
+        : `${a.error_trials} of ${a.total_trials} trials errored (${fmt(rate)}; limit ${policy.max_error_rate})`,
+  });
+  return out;
+}
+
+function trialsCheck(policy: GatePolicy, a: Snapshot): GateCheck {
+  const n = a.trials_per_item;
+  const ok = n !== null && n >= policy.min_trials_per_item;
+  return {
+    name: "trials_per_item",
+    kind: "trials",
+    outcome: ok ? "pass" : "inconclusive",
+    message: `${n ?? "unknown"} trials per item; the policy pre-registers at least ${policy.min_trials_per_item}`,
+    ...(ok ? {} : { trials_needed: policy.min_trials_per_item }),
+  };
+}
+
+function floorCheck(floor: Floor, a: Snapshot): GateCheck {
+  const m = a.metrics[floor.metric];
+  const name = `floor:${floor.metric}`;
+  const x = m ? m[floor.on] : null;
+  if (x === null || x === undefined) {
+    return { name, kind: "floor", outcome: "inconclusive", message: `${floor.metric} is unknown in the candidate (${m ? `n_items ${m.n_items}` : "not in summary"})` };
+  }
+  const ok = x <= floor.max;
+  return {
+    name,
+    kind: "floor",
+    outcome: ok ? "pass" : "fail",
+    message: `${floor.metric} ${floor.on === "value" ? "" : `${floor.on} `}${fmt(x)} ${ok ? "≤" : ">"} floor ${floor.max}`,
+  };
+}
+
+/** Paired per-item values of one metric over the items of both runs with the same content hash. */
+function pairedValues(metric: string, b: Snapshot, a: Snapshot, sign: 1 | -1): { a: number[]; b: number[] } {
+  const aItems = new Map(a.items.map((i) => [itemKey(i), i]));
+  const out = { a: [] as number[], b: [] as number[] };
+  for (const bi of b.items) {
+    const ai = aItems.get(itemKey(bi));
+    const vb = bi.values[metric];
+    const va = ai?.values[metric];
+    if (!ai || ai.item_hash !== bi.item_hash || vb === null || vb === undefined || va === null || va === undefined) continue;
+    out.a.push(sign * va);
+    out.b.push(sign * vb);
+  }
+  return out;
+}
+
+/**
+ * Trials per item that would give the non-inferiority test power 0.8 at a true change of zero,
+ * assuming the delta's variance is all within-item (it shrinks as 1/N); item-to-item spread of
+ * the change does not shrink with N, so this is a lower bound.
+ */
+function trialsForPower(d: PairedDelta, margin: number, alpha: number, trialsNow: number | null): number | null {
+  if (d.se === null || trialsNow === null) return null;
+  const target = margin / (normalQuantile(1 - alpha) + normalQuantile(0.8));
+  return Math.max(trialsNow + 1, Math.ceil(trialsNow * (d.se / target) ** 2));
+}
+
+function marginChecks(policy: GatePolicy, b: Snapshot, a: Snapshot): GateCheck[] {
+  const rows = policy.non_inferiority.map((m: Margin) => {
+    const pv = pairedValues(m.metric, b, a, m.direction === "lower_is_better" ? 1 : -1);
+    const d = pv.a.length > 0 ? pairedDelta(pv.a, pv.b) : null;
+    return { m, d, upper: d ? nonInferiorityBound(d, policy.alpha) : null };
+  });
+  const testable = rows.filter((r) => r.d?.pGreater !== null && r.d?.pGreater !== undefined);
+  const adjusted = holm(testable.map((r) => r.d!.pGreater!));
+  const pHolm = new Map(testable.map((r, i) => [r.m.metric, adjusted[i]!]));
+  return rows.map(({ m, d, upper }) => {
+    const name = m.metric;
+    if (d === null || upper === null) {
+      return {
+        name,
+        kind: "non_inferiority",
+        outcome: "inconclusive",
+        message: `${name}: ${d ? d.n : 0} paired item(s) with a value in both runs; at least 2 are needed`,
+        trials_needed: Math.max(2, policy.min_trials_per_item),
+      } satisfies GateCheck;
+    }
+    const p = pHolm.get(name) ?? null;
+    const delta = { mean: d.mean, se: d.se, n: d.n, upper, margin: m.margin, p_holm: p };
+    const worse = m.direction === "lower_is_better" ? "higher" : "lower";
+    if (upper <= m.margin) {
+      return { name, kind: "non_inferiority", outcome: "pass", delta, message: `${name}: Δ ${fmt(d.mean)}, upper bound ${fmt(upper)} ≤ margin ${m.margin} (n ${d.n})` } satisfies GateCheck;
+    }
+    if (p !== null && p <= policy.alpha && d.mean > m.margin) {
+      return {
+        name,
+        kind: "non_inferiority",
+        outcome: "fail",
+        delta,
+        message: `${name} regressed: ${worse} by ${fmt(d.mean)} (> margin ${m.margin}; Holm p ${fmt(p)}, n ${d.n})`,
+      } satisfies GateCheck;
+    }
+    const needed = trialsForPower(d, m.margin, policy.alpha, a.trials_per_item);
+    return {
+      name,
+      kind: "non_inferiority",
+      outcome: "inconclusive",
+      delta,
+      trials_needed: needed,
+      message: `${name}: Δ ${fmt(d.mean)}, upper bound ${fmt(upper)} > margin ${m.margin}, ${p !== null && p <= policy.alpha ? "a significant change whose estimate is within the margin" : "no significant regression"} (Holm p ${fmt(p)}); needs at least ${needed ?? "more"} trials per item`,
+    } satisfies GateCheck;
+  });
+}
+
+function unexplainedCheck(policy: GatePolicy, diff: DiffResult): GateCheck {
+  const n = diff.unexplained.length;
+  const ok = n <= policy.max_unexplained_deltas;
+  const listed = diff.unexplained.slice(0, 5).map((d) => `${d.item} ${d.kind}${d.key ? ` ${d.key}` : ""}`);
+  return {
+    name: "unexplained_deltas",
+    kind: "unexplained_deltas",
+    outcome: ok ? "pass" : "fail",
+    message: `${n} unexplained delta(s) (limit ${policy.max_unexplained_deltas})${n ? `: ${listed.join("; ")}${n > 5 ? "; ..." : ""}` : ""}`,
+  };
+}
+
+const EXIT: Record<GateDecision, GateResult["exit"]> = { pass: 0, regression: 1, inconclusive: 2, infrastructure: 3 };
+
+/**
+ * The release gate (methodology-notes §12): infrastructure first (canary, error rate: exit 3),
+ * then absolute floors on the candidate, non-inferiority of each gated metric against the
+ * baseline (paired per item, one-sided at α, Holm across metrics for the regression flag), and
+ * the diff's unexplained deltas. Any failure is a regression (1); otherwise anything undecided
+ * (too few trials, an unknown metric, a bound above its margin without a significant
+ * regression) is inconclusive (2) with the trials it needs; otherwise pass (0).
+ */
+export function evaluateGate(policy: GatePolicy, b: Snapshot, a: Snapshot, diff: DiffResult): GateResult {
+  const checks: GateCheck[] = [
+    ...infrastructureChecks(policy, a),
+    trialsCheck(policy, a),
+    ...policy.floors.map((f) => floorCheck(f, a)),
+    ...marginChecks(policy, b, a),
+    unexplainedCheck(policy, diff),
+  ];
+  const has = (o: CheckOutcome) => checks.some((c) => c.outcome === o);
+  const decision: GateDecision = has("error") ? "infrastructure" : has("fail") ? "regression" : has("inconclusive") ? "inconclusive" : "pass";
+  const needed = checks.map((c) => c.trials_needed ?? null).filter((n): n is number => n !== null);
+  return {
+    decision,
+    exit: EXIT[decision],
+    checks,
+    failed: checks.filter((c) => c.outcome === "fail" || c.outcome === "error").map((c) => c.name),
+    trials_needed: needed.length ? Math.max(...needed) : null,
+  };
+}

@@ -1,0 +1,42 @@
+import type { Fixture } from "../../src/formats/fixture.ts";
+import type { CorpusGoal } from "../../src/formats/goal.ts";
+import type { TrialRecord } from "../../src/formats/records.ts";
+import { summarize, type Summary } from "../../src/metrics/summary.ts";
+import { fixtureItemKey, goalItemKey, loadCorpus } from "../corpus/load.ts";
+import { readManifest, type Manifest } from "../run/manifest.ts";
+import { readTrials } from "../run/store.ts";
+
+/** A run directory read back with the corpus definitions it was run on, and its summary. */
+export interface LoadedRun {
+  dir: string;
+  manifest: Manifest;
+  trials: TrialRecord[];
+  fixtures: Fixture[];
+  goals: CorpusGoal[];
+  summary: Summary;
+  /** Why some numbers may not mean what they say (a corpus that changed since the run). */
+  warnings: string[];
+}
+
+/**
+ * Read a run (manifest, trials) and the corpus at `corpusRoot`. Ground truth is taken only from
+ * items whose content hash equals the one the run recorded: an item edited since the run is
+ * left out of the ground-truth metrics (it shows in `counts.unmatched_items`) and named in a
+ * warning, rather than judged against a definition it was not run on.
+ */
+export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
+  const manifest = readManifest(dir);
+  const trials = readTrials(dir);
+  const corpus = loadCorpus(corpusRoot);
+  const recorded = manifest.corpus.items;
+  const same = (key: string) => recorded[key] === undefined || recorded[key] === corpus.itemHashes[key];
+  const fixtures = corpus.fixtures.map((f) => f.fixture).filter((f) => same(fixtureItemKey(f.id)));
+  const goals = corpus.goals.map((g) => g.goal).filter((g) => same(goalItemKey(g.id)));
+  const warnings: string[] = [];
+  const changed = Object.keys(recorded).filter((k) => corpus.itemHashes[k] !== undefined && !same(k));
+  if (changed.length > 0) {
+    warnings.push(`${changed.length} corpus item(s) changed since the run (${changed.slice(0, 5).join(", ")}${changed.length > 5 ? ", ..." : ""}): left out of ground-truth metrics`);
+  }
+  const summary = summarize({ trials, fixtures, goals }, { seed: manifest.config.seed });
+  return { dir, manifest, trials, fixtures, goals, summary, warnings };
+}

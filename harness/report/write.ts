@@ -1,0 +1,39 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { itemSummaries } from "../../src/metrics/items.ts";
+import { RUN_FILES, writeJsonAtomic } from "../run/store.ts";
+import { renderHtml } from "./html.ts";
+import { loadRun, type LoadedRun } from "./load.ts";
+import { renderMarkdown } from "./markdown.ts";
+import { trialsCsv } from "./trials-csv.ts";
+
+/**
+ * summary.json: the metrics summary (schema_version, metrics, operational, expectations, ...)
+ * with the run's identity and the per-item reductions that later diffs pair on.
+ */
+export function summaryFile(run: LoadedRun) {
+  const m = run.manifest;
+  return {
+    ...run.summary,
+    run: { run_id: m.run_id, state: m.state, started_at: m.started_at, finished_at: m.finished_at, config_hash: m.config_hash, corpus_hash: m.corpus.hash },
+    warnings: run.warnings,
+    items: itemSummaries(run.trials),
+  };
+}
+
+/** Write summary.json, trials.csv, report.md and report.html into the run directory; returns their paths. */
+export function writeReport(dir: string, corpusRoot = "corpus"): string[] {
+  const run = loadRun(dir, corpusRoot);
+  const items = itemSummaries(run.trials);
+  const paths = {
+    summary: join(dir, RUN_FILES.summary),
+    csv: join(dir, RUN_FILES.csv),
+    md: join(dir, RUN_FILES.reportMd),
+    html: join(dir, RUN_FILES.reportHtml),
+  };
+  writeJsonAtomic(paths.summary, summaryFile(run));
+  writeFileSync(paths.csv, trialsCsv(run.trials));
+  writeFileSync(paths.md, renderMarkdown(run, items));
+  writeFileSync(paths.html, renderHtml(run, items));
+  return Object.values(paths);
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { buildSnapshot } from "../../harness/baseline/snapshot.ts";
+import { summarize } from "../../src/metrics/summary.ts";
+import { makeCorpusGoal, makeFixture, makeManifest, makeTrials, type ItemSpec } from "./builders.ts";
+
+const SPECS: ItemSpec[] = [
+  { suite: "boundary", id: "s1", verdicts: ["block", "pass", "block", "unavailable", "block"] },
+  { suite: "boundary", id: "s2", verdicts: ["pass", "pass", "block", "block", "block"] },
+  { suite: "boundary", id: "s3", verdicts: ["block", "block", "block", "block", "block"] },
+  { suite: "boundary", id: "c1", verdicts: ["pass", "block", "pass", "pass", "pass"] },
+  { suite: "boundary", id: "c2", verdicts: ["pass", "pass", "pass", "unavailable", "unavailable"] },
+  { suite: "corpus", id: "g1", verdicts: ["approved", "escalated", "approved", "error", "approved"] },
+  { suite: "corpus", id: "g2", verdicts: ["approved", "approved", "approved", "approved", "approved"] },
+];
+const FIXTURES = [makeFixture("s1", true), makeFixture("s2", true), makeFixture("s3", true), makeFixture("c1", false), makeFixture("c2", false)];
+
+describe("per-item values", () => {
+  it("average to the summary metric of the same name (so paired deltas and the summary agree)", () => {
+    const trials = makeTrials(SPECS);
+    const summary = summarize({ trials, fixtures: FIXTURES, goals: [makeCorpusGoal("g1"), makeCorpusGoal("g2")] }, { seed: 0, bootstrapReps: 50 });
+    const snap = buildSnapshot({ name: "t", manifest: makeManifest(SPECS), trials, fixtures: FIXTURES, metrics: summary.metrics });
+    const names = [...new Set(snap.items.flatMap((i) => Object.keys(i.values)))].sort();
+    expect(names).toEqual(["critic_unavailable_rate", "critical_underclaims", "engine_flip_rate", "evidence_drift_rate", "label_flip_rate", "overclaim_rate", "underclaim_approvals"]);
+    for (const name of names) {
+      const values = snap.items.map((i) => i.values[name]).filter((v): v is number => v !== null && v !== undefined);
+      const mean = values.reduce((s, v) => s + v, 0) / values.length;
+      expect(mean, name).toBeCloseTo(summary.metrics[name]!.value!, 12);
+      expect(values.length, name).toBe(summary.metrics[name]!.n_items);
+    }
+    // Known answers: under-claim (1/4 + 2/5 + 0)/3; over-claim (1/5 + 0/3)/2.
+    expect(summary.metrics.underclaim_approvals!.value).toBeCloseTo((0.25 + 0.4) / 3, 12);
+    expect(summary.metrics.overclaim_rate!.value).toBeCloseTo(0.1, 12);
+  });
+});
