@@ -1,12 +1,63 @@
 import type { Command } from "commander";
+import { InputError } from "../../../src/formats/load.ts";
+import { loadConfigFile } from "../../config.ts";
+import { RunCliSchema } from "../../run/settings.ts";
+import { runSweep } from "../../run/sweep.ts";
+import { realEngine, realHost } from "../../run/wiring.ts";
+import { exitWith, reportFatal } from "../exit.ts";
 
-// Placeholder until the issue that owns this command lands.
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** `--budget-usd` for the key `budgetUsd`. */
+const flag = (key: PropertyKey) => `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
 export function register(program: Command): void {
   program
     .command("run")
-    .description("Run a sweep: corpus goals and boundary fixtures, N trials each (not implemented yet)")
-    .action(() => {
-      process.stderr.write("fieldtest: run is not implemented yet\n");
-      process.exit(3);
+    .description("Run a sweep: canaries, then corpus goals (full engine) and boundary fixtures (critic alone), N trials each")
+    .option("--config <file>", "config file (default: ./fieldtest.config.yaml when present; not read on --resume)")
+    .option("--suite <list>", "suites to run: corpus,boundary (canary always runs first)")
+    .option("--only <globs>", "item id globs, comma-separated (matched on <id> and <suite>/<id>; * ** ? {a,b})")
+    .option("--domain <list>", "corpus domains, comma-separated")
+    .option("--category <list>", "corpus categories: balanced,strict,adversarial (leaves out boundary fixtures)")
+    .option("--trials <n>", "trials per item (default 5)")
+    .option("--seed <s>", "run seed (default 0)")
+    .option("--provider <p>", "provider for both roles: sim | openai | anthropic | replay")
+    .option("--model <m>", "model for both roles")
+    .option("--planner-provider <p>", "planner provider")
+    .option("--planner-model <m>", "planner model")
+    .option("--critic-provider <p>", "critic provider")
+    .option("--critic-model <m>", "critic model")
+    .option("--base-url <url>", "endpoint for both roles (an OpenAI-compatible server: Ollama, vLLM, ...)")
+    .option("--header <k=v>", "extra request header, repeatable (credential values are never recorded)", collect)
+    .option("--timeout <sec>", "per-request timeout in seconds")
+    .option("--temperature <t>", "sampling temperature for both roles")
+    .option("--mode <mode>", "critic mode: gates-first | every-round | gates-only")
+    .option("--sim-profile <file>", "sim noise profile YAML (src/providers/sim/profiles/)")
+    .option("--concurrency <n>", "trials in flight at once (default 8; per-provider limits live in the config)")
+    .option("--budget-usd <x>", "refuse to start above this estimated cost; stop cleanly when spend reaches it")
+    .option("--max-calls <n>", "refuse to start above this many estimated LLM calls; stop cleanly when reached")
+    .option("--dry-run", "print planned calls, tokens and cost per role, and exit")
+    .option("--shard <i/n>", "run shard I of N (1-based) of the trial keys; merge shards with `fieldtest merge`")
+    .option("--out <dir>", "run directory (default runs/<timestamp>-<id>); must be empty unless --force")
+    .option("--force", "reuse a non-empty --out, removing the previous run's files")
+    .option("--fail-on-expectations", "exit 1 when an item fails its expectation")
+    .option("--resume <dir>", "complete an interrupted run with its recorded configuration")
+    .option("--retry-errors", "with --resume: also re-run trials whose status is error")
+    .action(async (raw: Record<string, unknown>) => {
+      try {
+        const parsed = RunCliSchema.safeParse(raw);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0]!;
+          throw new InputError("command line", flag(issue.path[0] ?? ""), issue.message);
+        }
+        const cli = parsed.data;
+        if (cli.retryErrors && cli.resume === undefined) throw new InputError("command line", "--retry-errors", "needs --resume DIR");
+        const file = cli.resume !== undefined && cli.config === undefined ? {} : loadConfigFile(cli.config);
+        const code = await runSweep(cli, file, realEngine(process.env), realHost(process.argv.slice(2)));
+        exitWith(code);
+      } catch (e) {
+        reportFatal(e);
+      }
     });
 }

@@ -1,0 +1,58 @@
+import { existsSync } from "node:fs";
+import { z } from "zod";
+import { CATEGORIES } from "../src/formats/enums.ts";
+import { loadFile } from "../src/formats/load.ts";
+import { ENGINE_MODES } from "../src/loop/engine.ts";
+import { RoleConfigSchema } from "../src/providers/config.ts";
+import { RUN_SUITES } from "./run/work.ts";
+
+export const DEFAULT_CONFIG_FILE = "fieldtest.config.yaml";
+
+/** Role settings in the file are partial: unset fields keep the built-in default (the sim). */
+const RolePatchSchema = z.strictObject(RoleConfigSchema.shape).omit({ replay: true }).partial();
+export type RolePatch = z.output<typeof RolePatchSchema>;
+
+/** Token assumptions behind `--dry-run` and the budget refusal (see harness/run/budget.ts). */
+export const EstimateSchema = z.strictObject({
+  /** Mean rounds per engine trial (a round is one planner call and at most one critic call). */
+  roundsPerGoal: z.number().positive().default(2),
+  planner: z.strictObject({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0) }).default({ inputTokens: 2500, outputTokens: 1500 }),
+  critic: z.strictObject({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0) }).default({ inputTokens: 4000, outputTokens: 800 }),
+});
+export type Estimate = z.output<typeof EstimateSchema>;
+
+/**
+ * `fieldtest.config.yaml`: every key optional; CLI flags override the file, the file overrides
+ * the built-in defaults. Unknown keys are an error naming the file and key path.
+ */
+export const ConfigFileSchema = z.strictObject({
+  suites: z.array(z.enum(RUN_SUITES)).min(1).optional(),
+  only: z.array(z.string().min(1)).nullable().optional(),
+  domain: z.array(z.string().min(1)).nullable().optional(),
+  category: z.array(z.enum(CATEGORIES)).nullable().optional(),
+  trials: z.number().int().min(1).optional(),
+  seed: z.number().int().optional(),
+  mode: z.enum(ENGINE_MODES).optional(),
+  maxRounds: z.number().int().min(1).optional(),
+  roles: z.strictObject({ planner: RolePatchSchema.optional(), critic: RolePatchSchema.optional() }).optional(),
+  /** Applies to both roles before the per-role settings. */
+  provider: RolePatchSchema.optional(),
+  /** Path of a sim profile YAML (src/providers/sim/profiles/); null or absent: the default profile. */
+  simProfile: z.string().min(1).nullable().optional(),
+  maxOutputAttempts: z.number().int().min(1).optional(),
+  maxRetries: z.number().int().min(0).optional(),
+  concurrency: z.number().int().min(1).optional(),
+  budgetUsd: z.number().positive().nullable().optional(),
+  maxCalls: z.number().int().positive().nullable().optional(),
+  estimate: EstimateSchema.optional(),
+});
+export type ConfigFile = z.output<typeof ConfigFileSchema>;
+
+/**
+ * The file named by `--config`, else `fieldtest.config.yaml` in the working directory when it
+ * exists, else no file (built-in defaults).
+ */
+export function loadConfigFile(path: string | undefined, cwdDefault = DEFAULT_CONFIG_FILE): ConfigFile {
+  if (path !== undefined) return loadFile(path, ConfigFileSchema);
+  return existsSync(cwdDefault) ? loadFile(cwdDefault, ConfigFileSchema) : {};
+}

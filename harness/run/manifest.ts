@@ -1,0 +1,97 @@
+import { join } from "node:path";
+import { z } from "zod";
+import { loadFile } from "../../src/formats/load.ts";
+import { DecisionContextSchema } from "../../src/formats/records.ts";
+import { RunConfigSchema } from "./settings.ts";
+import { RUN_FILES, type TrialHead } from "./store.ts";
+
+export const MANIFEST_SCHEMA_VERSION = 1;
+
+export const RUN_STATES = ["running", "completed", "interrupted", "budget_stopped", "canary_failed"] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+const ShardSchema = z.strictObject({ index: z.number().int().min(1), count: z.number().int().min(1) });
+
+/** Per role: the request-side parameters every call of the role carries, plus prompt and schema hashes. */
+const RoleSummarySchema = z.looseObject(
+  DecisionContextSchema.pick({ provider: true, model: true, base_url: true, temperature: true, top_p: true, seed: true, max_tokens: true }).shape,
+);
+
+/** One invocation that wrote to the run (the first run, then each resume). */
+const SessionSchema = z.strictObject({
+  command: z.array(z.string()),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  outcome: z.enum(RUN_STATES),
+  trials_written: z.number().int().min(0),
+  calls: z.number().int().min(0),
+  cost_usd: z.number().nullable(),
+});
+export type Session = z.output<typeof SessionSchema>;
+
+/** `manifest.json` (DESIGN.md §8), validated when read back by resume and merge. */
+export const ManifestSchema = z.strictObject({
+  schema_version: z.literal(MANIFEST_SCHEMA_VERSION),
+  run_id: z.string(),
+  state: z.enum(RUN_STATES),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  harness: z.strictObject({ name: z.string(), version: z.string() }),
+  git: z.strictObject({ sha: z.string().nullable(), dirty: z.boolean().nullable() }),
+  node: z.string(),
+  /** The command line that made the run (credential header values redacted; no environment). */
+  command: z.array(z.string()),
+  config: RunConfigSchema,
+  config_hash: z.string(),
+  /** Code-derived inputs covered by the config hash: prompts, schemas, gate versions, sim profile. */
+  fingerprint: z.record(z.string(), z.unknown()),
+  gate_versions: z.record(z.string(), z.unknown()),
+  price_table_version: z.string().nullable(),
+  roles: z.strictObject({ planner: RoleSummarySchema, critic: RoleSummarySchema }),
+  corpus: z.strictObject({ hash: z.string(), items: z.record(z.string(), z.string()) }),
+  /** The trial keys this run (or shard) owns, as items × trials. */
+  plan: z.strictObject({
+    items: z.array(z.string()),
+    trials: z.number().int().min(1),
+    planned: z.number().int().min(0),
+    shard: ShardSchema.nullable(),
+    shard_planned: z.number().int().min(0),
+  }),
+  operational: z.strictObject({
+    concurrency: z.number().int().min(1),
+    budget_usd: z.number().nullable(),
+    max_calls: z.number().int().nullable(),
+  }),
+  canary: z.strictObject({ ok: z.boolean(), failures: z.array(z.string()), results: z.unknown() }).nullable(),
+  sessions: z.array(SessionSchema),
+  /** Over the recorded trials; `calls` counts every transport attempt (sessions count what was sent, dropped trials included). */
+  totals: z.strictObject({
+    recorded: z.number().int().min(0),
+    errors: z.number().int().min(0),
+    calls: z.number().int().min(0),
+    cost_usd: z.number().nullable(),
+  }),
+  /** Set by `fieldtest merge`: the shard runs this one was built from. */
+  merged_from: z.array(z.strictObject({ dir: z.string(), run_id: z.string(), shard: ShardSchema.nullable() })).nullable(),
+});
+export type Manifest = z.output<typeof ManifestSchema>;
+
+/** The manifest's totals over the recorded trials (one record per key). */
+export function totalsOf(records: readonly TrialHead[]): Manifest["totals"] {
+  const costs = records.map((r) => r.cost_usd);
+  return {
+    recorded: records.length,
+    errors: records.filter((r) => r.status === "error").length,
+    calls: records.reduce((n, r) => n + r.calls, 0),
+    cost_usd: costs.some((c) => c === null) ? null : costs.reduce<number>((a, c) => a + (c ?? 0), 0),
+  };
+}
+
+export function readManifest(dir: string): Manifest {
+  return loadFile(join(dir, RUN_FILES.manifest), ManifestSchema);
+}
+
+/** `<yyyymmdd>-<hhmmss>-<id>` (UTC): sorts by start time, unique by the random id. */
+export function runIdFor(started: Date, id: string): string {
+  return `${started.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15)}-${id}`;
+}

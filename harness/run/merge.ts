@@ -1,0 +1,103 @@
+import { join } from "node:path";
+import { InputError } from "../../src/formats/load.ts";
+import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
+import { MANIFEST_SCHEMA_VERSION, readManifest, totalsOf, type Manifest } from "./manifest.ts";
+import { acquireLock, prepareOutDir, readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic } from "./store.ts";
+import { planTrials, type RunSuite } from "./work.ts";
+
+export interface MergeInput {
+  dir: string;
+  manifest: Manifest;
+  records: TrialRecord[];
+}
+
+/** The trial keys a run's manifest plans (all shards together). */
+export function plannedKeys(manifest: Manifest): string[] {
+  const items = manifest.plan.items.map((key) => {
+    const slash = key.indexOf("/");
+    return { suite: key.slice(0, slash) as RunSuite, item_id: key.slice(slash + 1) };
+  });
+  return planTrials(items, manifest.plan.trials).map((t) => t.key);
+}
+
+const sample = (keys: readonly string[]) => `${keys.slice(0, 5).join(", ")}${keys.length > 5 ? `, ... (${keys.length} in all)` : ""}`;
+
+/**
+ * Checks that the runs can be one: same config hash and corpus hash, every planned key present
+ * exactly once across them, nothing outside the plan. Returns the records in key order.
+ */
+export function checkMergeable(inputs: readonly MergeInput[]): TrialRecord[] {
+  const [first, ...rest] = inputs;
+  if (!first) throw new InputError("command line", "DIR...", "give at least one run directory");
+  for (const other of rest) {
+    if (other.manifest.config_hash !== first.manifest.config_hash) {
+      throw new InputError(other.dir, "config_hash", `differs from ${first.dir} (${other.manifest.config_hash.slice(0, 12)} vs ${first.manifest.config_hash.slice(0, 12)}): the runs were made with different settings or code`);
+    }
+    if (other.manifest.corpus.hash !== first.manifest.corpus.hash) {
+      throw new InputError(other.dir, "corpus.hash", `differs from ${first.dir}: the runs saw different corpora`);
+    }
+  }
+  const owner = new Map<string, string>();
+  const duplicated: string[] = [];
+  const records: TrialRecord[] = [];
+  for (const input of inputs) {
+    for (const r of input.records) {
+      const key = trialKey(r);
+      const seen = owner.get(key);
+      if (seen !== undefined) duplicated.push(`${key} (${seen} and ${input.dir})`);
+      owner.set(key, input.dir);
+      records.push(r);
+    }
+  }
+  if (duplicated.length) throw new InputError(inputs[1]?.dir ?? first.dir, RUN_FILES.trials, `trial keys recorded in more than one run: ${sample(duplicated)}`);
+  const planned = plannedKeys(first.manifest);
+  const plannedSet = new Set(planned);
+  const extra = [...owner.keys()].filter((k) => !plannedSet.has(k));
+  if (extra.length) throw new InputError(owner.get(extra[0]!)!, RUN_FILES.trials, `trial keys outside the plan: ${sample(extra)}`);
+  const missing = planned.filter((k) => !owner.has(k));
+  if (missing.length) throw new InputError("command line", "DIR...", `trial keys missing from every run (a shard not given, or not completed): ${sample(missing)}`);
+  const order = new Map(planned.map((k, i) => [k, i]));
+  return records.sort((a, b) => order.get(trialKey(a))! - order.get(trialKey(b))!);
+}
+
+export function loadMergeInput(dir: string): MergeInput {
+  const manifest = readManifest(dir);
+  const log = readTrialLog(dir);
+  return { dir, manifest, records: log.records };
+}
+
+/** Writes one run from shard runs: the merged manifest and every record once, in key order. */
+export function mergeRuns(inputs: readonly MergeInput[], out: string, opts: { now: () => Date; runId: string; command: string[]; force: boolean }): Manifest {
+  const records = checkMergeable(inputs);
+  const first = inputs[0]!.manifest;
+  prepareOutDir(out, opts.force);
+  const release = acquireLock(out, opts.now);
+  try {
+    const log = new TrialLog(out);
+    for (const r of records) log.append(r);
+    log.close();
+    const canaries = inputs.map((i) => i.manifest.canary);
+    const manifest: Manifest = {
+      ...first,
+      schema_version: MANIFEST_SCHEMA_VERSION,
+      run_id: opts.runId,
+      state: "completed",
+      started_at: inputs.map((i) => i.manifest.started_at).sort()[0]!,
+      finished_at: opts.now().toISOString(),
+      command: opts.command,
+      plan: { ...first.plan, shard: null, shard_planned: first.plan.planned },
+      canary: {
+        ok: canaries.every((c) => c?.ok === true),
+        failures: canaries.flatMap((c, i) => (c === null ? [`${inputs[i]!.dir}: no canary result`] : c.failures.map((f) => `${inputs[i]!.dir}: ${f}`))),
+        results: canaries.find((c) => c !== null)?.results ?? null,
+      },
+      sessions: inputs.flatMap((i) => i.manifest.sessions),
+      totals: totalsOf(records.map(trialHead)),
+      merged_from: inputs.map((i) => ({ dir: i.dir, run_id: i.manifest.run_id, shard: i.manifest.plan.shard })),
+    };
+    writeJsonAtomic(join(out, RUN_FILES.manifest), manifest);
+    return manifest;
+  } finally {
+    release();
+  }
+}

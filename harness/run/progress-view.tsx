@@ -1,0 +1,66 @@
+import { Box, Text, render } from "ink";
+import { formatDuration, formatUsd, progressLine, type Progress, type ProgressSnapshot } from "./progress.ts";
+
+function Bar({ done, total }: { done: number; total: number }) {
+  const width = 24;
+  const filled = total === 0 ? width : Math.round((done / total) * width);
+  return <Text color="green">{"█".repeat(filled)}<Text dimColor>{"░".repeat(width - filled)}</Text></Text>;
+}
+
+export function ProgressView({ p }: { p: ProgressSnapshot }) {
+  return (
+    <Box flexDirection="column">
+      {p.suites.map((s) => (
+        <Box key={s.suite} gap={1}>
+          <Box width={9}><Text bold>{s.suite}</Text></Box>
+          <Bar done={s.done} total={s.total} />
+          <Text>{s.done}/{s.total}</Text>
+          {s.errors > 0 ? <Text color="red">{s.errors} errors</Text> : null}
+        </Box>
+      ))}
+      <Text dimColor>
+        {p.rate.toFixed(1)} trials/s · eta {formatDuration(p.etaMs)} · {p.calls} calls · spent {formatUsd(p.spentUsd)} · {formatDuration(p.elapsedMs)} elapsed
+      </Text>
+      {p.slowest.length > 0 ? (
+        <Text dimColor>slowest in flight: {p.slowest.map((s) => `${s.key} ${formatDuration(s.ageMs)}`).join(", ")}</Text>
+      ) : null}
+    </Box>
+  );
+}
+
+export interface ProgressReporter {
+  stop(): void;
+}
+
+/**
+ * The live view: ink on an interactive terminal, otherwise a plain line every `everyMs` (CI,
+ * pipes, NO_COLOR). Both read the same snapshot.
+ */
+export function startProgress(
+  progress: Progress,
+  now: () => number,
+  out: NodeJS.WriteStream,
+  env: NodeJS.ProcessEnv,
+  everyMs = 2000,
+): ProgressReporter {
+  const interactive = out.isTTY === true && !env.NO_COLOR && !env.CI;
+  if (interactive) {
+    const app = render(<ProgressView p={progress.snapshot(now())} />, { stdout: out, patchConsole: false, exitOnCtrlC: false });
+    const timer = setInterval(() => app.rerender(<ProgressView p={progress.snapshot(now())} />), 150);
+    return {
+      stop() {
+        clearInterval(timer);
+        app.rerender(<ProgressView p={progress.snapshot(now())} />);
+        app.unmount();
+      },
+    };
+  }
+  const timer = setInterval(() => out.write(`${progressLine(progress.snapshot(now()))}\n`), everyMs);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      out.write(`${progressLine(progress.snapshot(now()))}\n`);
+    },
+  };
+}

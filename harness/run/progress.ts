@@ -1,0 +1,102 @@
+import type { TrialEvent } from "./execute.ts";
+import { RUN_SUITES, type RunSuite, type TrialWork } from "./work.ts";
+
+export interface SuiteProgress {
+  suite: RunSuite;
+  total: number;
+  done: number;
+  errors: number;
+}
+
+export interface InFlight {
+  key: string;
+  ageMs: number;
+}
+
+export interface ProgressSnapshot {
+  suites: SuiteProgress[];
+  done: number;
+  total: number;
+  /** Trials per second since this session started. */
+  rate: number;
+  etaMs: number | null;
+  spentUsd: number | null;
+  calls: number;
+  /** Longest-running trials in flight, slowest first. */
+  slowest: InFlight[];
+  elapsedMs: number;
+}
+
+/** Live counters of one session, fed by trial events; `snapshot` is what the views draw. */
+export class Progress {
+  private readonly suites = new Map<RunSuite, SuiteProgress>();
+  private readonly inFlight = new Map<string, number>();
+  private doneThisSession = 0;
+  private spent: number | null = 0;
+
+  constructor(
+    all: readonly TrialWork[],
+    pending: readonly TrialWork[],
+    private readonly startedAt: number,
+    private readonly calls: () => number,
+  ) {
+    for (const s of RUN_SUITES) {
+      const total = all.filter((t) => t.suite === s).length;
+      if (total > 0) this.suites.set(s, { suite: s, total, done: total - pending.filter((t) => t.suite === s).length, errors: 0 });
+    }
+  }
+
+  onEvent(e: TrialEvent): void {
+    if (e.type === "start") this.inFlight.set(e.work.key, e.at);
+    else this.inFlight.delete(e.work.key);
+    if (e.type === "recorded") {
+      const s = this.suites.get(e.work.suite)!;
+      s.done++;
+      if (e.record.status === "error") s.errors++;
+      this.doneThisSession++;
+      this.spent = this.spent === null || e.record.cost_usd === null ? null : this.spent + e.record.cost_usd;
+    }
+  }
+
+  snapshot(now: number): ProgressSnapshot {
+    const suites = [...this.suites.values()].map((s) => ({ ...s }));
+    const done = suites.reduce((n, s) => n + s.done, 0);
+    const total = suites.reduce((n, s) => n + s.total, 0);
+    const elapsedMs = Math.max(1, now - this.startedAt);
+    const rate = this.doneThisSession / (elapsedMs / 1000);
+    const slowest = [...this.inFlight.entries()]
+      .map(([key, at]) => ({ key, ageMs: now - at }))
+      .sort((a, b) => b.ageMs - a.ageMs)
+      .slice(0, 3);
+    return {
+      suites,
+      done,
+      total,
+      rate,
+      etaMs: rate > 0 ? ((total - done) / rate) * 1000 : null,
+      spentUsd: this.spent,
+      calls: this.calls(),
+      slowest,
+      elapsedMs,
+    };
+  }
+}
+
+export function formatDuration(ms: number | null): string {
+  if (ms === null || !Number.isFinite(ms)) return "--";
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m${String(s % 60).padStart(2, "0")}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
+}
+
+export function formatUsd(v: number | null): string {
+  return v === null ? "unknown" : `$${v.toFixed(v < 1 ? 4 : 2)}`;
+}
+
+/** One plain progress line (CI logs, pipes, NO_COLOR). */
+export function progressLine(p: ProgressSnapshot): string {
+  const suites = p.suites.map((s) => `${s.suite} ${s.done}/${s.total}${s.errors ? ` (${s.errors} err)` : ""}`).join("  ");
+  const slow = p.slowest[0] ? `  slowest ${p.slowest[0].key} ${formatDuration(p.slowest[0].ageMs)}` : "";
+  return `[${formatDuration(p.elapsedMs)}] ${suites}  ${p.rate.toFixed(1)}/s  eta ${formatDuration(p.etaMs)}  calls ${p.calls}  spent ${formatUsd(p.spentUsd)}${slow}`;
+}

@@ -1,0 +1,225 @@
+import { z } from "zod";
+import { hashCanonical, canonicalJson } from "../../src/canonical.ts";
+import { CATEGORIES } from "../../src/formats/enums.ts";
+import { InputError } from "../../src/formats/load.ts";
+import { ClientConfigSchema, type RoleConfig } from "../../src/providers/config.ts";
+import { ENGINE_MODES } from "../../src/loop/engine.ts";
+import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/providers/sim/profile.ts";
+import { EstimateSchema, type ConfigFile, type Estimate, type RolePatch } from "../config.ts";
+import { REDACTED, redactHeaders, splitHeader } from "./redact.ts";
+import { parseShard, RUN_SUITES, type Shard } from "./work.ts";
+
+/**
+ * Everything that can change a result. Recorded in the manifest and hashed (with the code
+ * fingerprint); a resume runs with it, shards merge only when theirs agree.
+ */
+export const RunConfigSchema = z.strictObject({
+  suites: z.array(z.enum(RUN_SUITES)).min(1),
+  only: z.array(z.string()).nullable(),
+  domain: z.array(z.string()).nullable(),
+  category: z.array(z.enum(CATEGORIES)).nullable(),
+  trials: z.number().int().min(1),
+  seed: z.number().int(),
+  mode: z.enum(ENGINE_MODES),
+  maxRounds: z.number().int().min(1),
+  client: ClientConfigSchema,
+});
+export type RunConfig = z.output<typeof RunConfigSchema>;
+
+/** Everything that cannot change a result: never hashed, free to differ between resume and shards. */
+export interface Operational {
+  concurrency: number;
+  budgetUsd: number | null;
+  maxCalls: number | null;
+  shard: Shard | null;
+}
+
+/** Code-derived inputs of a result (prompts, schemas, gates, sim profile): hashed beside the config. */
+export type Fingerprint = Record<string, unknown>;
+
+const DEFAULT_ROLES: Record<"planner" | "critic", RoleConfig> = {
+  planner: { provider: "sim", model: "sim-planner-1" },
+  critic: { provider: "sim", model: "sim-critic-1" },
+};
+
+const DEFAULTS = {
+  suites: [...RUN_SUITES],
+  trials: 5,
+  seed: 0,
+  mode: "gates-first",
+  maxRounds: 4,
+  concurrency: 8,
+} as const;
+
+const list = z
+  .string()
+  .transform((s) => s.split(",").map((x) => x.trim()).filter((x) => x !== ""))
+  .pipe(z.array(z.string()).min(1));
+const int = (min: number) => z.coerce.number().int().min(min);
+
+/** `fieldtest run` options as commander hands them over (strings), validated at the boundary. */
+export const RunCliSchema = z.strictObject({
+  config: z.string().optional(),
+  suite: list.pipe(z.array(z.enum(["canary", ...RUN_SUITES]))).optional(),
+  only: list.optional(),
+  domain: list.optional(),
+  category: list.pipe(z.array(z.enum(CATEGORIES))).optional(),
+  trials: int(1).optional(),
+  seed: z.coerce.number().int().optional(),
+  provider: z.string().optional(),
+  model: z.string().min(1).optional(),
+  plannerProvider: z.string().optional(),
+  plannerModel: z.string().min(1).optional(),
+  criticProvider: z.string().optional(),
+  criticModel: z.string().min(1).optional(),
+  baseUrl: z.url().optional(),
+  header: z.array(z.string()).optional(),
+  timeout: z.coerce.number().positive().optional(),
+  temperature: z.coerce.number().min(0).max(2).optional(),
+  mode: z.enum(ENGINE_MODES).optional(),
+  simProfile: z.string().min(1).optional(),
+  concurrency: int(1).optional(),
+  budgetUsd: z.coerce.number().positive().optional(),
+  maxCalls: int(1).optional(),
+  dryRun: z.boolean().optional(),
+  shard: z
+    .string()
+    .transform((s, ctx) => parseShard(s) ?? (ctx.addIssue({ code: "custom", message: "expected I/N with 1 <= I <= N" }), z.NEVER))
+    .optional(),
+  out: z.string().min(1).optional(),
+  force: z.boolean().optional(),
+  failOnExpectations: z.boolean().optional(),
+  resume: z.string().min(1).optional(),
+  retryErrors: z.boolean().optional(),
+});
+export type RunCli = z.output<typeof RunCliSchema>;
+
+/** Options that only make sense for a fresh run (the recorded values stand on resume). */
+export const FRESH_ONLY: readonly (keyof RunCli)[] = ["shard", "out", "force", "dryRun"];
+
+export interface ResolvedRun {
+  config: RunConfig;
+  operational: Operational;
+  estimate: Estimate;
+}
+
+function cliRolePatch(cli: RunCli, role: "planner" | "critic"): RolePatch {
+  const patch: RolePatch = {};
+  const provider = role === "planner" ? cli.plannerProvider : cli.criticProvider;
+  const model = role === "planner" ? cli.plannerModel : cli.criticModel;
+  if (cli.provider !== undefined || provider !== undefined) patch.provider = (provider ?? cli.provider) as RolePatch["provider"];
+  if (cli.model !== undefined || model !== undefined) patch.model = model ?? cli.model;
+  if (cli.baseUrl !== undefined) patch.baseUrl = cli.baseUrl;
+  if (cli.timeout !== undefined) patch.timeoutMs = Math.round(cli.timeout * 1000);
+  if (cli.temperature !== undefined) patch.temperature = cli.temperature;
+  if (cli.header !== undefined) {
+    const headers: Record<string, string> = {};
+    for (const h of cli.header) {
+      const kv = splitHeader(h);
+      if (kv === null) throw new InputError("command line", "--header", `expected K=V, got "${h.split(/[=:]/)[0]}..."`);
+      headers[kv[0]] = kv[1];
+    }
+    patch.headers = headers;
+  }
+  return patch;
+}
+
+/** A role after the patches: changing the provider without naming a model is an error. */
+function applyRole(base: RoleConfig, patches: RolePatch[], role: string): RoleConfig {
+  let out: RoleConfig = { ...base };
+  for (const p of patches) {
+    const providerChanged = p.provider !== undefined && p.provider !== out.provider;
+    out = { ...out, ...p, headers: p.headers ? { ...out.headers, ...p.headers } : out.headers } as RoleConfig;
+    if (providerChanged && p.model === undefined && out.provider !== "sim") {
+      throw new InputError("command line", `${role} model`, `provider "${out.provider}" needs a model (--model or --${role}-model)`);
+    }
+  }
+  return out;
+}
+
+export interface ResolveContext {
+  /** On resume: the recorded run, which takes the place of the built-in defaults. */
+  recorded?: { config: RunConfig; operational: Operational };
+  /** Reads a sim profile file (the edge passes loadSimProfile). */
+  loadProfile: (path: string) => SimProfile;
+}
+
+/**
+ * Built-in defaults (or, on resume, the recorded config), then the config file, then CLI flags.
+ * Pure apart from the injected profile loader. When a role uses the sim, the effective profile is
+ * recorded in full, so the config hash moves with it and a resume needs no file.
+ */
+export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): ResolvedRun {
+  const recorded = ctx.recorded;
+  const base = recorded?.config;
+  const suites = cli.suite?.filter((s): s is (typeof RUN_SUITES)[number] => s !== "canary") ?? file.suites ?? base?.suites ?? [...DEFAULTS.suites];
+  if (suites.length === 0) throw new InputError("command line", "--suite", "select corpus, boundary or both (canary always runs first)");
+  const seed = cli.seed ?? file.seed ?? base?.seed ?? DEFAULTS.seed;
+  const roles = (["planner", "critic"] as const).map((role) =>
+    applyRole(base?.client[role] ?? DEFAULT_ROLES[role], [file.provider ?? {}, file.roles?.[role] ?? {}, cliRolePatch(cli, role)], role),
+  ) as [RoleConfig, RoleConfig];
+  const profilePath = cli.simProfile ?? file.simProfile ?? undefined;
+  const usesSim = roles.some((r) => r.provider === "sim" || (r.provider === "replay" && r.replay?.as === "sim"));
+  const simProfile = profilePath !== undefined ? ctx.loadProfile(profilePath) : (base?.client.sim?.profile ?? (usesSim ? DEFAULT_SIM_PROFILE : undefined));
+  const clientParsed = ClientConfigSchema.safeParse({
+    planner: roles[0],
+    critic: roles[1],
+    maxOutputAttempts: file.maxOutputAttempts ?? base?.client.maxOutputAttempts,
+    maxRetries: file.maxRetries ?? base?.client.maxRetries,
+    sim: { ...(simProfile !== undefined ? { profile: simProfile } : {}), runSeed: seed },
+  });
+  if (!clientParsed.success) {
+    const issue = clientParsed.error.issues[0]!;
+    throw new InputError("command line", issue.path.join("."), issue.message);
+  }
+  const config: RunConfig = {
+    suites: RUN_SUITES.filter((s) => suites.includes(s)),
+    only: cli.only ?? (file.only === undefined ? (base?.only ?? null) : file.only),
+    domain: cli.domain ?? (file.domain === undefined ? (base?.domain ?? null) : file.domain),
+    category: cli.category ?? (file.category === undefined ? (base?.category ?? null) : file.category),
+    trials: cli.trials ?? file.trials ?? base?.trials ?? DEFAULTS.trials,
+    seed,
+    mode: cli.mode ?? file.mode ?? base?.mode ?? DEFAULTS.mode,
+    maxRounds: file.maxRounds ?? base?.maxRounds ?? DEFAULTS.maxRounds,
+    client: clientParsed.data,
+  };
+  const operational: Operational = {
+    concurrency: cli.concurrency ?? file.concurrency ?? recorded?.operational.concurrency ?? DEFAULTS.concurrency,
+    budgetUsd: cli.budgetUsd ?? (file.budgetUsd === undefined ? (recorded?.operational.budgetUsd ?? null) : file.budgetUsd),
+    maxCalls: cli.maxCalls ?? (file.maxCalls === undefined ? (recorded?.operational.maxCalls ?? null) : file.maxCalls),
+    shard: recorded ? recorded.operational.shard : (cli.shard ?? null),
+  };
+  return { config, operational, estimate: file.estimate ?? EstimateSchema.parse({}) };
+}
+
+/** The config as the manifest records it: credential header values replaced. */
+export function recordedConfig(config: RunConfig): RunConfig {
+  const role = (r: RoleConfig): RoleConfig => (r.headers ? { ...r, headers: redactHeaders(r.headers) } : r);
+  return { ...config, client: { ...config.client, planner: role(config.client.planner), critic: role(config.client.critic) } };
+}
+
+/** Roles whose recorded headers were redacted and that the resume command line did not supply again. */
+export function missingCredentials(config: RunConfig): string[] {
+  const out: string[] = [];
+  for (const role of ["planner", "critic"] as const) {
+    for (const [k, v] of Object.entries(config.client[role].headers ?? {})) if (v === REDACTED) out.push(`${role}: --header ${k}=...`);
+  }
+  return out;
+}
+
+/** Hash of what can change a result: the recorded config plus the code fingerprint. */
+export function configHash(config: RunConfig, fingerprint: Fingerprint): string {
+  return hashCanonical({ config: recordedConfig(config), fingerprint });
+}
+
+/** `path: before -> after` for every leaf that differs, in path order. */
+export function diffValues(before: unknown, after: unknown, path = ""): string[] {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  if (isObj(before) && isObj(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    return keys.flatMap((k) => diffValues(before[k], after[k], path ? `${path}.${k}` : k));
+  }
+  const a = canonicalJson(before ?? null);
+  const b = canonicalJson(after ?? null);
+  return a === b ? [] : [`${path || "(root)"}: ${a} -> ${b}`];
+}

@@ -1,0 +1,341 @@
+import { join } from "node:path";
+import type { Corpus } from "../corpus/load.ts";
+import type { CallRecord, Role } from "../../src/formats/records.ts";
+import { InputError } from "../../src/formats/load.ts";
+import type { SimProfile } from "../../src/providers/sim/profile.ts";
+import type { ConfigFile } from "../config.ts";
+import { BudgetGuard, estimateSweep, refuseByEstimate, type PriceOf, type SweepEstimate } from "./budget.ts";
+import { currentTrialKey, executeTrials, StopControl, type TrialExecutor } from "./execute.ts";
+import { MANIFEST_SCHEMA_VERSION, readManifest, runIdFor, totalsOf, type Manifest, type RunState, type Session } from "./manifest.ts";
+import { Progress, formatUsd } from "./progress.ts";
+import { startProgress } from "./progress-view.tsx";
+import { redactArgv } from "./redact.ts";
+import { configHash, diffValues, FRESH_ONLY, missingCredentials, recordedConfig, resolveRun, type Fingerprint, type ResolvedRun, type RunCli, type RunConfig } from "./settings.ts";
+import { acquireLock, prepareOutDir, readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
+import { formatSummary, formatTable, summarizeByCategory } from "./summary.ts";
+import { pendingTrials, planTrials, selectItems, shardTrials, type TrialWork, type WorkItem } from "./work.ts";
+
+export const EXIT_INTERRUPTED = 130;
+
+export interface CanaryOutcome {
+  ok: boolean;
+  results: unknown;
+  failures: string[];
+}
+
+export interface CallHooks {
+  beforeCall(role: Role): "ok" | "budget_exceeded";
+  onCall(record: CallRecord): void;
+}
+
+/** What the runner needs from the rest of fieldtest (wired in harness/run/wiring.ts, faked in tests). */
+export interface SweepEngine {
+  loadCorpus(): Corpus;
+  loadProfile(path: string): SimProfile;
+  runCanaries(): CanaryOutcome;
+  /** Prompt, schema, gate and sim-profile hashes (covered by the config hash) and the per-role summary. */
+  describe(config: RunConfig): { fingerprint: Fingerprint; roles: Manifest["roles"]; gateVersions: Record<string, unknown>; priceTableVersion: string | null };
+  price: PriceOf;
+  /** Throws an InputError when a role needs an API key that is not set. */
+  checkApiKeys(config: RunConfig): void;
+  createExecutor(config: RunConfig, corpus: Corpus, hooks: CallHooks): TrialExecutor;
+  /**
+   * Writes summary.json, report.md, report.html and trials.csv; returns the paths, the headline
+   * metrics as text lines and the ids of items that failed their expectation.
+   */
+  writeReport?(dir: string): RunReport;
+}
+
+export interface RunReport {
+  paths: string[];
+  headline: string[];
+  expectationFailures: string[];
+}
+
+/** The process edge: clock, identity, streams, signals, git. */
+export interface SweepHost {
+  now(): Date;
+  randomId(): string;
+  /** The command line as typed (without `node bin/...`), recorded after redaction. */
+  argv: readonly string[];
+  env: NodeJS.ProcessEnv;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  onSignal(handler: (signal: "SIGINT" | "SIGTERM") => void): () => void;
+  git(): Promise<{ sha: string | null; dirty: boolean | null }>;
+  harnessVersion: string;
+}
+
+export function corpusItems(corpus: Corpus): WorkItem[] {
+  return [
+    ...corpus.goals.map(({ goal }) => ({
+      suite: "corpus" as const,
+      item_id: goal.id,
+      domain: goal.domain,
+      category: goal.category,
+      item_hash: corpus.itemHashes[`corpus/${goal.id}`]!,
+    })),
+    ...corpus.fixtures.map(({ fixture }) => ({
+      suite: "boundary" as const,
+      item_id: fixture.id,
+      domain: fixture.goal.domain,
+      category: null,
+      item_hash: corpus.itemHashes[`boundary/${fixture.id}`]!,
+    })),
+  ];
+}
+
+const itemKey = (it: Pick<WorkItem, "suite" | "item_id">) => `${it.suite}/${it.item_id}`;
+
+function resumeCommand(dir: string): string {
+  return `npx --no-install fieldtest run --resume ${/[\s"'$]/.test(dir) ? JSON.stringify(dir) : dir}`;
+}
+
+function printEstimate(out: NodeJS.WriteStream, est: SweepEstimate, counts: { corpus: number; boundary: number }, shardNote: string): void {
+  out.write(`dry run: ${counts.corpus} engine trials, ${counts.boundary} boundary trials${shardNote}; nothing is called or written\n\n`);
+  out.write(
+    `${formatTable(
+      ["role", "provider/model", "calls", "max calls", "input tokens", "output tokens", "cost"],
+      [
+        ...est.roles.map((r) => [r.role, `${r.provider}/${r.model}`, r.calls, r.maxCalls, r.inputTokens, r.outputTokens, formatUsd(r.costUsd)]),
+        ["total", "", est.calls, est.roles.reduce((n, r) => n + r.maxCalls, 0), est.roles.reduce((n, r) => n + r.inputTokens, 0), est.roles.reduce((n, r) => n + r.outputTokens, 0), formatUsd(est.costUsd)],
+      ],
+    )}\n\nhow the estimate is derived:\n`,
+  );
+  for (const r of est.roles) for (const line of r.derivation) out.write(`  ${r.role}: ${line}\n`);
+}
+
+interface Prepared {
+  dir: string;
+  resolved: ResolvedRun;
+  corpus: Corpus;
+  items: WorkItem[];
+  plan: TrialWork[];
+  owned: TrialWork[];
+  manifest: Manifest;
+  recorded: TrialHead[];
+}
+
+/** `fieldtest run`: a fresh sweep or `--resume DIR`. Returns the exit code. */
+export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngine, host: SweepHost): Promise<number> {
+  const started = host.now();
+  const corpus = engine.loadCorpus();
+  const allItems = corpusItems(corpus);
+  let prep: Prepared;
+
+  if (cli.resume !== undefined) {
+    const stray = FRESH_ONLY.find((k) => cli[k] !== undefined);
+    if (stray) throw new InputError("command line", `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, "cannot be combined with --resume (the recorded run's value stands)");
+    const dir = cli.resume;
+    const manifest = readManifest(dir);
+    const resolved = resolveRun(file, cli, {
+      recorded: {
+        config: manifest.config,
+        operational: { concurrency: manifest.operational.concurrency, budgetUsd: manifest.operational.budget_usd, maxCalls: manifest.operational.max_calls, shard: manifest.plan.shard },
+      },
+      loadProfile: engine.loadProfile,
+    });
+    const described = engine.describe(resolved.config);
+    const hash = configHash(resolved.config, described.fingerprint);
+    if (hash !== manifest.config_hash) {
+      const diff = [
+        ...diffValues(manifest.config, recordedConfig(resolved.config), "config"),
+        ...diffValues(manifest.fingerprint, described.fingerprint, "fingerprint"),
+      ];
+      throw new InputError(dir, "config", `differs from the recorded run, refusing to resume:\n  ${diff.join("\n  ") || "(hash differs)"}`);
+    }
+    const missing = missingCredentials(resolved.config);
+    if (missing.length) throw new InputError("command line", "--header", `the run sent credential headers that are never recorded; pass them again: ${missing.join(", ")}`);
+    if (corpus.hash !== manifest.corpus.hash) {
+      const changed = diffValues(manifest.corpus.items, corpus.itemHashes).map((l) => l.split(":")[0]);
+      throw new InputError(dir, "corpus", `changed since the run started, refusing to resume (items: ${changed.slice(0, 8).join(", ")}${changed.length > 8 ? ", ..." : ""})`);
+    }
+    const items = selectItems(allItems, resolved.config);
+    const plan = planTrials(items, resolved.config.trials);
+    const owned = shardTrials(plan, manifest.plan.shard);
+    const log = readTrialLog(dir, trialHead);
+    prep = { dir, resolved, corpus, items, plan, owned, manifest, recorded: log.records };
+    if (log.torn > 0) host.stderr.write(`fieldtest: ${join(dir, RUN_FILES.trials)}: ignored ${log.torn} torn line(s) from an interrupted write\n`);
+  } else {
+    const resolved = resolveRun(file, cli, { loadProfile: engine.loadProfile });
+    const items = selectItems(allItems, resolved.config);
+    if (items.length === 0) throw new InputError("command line", "--only/--domain/--category", "the selection matches no corpus goal or boundary fixture");
+    const plan = planTrials(items, resolved.config.trials);
+    const owned = shardTrials(plan, resolved.operational.shard);
+    const described = engine.describe(resolved.config);
+    const est = estimateSweep(
+      { corpusTrials: owned.filter((t) => t.suite === "corpus").length, boundaryTrials: owned.filter((t) => t.suite === "boundary").length },
+      resolved.config,
+      resolved.estimate,
+      engine.price,
+    );
+    const shard = resolved.operational.shard;
+    if (cli.dryRun) {
+      printEstimate(host.stdout, est, { corpus: owned.filter((t) => t.suite === "corpus").length, boundary: owned.filter((t) => t.suite === "boundary").length }, shard ? ` (shard ${shard.index}/${shard.count} of ${plan.length})` : "");
+      return 0;
+    }
+    const refusal = refuseByEstimate(est, resolved.operational);
+    if (refusal) {
+      host.stderr.write(`fieldtest: budget refused: ${refusal}; nothing was called (see --dry-run)\n`);
+      return 3;
+    }
+    engine.checkApiKeys(resolved.config);
+    const runId = runIdFor(started, host.randomId());
+    const dir = cli.out ?? join("runs", runId);
+    prepareOutDir(dir, cli.force === true);
+    const git = await host.git();
+    const manifest: Manifest = {
+      schema_version: MANIFEST_SCHEMA_VERSION,
+      run_id: runId,
+      state: "running",
+      started_at: started.toISOString(),
+      finished_at: null,
+      harness: { name: "fieldtest", version: host.harnessVersion },
+      git,
+      node: process.version,
+      command: ["fieldtest", ...redactArgv(host.argv)],
+      config: recordedConfig(resolved.config),
+      config_hash: configHash(resolved.config, described.fingerprint),
+      fingerprint: described.fingerprint,
+      gate_versions: described.gateVersions,
+      price_table_version: described.priceTableVersion,
+      roles: described.roles,
+      corpus: { hash: corpus.hash, items: corpus.itemHashes },
+      plan: { items: items.map(itemKey).sort(), trials: resolved.config.trials, planned: plan.length, shard, shard_planned: owned.length },
+      operational: { concurrency: resolved.operational.concurrency, budget_usd: resolved.operational.budgetUsd, max_calls: resolved.operational.maxCalls },
+      canary: null,
+      sessions: [],
+      totals: { recorded: 0, errors: 0, calls: 0, cost_usd: 0 },
+      merged_from: null,
+    };
+    prep = { dir, resolved, corpus, items, plan, owned, manifest, recorded: [] };
+  }
+  return execute(prep, cli, engine, host, started);
+}
+
+async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: SweepHost, started: Date): Promise<number> {
+  const { dir, resolved, manifest } = prep;
+  const release = acquireLock(dir, host.now);
+  const log = new TrialLog(dir);
+  const session: Session = {
+    command: ["fieldtest", ...redactArgv(host.argv)],
+    started_at: started.toISOString(),
+    finished_at: null,
+    outcome: "running",
+    trials_written: 0,
+    calls: 0,
+    cost_usd: 0,
+  };
+  manifest.sessions.push(session);
+  manifest.state = "running";
+  manifest.finished_at = null;
+  manifest.operational = { concurrency: resolved.operational.concurrency, budget_usd: resolved.operational.budgetUsd, max_calls: resolved.operational.maxCalls };
+  const saveManifest = () => writeJsonAtomic(join(dir, RUN_FILES.manifest), manifest);
+  saveManifest();
+
+  const stop = new StopControl();
+  const spentBefore = manifest.sessions.slice(0, -1).reduce((t, s) => ({ calls: t.calls + s.calls, costUsd: t.costUsd + (s.cost_usd ?? 0) }), { calls: 0, costUsd: 0 });
+  const guard = new BudgetGuard(resolved.operational, currentTrialKey, spentBefore);
+  let disposeSignals = () => {};
+  let reporter: { stop(): void } | null = null;
+  try {
+    const canary = engine.runCanaries();
+    manifest.canary = canary;
+    if (!canary.ok) {
+      host.stderr.write(`fieldtest: canary failed, no LLM call was made:\n  ${canary.failures.join("\n  ")}\n`);
+      return finish("canary_failed", 3);
+    }
+
+    const pending = pendingTrials(prep.owned, prep.recorded, cli.retryErrors === true);
+    const progress = new Progress(prep.owned, pending, host.now().getTime(), () => guard.calls - spentBefore.calls);
+    const executor = engine.createExecutor(resolved.config, prep.corpus, {
+      beforeCall: () => {
+        const verdict = guard.beforeCall();
+        if (verdict === "budget_exceeded" && stop.mode === "run") stop.stop("drain", guard.tripped ?? "budget");
+        return verdict;
+      },
+      onCall: (record) => guard.onCall(record),
+    });
+    disposeSignals = host.onSignal((signal) => {
+      if (signal === "SIGINT" && stop.mode === "run") {
+        host.stderr.write("\nfieldtest: stopping: finishing the trials in flight (Ctrl-C again to abandon them)\n");
+        stop.stop("drain", "interrupted");
+      } else {
+        stop.stop("abandon", "interrupted");
+        guard.close("interrupted");
+      }
+    });
+    const itemHash = new Map(prep.items.map((it) => [itemKey(it), it.item_hash]));
+    host.stderr.write(`fieldtest: run ${dir}: ${pending.length} of ${prep.owned.length} trials to run${manifest.plan.shard ? ` (shard ${manifest.plan.shard.index}/${manifest.plan.shard.count})` : ""}\n`);
+    reporter = startProgress(progress, () => host.now().getTime(), host.stderr, host.env);
+    await executeTrials({
+      trials: pending,
+      concurrency: resolved.operational.concurrency,
+      execute: executor,
+      itemHash: (w) => itemHash.get(itemKey(w))!,
+      write: (record) => {
+        log.append(record);
+        session.trials_written++;
+      },
+      stop,
+      wasCut: (key) => guard.wasCut(key),
+      now: host.now,
+      onEvent: (e) => progress.onEvent(e),
+    });
+    reporter.stop();
+    reporter = null;
+
+    if (stop.reason === "interrupted") {
+      host.stderr.write(`fieldtest: interrupted; every finished trial is saved. Resume with:\n  ${resumeCommand(dir)}\n`);
+      return finish("interrupted", EXIT_INTERRUPTED);
+    }
+    if (stop.mode !== "run") {
+      host.stderr.write(`fieldtest: budget reached (${stop.reason}); stopped cleanly. Resume (raising the limit) with:\n  ${resumeCommand(dir)} --budget-usd X | --max-calls N\n`);
+      return finish("budget_stopped", 3);
+    }
+    return complete();
+  } finally {
+    reporter?.stop();
+    disposeSignals();
+    log.close();
+    release();
+  }
+
+  function finish(state: RunState, code: number, read = readTrialLog(dir, trialHead)): number {
+    manifest.state = state;
+    manifest.finished_at = state === "completed" ? host.now().toISOString() : null;
+    session.finished_at = host.now().toISOString();
+    session.outcome = state;
+    session.calls = guard.calls - spentBefore.calls;
+    session.cost_usd = guard.unknownCostCalls > 0 ? null : guard.spentUsd - spentBefore.costUsd;
+    manifest.totals = totalsOf(read.records);
+    saveManifest();
+    return code;
+  }
+
+  function complete(): number {
+    const read = readTrialLog(dir, trialHead);
+    const missing = pendingTrials(prep.owned, read.records, false).map((t) => t.key);
+    if (missing.length > 0) {
+      host.stderr.write(`fieldtest: ${missing.length} trials have no record (first: ${missing[0]}); resume with:\n  ${resumeCommand(dir)}\n`);
+      return finish("interrupted", 3, read);
+    }
+    finish("completed", 0, read);
+    const paths = [join(dir, RUN_FILES.manifest), join(dir, RUN_FILES.trials)];
+    // A shard's numbers mean little alone: the merged run gets the report.
+    const report = engine.writeReport && !manifest.plan.shard ? engine.writeReport(dir) : null;
+    if (report) paths.push(...report.paths);
+    const out = host.stdout;
+    out.write(`\n${formatSummary(summarizeByCategory(read.records, prep.items))}\n`);
+    if (report?.headline.length) out.write(`\n${report.headline.join("\n")}\n`);
+    out.write(`\ncalls ${manifest.totals.calls}  cost ${formatUsd(manifest.totals.cost_usd)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}\n`);
+    if (manifest.plan.shard) out.write(`shard ${manifest.plan.shard.index}/${manifest.plan.shard.count}: merge the shards with  npx --no-install fieldtest merge DIR... --out DIR\n`);
+    out.write(`wrote:\n${paths.map((p) => `  ${p}`).join("\n")}\n`);
+    const failed = cli.failOnExpectations ? (report?.expectationFailures ?? []) : [];
+    if (failed.length > 0) {
+      host.stderr.write(`fieldtest: ${failed.length} item(s) failed their expectation: ${failed.slice(0, 10).join(", ")}${failed.length > 10 ? ", ..." : ""}\n`);
+      return 1;
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,152 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { CRITIC_PROMPT, PLANNER_PROMPT, type PromptDescriptor } from "../../src/critic/prompts/index.ts";
+import { toGoal, type CorpusGoal } from "../../src/formats/goal.ts";
+import type { Fixture } from "../../src/formats/fixture.ts";
+import { InputError } from "../../src/formats/load.ts";
+import { GATE_VERSIONS } from "../../src/gates/index.ts";
+import { runCriticTrial } from "../../src/loop/critic-trial.ts";
+import { runEngine } from "../../src/loop/engine.ts";
+import { checkApiKeys, MissingApiKeyError } from "../../src/providers/api-keys.ts";
+import { createModelClient } from "../../src/providers/client.ts";
+import type { RoleConfig } from "../../src/providers/config.ts";
+import { estimateCost, PRICE_TABLE_VERSION } from "../../src/providers/prices.ts";
+import { SIM_VERSION } from "../../src/providers/sim/adapter.ts";
+import { loadSimProfile } from "../../src/providers/sim/profile.ts";
+import { z } from "zod";
+import { loadFile } from "../../src/formats/load.ts";
+import type { MetricValue } from "../../src/metrics/types.ts";
+import { runCanaries } from "../canary.ts";
+import { fmtMetric, HEADLINE_METRICS } from "../report/format.ts";
+import { writeReport } from "../report/write.ts";
+import { loadCorpus, type Corpus } from "../corpus/load.ts";
+import type { TrialExecutor } from "./execute.ts";
+import { RUN_FILES } from "./store.ts";
+import type { CallHooks, RunReport, SweepEngine, SweepHost } from "./sweep.ts";
+import type { RunConfig } from "./settings.ts";
+
+function promptHashes(p: PromptDescriptor<string>) {
+  return {
+    version: p.version,
+    system_sha256: p.system_sha256,
+    user_template_sha256: Object.fromEntries(Object.entries(p.templates).map(([k, t]) => [k, t.sha256])),
+    schema_sha256: p.schema_sha256,
+  };
+}
+
+function roleSummary(r: RoleConfig, prompt: PromptDescriptor<string>) {
+  return {
+    provider: r.provider,
+    model: r.model,
+    base_url: r.baseUrl ?? null,
+    temperature: r.temperature ?? null,
+    top_p: r.topP ?? null,
+    seed: r.seed ?? null,
+    max_tokens: r.maxTokens ?? null,
+    prompt: promptHashes(prompt),
+  };
+}
+
+/** The engine executor: corpus goals through the full loop, boundary fixtures through the critic alone. */
+export function engineExecutor(config: RunConfig, corpus: Corpus, hooks: CallHooks): TrialExecutor {
+  const client = createModelClient(config.client, hooks);
+  const goals = new Map<string, CorpusGoal>(corpus.goals.map(({ goal }) => [goal.id, goal]));
+  const fixtures = new Map<string, Fixture>(corpus.fixtures.map(({ fixture }) => [fixture.id, fixture]));
+  return (work) => {
+    const deps = { client, itemId: work.item_id, trial: work.trial };
+    return work.suite === "corpus"
+      ? runEngine(toGoal(goals.get(work.item_id)!), deps, { mode: config.mode, maxRounds: config.maxRounds })
+      : runCriticTrial(fixtures.get(work.item_id)!, deps);
+  };
+}
+
+const MetricSchema = z.looseObject({ value: z.number().nullable(), ci_low: z.number().nullable(), ci_high: z.number().nullable(), n_items: z.number(), n_trials: z.number() });
+const FailingSchema = z.looseObject({ failing_items: z.array(z.string()) });
+/** What the end-of-run table reads back from summary.json. */
+const SummaryHeadSchema = z.looseObject({
+  metrics: z.record(z.string(), MetricSchema),
+  expectations: z.looseObject({ goals: FailingSchema, fixtures: FailingSchema }),
+});
+
+/** Writes the run's reports, then reads the headline metrics and failed expectations back from summary.json. */
+export function reportRun(dir: string, corpusRoot = "corpus"): RunReport {
+  const paths = writeReport(dir, corpusRoot);
+  const summary = loadFile(join(dir, RUN_FILES.summary), SummaryHeadSchema);
+  const width = Math.max(...HEADLINE_METRICS.map((m) => m.length));
+  const headline = HEADLINE_METRICS.filter((m) => summary.metrics[m] !== undefined).map((m) => {
+    const v = summary.metrics[m]!;
+    return `${m.padEnd(width)}  ${fmtMetric(v as unknown as MetricValue).padEnd(24)} items ${v.n_items}, trials ${v.n_trials}`;
+  });
+  const failed = [...summary.expectations.goals.failing_items.map((id) => `corpus/${id}`), ...summary.expectations.fixtures.failing_items.map((id) => `boundary/${id}`)];
+  return { paths, headline, expectationFailures: failed };
+}
+
+/** The real system behind `fieldtest run` (the corpus root is a parameter for tests). */
+export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus"): SweepEngine {
+  return {
+    loadCorpus: () => loadCorpus(corpusRoot),
+    loadProfile: loadSimProfile,
+    runCanaries: () => runCanaries(),
+    describe: (config) => {
+      const usesSim = [config.client.planner, config.client.critic].some((r) => r.provider === "sim");
+      return {
+        fingerprint: {
+          prompts: { planner: promptHashes(PLANNER_PROMPT), critic: promptHashes(CRITIC_PROMPT) },
+          gate_versions: GATE_VERSIONS,
+          sim_version: usesSim ? SIM_VERSION : null,
+        },
+        roles: { planner: roleSummary(config.client.planner, PLANNER_PROMPT), critic: roleSummary(config.client.critic, CRITIC_PROMPT) },
+        gateVersions: GATE_VERSIONS,
+        priceTableVersion: PRICE_TABLE_VERSION,
+      };
+    },
+    price: (provider, model, inTok, outTok) => (provider === "sim" ? 0 : estimateCost(model, inTok, outTok)),
+    checkApiKeys: (config) => {
+      try {
+        checkApiKeys(config.client, env);
+      } catch (e) {
+        if (e instanceof MissingApiKeyError) throw new InputError("environment", "", e.message);
+        throw e;
+      }
+    },
+    createExecutor: engineExecutor,
+    writeReport: (dir) => reportRun(dir, corpusRoot),
+  };
+}
+
+async function gitInfo(): Promise<{ sha: string | null; dirty: boolean | null }> {
+  try {
+    const sha = (await execa("git", ["rev-parse", "HEAD"])).stdout.trim();
+    const status = (await execa("git", ["status", "--porcelain"])).stdout;
+    return { sha, dirty: status.trim() !== "" };
+  } catch {
+    return { sha: null, dirty: null };
+  }
+}
+
+/** The process behind `fieldtest run`: real clock, streams, signals and git. */
+export function realHost(argv: readonly string[]): SweepHost {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return {
+    now: () => new Date(),
+    randomId: () => randomBytes(3).toString("hex"),
+    argv,
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    onSignal: (handler) => {
+      const onInt = () => handler("SIGINT");
+      const onTerm = () => handler("SIGTERM");
+      process.on("SIGINT", onInt);
+      process.on("SIGTERM", onTerm);
+      return () => {
+        process.off("SIGINT", onInt);
+        process.off("SIGTERM", onTerm);
+      };
+    },
+    git: gitInfo,
+    harnessVersion: pkg.version,
+  };
+}

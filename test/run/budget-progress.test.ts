@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { EstimateSchema } from "../../harness/config.ts";
+import { BudgetGuard, estimateSweep, refuseByEstimate } from "../../harness/run/budget.ts";
+import { Progress, progressLine } from "../../harness/run/progress.ts";
+import { resolveRun, RunCliSchema } from "../../harness/run/settings.ts";
+import { planTrials } from "../../harness/run/work.ts";
+import { engineOutcome } from "../../src/loop/outcome.ts";
+import { DEFAULT_SIM_PROFILE } from "../../src/providers/sim/profile.ts";
+import type { TrialRecord } from "../../src/formats/records.ts";
+
+const config = (raw: Record<string, unknown>) => resolveRun({}, RunCliSchema.parse(raw), { loadProfile: () => DEFAULT_SIM_PROFILE }).config;
+const assumptions = EstimateSchema.parse({});
+
+describe("estimate", () => {
+  it("derives calls, tokens and cost per role from the plan and the price table", () => {
+    const est = estimateSweep({ corpusTrials: 10, boundaryTrials: 4 }, config({ provider: "openai", model: "m" }), assumptions, () => 0.5);
+    expect(est.roles.map((r) => [r.role, r.calls, r.inputTokens, r.costUsd])).toEqual([
+      ["planner", 20, 20 * 2500, 10],
+      ["critic", 24, 24 * 4000, 12],
+    ]);
+    expect(est.costUsd).toBe(22);
+    expect(est.roles[0]!.derivation.join("\n")).toContain("10 engine trials × 2 rounds");
+  });
+
+  it("gates-only makes no critic call on engine trials", () => {
+    const est = estimateSweep({ corpusTrials: 10, boundaryTrials: 0 }, config({ mode: "gates-only" }), assumptions, () => 0);
+    expect(est.roles[1]!.calls).toBe(0);
+  });
+
+  it("an unknown price is unknown cost, and a USD budget then refuses to start", () => {
+    const est = estimateSweep({ corpusTrials: 1, boundaryTrials: 0 }, config({ provider: "openai", model: "mystery" }), assumptions, () => null);
+    expect(est.costUsd).toBeNull();
+    expect(refuseByEstimate(est, { budgetUsd: 100, maxCalls: null })).toMatch(/price table has none for openai\/mystery/);
+    expect(refuseByEstimate(est, { budgetUsd: null, maxCalls: 100 })).toBeNull();
+  });
+});
+
+describe("budget guard", () => {
+  it("refuses the call past --max-calls, remembers the trial it cut, and stays tripped", () => {
+    let trial = "corpus/a/0";
+    const guard = new BudgetGuard({ budgetUsd: null, maxCalls: 2 }, () => trial, { calls: 1, costUsd: 0 });
+    expect(guard.beforeCall()).toBe("ok");
+    trial = "corpus/b/0";
+    expect(guard.beforeCall()).toBe("budget_exceeded");
+    expect(guard.wasCut("corpus/b/0")).toBe(true);
+    expect(guard.wasCut("corpus/a/0")).toBe(false);
+    expect(guard.tripped).toMatch(/--max-calls 2 reached/);
+  });
+
+  it("counts spend from call records and trips once it reaches the USD budget", () => {
+    const guard = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, () => undefined);
+    expect(guard.beforeCall()).toBe("ok");
+    guard.onCall({ cost_usd: 0.6 });
+    expect(guard.beforeCall()).toBe("ok");
+    guard.onCall({ cost_usd: 0.6 });
+    expect(guard.beforeCall()).toBe("budget_exceeded");
+  });
+});
+
+describe("progress", () => {
+  it("counts per suite, rate, ETA, errors and the slowest trial in flight", () => {
+    const plan = planTrials([{ suite: "corpus", item_id: "a" }, { suite: "boundary", item_id: "f" }], 2);
+    const p = new Progress(plan, plan.slice(1), 0, () => 7);
+    const record = { ...engineOutcome([], [], []), status: "error", cost_usd: 0.25 } as unknown as TrialRecord;
+    p.onEvent({ type: "start", work: plan[1]!, at: 0 });
+    p.onEvent({ type: "start", work: plan[2]!, at: 500 });
+    p.onEvent({ type: "recorded", work: plan[1]!, record, at: 1000 });
+    const s = p.snapshot(2000);
+    expect(s.suites).toEqual([
+      { suite: "corpus", total: 2, done: 2, errors: 1 },
+      { suite: "boundary", total: 2, done: 0, errors: 0 },
+    ]);
+    expect(s.rate).toBe(0.5);
+    expect(s.etaMs).toBe(4000);
+    expect(s.slowest).toEqual([{ key: "boundary/f/0", ageMs: 1500 }]);
+    expect(progressLine(s)).toBe("[2s] corpus 2/2 (1 err)  boundary 0/2  0.5/s  eta 4s  calls 7  spent $0.2500  slowest boundary/f/0 2s");
+  });
+});

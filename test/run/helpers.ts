@@ -1,0 +1,108 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Corpus } from "../../harness/corpus/load.ts";
+import type { TrialExecutor } from "../../harness/run/execute.ts";
+import { RunCliSchema } from "../../harness/run/settings.ts";
+import type { CallHooks, SweepEngine, SweepHost } from "../../harness/run/sweep.ts";
+import type { TrialWork } from "../../harness/run/work.ts";
+import { realEngine } from "../../harness/run/wiring.ts";
+import { engineOutcome } from "../../src/loop/outcome.ts";
+import type { CallRecord, EngineOutcome } from "../../src/formats/records.ts";
+import { DEFAULT_SIM_PROFILE } from "../../src/providers/sim/profile.ts";
+import { createRng } from "../../src/stats/random.ts";
+
+export const tempDir = (prefix = "ft-run-") => mkdtempSync(join(tmpdir(), prefix));
+
+export const cli = (raw: Record<string, unknown>) => RunCliSchema.parse(raw);
+
+/** A write stream that keeps what is written. */
+export function capture(): NodeJS.WriteStream & { text: string } {
+  const s = { text: "", isTTY: false, write(chunk: string) { s.text += chunk; return true; } };
+  return s as unknown as NodeJS.WriteStream & { text: string };
+}
+
+export interface TestHost extends SweepHost {
+  stdout: NodeJS.WriteStream & { text: string };
+  stderr: NodeJS.WriteStream & { text: string };
+  /** Delivers a signal to the sweep's handler, as the process would. */
+  signal(s: "SIGINT" | "SIGTERM"): void;
+}
+
+export function testHost(argv: string[] = ["run"]): TestHost {
+  let handler: ((s: "SIGINT" | "SIGTERM") => void) | null = null;
+  let n = 0;
+  return {
+    now: () => new Date(),
+    randomId: () => `t${(n++).toString(16)}`,
+    argv,
+    env: {},
+    stdout: capture(),
+    stderr: capture(),
+    onSignal: (h) => {
+      handler = h;
+      return () => (handler = null);
+    },
+    signal: (s) => handler?.(s),
+    git: async () => ({ sha: "0".repeat(40), dirty: false }),
+    harnessVersion: "test",
+  };
+}
+
+/** A small corpus object: `goals` engine items and `fixtures` boundary items. */
+export function fakeCorpus(goals: number, fixtures: number): Corpus {
+  const g = Array.from({ length: goals }, (_, i) => ({
+    file: `g${i}.yaml`,
+    goal: { id: `goal-${i}`, domain: i % 2 ? "dns" : "database", category: (["balanced", "strict", "adversarial"] as const)[i % 3] },
+  }));
+  const f = Array.from({ length: fixtures }, (_, i) => ({ file: `f${i}.yaml`, fixture: { id: `fix-${i}`, goal: { domain: "database" } } }));
+  const itemHashes = Object.fromEntries([...g.map((x) => [`corpus/${x.goal.id}`, `h-${x.goal.id}`]), ...f.map((x) => [`boundary/${x.fixture.id}`, `h-${x.fixture.id}`])]);
+  return { root: "fake", goals: g, fixtures: f, hash: `corpus-${goals}-${fixtures}`, itemHashes } as unknown as Corpus;
+}
+
+function fakeCall(role: "planner" | "critic", round: number, costUsd: number): CallRecord {
+  return { role, round, cost_usd: costUsd, transport_attempts: [] } as unknown as CallRecord;
+}
+
+export interface FakeOptions {
+  /** Calls per engine trial (alternating planner and critic); boundary trials make one critic call. */
+  callsPerGoal?: number;
+  costPerCall?: number;
+  sleep?: (work: TrialWork) => Promise<void>;
+  /** Called after each trial's calls, before it returns (to interleave signals). */
+  afterTrial?: (work: TrialWork) => void;
+}
+
+/**
+ * The runner's machinery over a fake executor: each trial makes its calls through the run's
+ * hooks (so budgets and counting are real) and returns a seeded verdict.
+ */
+export function fakeEngine(corpus: Corpus, o: FakeOptions = {}): SweepEngine & { calls: string[] } {
+  const calls: string[] = [];
+  const real = realEngine({});
+  return {
+    calls,
+    loadCorpus: () => corpus,
+    loadProfile: () => DEFAULT_SIM_PROFILE,
+    runCanaries: () => ({ ok: true, results: [], failures: [] }),
+    describe: (config) => ({ ...real.describe(config), fingerprint: { fake: 1 } }),
+    price: (provider) => (provider === "sim" ? (o.costPerCall ?? 0) : null),
+    checkApiKeys: () => {},
+    createExecutor: (config, _corpus, hooks: CallHooks): TrialExecutor => async (work): Promise<EngineOutcome> => {
+      const made: CallRecord[] = [];
+      const n = work.suite === "corpus" ? (o.callsPerGoal ?? 4) : 1;
+      for (let i = 0; i < n; i++) {
+        const role = work.suite === "boundary" || i % 2 === 1 ? "critic" : "planner";
+        if (hooks.beforeCall(role) === "budget_exceeded") return engineOutcome([], made, ["budget_exceeded"]);
+        await (o.sleep?.(work) ?? Promise.resolve());
+        const call = fakeCall(role, Math.floor(i / 2), o.costPerCall ?? 0);
+        calls.push(work.key);
+        hooks.onCall(call);
+        made.push(call);
+      }
+      o.afterTrial?.(work);
+      const approve = createRng(config.seed, work.key)() < 0.7;
+      return engineOutcome([], made, approve ? [] : ["revision_cap_reached"], work.suite === "boundary" ? (approve ? "pass" : "block") : null);
+    },
+  };
+}

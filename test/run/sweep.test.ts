@@ -1,0 +1,217 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigFileSchema } from "../../harness/config.ts";
+import { readManifest } from "../../harness/run/manifest.ts";
+import { readTrialLog } from "../../harness/run/store.ts";
+import { runSweep } from "../../harness/run/sweep.ts";
+import { trialKey } from "../../src/formats/records.ts";
+import { cli, fakeCorpus, fakeEngine, tempDir, testHost } from "./helpers.ts";
+
+const tick = () => new Promise<void>((r) => setImmediate(r));
+const corpus = fakeCorpus(4, 2);
+const ALL_KEYS = 12; // (4 goals + 2 fixtures) × 2 trials
+const ACTUAL_CALLS = 4 * 2 * 4 + 2 * 2; // 36
+/** The estimate assumes one round per goal (2 calls) while the fake makes 4: it passes, the run trips. */
+const file = ConfigFileSchema.parse({ estimate: { roundsPerGoal: 1 } });
+
+function keysOf(dir: string) {
+  const log = readTrialLog(dir);
+  return { keys: log.records.map(trialKey), repeated: log.repeated, records: log.records };
+}
+
+describe("fieldtest run (runner machinery, fake executor)", () => {
+  it("writes a complete run: manifest, one record per key, summary table", async () => {
+    const out = join(tempDir(), "run");
+    const engine = fakeEngine(corpus, { sleep: tick });
+    const host = testHost(["run", "--trials", "2", "--out", out]);
+    expect(await runSweep(cli({ trials: "2", out }), {}, engine, host)).toBe(0);
+    const m = readManifest(out);
+    expect(m.state).toBe("completed");
+    expect(m.plan).toMatchObject({ planned: ALL_KEYS, shard: null, trials: 2 });
+    expect(m.canary?.ok).toBe(true);
+    expect(m.command).toEqual(["fieldtest", "run", "--trials", "2", "--out", out]);
+    expect(m.git).toEqual({ sha: "0".repeat(40), dirty: false });
+    expect(m.sessions).toHaveLength(1);
+    expect(keysOf(out).keys).toHaveLength(ALL_KEYS);
+    expect(host.stdout.text).toMatch(/category\s+items\s+trials\s+approved\s+escalated\s+error/);
+    expect(host.stdout.text).toContain(join(out, "trials.jsonl"));
+  });
+
+  it("--dry-run prints the estimate per role and how it is derived, and writes nothing", async () => {
+    const out = join(tempDir(), "run");
+    const host = testHost();
+    expect(await runSweep(cli({ trials: "2", out, dryRun: true }), {}, fakeEngine(corpus, { costPerCall: 0.01 }), host)).toBe(0);
+    expect(existsSync(out)).toBe(false);
+    expect(host.stdout.text).toMatch(/planner\s+sim\/sim-planner-1\s+16\s/);
+    expect(host.stdout.text).toMatch(/critic\s+sim\/sim-critic-1\s+20\s/);
+    expect(host.stdout.text).toContain("how the estimate is derived");
+    expect(host.stdout.text).toContain("$0.3600");
+  });
+
+  it("refuses to start when the estimate exceeds the budget (exit 3, nothing called)", async () => {
+    const out = join(tempDir(), "run");
+    const engine = fakeEngine(corpus, { costPerCall: 0.01 });
+    const host = testHost();
+    expect(await runSweep(cli({ trials: "2", out, budgetUsd: "0.1" }), file, engine, host)).toBe(3);
+    expect(host.stderr.text).toMatch(/budget refused: estimated cost \$0\.2000 exceeds --budget-usd 0\.1/);
+    expect(engine.calls).toEqual([]);
+    expect(existsSync(out)).toBe(false);
+    expect(await runSweep(cli({ trials: "2", out, maxCalls: "19" }), file, engine, testHost())).toBe(3);
+  });
+
+  for (const limit of [{ maxCalls: "24" }, { budgetUsd: "0.25" }]) {
+    it(`stops cleanly at the ceiling (${Object.keys(limit)[0]}) and resumes after it is raised`, async () => {
+      const out = join(tempDir(), "run");
+      const engine = fakeEngine(corpus, { sleep: tick, costPerCall: 0.01 });
+      const host = testHost();
+      expect(await runSweep(cli({ trials: "2", out, concurrency: "3", ...limit }), file, engine, host)).toBe(3);
+      expect(host.stderr.text).toMatch(/budget reached .*stopped cleanly/);
+      expect(host.stderr.text).toContain(`fieldtest run --resume ${out}`);
+      expect(readManifest(out).state).toBe("budget_stopped");
+      const first = keysOf(out);
+      expect(first.keys.length).toBeGreaterThan(0);
+      expect(first.keys.length).toBeLessThan(ALL_KEYS);
+      // no partial record: nothing the ceiling cut short was written
+      expect(first.records.every((r) => !r.escalation_reasons.includes("budget_exceeded"))).toBe(true);
+      // --max-calls is exact; a USD ceiling is known only after each call, so the calls already in
+      // flight when it is reached (at most one per concurrent trial) may still land.
+      expect(engine.calls.length).toBeLessThanOrEqual(limit.maxCalls ? 24 : 25 + 3);
+      const callsBefore = [...engine.calls];
+
+      // resume with the same limit: still refused at once, nothing lost
+      expect(await runSweep(cli({ resume: out }), {}, engine, testHost())).toBe(3);
+      expect(keysOf(out).keys).toEqual(first.keys);
+      expect(engine.calls.length).toBe(callsBefore.length);
+
+      expect(await runSweep(cli({ resume: out, maxCalls: "1000", budgetUsd: "100" }), {}, engine, testHost())).toBe(0);
+      const done = keysOf(out);
+      expect(done.keys).toHaveLength(ALL_KEYS);
+      expect(done.repeated).toEqual([]);
+      const dropped = callsBefore.filter((k) => !first.keys.includes(k)).length;
+      expect(engine.calls.length).toBe(ACTUAL_CALLS + dropped);
+      const m = readManifest(out);
+      expect(m.state).toBe("completed");
+      expect(m.sessions.map((s) => s.outcome)).toEqual(["budget_stopped", "budget_stopped", "completed"]);
+      expect(m.operational.max_calls).toBe(1000);
+    });
+  }
+
+  it("Ctrl-C finishes the trials in flight, records them, prints the resume command, exits 130", async () => {
+    const out = join(tempDir(), "run");
+    let host = testHost();
+    let finished = 0;
+    const engine = fakeEngine(corpus, { sleep: tick, afterTrial: () => ++finished === 3 && host.signal("SIGINT") });
+    expect(await runSweep(cli({ trials: "2", out, concurrency: "4" }), {}, engine, host)).toBe(130);
+    expect(host.stderr.text).toContain(`npx --no-install fieldtest run --resume ${out}`);
+    const first = keysOf(out);
+    // the three that finished plus the ones that were in flight when the signal came
+    expect(first.keys.length).toBeGreaterThanOrEqual(3);
+    expect(first.keys.length).toBeLessThan(ALL_KEYS);
+    expect(readManifest(out).state).toBe("interrupted");
+    host = testHost();
+    expect(await runSweep(cli({ resume: out }), {}, engine, host)).toBe(0);
+    expect(keysOf(out).keys).toHaveLength(ALL_KEYS);
+    expect(engine.calls.length).toBe(ACTUAL_CALLS); // drain: nothing was thrown away
+  });
+
+  it("a second Ctrl-C (or SIGTERM) abandons the trials in flight without recording them", async () => {
+    const out = join(tempDir(), "run");
+    const host = testHost();
+    let finished = 0;
+    const engine = fakeEngine(corpus, {
+      sleep: tick,
+      afterTrial: () => {
+        if (++finished === 3) {
+          host.signal("SIGINT");
+          host.signal("SIGTERM");
+        }
+      },
+    });
+    expect(await runSweep(cli({ trials: "2", out, concurrency: "4" }), {}, engine, host)).toBe(130);
+    const first = keysOf(out).keys;
+    expect(first.length).toBe(2); // the third finished after the stop and was dropped with the rest
+    expect(await runSweep(cli({ resume: out }), {}, engine, testHost())).toBe(0);
+    expect(keysOf(out).keys).toHaveLength(ALL_KEYS);
+    expect(keysOf(out).repeated).toEqual([]);
+  });
+
+  it("resume refuses a changed configuration with a diff, and a changed corpus", async () => {
+    const out = join(tempDir(), "run");
+    await runSweep(cli({ trials: "2", out }), {}, fakeEngine(corpus), testHost());
+    await expect(runSweep(cli({ resume: out, trials: "3", temperature: "0.5" }), {}, fakeEngine(corpus), testHost())).rejects.toThrow(
+      /differs from the recorded run[\s\S]*config\.client\.critic\.temperature: null -> 0\.5[\s\S]*config\.trials: 2 -> 3/,
+    );
+    await expect(runSweep(cli({ resume: out }), {}, fakeEngine(fakeCorpus(5, 2)), testHost())).rejects.toThrow(/corpus: changed since the run started/);
+    await expect(runSweep(cli({ resume: out, shard: "1/2" }), {}, fakeEngine(corpus), testHost())).rejects.toThrow(/--shard: cannot be combined with --resume/);
+    // resuming a complete run is a no-op that still succeeds
+    const engine = fakeEngine(corpus);
+    expect(await runSweep(cli({ resume: out }), {}, engine, testHost())).toBe(0);
+    expect(engine.calls).toEqual([]);
+  });
+
+  it("--out refuses a non-empty folder; a second writer is locked out", async () => {
+    const out = join(tempDir(), "run");
+    await runSweep(cli({ trials: "1", out }), {}, fakeEngine(corpus), testHost());
+    await expect(runSweep(cli({ trials: "1", out }), {}, fakeEngine(corpus), testHost())).rejects.toThrow(/not empty/);
+    expect(await runSweep(cli({ trials: "1", out, force: true }), {}, fakeEngine(corpus), testHost())).toBe(0);
+    expect(readManifest(out).sessions).toHaveLength(1);
+  });
+
+  it("--retry-errors re-runs the errored trials; the last line of a key wins", async () => {
+    const out = join(tempDir(), "run");
+    let failing = true;
+    const base = fakeEngine(corpus);
+    const engine = {
+      ...base,
+      createExecutor: (...args: Parameters<typeof base.createExecutor>) => {
+        const exec = base.createExecutor(...args);
+        return async (w: Parameters<typeof exec>[0]) => {
+          if (failing && w.item_id === "goal-1") throw new Error("provider exploded");
+          return exec(w);
+        };
+      },
+    };
+    expect(await runSweep(cli({ trials: "2", out }), {}, engine, testHost())).toBe(0);
+    expect(keysOf(out).records.filter((r) => r.status === "error").map(trialKey)).toEqual(["corpus/goal-1/0", "corpus/goal-1/1"]);
+    failing = false;
+    expect(await runSweep(cli({ resume: out }), {}, engine, testHost())).toBe(0);
+    expect(keysOf(out).records.filter((r) => r.status === "error")).toHaveLength(2);
+    expect(await runSweep(cli({ resume: out, retryErrors: true }), {}, engine, testHost())).toBe(0);
+    const after = keysOf(out);
+    expect(after.records.filter((r) => r.status === "error")).toHaveLength(0);
+    expect(after.repeated).toEqual(["corpus/goal-1/0", "corpus/goal-1/1"]);
+    expect(after.keys).toHaveLength(ALL_KEYS);
+  });
+
+  it("never records a credential: not in the manifest, not in the command line", async () => {
+    const out = join(tempDir(), "run");
+    const secret = "sk-test-0123456789abcdefghij";
+    const argv = ["run", "--header", `Authorization=Bearer ${secret}`, "--out", out];
+    expect(await runSweep(cli({ trials: "1", out, header: [`Authorization=Bearer ${secret}`] }), {}, fakeEngine(corpus), testHost(argv))).toBe(0);
+    expect(readFileSync(join(out, "manifest.json"), "utf8")).not.toContain(secret);
+    await expect(runSweep(cli({ resume: out }), {}, fakeEngine(corpus), testHost())).rejects.toThrow(/pass them again: planner: --header Authorization/);
+  });
+
+  it("a failing canary stops the run before any LLM call (exit 3)", async () => {
+    const out = join(tempDir(), "run");
+    const engine = { ...fakeEngine(corpus), runCanaries: () => ({ ok: false, results: [], failures: ["ordering_sane: x.yaml#a: order_violates_dependency is silent on its must-fire canary"] }) };
+    const host = testHost();
+    expect(await runSweep(cli({ trials: "1", out }), {}, engine, host)).toBe(3);
+    expect(engine.calls).toEqual([]);
+    expect(host.stderr.text).toContain("canary failed, no LLM call was made");
+    const m = readManifest(out);
+    expect(m.state).toBe("canary_failed");
+    expect(m.canary?.failures).toHaveLength(1);
+  });
+
+  it("--fail-on-expectations exits 1 when an item failed its expectation, 0 otherwise", async () => {
+    const report = { paths: ["summary.json"], headline: ["label_flip_rate 0.1"], expectationFailures: ["corpus/goal-2"] };
+    const engine = { ...fakeEngine(corpus), writeReport: () => report };
+    const host = testHost();
+    expect(await runSweep(cli({ trials: "1", out: join(tempDir(), "a"), failOnExpectations: true }), {}, engine, host)).toBe(1);
+    expect(host.stderr.text).toContain("1 item(s) failed their expectation: corpus/goal-2");
+    expect(host.stdout.text).toContain("label_flip_rate 0.1");
+    expect(await runSweep(cli({ trials: "1", out: join(tempDir(), "b") }), {}, engine, testHost())).toBe(0);
+  });
+});
