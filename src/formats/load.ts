@@ -40,7 +40,8 @@ export function parseSource(file: string, text: string): ParsedSource {
   const doc: Document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const first = doc.errors[0];
   if (first) {
-    const line = first.linePos?.[0]?.line;
+    // prettyErrors is off, so the error carries only offsets: map the first one to a line.
+    const line = lineCounter.linePos(first.pos[0]).line;
     throw new InputError(file, "", `not valid YAML or JSON: ${first.message.split("\n")[0]}`, line);
   }
   return {

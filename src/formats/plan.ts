@@ -76,6 +76,8 @@ export const TASK_ID_PATTERN = /^[a-z0-9][a-z0-9_.-]*$/;
 
 /** A task is high-blast when risk or blast radius is high/critical, or it is irreversible (DESIGN.md §3). */
 export function isHighBlast(t: Task): boolean {
-  const high = (l: string) => l === "high" || l === "critical";
-  return high(t.risk) || high(t.blast_radius) || t.reversibility === "irreversible";
+  return isHighLevel(t.risk) || isHighLevel(t.blast_radius) || t.reversibility === "irreversible";
 }
+
+// Module level, not a closure inside isHighBlast: gates call it once per task of every plan.
+const isHighLevel = (level: string) => level === "high" || level === "critical";

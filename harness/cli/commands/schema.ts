@@ -1,12 +1,33 @@
-import type { Command } from "commander";
+import { type Command, Argument } from "commander";
+import { z } from "zod";
+import { CriticOutputSchema } from "../../../src/formats/findings.ts";
+import { CorpusGoalSchema, GoalSchema } from "../../../src/formats/goal.ts";
+import { PlanSchema } from "../../../src/formats/plan.ts";
+import { exitWith, reportFatal } from "../exit.ts";
 
-// Placeholder until the issue that owns this command lands.
+/** The formats whose JSON Schema can be printed; `corpus-goal` is a goal file with its expectation. */
+const FORMATS = { goal: GoalSchema, "corpus-goal": CorpusGoalSchema, plan: PlanSchema, critic: CriticOutputSchema } as const;
+type Format = keyof typeof FORMATS;
+
+/**
+ * JSON Schema of a format, generated from its zod schema. File formats are described as they are
+ * written (`io: "input"`: optional fields and nulls accepted before defaults apply).
+ */
+export function jsonSchemaOf(format: Format): unknown {
+  return z.toJSONSchema(FORMATS[format], { io: "input" });
+}
+
 export function register(program: Command): void {
   program
     .command("schema")
-    .description("Print the JSON Schema of a format (goal, plan, critic) (not implemented yet)")
-    .action(() => {
-      process.stderr.write("fieldtest: schema is not implemented yet\n");
-      process.exit(3);
+    .description("Print the JSON Schema of a format (goal, corpus-goal, plan, critic)")
+    .addArgument(new Argument("<format>", "the format").choices(Object.keys(FORMATS)))
+    .action((format: Format) => {
+      try {
+        process.stdout.write(`${JSON.stringify(jsonSchemaOf(format), null, 2)}\n`);
+        exitWith(0);
+      } catch (e) {
+        reportFatal(e);
+      }
     });
 }
