@@ -19,3 +19,19 @@ export function reportFatal(e: unknown): never {
   if (process.env.FIELDTEST_DEBUG && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
   exitWith(EXIT.infrastructure);
 }
+
+/**
+ * A command's action: run it and exit with the code it returns; whatever it throws goes to
+ * reportFatal (one line, exit 2 for bad input, 3 otherwise).
+ */
+export function guarded<A extends unknown[]>(action: (...args: A) => number | Promise<number>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    let code: number;
+    try {
+      code = await action(...args);
+    } catch (e) {
+      reportFatal(e);
+    }
+    exitWith(code);
+  };
+}

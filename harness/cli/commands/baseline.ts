@@ -3,8 +3,8 @@ import { basename, dirname } from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
 import { snapshotOfRun, writeSnapshot } from "../../baseline/io.ts";
-import { parseOptions } from "../../baseline/options.ts";
-import { EXIT, exitWith, reportFatal } from "../exit.ts";
+import { EXIT, guarded } from "../exit.ts";
+import { parseOptions } from "../options.ts";
 
 const PublishSchema = z.strictObject({
   out: z.string().regex(/\.json$/, "must name a .json file"),
@@ -21,16 +21,12 @@ export function register(program: Command): void {
     .requiredOption("--out <file>", "baseline file to write, e.g. baselines/NAME.json")
     .option("--name <name>", "baseline name (default: the file name)")
     .option("--corpus <dir>", "corpus the run was made on", "corpus")
-    .action((dir: string, raw: unknown) => {
-      try {
-        const options = parseOptions(PublishSchema, raw);
-        const snapshot = snapshotOfRun(dir, options.corpus, options.name ?? basename(options.out, ".json"));
-        mkdirSync(dirname(options.out), { recursive: true });
-        writeSnapshot(options.out, snapshot);
-        process.stdout.write(`wrote ${options.out}: ${snapshot.items.length} items, ${snapshot.total_trials} trials, ${Object.keys(snapshot.metrics).length} metrics\n`);
-        exitWith(EXIT.ok);
-      } catch (e) {
-        reportFatal(e);
-      }
-    });
+    .action(guarded((dir: string, raw: unknown) => {
+      const options = parseOptions(PublishSchema, raw);
+      const snapshot = snapshotOfRun(dir, options.corpus, options.name ?? basename(options.out, ".json"));
+      mkdirSync(dirname(options.out), { recursive: true });
+      writeSnapshot(options.out, snapshot);
+      process.stdout.write(`wrote ${options.out}: ${snapshot.items.length} items, ${snapshot.total_trials} trials, ${Object.keys(snapshot.metrics).length} metrics\n`);
+      return EXIT.ok;
+    }));
 }

@@ -6,7 +6,8 @@ import { InputError, readSource, validate } from "../../../src/formats/load.ts";
 import { PlanSchema, type Plan } from "../../../src/formats/plan.ts";
 import { runGates } from "../../../src/gates/index.ts";
 import { structuralViolations } from "../../../src/gates/structure.ts";
-import { EXIT, exitWith, reportFatal } from "../exit.ts";
+import { EXIT, guarded } from "../exit.ts";
+import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({ goal: z.string().min(1), plan: z.string().min(1), json: z.boolean().default(false) });
 
@@ -48,16 +49,12 @@ export function register(program: Command): void {
     .requiredOption("--goal <file>", "goal file (YAML or JSON; corpus goal files are accepted)")
     .requiredOption("--plan <file>", "plan file (YAML or JSON)")
     .option("--json", 'print {"verdict": "pass"|"blocked", "findings": [...]}')
-    .action((raw: unknown) => {
-      try {
-        const options = OptionsSchema.parse(raw);
-        const { goal, plan } = loadCheckInputs(options.goal, options.plan);
-        const findings = runGates(goal, plan);
-        const verdict = findings.length === 0 ? "pass" : "blocked";
-        process.stdout.write(options.json ? `${JSON.stringify({ verdict, findings }, null, 2)}\n` : formatFindingsByTask(plan, findings));
-        exitWith(verdict === "pass" ? EXIT.ok : EXIT.blocked);
-      } catch (e) {
-        reportFatal(e);
-      }
-    });
+    .action(guarded((raw: unknown) => {
+      const options = parseOptions(OptionsSchema, raw);
+      const { goal, plan } = loadCheckInputs(options.goal, options.plan);
+      const findings = runGates(goal, plan);
+      const verdict = findings.length === 0 ? "pass" : "blocked";
+      process.stdout.write(options.json ? `${JSON.stringify({ verdict, findings }, null, 2)}\n` : formatFindingsByTask(plan, findings));
+      return verdict === "pass" ? EXIT.ok : EXIT.blocked;
+    }));
 }

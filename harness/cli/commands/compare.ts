@@ -2,8 +2,8 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { compareSnapshots, type Comparison } from "../../baseline/compare.ts";
 import { readComparable } from "../../baseline/io.ts";
-import { parseOptions } from "../../baseline/options.ts";
-import { EXIT, exitWith, reportFatal } from "../exit.ts";
+import { EXIT, guarded } from "../exit.ts";
+import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
   json: z.boolean().default(false),
@@ -40,14 +40,10 @@ export function register(program: Command): void {
     .option("--reps <n>", "permutation re-splits for excess disagreement", "10000")
     .option("--seed <n>", "seed of the permutation test", "0")
     .option("--corpus <dir>", "corpus the runs were made on", "corpus")
-    .action((a: string, b: string, raw: unknown) => {
-      try {
-        const options = parseOptions(OptionsSchema, raw);
-        const c = compareSnapshots(readComparable(a, options.corpus), readComparable(b, options.corpus), { reps: options.reps, seed: options.seed });
-        process.stdout.write(options.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c));
-        exitWith(EXIT.ok);
-      } catch (e) {
-        reportFatal(e);
-      }
-    });
+    .action(guarded((a: string, b: string, raw: unknown) => {
+      const options = parseOptions(OptionsSchema, raw);
+      const c = compareSnapshots(readComparable(a, options.corpus), readComparable(b, options.corpus), { reps: options.reps, seed: options.seed });
+      process.stdout.write(options.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c));
+      return EXIT.ok;
+    }));
 }

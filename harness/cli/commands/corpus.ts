@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { corpusCounts } from "../../corpus/counts.ts";
 import { loadCorpus } from "../../corpus/load.ts";
 import { formatProblem, validateCorpus } from "../../corpus/validate.ts";
-import { EXIT, exitWith } from "../exit.ts";
+import { EXIT, guarded } from "../exit.ts";
 
 const list = (counts: Record<string, number>) =>
   Object.entries(counts)
@@ -43,11 +43,11 @@ export function register(program: Command): void {
     .command("validate")
     .description("Check every goal and fixture (schema, ids, twins, expected gate findings); print counts and the corpus hash")
     .argument("[dir]", "corpus folder (goals/ and boundary/)", "corpus")
-    .action((dir: string) => {
+    .action(guarded((dir: string) => {
       const io: Output = {
         out: (line) => process.stdout.write(`${line}\n`),
         err: (line) => process.stderr.write(`${line}\n`),
       };
-      exitWith(validateCommand(dir, io));
-    });
+      return validateCommand(dir, io);
+    }));
 }

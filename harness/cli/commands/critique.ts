@@ -7,7 +7,8 @@ import type { Goal } from "../../../src/formats/goal.ts";
 import type { Plan } from "../../../src/formats/plan.ts";
 import { InputError } from "../../../src/formats/load.ts";
 import { criticBlocks } from "../../../src/loop/decide.ts";
-import { EXIT, exitWith, reportFatal } from "../exit.ts";
+import { EXIT, guarded } from "../exit.ts";
+import { parseOptions } from "../options.ts";
 import { loadCheckInputs } from "./check.ts";
 
 const OptionsSchema = z.strictObject({
@@ -78,15 +79,11 @@ export function register(program: Command): void {
     .requiredOption("--plan <file>", "the plan the critic reviewed (YAML or JSON)")
     .requiredOption("--response <file>", "the critic's raw response text")
     .option("--json", 'print {"outcome", "reason", "verdict", "findings": [...]}')
-    .action((raw: unknown) => {
-      try {
-        const options = OptionsSchema.parse(raw);
-        const { goal, plan } = loadCheckInputs(options.goal, options.plan);
-        const { output, exitCode } = critiqueReport(goal, plan, readResponse(options.response), options.json);
-        process.stdout.write(output);
-        exitWith(exitCode);
-      } catch (e) {
-        reportFatal(e);
-      }
-    });
+    .action(guarded((raw: unknown) => {
+      const options = parseOptions(OptionsSchema, raw);
+      const { goal, plan } = loadCheckInputs(options.goal, options.plan);
+      const { output, exitCode } = critiqueReport(goal, plan, readResponse(options.response), options.json);
+      process.stdout.write(output);
+      return exitCode;
+    }));
 }

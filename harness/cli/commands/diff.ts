@@ -2,8 +2,8 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { diffSnapshots, type DiffResult } from "../../baseline/diff.ts";
 import { readSnapshot, snapshotOfRun } from "../../baseline/io.ts";
-import { parseOptions } from "../../baseline/options.ts";
-import { EXIT, exitWith, reportFatal } from "../exit.ts";
+import { EXIT, guarded } from "../exit.ts";
+import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
   baseline: z.string().min(1),
@@ -43,14 +43,10 @@ export function register(program: Command): void {
     .option("--json", "print the diff as JSON (with an `unexplained` list)")
     .option("--alpha <p>", "level of the within-item noise test", "0.05")
     .option("--corpus <dir>", "corpus the run was made on", "corpus")
-    .action((dir: string, raw: unknown) => {
-      try {
-        const options = parseOptions(OptionsSchema, raw);
-        const d = diffSnapshots(readSnapshot(options.baseline), snapshotOfRun(dir, options.corpus), options.alpha);
-        process.stdout.write(options.json ? `${JSON.stringify(d, null, 2)}\n` : formatDiff(d));
-        exitWith(d.unexplained.length === 0 ? EXIT.ok : EXIT.blocked);
-      } catch (e) {
-        reportFatal(e);
-      }
-    });
+    .action(guarded((dir: string, raw: unknown) => {
+      const options = parseOptions(OptionsSchema, raw);
+      const d = diffSnapshots(readSnapshot(options.baseline), snapshotOfRun(dir, options.corpus), options.alpha);
+      process.stdout.write(options.json ? `${JSON.stringify(d, null, 2)}\n` : formatDiff(d));
+      return d.unexplained.length === 0 ? EXIT.ok : EXIT.blocked;
+    }));
 }

@@ -7,9 +7,9 @@ import { diffSnapshots } from "../../baseline/diff.ts";
 import { evaluateGate, type GateResult } from "../../baseline/gate.ts";
 import { readSnapshot, snapshotOfRun } from "../../baseline/io.ts";
 import { gateJUnit } from "../../baseline/junit.ts";
-import { parseOptions } from "../../baseline/options.ts";
 import { GatePolicySchema, policyProblem } from "../../baseline/policy.ts";
-import { exitWith, reportFatal } from "../exit.ts";
+import { guarded } from "../exit.ts";
+import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
   baseline: z.string().min(1),
@@ -44,20 +44,16 @@ export function register(program: Command): void {
     .option("--junit <file>", "JUnit XML output (default: DIR/gate-junit.xml)")
     .option("--json", "print the gate result as JSON")
     .option("--corpus <dir>", "corpus the run was made on", "corpus")
-    .action((dir: string, raw: unknown) => {
-      try {
-        const options = parseOptions(OptionsSchema, raw);
-        const policy = loadFile(options.policy, GatePolicySchema);
-        const baseline = readSnapshot(options.baseline);
-        const candidate = snapshotOfRun(dir, options.corpus);
-        const problem = policyProblem(policy, candidate, baseline);
-        if (problem) throw new InputError(options.policy, problem.path, problem.message);
-        const result = evaluateGate(policy, baseline, candidate, diffSnapshots(baseline, candidate, policy.alpha));
-        writeFileSync(options.junit ?? join(dir, "gate-junit.xml"), gateJUnit(result));
-        process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatGate(result));
-        exitWith(result.exit);
-      } catch (e) {
-        reportFatal(e);
-      }
-    });
+    .action(guarded((dir: string, raw: unknown) => {
+      const options = parseOptions(OptionsSchema, raw);
+      const policy = loadFile(options.policy, GatePolicySchema);
+      const baseline = readSnapshot(options.baseline);
+      const candidate = snapshotOfRun(dir, options.corpus);
+      const problem = policyProblem(policy, candidate, baseline);
+      if (problem) throw new InputError(options.policy, problem.path, problem.message);
+      const result = evaluateGate(policy, baseline, candidate, diffSnapshots(baseline, candidate, policy.alpha));
+      writeFileSync(options.junit ?? join(dir, "gate-junit.xml"), gateJUnit(result));
+      process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatGate(result));
+      return result.exit;
+    }));
 }

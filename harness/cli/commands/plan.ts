@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { goalSchemaFor, toGoal, type Goal } from "../../../src/formats/goal.ts";
-import { formatPath, InputError, readSource, validate } from "../../../src/formats/load.ts";
+import { InputError, readSource, validate } from "../../../src/formats/load.ts";
 import type { EngineOutcome, RoundRecord } from "../../../src/formats/records.ts";
 import { spendOf } from "../../../src/loop/budget.ts";
 import { ENGINE_MODES, DEFAULT_MAX_ROUNDS, roundCap, runEngine } from "../../../src/loop/engine.ts";
@@ -9,7 +9,8 @@ import { checkApiKeys, MissingApiKeyError } from "../../../src/providers/api-key
 import { createModelClient } from "../../../src/providers/client.ts";
 import { RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../src/providers/config.ts";
 import { loadSimProfile } from "../../../src/providers/sim/profile.ts";
-import { EXIT, exitWith, reportFatal } from "../exit.ts";
+import { EXIT, guarded } from "../exit.ts";
+import { parseOptions } from "../options.ts";
 
 const PROVIDERS = ["sim", "openai", "anthropic"] as const;
 const SIM_MODELS = { planner: "sim-planner-1", critic: "sim-critic-1" } as const;
@@ -32,15 +33,6 @@ const OptionsSchema = z.strictObject({
   json: z.boolean().default(false),
 });
 type Options = z.output<typeof OptionsSchema>;
-
-/** Command-line options are input too: the first bad one is one line naming it. */
-function parseOptions(raw: unknown): Options {
-  const result = OptionsSchema.safeParse(raw);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const option = formatPath(issue.path).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-  throw new InputError("command line", `--${option}`, issue.message);
-}
 
 function loadGoal(file: string): Goal {
   const source = readSource(file);
@@ -127,20 +119,16 @@ export function register(program: Command): void {
     .option("--trial <n>", "trial index (the sim draws per trial)", "0")
     .option("--sim-profile <file>", "sim noise profile (YAML)")
     .option("--json", "print the whole outcome: every round, raw and normalized findings, every call with its decision context")
-    .action(async (raw: unknown) => {
-      try {
-        const options = parseOptions(raw);
-        const goal = loadGoal(options.goal);
-        const client = createModelClient(clientConfig(options));
-        const engineOptions = { mode: options.mode, maxRounds: options.maxRounds };
-        const outcome = await runEngine(goal, { client, itemId: goal.id, trial: options.trial }, engineOptions);
-        const output = options.json
-          ? JSON.stringify({ goal_id: goal.id, mode: options.mode, max_rounds: roundCap(goal, engineOptions), ...outcome }, null, 2)
-          : summary(goal, outcome);
-        process.stdout.write(`${output}\n`);
-        exitWith(outcome.status === "approved" ? EXIT.ok : EXIT.blocked);
-      } catch (e) {
-        reportFatal(e);
-      }
-    });
+    .action(guarded(async (raw: unknown) => {
+      const options = parseOptions(OptionsSchema, raw);
+      const goal = loadGoal(options.goal);
+      const client = createModelClient(clientConfig(options));
+      const engineOptions = { mode: options.mode, maxRounds: options.maxRounds };
+      const outcome = await runEngine(goal, { client, itemId: goal.id, trial: options.trial }, engineOptions);
+      const output = options.json
+        ? JSON.stringify({ goal_id: goal.id, mode: options.mode, max_rounds: roundCap(goal, engineOptions), ...outcome }, null, 2)
+        : summary(goal, outcome);
+      process.stdout.write(`${output}\n`);
+      return outcome.status === "approved" ? EXIT.ok : EXIT.blocked;
+    }));
 }

@@ -4,12 +4,10 @@ import { loadConfigFile } from "../../config.ts";
 import { RunCliSchema } from "../../run/settings.ts";
 import { runSweep } from "../../run/sweep.ts";
 import { realEngine, realHost } from "../../run/wiring.ts";
-import { exitWith, reportFatal } from "../exit.ts";
+import { guarded } from "../exit.ts";
+import { parseOptions } from "../options.ts";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-/** `--budget-usd` for the key `budgetUsd`. */
-const flag = (key: PropertyKey) => `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 export function register(program: Command): void {
   program
@@ -44,20 +42,10 @@ export function register(program: Command): void {
     .option("--fail-on-expectations", "exit 1 when an item fails its expectation")
     .option("--resume <dir>", "complete an interrupted run with its recorded configuration")
     .option("--retry-errors", "with --resume: also re-run trials whose status is error")
-    .action(async (raw: Record<string, unknown>) => {
-      try {
-        const parsed = RunCliSchema.safeParse(raw);
-        if (!parsed.success) {
-          const issue = parsed.error.issues[0]!;
-          throw new InputError("command line", flag(issue.path[0] ?? ""), issue.message);
-        }
-        const cli = parsed.data;
-        if (cli.retryErrors && cli.resume === undefined) throw new InputError("command line", "--retry-errors", "needs --resume DIR");
-        const file = cli.resume !== undefined && cli.config === undefined ? {} : loadConfigFile(cli.config);
-        const code = await runSweep(cli, file, realEngine(process.env), realHost(process.argv.slice(2)));
-        exitWith(code);
-      } catch (e) {
-        reportFatal(e);
-      }
-    });
+    .action(guarded(async (raw: unknown) => {
+      const cli = parseOptions(RunCliSchema, raw);
+      if (cli.retryErrors && cli.resume === undefined) throw new InputError("command line", "--retry-errors", "needs --resume DIR");
+      const file = cli.resume !== undefined && cli.config === undefined ? {} : loadConfigFile(cli.config);
+      return runSweep(cli, file, realEngine(process.env), realHost(process.argv.slice(2)));
+    }));
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { CriticOutputSchema } from "../../../src/formats/findings.ts";
 import { CorpusGoalSchema, GoalSchema } from "../../../src/formats/goal.ts";
 import { PlanSchema } from "../../../src/formats/plan.ts";
-import { exitWith, reportFatal } from "../exit.ts";
+import { EXIT, guarded } from "../exit.ts";
 
 /** The formats whose JSON Schema can be printed; `corpus-goal` is a goal file with its expectation. */
 const FORMATS = { goal: GoalSchema, "corpus-goal": CorpusGoalSchema, plan: PlanSchema, critic: CriticOutputSchema } as const;
@@ -22,12 +22,8 @@ export function register(program: Command): void {
     .command("schema")
     .description("Print the JSON Schema of a format (goal, corpus-goal, plan, critic)")
     .addArgument(new Argument("<format>", "the format").choices(Object.keys(FORMATS)))
-    .action((format: Format) => {
-      try {
-        process.stdout.write(`${JSON.stringify(jsonSchemaOf(format), null, 2)}\n`);
-        exitWith(0);
-      } catch (e) {
-        reportFatal(e);
-      }
-    });
+    .action(guarded((format: Format) => {
+      process.stdout.write(`${JSON.stringify(jsonSchemaOf(format), null, 2)}\n`);
+      return EXIT.ok;
+    }));
 }

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { readComparable, readSnapshot } from "../../baseline/io.ts";
-import { parseOptions } from "../../baseline/options.ts";
 import { trend, type TrendResult } from "../../baseline/trend.ts";
-import { EXIT, exitWith, reportFatal } from "../exit.ts";
+import { EXIT, guarded } from "../exit.ts";
+import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
   baseline: z.string().min(1).optional(),
@@ -39,17 +39,13 @@ export function register(program: Command): void {
     .option("--json", "print the trend as JSON")
     .option("--fail-on-alert", "exit 1 when any chart alerts on the last run")
     .option("--corpus <dir>", "corpus the runs were made on", "corpus")
-    .action((paths: string[], raw: unknown) => {
-      try {
-        const options = parseOptions(OptionsSchema, raw);
-        const runs = paths.map((p) => readComparable(p, options.corpus));
-        const t = trend(runs, options.baseline ? readSnapshot(options.baseline) : null, options.window);
-        process.stdout.write(options.json ? `${JSON.stringify(t, null, 2)}\n` : formatTrend(t, runs.length));
-        const lastRun = runs.at(-1);
-        const alertOnLast = t.alerts.some((a) => a.run === (lastRun?.run_id ?? lastRun?.name));
-        exitWith(options.failOnAlert && alertOnLast ? EXIT.blocked : EXIT.ok);
-      } catch (e) {
-        reportFatal(e);
-      }
-    });
+    .action(guarded((paths: string[], raw: unknown) => {
+      const options = parseOptions(OptionsSchema, raw);
+      const runs = paths.map((p) => readComparable(p, options.corpus));
+      const t = trend(runs, options.baseline ? readSnapshot(options.baseline) : null, options.window);
+      process.stdout.write(options.json ? `${JSON.stringify(t, null, 2)}\n` : formatTrend(t, runs.length));
+      const lastRun = runs.at(-1);
+      const alertOnLast = t.alerts.some((a) => a.run === (lastRun?.run_id ?? lastRun?.name));
+      return options.failOnAlert && alertOnLast ? EXIT.blocked : EXIT.ok;
+    }));
 }
