@@ -1,17 +1,33 @@
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, type Help } from "commander";
 import { readFileSync } from "node:fs";
 import { COMMANDS } from "./commands/index.ts";
 import { exitWith, reportFatal } from "./exit.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
+/** The command list shows one line per command: the description up to its first colon. */
+const oneLine = (cmd: Command): string => cmd.summary() || (cmd.description().split(/: /)[0] ?? "");
+
 const program = new Command("fieldtest")
   .description("Field-test and evaluation harness for planner-critic engines")
   .version(pkg.version)
-  .showHelpAfterError()
+  .configureHelp({ subcommandDescription: oneLine, helpWidth: 200 } satisfies Partial<Help>)
+  // Usage mistakes are bad input: one line, prefixed like every other error, exit 2.
+  .configureOutput({ outputError: (text, write) => write(`fieldtest: ${text.replace(/^error: /, "")}`) })
   .exitOverride();
 
 for (const register of COMMANDS) register(program);
+
+/** Every subcommand, nested ones too, prints usage mistakes as one prefixed line. */
+function configureTree(parent: Command, prefix: string): void {
+  for (const cmd of parent.commands) {
+    const name = `${prefix}${cmd.name()}`;
+    cmd.configureOutput({ outputError: (text, write) => write(`fieldtest: ${name}: ${text.replace(/^error: /, "")}`) });
+    cmd.configureHelp({ subcommandDescription: oneLine });
+    configureTree(cmd, `${name} `);
+  }
+}
+configureTree(program, "");
 
 try {
   await program.parseAsync(process.argv);
