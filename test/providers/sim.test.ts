@@ -2,16 +2,16 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CriticOutputSchema, type CriticOutput } from "../../src/formats/findings.ts";
 import { FixtureSchema } from "../../src/formats/fixture.ts";
-import { GoalSchema } from "../../src/formats/goal.ts";
+import type { Goal } from "../../src/formats/goal.ts";
 import { PlanSchema, type Plan } from "../../src/formats/plan.ts";
 import { runGates } from "../../src/gates/index.ts";
 import { createModelClient } from "../../src/providers/client.ts";
 import { createSimAdapter } from "../../src/providers/sim/adapter.ts";
-import { detectDefects, templatePlan } from "../../src/providers/sim/planner.ts";
+import { detectDefects, draftPlan, goalClauses, goalSteps, MAX_GOAL_STEPS, templatePlan } from "../../src/providers/sim/planner.ts";
 import { DEFAULT_SIM_PROFILE, loadSimProfile, PLANNER_DEFECTS, PROFILES_DIR, type PlannerDefect, type SimProfile } from "../../src/providers/sim/profile.ts";
 import type { LlmRequest, SimHints } from "../../src/providers/types.ts";
 import { fakeClock } from "./helpers.ts";
-import { criticHints, GOAL, simRequest } from "./sim-fixtures.ts";
+import { CONTENTLESS_DESCRIPTIONS, criticHints, descriptionArb, GOAL, goalArb, simRequest } from "./sim-fixtures.ts";
 
 const N = 2000;
 const Z99 = 2.5758;
@@ -50,19 +50,20 @@ async function plan(profile: SimProfile, hints: SimHints, trial: number): Promis
 }
 
 describe("sim planner template", () => {
-  it("passes every gate without defects, for any goal", () => {
-    const goalArb = fc.record({
-      id: fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,20}$/),
-      domain: fc.oneof(fc.constantFrom("database", "kubernetes", "dns", "search"), fc.string({ minLength: 1, maxLength: 12 })),
-      facts: fc.uniqueArray(fc.stringMatching(/^[a-z][a-z_]{0,10}$/), { maxLength: 3 }),
-    });
+  it("passes every gate without defects, for any goal, with or without the goal's steps", () => {
     fc.assert(
-      fc.property(goalArb, ({ id, domain, facts }) => {
-        const goal = GoalSchema.parse({ id, domain, title: "T", description: "D", risk_tolerance: "balanced", constraints: { facts } });
+      fc.property(goalArb, (goal) => {
         expect(runGates(goal, templatePlan(goal, new Set(), 1, null))).toEqual([]);
+        expect(runGates(goal, draftPlan(goal, new Set(), 1, null))).toEqual([]);
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
+    // Domains named like Object.prototype keys once made the vocabulary lookup return a function.
+    for (const domain of ["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf"]) {
+      const goal = { ...GOAL, domain, description: "Drain the pool. Swap the disks, then resync." };
+      expect(runGates(goal, draftPlan(goal, new Set(), 1, null)), domain).toEqual([]);
+      expect(detectDefects(goal, draftPlan(goal, new Set(["weak_rollback"]), 1, null)), domain).toEqual(new Set(["weak_rollback"]));
+    }
   });
 
   it("breaks exactly one gate code per defect, and the defects compose", () => {
@@ -76,14 +77,129 @@ describe("sim planner template", () => {
       expect(findings.map((f) => [f.code, f.family])).toEqual([[single[d], d]]);
     }
     expect(codes(templatePlan(GOAL, new Set(PLANNER_DEFECTS), 1, null))).toEqual(Object.values(single).sort());
+    fc.assert(
+      fc.property(goalArb, fc.subarray([...PLANNER_DEFECTS]), (goal, defects) => {
+        const found = runGates(goal, draftPlan(goal, new Set(defects), 1, null));
+        expect(found.map((f) => [f.code, f.family]).sort()).toEqual(defects.map((d) => [single[d], d]).sort());
+      }),
+      { numRuns: 200 },
+    );
   });
 
-  it("recognizes its own defects in a plan (round trip)", () => {
+  it("recognizes its own defects in a plan (round trip), with or without the goal's steps", () => {
     fc.assert(
       fc.property(fc.subarray([...PLANNER_DEFECTS]), fc.integer({ min: 1, max: 9 }), (defects, version) => {
         expect(detectDefects(GOAL, templatePlan(GOAL, new Set(defects), version, null))).toEqual(new Set(defects));
+        expect(detectDefects(GOAL, draftPlan(GOAL, new Set(defects), version, null))).toEqual(new Set(defects));
       }),
     );
+    fc.assert(
+      fc.property(goalArb, fc.subarray([...PLANNER_DEFECTS]), (goal, defects) => {
+        expect(detectDefects(goal, draftPlan(goal, new Set(defects), 2, "p"))).toEqual(new Set(defects));
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe("sim planner goal steps", () => {
+  const words = (text: string) => text.match(/[\p{L}\p{N}]+/gu) ?? [];
+  const SEPARATOR_WORDS = new Set(["and", "then"]);
+
+  it("adds one low-risk, non-mutating task per clause, placed between the pre-state check and the mutation", () => {
+    fc.assert(
+      fc.property(goalArb, fc.subarray([...PLANNER_DEFECTS]), (goal, defects) => {
+        const steps = goalSteps(goal);
+        const bare = templatePlan(goal, new Set(defects), 1, null);
+        const draft = draftPlan(goal, new Set(defects), 1, null);
+        expect(steps.length).toBeLessThanOrEqual(MAX_GOAL_STEPS);
+        expect(steps.map((s) => s.id)).toEqual(steps.map((_, i) => `step_${i + 1}`));
+        expect(draft.tasks).toHaveLength(bare.tasks.length + steps.length);
+        const added = draft.tasks.filter((t) => t.id.startsWith("step_"));
+        expect(added.map((t) => [t.id, t.description, t.kind])).toEqual(steps.map((s) => [s.id, s.description, s.kind]));
+        for (const t of added) {
+          expect(["read", "notify", "wait"]).toContain(t.kind);
+          expect([t.risk, t.blast_radius, t.reversibility]).toEqual(["low", "low", "reversible"]);
+          expect([t.mutates, t.destroys, t.establishes, t.produces, t.preconditions]).toEqual([[], [], [], [], []]);
+        }
+        // The template's own tasks are unchanged, in their order; the steps run just before the mutation.
+        expect(draft.tasks.filter((t) => !t.id.startsWith("step_"))).toEqual(bare.tasks);
+        const apply = draft.tasks.findIndex((t) => t.kind === "mutate");
+        expect(draft.tasks.slice(apply - steps.length, apply).map((t) => t.id)).toEqual(steps.map((s) => s.id));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("takes each step's description from the goal's own text and loses none of its words", () => {
+    fc.assert(
+      fc.property(descriptionArb, (description) => {
+        const collapsed = description.replace(/\s+/g, " ");
+        const clauses = goalClauses(description);
+        for (const c of clauses) {
+          expect(c.length).toBeGreaterThan(0);
+          expect(collapsed).toContain(c);
+          expect(words(c).length).toBeGreaterThan(0);
+        }
+        const kept = new Set(clauses.flatMap(words));
+        for (const w of words(description)) if (!SEPARATOR_WORDS.has(w.toLowerCase())) expect(kept).toContain(w);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("splits sentences and sequenced clauses, and keeps at most MAX_GOAL_STEPS", () => {
+    expect(
+      goalClauses("Announce the date, add headers, and run two brownouts for a day.  Then, wait;\n ask owners, then turn v1 off! Done?"),
+    ).toEqual(["Announce the date, add headers", "run two brownouts for a day", "Then, wait", "ask owners", "turn v1 off", "Done"]);
+    expect(goalClauses("Keep 1,400 RPS and v2.8 (a, b) intact")).toEqual(["Keep 1,400 RPS and v2.8 (a, b) intact"]);
+    const many = Array.from({ length: 14 }, (_, i) => `Step ${i + 1}.`).join(" ");
+    const clauses = goalClauses(many);
+    expect(clauses).toHaveLength(MAX_GOAL_STEPS);
+    expect(clauses.at(-1)).toBe("Step 10. Step 11. Step 12. Step 13. Step 14");
+    expect(goalSteps({ ...GOAL, description: "Email the owners. Watch errors for two days. Drain node a." }).map((s) => s.kind)).toEqual(["notify", "wait", "read"]);
+  });
+
+  it("writes the bare template for a description without a letter or digit", () => {
+    for (const description of CONTENTLESS_DESCRIPTIONS) {
+      const goal = { ...GOAL, description };
+      expect(goalSteps(goal)).toEqual([]);
+      expect(draftPlan(goal, new Set(), 1, null)).toEqual(templatePlan(goal, new Set(), 1, null));
+      expect(runGates(goal, draftPlan(goal, new Set(), 1, null))).toEqual([]);
+    }
+  });
+
+  it("never reads a corpus expectation: a goal with an expect block plans the same as without", async () => {
+    const goal = { ...GOAL, description: "Snapshot the tenants. Split the schema, then verify row counts." };
+    const withExpect = { ...goal, category: "strict", expect: { verdict: "approve", min_tasks: 40, mandatory_elements: ["zebra"] } } as unknown as Goal;
+    const profile = loadSimProfile(`${PROFILES_DIR}noisy.yaml`);
+    for (let t = 0; t < 20; t++) {
+      expect(await answer(profile, simRequest("planner", { goal: withExpect, mode: "decompose" }, { trial: t }))).toBe(
+        await answer(profile, simRequest("planner", { goal, mode: "decompose" }, { trial: t })),
+      );
+    }
+  });
+
+  it("drafts carry the goal's steps, and a revision keeps them while it fixes or regresses the template", async () => {
+    const goal = { ...GOAL, description: "Snapshot the tenants. Split the schema, then verify row counts; email the owners." };
+    const steps = goalSteps(goal).map((s) => s.id);
+    expect(steps).toEqual(["step_1", "step_2", "step_3", "step_4"]);
+    const stepIds = (p: Plan) => p.tasks.filter((t) => t.id.startsWith("step_")).map((t) => t.id);
+    const noisy = profileWith({ planner: { defect_rate: { unverified_dependencies: 0.5, unsafe_sequencing: 0.5, weak_rollback: 0.5 }, fix_rate: 0.5, regression_rate: 0.5 } });
+    for (let t = 0; t < 50; t++) {
+      const first = await plan(noisy, { goal, mode: "decompose" }, t);
+      expect(stepIds(first)).toEqual(steps);
+      const carried = detectDefects(goal, first)!;
+      const findings = [...carried].map((family) => ({ key: family, family, task_id: null, origin: "gate" as const }));
+      const revised = await plan(noisy, { goal, plan: first, findings, mode: "revise" }, t);
+      expect(stepIds(revised)).toEqual(steps);
+      expect(detectDefects(goal, revised)).not.toBeNull();
+      expect(revised.parent_id).toBe(first.id);
+    }
+    const flawed = draftPlan(goal, new Set(["weak_rollback"]), 1, null);
+    const fixAll = profileWith({ planner: { fix_rate: 1 } });
+    const fixed = await plan(fixAll, { goal, plan: flawed, findings: [{ key: "k", family: "weak_rollback", task_id: null, origin: "gate" }], mode: "revise" }, 0);
+    expect(fixed.tasks).toEqual(draftPlan(goal, new Set(), 2, flawed.id).tasks);
   });
 });
 

@@ -7,7 +7,7 @@ import { simPlannerOutput } from "./planner.ts";
 import type { Latency, SimProfile } from "./profile.ts";
 
 /** Bumped whenever the sim's behaviour for a given profile and seed changes (recorded as sdk_version). */
-export const SIM_VERSION = "1";
+export const SIM_VERSION = "2";
 
 /** The sim's stand-in for token counts: about four characters per token. */
 const CHARS_PER_TOKEN = 4;
