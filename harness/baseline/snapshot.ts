@@ -20,7 +20,7 @@ const PromptHashesSchema = z.looseObject({
  * A role's decision context from the manifest (DESIGN.md §7, §8): provider, endpoint, model and
  * sampling parameters, the prompt and schema hashes the role's requests were built from (several
  * user templates are hashed together, canonically), and for the sim provider its behaviour
- * profile, which is to the sim what the model is to a real provider.
+ * profile and code version, which are to the sim what the model is to a real provider.
  */
 function roleContext(manifest: Manifest, name: "planner" | "critic"): RoleContext {
   const role = manifest.roles[name];
@@ -40,7 +40,7 @@ function roleContext(manifest: Manifest, name: "planner" | "critic"): RoleContex
     system_prompt_sha256: prompt.system_sha256,
     user_template_sha256: templates === null || typeof templates === "string" ? templates : hashCanonical(templates),
     schema_sha256: prompt.schema_sha256,
-    sim_profile_sha256: sim === undefined ? null : hashCanonical(sim),
+    sim_profile_sha256: sim === undefined ? null : hashCanonical({ profile: sim, version: manifest.fingerprint.sim_version ?? null }),
   };
 }
 

@@ -34,7 +34,7 @@ try {
 } catch (e) {
   if (e instanceof CommanderError) {
     // --help and --version end here with code 0; usage mistakes are invalid input.
-    exitWith(e.exitCode === 0 ? 0 : 2);
+    await exitWith(e.exitCode === 0 ? 0 : 2);
   }
-  reportFatal(e);
+  await reportFatal(e);
 }

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { loadFile } from "../../src/formats/load.ts";
 import { DecisionContextSchema } from "../../src/formats/records.ts";
-import { RunConfigSchema } from "./settings.ts";
+import { RecordedConfigSchema } from "./settings.ts";
 import { RUN_FILES, type TrialHead } from "./store.ts";
 
 export const MANIFEST_SCHEMA_VERSION = 1;
@@ -41,7 +41,8 @@ export const ManifestSchema = z.strictObject({
   node: z.string(),
   /** The command line that made the run (credential header values redacted; no environment). */
   command: z.array(z.string()),
-  config: RunConfigSchema,
+  /** The run's config; suites `["imported"]` for a run converted by `fieldtest import`. */
+  config: RecordedConfigSchema,
   config_hash: z.string(),
   /** Code-derived inputs covered by the config hash: prompts, schemas, gate versions, sim profile. */
   fingerprint: z.record(z.string(), z.unknown()),

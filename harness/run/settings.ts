@@ -2,11 +2,13 @@ import { z } from "zod";
 import { hashCanonical, canonicalJson } from "../../src/canonical.ts";
 import { CATEGORIES } from "../../src/formats/enums.ts";
 import { InputError } from "../../src/formats/load.ts";
+import type { Suite } from "../../src/formats/records.ts";
 import { ClientConfigSchema, type RoleConfig } from "../../src/providers/config.ts";
 import { ENGINE_MODES } from "../../src/loop/engine.ts";
 import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/providers/sim/profile.ts";
 import { EstimateSchema, type ConfigFile, type Estimate, type RolePatch } from "../config.ts";
 import { REDACTED, redactHeaders, splitHeader } from "./redact.ts";
+import { RUN_FILES } from "./store.ts";
 import { parseShard, RUN_SUITES, type Shard } from "./work.ts";
 
 /**
@@ -25,6 +27,29 @@ export const RunConfigSchema = z.strictObject({
   client: ClientConfigSchema,
 });
 export type RunConfig = z.output<typeof RunConfigSchema>;
+
+/** What an imported run records as its suite: trials converted from another harness's logs, never run here. */
+export const IMPORTED_SUITE = "imported" satisfies Suite;
+
+/**
+ * The config a manifest records: a sweep's, or an imported run's, whose only suite is `imported`.
+ * `fieldtest run` cannot select that suite (RunCliSchema, the config file) nor resume such a run.
+ */
+export const RecordedConfigSchema = RunConfigSchema.extend({
+  suites: z.union([z.array(z.enum(RUN_SUITES)).min(1), z.tuple([z.literal(IMPORTED_SUITE)])]),
+});
+export type RecordedConfig = z.output<typeof RecordedConfigSchema>;
+
+/** A recorded config a sweep can run again (resume): any but an imported run's. */
+export function runnableConfig(config: RecordedConfig): RunConfig {
+  const { suites } = config;
+  if (isImported(suites)) {
+    throw new InputError(RUN_FILES.manifest, "config.suites", "an imported run records trials fieldtest did not run; it cannot be resumed");
+  }
+  return { ...config, suites };
+}
+
+const isImported = (suites: RecordedConfig["suites"]): suites is [typeof IMPORTED_SUITE] => suites[0] === IMPORTED_SUITE;
 
 /** Everything that cannot change a result: never hashed, free to differ between resume and shards. */
 export interface Operational {
@@ -138,8 +163,8 @@ function applyRole(base: RoleConfig, patches: RolePatch[], role: string): RoleCo
 }
 
 export interface ResolveContext {
-  /** On resume: the recorded run, which takes the place of the built-in defaults. */
-  recorded?: { config: RunConfig; operational: Operational };
+  /** On resume: the recorded run, which takes the place of the built-in defaults (an imported run is refused). */
+  recorded?: { config: RecordedConfig; operational: Operational };
   /** Reads a sim profile file (the edge passes loadSimProfile). */
   loadProfile: (path: string) => SimProfile;
 }
@@ -151,7 +176,7 @@ export interface ResolveContext {
  */
 export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): ResolvedRun {
   const recorded = ctx.recorded;
-  const base = recorded?.config;
+  const base = recorded ? runnableConfig(recorded.config) : undefined;
   const suites = cli.suite?.filter((s): s is (typeof RUN_SUITES)[number] => s !== "canary") ?? file.suites ?? base?.suites ?? [...DEFAULTS.suites];
   if (suites.length === 0) throw new InputError("command line", "--suite", "select corpus, boundary or both (canary always runs first)");
   const seed = cli.seed ?? file.seed ?? base?.seed ?? DEFAULTS.seed;

@@ -11,6 +11,10 @@ import { readTrials } from "../../harness/run/store.ts";
 import { sha256 } from "../../src/canonical.ts";
 import { CorpusGoalSchema } from "../../src/formats/goal.ts";
 import { InputError, loadFile } from "../../src/formats/load.ts";
+import { readSnapshot, snapshotOfRun, writeSnapshot } from "../../harness/baseline/io.ts";
+import { loadMergeInput, mergeRuns } from "../../harness/run/merge.ts";
+import { runSweep } from "../../harness/run/sweep.ts";
+import { cli as runCli, fakeCorpus, fakeEngine, testHost } from "../run/helpers.ts";
 import { SAMPLE, tempDir, removeTempDirs } from "./fixtures.ts";
 
 /** The three recorded runs of the PlannerCritic 0.1.0 sample, imported as they are. */
@@ -104,6 +108,33 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
     expect(run.summary.expectations.goals.n_items_judged).toBe(3);
     expect(run.summary.operational["llm_calls_per_goal"]!.value).toBeCloseTo(8 / 3);
     expect(writeReport(out, out).map((f) => basename(f))).toEqual(expect.arrayContaining(["summary.json", "report.md", "report.html", "trials.csv"]));
+  });
+
+  it("records suite imported in the manifest, as its trials and plan do", () => {
+    const manifest = readManifest(out);
+    expect(manifest.config.suites).toEqual(["imported"]);
+    expect(manifest.plan.items.every((key) => key.startsWith("imported/"))).toBe(true);
+    expect(new Set(readTrials(out).map((t) => t.suite))).toEqual(new Set(["imported"]));
+  });
+
+  it("is published as a baseline, merges as a whole run, and is refused a resume", async () => {
+    const root = tempDir("sample-readers");
+    const baseline = join(root, "imported.json");
+    writeSnapshot(baseline, snapshotOfRun(out, out, "imported"));
+    const snapshot = readSnapshot(baseline);
+    expect(snapshot).toMatchObject({ total_trials: 3, trials_per_item: 1 });
+    expect(snapshot.items.map((i) => i.suite)).toEqual(["imported", "imported", "imported"]);
+
+    const merged = join(root, "merged");
+    const opts = { now: () => new Date("2026-12-02T13:00:00Z"), runId: "merged", command: ["fieldtest", "merge"], force: false };
+    expect(mergeRuns([loadMergeInput(out)], merged, opts).config.suites).toEqual(["imported"]);
+    expect(readManifest(merged).merged_from).toEqual([{ dir: out, run_id: "sample-run", shard: null }]);
+    expect(readTrials(merged)).toEqual(readTrials(out));
+    expect(() => mergeRuns([loadMergeInput(out), loadMergeInput(out)], join(root, "twice"), opts)).toThrow(/recorded in more than one run/);
+
+    const host = testHost(["run", "--resume", out]);
+    await expect(runSweep(runCli({ resume: out }), {}, fakeEngine(fakeCorpus(1, 0)), host)).rejects.toThrow(/imported run .* cannot be resumed/);
+    expect(readTrials(out)).toHaveLength(3);
   });
 
   it("names a missing folder as bad input", () => {

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ConfigFileSchema } from "../../harness/config.ts";
 import { redactArgv } from "../../harness/run/redact.ts";
-import { configHash, diffValues, recordedConfig, resolveRun, RunCliSchema, type RunCli } from "../../harness/run/settings.ts";
+import { configHash, diffValues, RecordedConfigSchema, recordedConfig, resolveRun, RunCliSchema, type RunCli } from "../../harness/run/settings.ts";
 import { DEFAULT_SIM_PROFILE } from "../../src/providers/sim/profile.ts";
 
 const ctx = { loadProfile: () => DEFAULT_SIM_PROFILE };
@@ -91,6 +91,17 @@ describe("resolution", () => {
     const again = resolveRun({}, cli({ budgetUsd: "5" }), { ...ctx, recorded: first });
     expect(again.config).toEqual(first.config);
     expect(again.operational.budgetUsd).toBe(5);
+  });
+
+  it("suite imported is recorded by imported runs only: never selectable, never resumed", () => {
+    expect(RunCliSchema.safeParse({ suite: "corpus,imported" }).success).toBe(false);
+    expect(ConfigFileSchema.safeParse({ suites: ["imported"] }).success).toBe(false);
+    const { config, operational } = resolveRun({}, cli({}), ctx);
+    const imported = RecordedConfigSchema.parse({ ...config, suites: ["imported"] });
+    expect(() => resolveRun({}, cli({}), { ...ctx, recorded: { config: imported, operational } })).toThrow(/imported run .* cannot be resumed/);
+    expect(RecordedConfigSchema.safeParse({ ...config, suites: ["imported", "corpus"] }).success).toBe(false);
+    expect(RecordedConfigSchema.safeParse({ ...config, suites: ["canary"] }).success).toBe(false);
+    expect(RecordedConfigSchema.parse(config)).toEqual(config);
   });
 
   it("diffValues names each changed leaf", () => {

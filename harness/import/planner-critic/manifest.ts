@@ -1,7 +1,7 @@
 import { hashCanonical } from "../../../src/canonical.ts";
 import { GATE_VERSIONS } from "../../../src/gates/index.ts";
 import { MANIFEST_SCHEMA_VERSION, type Manifest } from "../../run/manifest.ts";
-import type { RunConfig } from "../../run/settings.ts";
+import { IMPORTED_SUITE, type RecordedConfig } from "../../run/settings.ts";
 import type { CanaryReport } from "../../canary.ts";
 import { goalItemKey } from "../../corpus/load.ts";
 import { CALL_FIELDS_NOT_RECORDED } from "./calls.ts";
@@ -42,9 +42,8 @@ export function importManifest(input: ImportManifestInput): Manifest {
   const caps = [...new Set(input.revisionCaps)].sort((a, b) => a - b);
   const trialsPerItem = Math.max(1, ...Object.keys(input.items).map((id) => trials.filter((t) => t.item_id === id).length));
   const roles = { planner: modelOf(trials, "planner"), critic: modelOf(trials, "critic") };
-  const config: RunConfig = {
-    // The manifest schema knows the sweep suites only; the trial records say suite "imported".
-    suites: ["corpus"],
+  const config: RecordedConfig = {
+    suites: [IMPORTED_SUITE],
     only: null,
     domain: null,
     category: null,
@@ -66,7 +65,7 @@ export function importManifest(input: ImportManifestInput): Manifest {
       claim_extractor: CLAIM_EXTRACTOR_VERSION,
       revision_caps: caps,
       revision_cap_note: caps.length === 0 ? `no report.json: the predecessor's default cap ${PREDECESSOR_DEFAULT_CAP}` : caps.length > 1 ? "sweeps used different caps: the largest is maxRounds" : null,
-      config_note: "suites, seed, trials and mode describe this import, not the predecessor's run; provider is the wire format of its OpenAI-compatible transport",
+      config_note: "seed, trials and mode describe this import, not the predecessor's run; provider is the wire format of its OpenAI-compatible transport",
       not_recorded: [...CALL_FIELDS_NOT_RECORDED],
     },
   };
