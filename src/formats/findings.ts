@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FAMILIES, SEVERITIES, type Family, type Severity } from "./enums.ts";
+import { FAMILIES, type Family, type Severity } from "./enums.ts";
 
 export const GATE_IDS = [
   "schema_valid",
