@@ -49,9 +49,17 @@ function mostlyBlocks(count: number, item: SnapshotItem): boolean {
   return count > item.n_trials / 2;
 }
 
+/**
+ * The baseline disagreed with itself about the item's verdict: its counted trials split. An item
+ * with no counted trial (unanimous null) has no verdict to disagree on, so it is not unstable.
+ */
+function verdictUnstable(item: SnapshotItem): boolean {
+  return item.unanimous === false;
+}
+
 /** The baseline disagreed with itself about a key: on the item's verdict, or on whether the key blocked. */
 function keyUnstable(count: number, item: SnapshotItem): boolean {
-  return item.unanimous !== true || (count > 0 && count < item.n_trials);
+  return verdictUnstable(item) || (count > 0 && count < item.n_trials);
 }
 
 function attribute(causes: Difference[], baselineUnstable: boolean, p: number, alpha: number): Attribution {
@@ -67,7 +75,7 @@ function itemDeltas(b: SnapshotItem, a: SnapshotItem, differences: Difference[],
   const ma = a.modal_verdict;
   if (mb !== ma) {
     const p = fisherExact(...blockingSplit(b), ...blockingSplit(a));
-    const baselineUnstable = b.unanimous !== true;
+    const baselineUnstable = verdictUnstable(b);
     out.push({
       ...common,
       kind: "verdict",

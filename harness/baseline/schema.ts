@@ -33,7 +33,8 @@ const counts = z.record(z.string(), z.number().int().min(0));
 /**
  * One item reduced over its trials (the metrics' ItemSummary plus the item's content hash and its
  * per-item metric values). `verdict_counts` cover every label (boundary: critic_verdict block |
- * pass | unavailable; corpus: status escalated | approved | error); `modal_verdict` and
+ * pass | unavailable; corpus: status escalated | approved | error, or unavailable when a critic
+ * audit was unavailable); `modal_verdict` and
  * `unanimous` are over the counted ones; `blocker_key_counts[k]` is the number of trials in which
  * blocker key k blocked in some round; `values[metric]` is the item's own value of each per-item
  * metric it belongs to, for paired deltas.

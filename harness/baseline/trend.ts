@@ -36,6 +36,9 @@ export interface TrendResult {
 
 const Z95 = normalQuantile(0.975);
 
+/** Summary metrics where a rise is good (agreement coefficients): their CUSUM watches for a drop. */
+const HIGHER_IS_BETTER: ReadonlySet<string> = new Set(["critic_alpha_nominal", "critic_ac1"]);
+
 /** A metric's standard error from its 95% interval (half-width / z; exact for t and normal intervals, approximate for Wilson). */
 function standardError(m: Metric | undefined): number | null {
   if (!m || m.ci_low === null || m.ci_high === null) return null;
@@ -53,7 +56,9 @@ function metricTrend(metric: string, runs: Snapshot[], reference: Snapshot, sour
   const indexOfKnown = values.map((v, i) => (v === null ? -1 : i)).filter((i) => i >= 0);
   const z = usable ? known.map((v) => (v - mu0) / sigma0) : [];
   const e = usable ? ewma(z) : [];
-  const c = usable ? cusum(known, { mu0, sigma0 }) : [];
+  // One-sided CUSUM in the harmful direction: upward, or on the negated series for higher-is-better metrics.
+  const sign = HIGHER_IS_BETTER.has(metric) ? -1 : 1;
+  const c = usable ? cusum(known.map((v) => sign * v), { mu0: sign * mu0, sigma0 }) : [];
   const t = known.length > W ? trailingWindowT(known, W) : [];
   const points: TrendPoint[] = runs.map((r, i) => ({
     run: r.run_id ?? r.name,
@@ -90,7 +95,8 @@ function metricTrend(metric: string, runs: Snapshot[], reference: Snapshot, sour
 
 /**
  * Drift over a history of runs, oldest first (methodology-notes §5, §9.8): for every summary
- * metric, per-family downgrade rates included, EWMA and an upper CUSUM (it watches for increases) on the values standardized
+ * metric, per-family downgrade rates included, EWMA and a one-sided CUSUM in the harmful direction
+ * (increases; decreases for the higher-is-better agreement coefficients α and AC1) on the values standardized
  * against a fixed reference (the published baseline, else the first run), and the
  * trailing-window prediction statistic as a monitor with its false-alarm caveat.
  */

@@ -1,6 +1,7 @@
 import { ROLES, type TrialRecord } from "../formats/records.ts";
 import { itemMeanMetric, ratioMetric, type ItemValue } from "./estimate.ts";
 import type { ItemTrials } from "./items.ts";
+import { criticWasUnavailable } from "./trial-facts.ts";
 import type { EstimateContext, MetricMap } from "./types.ts";
 
 /** Share of all the item's trials (counted or not) for which `hit` holds; null with no trial. */
@@ -14,8 +15,6 @@ function perTrialRate(items: readonly ItemTrials[], hit: (t: TrialRecord) => boo
     ctx,
   );
 }
-
-const criticWasUnavailable = (t: TrialRecord) => t.rounds.some((r) => r.critic?.outcome === "critic_unavailable");
 
 /**
  * Outcomes that are never folded into verdicts, each with its own rate over all trials:

@@ -53,7 +53,7 @@ export interface ItemSummary {
   /** Distinct item content hashes seen in the trials (more than one means the item changed mid-run). */
   item_hashes: string[];
   n_trials: number;
-  /** Trials that enter verdict agreement (critic_verdict block|pass, or status approved|escalated). */
+  /** Trials that enter verdict agreement (critic_verdict block|pass, or status approved|escalated with the critic available). */
   n_counted: number;
   /** Every verdict label with its count, the uncounted ones (unavailable, error) included. */
   verdict_counts: Record<string, number>;

@@ -18,12 +18,20 @@ export function verdictScheme(trial: TrialRecord): VerdictScheme {
   return trial.suite === "boundary" ? "critic" : "engine";
 }
 
+/** Whether any round's critic audit was unavailable (the engine then escalates, failing closed). */
+export function criticWasUnavailable(trial: TrialRecord): boolean {
+  return trial.rounds.some((r) => r.critic?.outcome === "critic_unavailable");
+}
+
 /**
  * The trial's verdict label: critic_verdict or status, including the uncounted outcomes. An
- * infrastructure error is `error` in both schemes, never an unavailable critic.
+ * infrastructure error is `error` in both schemes, never an unavailable critic. An engine trial
+ * whose critic was unavailable in some round is `unavailable`: its escalation is the outage, not a
+ * decision, and DESIGN.md §10 keeps critic-unavailable trials out of verdict agreement.
  */
 export function verdictLabel(trial: TrialRecord): string {
-  if (trial.status === "error" || verdictScheme(trial) === "engine") return trial.status;
+  if (trial.status === "error") return trial.status;
+  if (verdictScheme(trial) === "engine") return criticWasUnavailable(trial) ? "unavailable" : trial.status;
   return trial.critic_verdict ?? "unavailable";
 }
 
