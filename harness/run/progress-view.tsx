@@ -1,5 +1,5 @@
 import { Box, Text, render } from "ink";
-import { formatDuration, formatUsd, progressLine, type Progress, type ProgressSnapshot } from "./progress.ts";
+import { formatDuration, formatUsd, isInteractive, startPlainProgress, type Progress, type ProgressReporter, type ProgressSnapshot } from "./progress.ts";
 
 function Bar({ done, total }: { done: number; total: number }) {
   const width = 24;
@@ -28,13 +28,12 @@ export function ProgressView({ p }: { p: ProgressSnapshot }) {
   );
 }
 
-export interface ProgressReporter {
-  stop(): void;
-}
+export type { ProgressReporter } from "./progress.ts";
 
 /**
  * The live view: ink on an interactive terminal, otherwise a plain line every `everyMs` (CI,
- * pipes, NO_COLOR). Both read the same snapshot.
+ * pipes, NO_COLOR). Both read the same snapshot. The sweep imports this module only for a
+ * terminal, so a non-interactive run never loads ink (and its layout engine's memory).
  */
 export function startProgress(
   progress: Progress,
@@ -43,8 +42,7 @@ export function startProgress(
   env: NodeJS.ProcessEnv,
   everyMs = 2000,
 ): ProgressReporter {
-  const interactive = out.isTTY === true && !env.NO_COLOR && !env.CI;
-  if (interactive) {
+  if (isInteractive(out, env)) {
     const app = render(<ProgressView p={progress.snapshot(now())} />, { stdout: out, patchConsole: false, exitOnCtrlC: false });
     const timer = setInterval(() => app.rerender(<ProgressView p={progress.snapshot(now())} />), 150);
     return {
@@ -55,12 +53,5 @@ export function startProgress(
       },
     };
   }
-  const timer = setInterval(() => out.write(`${progressLine(progress.snapshot(now()))}\n`), everyMs);
-  timer.unref();
-  return {
-    stop() {
-      clearInterval(timer);
-      out.write(`${progressLine(progress.snapshot(now()))}\n`);
-    },
-  };
+  return startPlainProgress(progress, now, out, everyMs);
 }

@@ -100,3 +100,24 @@ export function progressLine(p: ProgressSnapshot): string {
   const slow = p.slowest[0] ? `  slowest ${p.slowest[0].key} ${formatDuration(p.slowest[0].ageMs)}` : "";
   return `[${formatDuration(p.elapsedMs)}] ${suites}  ${p.rate.toFixed(1)}/s  eta ${formatDuration(p.etaMs)}  calls ${p.calls}  spent ${formatUsd(p.spentUsd)}${slow}`;
 }
+
+export interface ProgressReporter {
+  stop(): void;
+}
+
+/** Whether the live view is ink (an interactive terminal) rather than plain periodic lines (CI, pipes, NO_COLOR). */
+export function isInteractive(out: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
+  return out.isTTY === true && !env.NO_COLOR && !env.CI;
+}
+
+/** Plain progress: a line every `everyMs` and a last one at `stop`. Needs no ink (which only a terminal loads). */
+export function startPlainProgress(progress: Progress, now: () => number, out: NodeJS.WriteStream, everyMs = 2000): ProgressReporter {
+  const timer = setInterval(() => out.write(`${progressLine(progress.snapshot(now()))}\n`), everyMs);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      out.write(`${progressLine(progress.snapshot(now()))}\n`);
+    },
+  };
+}

@@ -45,10 +45,43 @@ export const trialHead = (r: TrialRecord): TrialHead => ({
   calls: r.calls.reduce((n, c) => n + c.transport_attempts.length, 0),
 });
 
+/** Bytes read from `trials.jsonl` at a time: the log is never held whole in memory. */
+const READ_CHUNK_BYTES = 1 << 20;
+
+/**
+ * The lines of a file, one at a time (without the newline; the text after the last newline is the
+ * last line). Read in chunks and decoded a line at a time: a newline byte never occurs inside a
+ * UTF-8 sequence, so this decodes exactly as reading the whole file and splitting at "\n" does,
+ * in memory proportional to the longest line rather than the whole file.
+ */
+function* fileLines(file: string): Generator<string> {
+  const fd = openSync(file, "r");
+  try {
+    const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    let partial: Buffer[] = [];
+    for (let n = readSync(fd, chunk, 0, chunk.length, null); n > 0; n = readSync(fd, chunk, 0, chunk.length, null)) {
+      const bytes = chunk.subarray(0, n);
+      let start = 0;
+      for (let nl = bytes.indexOf(0x0a, start); nl !== -1; nl = bytes.indexOf(0x0a, start)) {
+        const piece = bytes.subarray(start, nl);
+        yield partial.length === 0 ? piece.toString("utf8") : Buffer.concat([...partial, piece]).toString("utf8");
+        partial = [];
+        start = nl + 1;
+      }
+      // The chunk buffer is reused: keep a copy of the unfinished line.
+      if (start < n) partial.push(Buffer.from(bytes.subarray(start)));
+    }
+    yield Buffer.concat(partial).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Reads `trials.jsonl`. A line that is not complete JSON is a torn write and is skipped; a line
  * that parses but is not a trial record is foreign input (InputError). `project` keeps only what
- * the caller needs of each record.
+ * the caller needs of each record. The file is streamed a line at a time, and each parsed record
+ * is dropped once projected, so a light projection reads a large run in little memory.
  */
 export function readTrialLog(dir: string): TrialLogRead;
 export function readTrialLog<T extends Pick<TrialRecord, "suite" | "item_id" | "trial">>(dir: string, project: (r: TrialRecord) => T): TrialLogRead<T>;
@@ -58,25 +91,26 @@ export function readTrialLog(dir: string, project: (r: TrialRecord) => Pick<Tria
   const byKey = new Map<string, Pick<TrialRecord, "suite" | "item_id" | "trial">>();
   const repeated = new Set<string>();
   let torn = 0;
-  const lines = readFileSync(file, "utf8").split("\n");
-  lines.forEach((line, i) => {
-    if (line.trim() === "") return;
+  let lineNo = 0;
+  for (const line of fileLines(file)) {
+    lineNo++;
+    if (line.trim() === "") continue;
     let data: unknown;
     try {
       data = JSON.parse(line);
     } catch {
       torn++;
-      return;
+      continue;
     }
     const head = TrialHeadSchema.safeParse(data);
     if (!head.success) {
       const issue = head.error.issues[0]!;
-      throw new InputError(file, `line ${i + 1}${issue.path.length ? `: ${issue.path.join(".")}` : ""}`, `not a trial record (${issue.message})`);
+      throw new InputError(file, `line ${lineNo}${issue.path.length ? `: ${issue.path.join(".")}` : ""}`, `not a trial record (${issue.message})`);
     }
     const key = trialKey(head.data);
     if (byKey.has(key)) repeated.add(key);
     byKey.set(key, project(data as TrialRecord));
-  });
+  }
   const records = [...byKey.values()].sort((a, b) => compareTrials(a, b));
   return { records, torn, repeated: [...repeated].sort() };
 }

@@ -7,8 +7,7 @@ import type { ConfigFile } from "../config.ts";
 import { BudgetGuard, estimateSweep, refuseByEstimate, type PriceOf, type SweepEstimate } from "./budget.ts";
 import { currentTrialKey, executeTrials, StopControl, type TrialExecutor } from "./execute.ts";
 import { MANIFEST_SCHEMA_VERSION, readManifest, runIdFor, totalsOf, type Manifest, type RunState, type Session } from "./manifest.ts";
-import { Progress, formatUsd } from "./progress.ts";
-import { startProgress } from "./progress-view.tsx";
+import { Progress, formatUsd, isInteractive, startPlainProgress } from "./progress.ts";
 import { redactArgv } from "./redact.ts";
 import { configHash, diffValues, FRESH_ONLY, missingCredentials, recordedConfig, resolveRun, type Fingerprint, type ResolvedRun, type RunCli, type RunConfig } from "./settings.ts";
 import { acquireLock, prepareOutDir, readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
@@ -267,7 +266,11 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     });
     const itemHash = new Map(prep.items.map((it) => [itemKey(it), it.item_hash]));
     host.stderr.write(`fieldtest: run ${dir}: ${pending.length} of ${prep.owned.length} trials to run${manifest.plan.shard ? ` (shard ${manifest.plan.shard.index}/${manifest.plan.shard.count})` : ""}\n`);
-    reporter = startProgress(progress, () => host.now().getTime(), host.stderr, host.env);
+    const clock = () => host.now().getTime();
+    // ink (with its layout engine) is loaded only for a terminal: CI and piped runs never need it.
+    reporter = isInteractive(host.stderr, host.env)
+      ? (await import("./progress-view.tsx")).startProgress(progress, clock, host.stderr, host.env)
+      : startPlainProgress(progress, clock, host.stderr);
     await executeTrials({
       trials: pending,
       concurrency: resolved.operational.concurrency,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { EstimateSchema } from "../../harness/config.ts";
 import { BudgetGuard, estimateSweep, refuseByEstimate } from "../../harness/run/budget.ts";
-import { Progress, progressLine } from "../../harness/run/progress.ts";
+import { isInteractive, Progress, progressLine, startPlainProgress } from "../../harness/run/progress.ts";
 import { resolveRun, RunCliSchema } from "../../harness/run/settings.ts";
 import { planTrials } from "../../harness/run/work.ts";
 import { engineOutcome } from "../../src/loop/outcome.ts";
@@ -74,5 +74,18 @@ describe("progress", () => {
     expect(s.etaMs).toBe(4000);
     expect(s.slowest).toEqual([{ key: "boundary/f/0", ageMs: 1500 }]);
     expect(progressLine(s)).toBe("[2s] corpus 2/2 (1 err)  boundary 0/2  0.5/s  eta 4s  calls 7  spent $0.2500  slowest boundary/f/0 2s");
+  });
+
+  it("draws ink only on an interactive terminal; elsewhere plain lines, the last one at stop", () => {
+    const tty = { isTTY: true } as NodeJS.WriteStream;
+    expect(isInteractive(tty, {})).toBe(true);
+    expect(isInteractive(tty, { CI: "1" })).toBe(false);
+    expect(isInteractive(tty, { NO_COLOR: "1" })).toBe(false);
+    expect(isInteractive({ isTTY: false } as NodeJS.WriteStream, {})).toBe(false);
+    const plan = planTrials([{ suite: "corpus", item_id: "a" }], 1);
+    let text = "";
+    const out = { write: (chunk: string) => ((text += chunk), true) } as unknown as NodeJS.WriteStream;
+    startPlainProgress(new Progress(plan, plan, 0, () => 0), () => 1000, out, 60_000).stop();
+    expect(text).toBe("[1s] corpus 0/1  0.0/s  eta --  calls 0  spent $0.0000\n");
   });
 });

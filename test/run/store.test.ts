@@ -40,6 +40,36 @@ describe("trials.jsonl", () => {
     writeFileSync(join(d, RUN_FILES.trials), '{"hello": 1}\n');
     expect(() => readTrials(d)).toThrow(/line 1.*not a trial record/);
   });
+
+  it("reads lines longer than a read chunk, multi-byte text across chunk edges and a torn tail as the whole file would", () => {
+    const d = dir();
+    // 1.5 MB and 4 MB lines (the reader takes 1 MiB at a time); 2- and 4-byte characters at odd offsets.
+    const big = [
+      { ...rec("a", 0), error: `x${"é".repeat(750_000)}` },
+      rec("b", 0),
+      { ...rec("c", 2), error: `${"🙂".repeat(1_000_000)}ü` },
+      { ...rec("c", 10), error: "" },
+    ];
+    writeFileSync(join(d, RUN_FILES.trials), `${big.map((r) => JSON.stringify(r)).join("\n")}\n\n{"schema_version":1,"suite":"corpus","item_id":"é`);
+    const read = readTrialLog(d);
+    expect(read.torn).toBe(1);
+    expect(read.records).toEqual(big);
+    // The same records and line numbers as reading the whole file and splitting it.
+    appendFileSync(join(d, RUN_FILES.trials), '\n{"hello": 1}\n');
+    const lines = readFileSync(join(d, RUN_FILES.trials), "utf8").split("\n");
+    expect(() => readTrials(d)).toThrow(new RegExp(`line ${lines.indexOf('{"hello": 1}') + 1}: schema_version`));
+  });
+
+  it("projects each record as it is read", () => {
+    const d = dir();
+    const log = new TrialLog(d);
+    for (const id of ["b", "a"]) log.append(rec(id, 0));
+    log.close();
+    expect(readTrialLog(d, (r) => ({ suite: r.suite, item_id: r.item_id, trial: r.trial })).records).toEqual([
+      { suite: "corpus", item_id: "a", trial: 0 },
+      { suite: "corpus", item_id: "b", trial: 0 },
+    ]);
+  });
 });
 
 describe("run folder", () => {

@@ -1,4 +1,4 @@
-import { canonicalJson } from "../../canonical.ts";
+import { canonicalJson, hashCanonical } from "../../canonical.ts";
 import type { Goal } from "../../formats/goal.ts";
 import { PlanSchema, type Plan, type PlanInput } from "../../formats/plan.ts";
 import { chance, pickIndex, type Rng } from "../../stats/random.ts";
@@ -185,7 +185,11 @@ export function templatePlan(
   return PlanSchema.parse(input);
 }
 
-const structure = (p: Plan) => canonicalJson({ tasks: p.tasks, dependencies: p.dependencies });
+/**
+ * A plan's structure (tasks and dependencies) as the SHA-256 of its canonical JSON: equal for equal
+ * structures, and 64 characters to keep in the memo below instead of the whole plan's JSON.
+ */
+const structure = (p: Plan) => hashCanonical({ tasks: p.tasks, dependencies: p.dependencies });
 
 function allDefectSets(): PlannerDefect[][] {
   return PLANNER_DEFECTS.reduce<PlannerDefect[][]>((sets, d) => [...sets, ...sets.map((s) => [...s, d])], [[]]);
@@ -206,7 +210,7 @@ export function detectDefects(goal: Goal, plan: Plan): Set<PlannerDefect> | null
   return match ? new Set(match) : null;
 }
 
-/** Structure of each defect set's template for a goal, memoized: revisions ask for the same goal again and again. */
+/** Structure hash of each defect set's template for a goal, memoized: revisions ask for the same goal again and again. */
 const structuresByGoal = new Map<string, Map<string, PlannerDefect[]>>();
 const MAX_MEMOIZED_GOALS = 512;
 
