@@ -1,10 +1,10 @@
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { GATE_CODE_NAMES, GATE_CODES, type GateCode, type GateId } from "../src/formats/findings.ts";
 import { GoalSchema } from "../src/formats/goal.ts";
-import { loadFile } from "../src/formats/load.ts";
+import { InputError, loadFile } from "../src/formats/load.ts";
 import { PlanSchema } from "../src/formats/plan.ts";
 import { runGates } from "../src/gates/index.ts";
 
@@ -58,6 +58,7 @@ export const CANARY_DIR = fileURLToPath(new URL("../corpus/canaries/", import.me
  */
 export function runCanaries(options: { dir?: string; skip?: readonly GateId[] } = {}): CanaryReport {
   const dir = options.dir ?? CANARY_DIR;
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError(dir, "", "canary folder not found");
   const files = readdirSync(dir)
     .filter((f) => f.endsWith(".yaml"))
     .sort();

@@ -8,6 +8,12 @@ const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.ur
 /** The command list shows one line per command: the description up to its first colon. */
 const oneLine = (cmd: Command): string => cmd.summary() || (cmd.description().split(/: /)[0] ?? "");
 
+// A reader that stops early (`fieldtest ... | head`) closes the pipe: that ends the output, not in error.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code === "EPIPE") process.exit(0);
+  throw e;
+});
+
 const program = new Command("fieldtest")
   .description("Field-test and evaluation harness for planner-critic engines")
   .version(pkg.version)

@@ -4,7 +4,7 @@ import type { TrialRecord } from "../../src/formats/records.ts";
 import { summarize, type Summary } from "../../src/metrics/summary.ts";
 import { fixtureItemKey, goalItemKey, loadCorpus } from "../corpus/load.ts";
 import { readManifest, type Manifest } from "../run/manifest.ts";
-import { readTrials } from "../run/store.ts";
+import { readTrialLog } from "../run/store.ts";
 
 /** A run directory read back with the corpus definitions it was run on, and its summary. */
 export interface LoadedRun {
@@ -26,13 +26,16 @@ export interface LoadedRun {
  */
 export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   const manifest = readManifest(dir);
-  const trials = readTrials(dir);
+  const log = readTrialLog(dir);
+  const trials = log.records;
   const corpus = loadCorpus(corpusRoot);
   const recorded = manifest.corpus.items;
   const same = (key: string) => recorded[key] === undefined || recorded[key] === corpus.itemHashes[key];
   const fixtures = corpus.fixtures.map((f) => f.fixture).filter((f) => same(fixtureItemKey(f.id)));
   const goals = corpus.goals.map((g) => g.goal).filter((g) => same(goalItemKey(g.id)));
   const warnings: string[] = [];
+  // A resume after a crash leaves the torn line in place, so one can sit mid-file; it is never data.
+  if (log.torn > 0) warnings.push(`${log.torn} line(s) of trials.jsonl are not complete JSON (torn writes) and were skipped`);
   const changed = Object.keys(recorded).filter((k) => corpus.itemHashes[k] !== undefined && !same(k));
   if (changed.length > 0) {
     warnings.push(`${changed.length} corpus item(s) changed since the run (${changed.slice(0, 5).join(", ")}${changed.length > 5 ? ", ..." : ""}): left out of ground-truth metrics`);

@@ -39,17 +39,21 @@ export function checkMergeable(inputs: readonly MergeInput[]): TrialRecord[] {
   }
   const owner = new Map<string, string>();
   const duplicated: string[] = [];
+  let firstDuplicateIn: string | undefined;
   const records: TrialRecord[] = [];
   for (const input of inputs) {
     for (const r of input.records) {
       const key = trialKey(r);
       const seen = owner.get(key);
-      if (seen !== undefined) duplicated.push(`${key} (${seen} and ${input.dir})`);
+      if (seen !== undefined) {
+        duplicated.push(`${key} (${seen} and ${input.dir})`);
+        firstDuplicateIn ??= input.dir;
+      }
       owner.set(key, input.dir);
       records.push(r);
     }
   }
-  if (duplicated.length) throw new InputError(inputs[1]?.dir ?? first.dir, RUN_FILES.trials, `trial keys recorded in more than one run: ${sample(duplicated)}`);
+  if (firstDuplicateIn !== undefined) throw new InputError(firstDuplicateIn, RUN_FILES.trials, `trial keys recorded in more than one run: ${sample(duplicated)}`);
   const planned = plannedKeys(first.manifest);
   const plannedSet = new Set(planned);
   const extra = [...owner.keys()].filter((k) => !plannedSet.has(k));

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { z } from "zod";
 import { hashCanonical, canonicalJson } from "../../src/canonical.ts";
 import { CATEGORIES } from "../../src/formats/enums.ts";
@@ -41,10 +42,10 @@ export const RecordedConfigSchema = RunConfigSchema.extend({
 export type RecordedConfig = z.output<typeof RecordedConfigSchema>;
 
 /** A recorded config a sweep can run again (resume): any but an imported run's. */
-export function runnableConfig(config: RecordedConfig): RunConfig {
+export function runnableConfig(config: RecordedConfig, manifestFile: string = RUN_FILES.manifest): RunConfig {
   const { suites } = config;
   if (isImported(suites)) {
-    throw new InputError(RUN_FILES.manifest, "config.suites", "an imported run records trials fieldtest did not run; it cannot be resumed");
+    throw new InputError(manifestFile, "config.suites", "an imported run records trials fieldtest did not run; it cannot be resumed");
   }
   return { ...config, suites };
 }
@@ -176,7 +177,7 @@ export interface ResolveContext {
  */
 export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): ResolvedRun {
   const recorded = ctx.recorded;
-  const base = recorded ? runnableConfig(recorded.config) : undefined;
+  const base = recorded ? runnableConfig(recorded.config, join(cli.resume ?? "", RUN_FILES.manifest)) : undefined;
   const suites = cli.suite?.filter((s): s is (typeof RUN_SUITES)[number] => s !== "canary") ?? file.suites ?? base?.suites ?? [...DEFAULTS.suites];
   if (suites.length === 0) throw new InputError("command line", "--suite", "select corpus, boundary or both (canary always runs first)");
   const seed = cli.seed ?? file.seed ?? base?.seed ?? DEFAULTS.seed;

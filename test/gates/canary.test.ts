@@ -72,3 +72,10 @@ describe("canary runner", () => {
     expect(() => runCanaries({ dir: sub })).toThrow(InputError);
   });
 });
+
+describe("runCanaries on a folder that does not exist", () => {
+  it("is bad input naming the folder, not a crash", () => {
+    expect(() => runCanaries({ dir: "/no/such/canaries" })).toThrow(InputError);
+    expect(() => runCanaries({ dir: "/no/such/canaries" })).toThrow(/\/no\/such\/canaries: canary folder not found/);
+  });
+});

@@ -44,6 +44,8 @@ describe("sharding and merge (sim, same seed)", () => {
     const refuse = (dirs: string[]) => () => mergeRuns(dirs.map(loadMergeInput), join(tempDir(), "m"), { now: () => new Date(), runId: "x", command: [], force: false });
     expect(refuse(shards.slice(0, 3))).toThrow(/missing from every run/);
     expect(refuse([...shards, shards[0]!])).toThrow(/more than one run/);
+    // the error names the folder that repeats a key, not whichever came second
+    expect(refuse([...shards, shards[3]!])).toThrow(new RegExp(`^${shards[3]!}: trials.jsonl: trial keys recorded in more than one run`));
     const other = join(root, "other-seed");
     await runSweep(cli({ ...base, seed: "8", out: other, shard: "4/4" }), {}, realEngine({}), testHost());
     expect(refuse([...shards.slice(0, 3), other])).toThrow(/config_hash: differs/);
