@@ -1,7 +1,7 @@
 import { ROLES, type TrialRecord } from "../formats/records.ts";
 import { itemMeanMetric, ratioMetric, type ItemValue } from "./estimate.ts";
 import type { ItemTrials } from "./items.ts";
-import { criticWasUnavailable } from "./trial-facts.ts";
+import { criticWasUnavailable, plannerWasUnavailable } from "./trial-facts.ts";
 import type { EstimateContext, MetricMap } from "./types.ts";
 
 /** Share of all the item's trials (counted or not) for which `hit` holds; null with no trial. */
@@ -19,8 +19,10 @@ function perTrialRate(items: readonly ItemTrials[], hit: (t: TrialRecord) => boo
 /**
  * Outcomes that are never folded into verdicts, each with its own rate over all trials:
  * critic_unavailable (boundary: critic_verdict `unavailable`; corpus: any round's audit
- * unavailable), infrastructure errors (status `error`), and invalid model output (call records
- * with outcome `invalid_output` over all call records, overall and per role).
+ * unavailable), planner_unavailable (corpus: the planner gave no valid plan after its retries, so
+ * the goal escalated without a verdict on any plan of its own: a dead endpoint shows here),
+ * infrastructure errors (status `error`), and invalid model output (call records with outcome
+ * `invalid_output` over all call records, overall and per role).
  */
 export function availabilityMetrics(boundary: readonly ItemTrials[], engine: readonly ItemTrials[], ctx: EstimateContext): MetricMap {
   const all = [...boundary, ...engine];
@@ -32,6 +34,7 @@ export function availabilityMetrics(boundary: readonly ItemTrials[], engine: rea
   const metrics: MetricMap = {
     critic_unavailable_rate: perTrialRate(boundary, (t) => t.critic_verdict === "unavailable", ctx),
     "critic_unavailable_rate.corpus": perTrialRate(engine, criticWasUnavailable, ctx),
+    planner_unavailable_rate: perTrialRate(engine, plannerWasUnavailable, ctx),
     trial_error_rate: perTrialRate(all, (t) => t.status === "error", ctx),
     invalid_output_rate: ratioMetric(invalidOutput(), ctx, "invalid_output_rate"),
   };

@@ -23,15 +23,21 @@ export function criticWasUnavailable(trial: TrialRecord): boolean {
   return trial.rounds.some((r) => r.critic?.outcome === "critic_unavailable");
 }
 
+/** Whether the planner gave no valid plan after its retries (the engine then escalates, failing closed). */
+export function plannerWasUnavailable(trial: TrialRecord): boolean {
+  return trial.escalation_reasons.includes("planner_unavailable");
+}
+
 /**
  * The trial's verdict label: critic_verdict or status, including the uncounted outcomes. An
  * infrastructure error is `error` in both schemes, never an unavailable critic. An engine trial
- * whose critic was unavailable in some round is `unavailable`: its escalation is the outage, not a
- * decision, and DESIGN.md §10 keeps critic-unavailable trials out of verdict agreement.
+ * whose critic or planner was unavailable is `unavailable`: its escalation is the outage, not a
+ * decision, and DESIGN.md §10 keeps critic-unavailable trials out of verdict agreement (the same
+ * reasoning holds for the planner).
  */
 export function verdictLabel(trial: TrialRecord): string {
   if (trial.status === "error") return trial.status;
-  if (verdictScheme(trial) === "engine") return criticWasUnavailable(trial) ? "unavailable" : trial.status;
+  if (verdictScheme(trial) === "engine") return criticWasUnavailable(trial) || plannerWasUnavailable(trial) ? "unavailable" : trial.status;
   return trial.critic_verdict ?? "unavailable";
 }
 
