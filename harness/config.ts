@@ -39,6 +39,8 @@ export const ConfigFileSchema = z.strictObject({
   provider: RolePatchSchema.optional(),
   /** Path of a sim profile YAML (src/providers/sim/profiles/); null or absent: the default profile. */
   simProfile: z.string().min(1).nullable().optional(),
+  /** Replay a previous run (as `--replay DIR`): every role answers from its recorded calls. */
+  replay: z.strictObject({ runDir: z.string().min(1), fallThrough: z.boolean().default(false) }).optional(),
   maxOutputAttempts: z.number().int().min(1).optional(),
   maxRetries: z.number().int().min(0).optional(),
   concurrency: z.number().int().min(1).optional(),

@@ -2,9 +2,9 @@ import { join } from "node:path";
 import { z } from "zod";
 import { hashCanonical, canonicalJson } from "../../src/canonical.ts";
 import { CATEGORIES } from "../../src/formats/enums.ts";
-import { InputError } from "../../src/formats/load.ts";
+import { InputError, loadFile } from "../../src/formats/load.ts";
 import type { Suite } from "../../src/formats/records.ts";
-import { ClientConfigSchema, type RoleConfig } from "../../src/providers/config.ts";
+import { ClientConfigSchema, WIRE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
 import { ENGINE_MODES } from "../../src/loop/engine.ts";
 import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/providers/sim/profile.ts";
 import { EstimateSchema, type ConfigFile, type Estimate, type RolePatch } from "../config.ts";
@@ -26,6 +26,8 @@ export const RunConfigSchema = z.strictObject({
   mode: z.enum(ENGINE_MODES),
   maxRounds: z.number().int().min(1),
   client: ClientConfigSchema,
+  /** Set only by `--replay DIR`: the run whose recorded calls answer every role (absent otherwise, so other hashes are unchanged). */
+  replayOf: z.strictObject({ runDir: z.string(), runId: z.string(), configHash: z.string() }).optional(),
 });
 export type RunConfig = z.output<typeof RunConfigSchema>;
 
@@ -117,11 +119,55 @@ export const RunCliSchema = z.strictObject({
   failOnExpectations: z.boolean().optional(),
   resume: z.string().min(1).optional(),
   retryErrors: z.boolean().optional(),
+  replay: z.string().min(1).optional(),
+  replayFallThrough: z.boolean().optional(),
 });
 export type RunCli = z.output<typeof RunCliSchema>;
 
 /** Options that only make sense for a fresh run (the recorded values stand on resume). */
-export const FRESH_ONLY: readonly (keyof RunCli)[] = ["shard", "out", "force", "dryRun"];
+export const FRESH_ONLY: readonly (keyof RunCli)[] = ["shard", "out", "force", "dryRun", "replay", "replayFallThrough"];
+
+/** Options that choose a role's provider or model: `--replay` takes both from the recorded run. */
+const ROLE_CHOICE: readonly (keyof RunCli)[] = ["provider", "model", "plannerProvider", "plannerModel", "criticProvider", "criticModel", "baseUrl"];
+
+/** What `--replay DIR` reads from DIR's manifest.json: the run id, its config hash and each role's provider and model. */
+const ReplaySourceSchema = z.looseObject({
+  run_id: z.string(),
+  config_hash: z.string(),
+  roles: z.looseObject({
+    planner: z.looseObject({ provider: z.string(), model: z.string() }),
+    critic: z.looseObject({ provider: z.string(), model: z.string() }),
+  }),
+  config: z.looseObject({
+    client: z.looseObject({
+      planner: z.looseObject({ replay: z.looseObject({ as: z.string() }).optional() }),
+      critic: z.looseObject({ replay: z.looseObject({ as: z.string() }).optional() }),
+    }),
+  }),
+});
+
+interface ReplayPlan {
+  replayOf: NonNullable<RunConfig["replayOf"]>;
+  roles: Record<"planner" | "critic", RoleConfig>;
+}
+
+/**
+ * `--replay DIR` (or the file's `replay:`): each role answers from DIR's recorded calls, rendered as
+ * the provider DIR used (a replayed run's own source provider when DIR is itself a replay).
+ */
+function replayPlan(runDir: string, fallThrough: boolean): ReplayPlan {
+  const manifestFile = join(runDir, RUN_FILES.manifest);
+  const source = loadFile(manifestFile, ReplaySourceSchema);
+  const role = (name: "planner" | "critic"): RoleConfig => {
+    const { provider, model } = source.roles[name];
+    const as = provider === "replay" ? source.config.client[name].replay?.as : provider;
+    if (!(WIRE_PROVIDERS as readonly string[]).includes(as ?? "")) {
+      throw new InputError(manifestFile, `roles.${name}.provider`, `"${as ?? provider}" cannot be replayed (expected ${WIRE_PROVIDERS.join(" | ")})`);
+    }
+    return { provider: "replay", model, replay: { runDir, as: as as (typeof WIRE_PROVIDERS)[number], fallThrough } };
+  };
+  return { replayOf: { runDir, runId: source.run_id, configHash: source.config_hash }, roles: { planner: role("planner"), critic: role("critic") } };
+}
 
 export interface ResolvedRun {
   config: RunConfig;
@@ -172,8 +218,9 @@ export interface ResolveContext {
 
 /**
  * Built-in defaults (or, on resume, the recorded config), then the config file, then CLI flags.
- * Pure apart from the injected profile loader. When a role uses the sim, the effective profile is
- * recorded in full, so the config hash moves with it and a resume needs no file.
+ * Pure apart from the injected profile loader and, with a replay, reading the replayed run's
+ * manifest.json. When a role uses the sim, the effective profile is recorded in full, so the
+ * config hash moves with it and a resume needs no file.
  */
 export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): ResolvedRun {
   const recorded = ctx.recorded;
@@ -181,9 +228,19 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
   const suites = cli.suite?.filter((s): s is (typeof RUN_SUITES)[number] => s !== "canary") ?? file.suites ?? base?.suites ?? [...DEFAULTS.suites];
   if (suites.length === 0) throw new InputError("command line", "--suite", "select corpus, boundary or both (canary always runs first)");
   const seed = cli.seed ?? file.seed ?? base?.seed ?? DEFAULTS.seed;
-  const roles = (["planner", "critic"] as const).map((role) =>
-    applyRole(base?.client[role] ?? DEFAULT_ROLES[role], [file.provider ?? {}, file.roles?.[role] ?? {}, cliRolePatch(cli, role)], role),
-  ) as [RoleConfig, RoleConfig];
+  const replayDir = cli.replay ?? file.replay?.runDir;
+  if (cli.replayFallThrough && replayDir === undefined) throw new InputError("command line", "--replay-fall-through", "needs --replay DIR");
+  if (cli.replay !== undefined) {
+    const clash = ROLE_CHOICE.find((k) => cli[k] !== undefined);
+    if (clash) throw new InputError("command line", `--${clash.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, "cannot be combined with --replay (each role's provider and model come from the replayed run)");
+  }
+  const replay = replayDir === undefined ? undefined : replayPlan(replayDir, cli.replayFallThrough ?? file.replay?.fallThrough ?? false);
+  const roles = (["planner", "critic"] as const).map((role) => {
+    const applied = applyRole(base?.client[role] ?? DEFAULT_ROLES[role], [file.provider ?? {}, file.roles?.[role] ?? {}, cliRolePatch(cli, role)], role);
+    return replay ? { ...applied, ...replay.roles[role] } : applied;
+  }) as [RoleConfig, RoleConfig];
+  const bareReplay = roles.findIndex((r) => r.provider === "replay" && r.replay === undefined);
+  if (bareReplay >= 0) throw new InputError("command line", `${bareReplay === 0 ? "planner" : "critic"} provider`, 'replay a run with --replay DIR (or the config file\'s replay: {runDir}), not as a provider name');
   const profilePath = cli.simProfile ?? file.simProfile ?? undefined;
   const usesSim = roles.some((r) => r.provider === "sim" || (r.provider === "replay" && r.replay?.as === "sim"));
   const simProfile = profilePath !== undefined ? ctx.loadProfile(profilePath) : (base?.client.sim?.profile ?? (usesSim ? DEFAULT_SIM_PROFILE : undefined));
@@ -208,6 +265,7 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
     mode: cli.mode ?? file.mode ?? base?.mode ?? DEFAULTS.mode,
     maxRounds: file.maxRounds ?? base?.maxRounds ?? DEFAULTS.maxRounds,
     client: clientParsed.data,
+    ...(replay ? { replayOf: replay.replayOf } : base?.replayOf ? { replayOf: base.replayOf } : {}),
   };
   const operational: Operational = {
     concurrency: cli.concurrency ?? file.concurrency ?? recorded?.operational.concurrency ?? DEFAULTS.concurrency,

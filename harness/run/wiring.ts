@@ -90,7 +90,7 @@ export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus"): Sweep
     loadProfile: loadSimProfile,
     runCanaries: () => runCanaries(),
     describe: (config) => {
-      const usesSim = [config.client.planner, config.client.critic].some((r) => r.provider === "sim");
+      const usesSim = [config.client.planner, config.client.critic].some((r) => r.provider === "sim" || r.replay?.as === "sim");
       return {
         fingerprint: {
           prompts: { planner: promptHashes(PLANNER_PROMPT), critic: promptHashes(CRITIC_PROMPT) },

@@ -20,7 +20,7 @@ export function register(program: Command): void {
     .option("--category <list>", "corpus categories: balanced,strict,adversarial (leaves out boundary fixtures)")
     .option("--trials <n>", "trials per item (default 5)")
     .option("--seed <s>", "run seed (default 0)")
-    .option("--provider <p>", "provider for both roles: sim | openai | anthropic")
+    .option("--provider <p>", "provider for both roles: sim | openai | anthropic (replay: see --replay)")
     .option("--model <m>", "model for both roles")
     .option("--planner-provider <p>", "planner provider")
     .option("--planner-model <m>", "planner model")
@@ -42,6 +42,8 @@ export function register(program: Command): void {
     .option("--fail-on-expectations", "exit 1 when an item fails its expectation")
     .option("--resume <dir>", "complete an interrupted run with its recorded configuration")
     .option("--retry-errors", "with --resume: also re-run trials whose status is error")
+    .option("--replay <dir>", "answer every role from DIR's recorded calls (by request hash and trial index; provider and model per role from DIR's manifest); a miss is the trial's error")
+    .option("--replay-fall-through", "with --replay: call the live provider on a miss instead of failing the trial")
     .action(guarded(async (raw: unknown) => {
       const cli = parseOptions(RunCliSchema, raw);
       if (cli.retryErrors && cli.resume === undefined) throw new InputError("command line", "--retry-errors", "needs --resume DIR");
