@@ -102,6 +102,7 @@ function charts(run: LoadedRun, items: ItemSummary[]): string {
     bars: roles.map((r) => ({ label: r, value: op[`cost_usd.${r}`]?.value ?? null })),
     format: (v) => `$${v.toFixed(4)}`,
   });
+  const withoutUsage = roles.reduce((n, r) => n + (op[`calls_without_usage.${r}`]?.value ?? 0), 0);
   const tokens = stackedBars({
     id: "chart-tokens",
     categories: roles,
@@ -113,7 +114,7 @@ ${figure("Family confusion (seeded defects)", confusion, "Intended family (rows)
 ${figure("Evidence status by family", evidence, "Critic findings of every completed audit, by normalized family and the deterministic evidence check's status.")}
 ${figure("Trial latency", latency, "Wall time per trial, stacked by status.")}
 ${figure("Cost by role", cost, "USD per role over the run; n/a when any call's price is unknown (never read as 0).")}
-${figure("Tokens by role", tokens, "Provider-reported input and output tokens per role.")}
+${figure("Tokens by role", tokens, `Provider-reported input and output tokens per role${withoutUsage > 0 ? `; ${withoutUsage} call(s) reported no usage and add nothing (the sim never does)` : ""}.`)}
 </div></section>`;
 }
 

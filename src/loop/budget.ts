@@ -13,6 +13,8 @@ export interface Spend {
   calls: number;
   tokens: number;
   costUsd: number;
+  /** Some call reported no usage: its tokens are never taken as zero. */
+  tokensUnknown: boolean;
   /** Some call's price is unknown: its cost is never taken as zero. */
   costUnknown: boolean;
 }
@@ -22,19 +24,20 @@ export function spendOf(calls: readonly CallRecord[]): Spend {
     (s, c) => ({
       calls: s.calls + c.transport_attempts.length,
       tokens: s.tokens + (c.usage ? c.usage.input_tokens + c.usage.output_tokens : 0),
+      tokensUnknown: s.tokensUnknown || c.usage === null,
       costUsd: s.costUsd + (c.cost_usd ?? 0),
       costUnknown: s.costUnknown || c.cost_usd === null,
     }),
-    { calls: 0, tokens: 0, costUsd: 0, costUnknown: false },
+    { calls: 0, tokens: 0, tokensUnknown: false, costUsd: 0, costUnknown: false },
   );
 }
 
 /**
- * No further call may be made. A cost limit with an unknown cost counts as reached: an
- * unpriced model cannot prove it stayed under the limit (fail closed).
+ * No further call may be made. A token or cost limit with an unknown amount counts as reached: a
+ * call without usage, or an unpriced model, cannot prove it stayed under the limit (fail closed).
  */
 export function budgetExhausted(spend: Spend, budget: Budget): boolean {
   if (budget.calls !== undefined && spend.calls >= budget.calls) return true;
-  if (budget.tokens !== undefined && spend.tokens >= budget.tokens) return true;
+  if (budget.tokens !== undefined && (spend.tokensUnknown || spend.tokens >= budget.tokens)) return true;
   return budget.costUsd !== undefined && (spend.costUnknown || spend.costUsd >= budget.costUsd);
 }

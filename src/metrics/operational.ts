@@ -1,6 +1,6 @@
 import { median, quantileSorted } from "simple-statistics";
 import { ESCALATION_REASONS } from "../formats/enums.ts";
-import { ROLES, TRIAL_STATUSES, type Role, type TrialRecord } from "../formats/records.ts";
+import { ROLES, TRIAL_STATUSES, type CallRecord, type Role, type TrialRecord } from "../formats/records.ts";
 import { emptyMetric, itemMeanMetric } from "./estimate.ts";
 import type { ItemTrials } from "./items.ts";
 import { blockerKeysByOrigin, transportAttempts, type BlockerOrigin } from "./trial-facts.ts";
@@ -97,13 +97,19 @@ function roleTotal(items: readonly ItemTrials[], role: Role | undefined, value: 
 /**
  * Tokens and cost by role over all trials of the run (both suites). Tokens sum the usage the
  * provider reported (calls without usage add nothing and are counted in `calls_without_usage`);
- * cost is null when any call's cost is null.
+ * when no call of the role reported usage (the sim never does) the total is null, not a measured 0.
+ * Cost is null when any call's cost is null.
  */
 export function spendByRole(items: readonly ItemTrials[]): MetricMap {
   const metrics: MetricMap = { cost_usd: roleTotal(items, undefined, (c) => c.cost_usd) };
   for (const role of ROLES) {
-    metrics[`tokens_input.${role}`] = roleTotal(items, role, (c) => c.usage?.input_tokens ?? 0);
-    metrics[`tokens_output.${role}`] = roleTotal(items, role, (c) => c.usage?.output_tokens ?? 0);
+    const reported = roleTotal(items, role, (c) => (c.usage === null ? 0 : 1)).value;
+    const tokens = (value: (c: CallRecord) => number) => {
+      const total = roleTotal(items, role, value);
+      return reported === 0 ? { ...total, value: null } : total;
+    };
+    metrics[`tokens_input.${role}`] = tokens((c) => c.usage?.input_tokens ?? 0);
+    metrics[`tokens_output.${role}`] = tokens((c) => c.usage?.output_tokens ?? 0);
     metrics[`calls_without_usage.${role}`] = roleTotal(items, role, (c) => (c.usage === null ? 1 : 0));
     metrics[`cost_usd.${role}`] = roleTotal(items, role, (c) => c.cost_usd);
   }

@@ -57,3 +57,13 @@ describe("operational metrics", () => {
     expect(op["calls_without_usage.critic"]!.value).toBe(1);
   });
 });
+
+describe("tokens when no call reported usage", () => {
+  it("are unknown (null), never a measured 0", () => {
+    const trials = [engineTrial("g", 0, "approved", { calls: [call({ role: "planner", usage: null }), call({ role: "critic", usage: null })] })];
+    const op = summarize({ trials, fixtures: [], goals: [] }, { seed: 1, bootstrapReps: 10 }).operational;
+    expect(op["tokens_input.planner"]!.value).toBeNull();
+    expect(op["tokens_output.critic"]!.value).toBeNull();
+    expect(op["calls_without_usage.planner"]!.value).toBe(1);
+  });
+});

@@ -96,7 +96,7 @@ function summary(goal: Goal, outcome: EngineOutcome): string {
     `goal ${goal.id} (${goal.risk_tolerance}, replan ${goal.replan_policy})`,
     ...outcome.rounds.flatMap(roundLines),
     `${verdict}`,
-    `calls: ${outcome.calls.length} (${spend.calls} sent), tokens: ${spend.tokens}, cost: ${cost}`,
+    `calls: ${outcome.calls.length} (${spend.calls} sent), tokens: ${spend.tokensUnknown ? "unknown" : spend.tokens}, cost: ${cost}`,
   ].join("\n");
 }
 

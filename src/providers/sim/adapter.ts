@@ -7,10 +7,7 @@ import { simPlannerOutput } from "./planner.ts";
 import type { Latency, SimProfile } from "./profile.ts";
 
 /** Bumped whenever the sim's behaviour for a given profile and seed changes (recorded as sdk_version). */
-export const SIM_VERSION = "2";
-
-/** The sim's stand-in for token counts: about four characters per token. */
-const CHARS_PER_TOKEN = 4;
+export const SIM_VERSION = "3";
 
 export interface SimEnv {
   profile: SimProfile;
@@ -76,7 +73,7 @@ export function createSimAdapter(role: RoleConfig, env: SimEnv): ProviderAdapter
       };
     },
 
-    async send(body, { request, attempt }: SendOptions): Promise<Reply> {
+    async send(_body, { request, attempt }: SendOptions): Promise<Reply> {
       const hints = request.sim;
       if (!hints) throw new TransportError("bad_request", "the sim provider needs request.sim (structured hints)");
       const coordinates = [env.runSeed, request.itemId, request.trial, request.round, request.role] as const;
@@ -92,10 +89,10 @@ export function createSimAdapter(role: RoleConfig, env: SimEnv): ProviderAdapter
               ? simPlannerOutput(hints, contentRng, env.profile.planner)
               : simCriticOutput(hints, contentRng, env.profile.critic, gates),
           );
-      const inputChars = JSON.stringify(body).length;
       return {
         text,
-        usage: { input_tokens: Math.ceil(inputChars / CHARS_PER_TOKEN), output_tokens: Math.ceil(text.length / CHARS_PER_TOKEN) },
+        // No tokenizer stands behind the sim: a count would be a guess, so usage is unknown.
+        usage: null,
         reportedModel: role.model,
         fingerprint: `sim-profile:${env.profile.name}`,
         httpStatus: null,
