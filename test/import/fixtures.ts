@@ -1,10 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** Builders for PlannerCritic 0.1.0 artefacts, in the shapes its field test wrote (predecessor-notes.md Appendix A). */
 
-export const SAMPLE = "/work/shared/samples/planner-critic-0.1.0";
+/** A copy of the PlannerCritic 0.1.0 sample artefacts kept in the repository (MIT, see its LICENSE). */
+export const SAMPLE = fileURLToPath(new URL("../fixtures/planner-critic-0.1.0", import.meta.url));
 
 const created: string[] = [];
 
