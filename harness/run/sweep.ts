@@ -7,6 +7,7 @@ import type { ConfigFile } from "../config.ts";
 import { BudgetGuard, estimateSweep, refuseByEstimate, type PriceOf, type SweepEstimate } from "./budget.ts";
 import { currentTrialKey, executeTrials, StopControl, type TrialExecutor } from "./execute.ts";
 import { MANIFEST_SCHEMA_VERSION, readManifest, runIdFor, totalsOf, type Manifest, type RunState, type Session } from "./manifest.ts";
+import { mostlyErrors } from "./outage.ts";
 import { Progress, formatUsd, isInteractive, startPlainProgress } from "./progress.ts";
 import { redactArgv } from "./redact.ts";
 import { configHash, diffValues, FRESH_ONLY, missingCredentials, recordedConfig, resolveRun, type Fingerprint, type ResolvedRun, type RunCli, type RunConfig } from "./settings.ts";
@@ -334,6 +335,12 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     out.write(`\ncalls ${manifest.totals.calls}  cost ${formatUsd(manifest.totals.cost_usd)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}\n`);
     if (manifest.plan.shard) out.write(`shard ${manifest.plan.shard.index}/${manifest.plan.shard.count}: merge the shards with  npx --no-install fieldtest merge DIR... --out DIR\n`);
     out.write(`wrote:\n${paths.map((p) => `  ${p}`).join("\n")}\n`);
+    // Errors carry no verdict: a run of mostly errors is an outage, whatever its summary says.
+    const outage = manifest.totals.errors * 2 > manifest.totals.recorded ? mostlyErrors(readTrialLog(dir, (r) => r).records) : null;
+    if (outage) {
+      host.stderr.write(`fieldtest: ${outage}; fix the provider, then re-run them with:  ${resumeCommand(dir)} --retry-errors\n`);
+      return 3;
+    }
     const failed = cli.failOnExpectations ? (report?.expectationFailures ?? []) : [];
     if (failed.length > 0) {
       host.stderr.write(`fieldtest: ${failed.length} item(s) failed their expectation: ${failed.slice(0, 10).join(", ")}${failed.length > 10 ? ", ..." : ""}\n`);

@@ -5,15 +5,17 @@ import type { GateFinding } from "../formats/findings.ts";
 import type { Goal } from "../formats/goal.ts";
 import type { Plan } from "../formats/plan.ts";
 import type { CallRecord, CriticAudit } from "../formats/records.ts";
-import type { LlmRequest, ModelClient } from "../providers/types.ts";
-import { normalizeCriticResponse, unavailableAudit } from "./normalize.ts";
+import type { LlmRequest, ModelClient, SendGuard } from "../providers/types.ts";
+import { EVERY_FINDING_MALFORMED, isUsableFindings, normalizeCriticResponse, readCriticResponse, unavailableAudit } from "./normalize.ts";
 import { CRITIC_PROMPT, renderTemplate } from "./prompts/index.ts";
 
 /**
- * What the client validates before it accepts an answer: only the envelope. Items are judged one
- * by one during normalization, so one bad item never costs the whole audit (or a retry).
+ * What the client validates before it accepts an answer: the envelope, and that a non-empty
+ * findings array holds at least one well-formed finding (an answer of nothing but malformed items
+ * is invalid output, fed back like any other). Items are judged one by one during normalization,
+ * so one bad item beside good ones never costs the whole audit (or a retry).
  */
-const CriticEnvelopeSchema = z.looseObject({ findings: z.array(z.unknown()) });
+const CriticEnvelopeSchema = z.looseObject({ findings: z.array(z.unknown()).refine(isUsableFindings, EVERY_FINDING_MALFORMED) });
 
 export interface CriticCall {
   client: ModelClient;
@@ -22,6 +24,8 @@ export interface CriticCall {
   round: number;
   /** The boundary fixture under review, for critic-only trials (the sim reads its ground truth). */
   fixture?: Fixture;
+  /** The caller's spending limit, asked before every send. */
+  guard?: SendGuard;
 }
 
 export function criticRequest(goal: Goal, plan: Plan, gateFindings: readonly GateFinding[], call: CriticCall): LlmRequest {
@@ -44,16 +48,23 @@ export function criticRequest(goal: Goal, plan: Plan, gateFindings: readonly Gat
   };
 }
 
-/** Ask the critic to audit the whole plan. Never throws for a model failure: that is an unavailable audit. */
+/**
+ * Ask the critic to audit the whole plan. Never throws for a model failure: that is an unavailable
+ * audit. `providerError` says what went wrong when the provider never answered (the trial is then
+ * an error, DESIGN.md §6); it is null for every other outcome.
+ */
 export async function runCritic(
   goal: Goal,
   plan: Plan,
   gateFindings: readonly GateFinding[],
   call: CriticCall,
-): Promise<{ audit: CriticAudit; calls: CallRecord[] }> {
-  const result = await call.client.structured(criticRequest(goal, plan, gateFindings, call), CriticEnvelopeSchema);
-  const audit = result.ok
-    ? normalizeCriticResponse(goal, plan, result.rawText)
-    : unavailableAudit(result.outcome, result.rawText);
-  return { audit, calls: result.calls };
+): Promise<{ audit: CriticAudit; calls: CallRecord[]; providerError: string | null }> {
+  const result = await call.client.structured(criticRequest(goal, plan, gateFindings, call), CriticEnvelopeSchema, call.guard);
+  if (!result.ok) {
+    // The last answer's dropped items are counted as `critique` counts them.
+    const dropped = result.outcome === "invalid_output" ? readCriticResponse(goal, plan, result.rawText).items.filter((i) => i.finding === null).length : 0;
+    const providerError = result.outcome === "provider_error" ? result.error : null;
+    return { audit: unavailableAudit(result.outcome, result.rawText, dropped), calls: result.calls, providerError };
+  }
+  return { audit: normalizeCriticResponse(goal, plan, result.rawText), calls: result.calls, providerError: null };
 }

@@ -23,10 +23,13 @@ export type CriticItem =
   | { index: number; finding: NormalizedFinding }
   | { index: number; finding: null; malformed: string; raw: unknown };
 
-/** A critic response read item by item (DESIGN.md §5), before it is summed up as an audit. */
+/**
+ * A critic response read item by item (DESIGN.md §5), before it is summed up as an audit. An
+ * unusable one keeps the items it had (all malformed, or none when there was no findings array).
+ */
 export type CriticReading =
   | { outcome: "ok"; items: CriticItem[] }
-  | { outcome: "critic_unavailable"; reason: "invalid_output"; detail: string };
+  | { outcome: "critic_unavailable"; reason: "invalid_output"; detail: string; items: CriticItem[] };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
@@ -43,17 +46,37 @@ function readEvidence(v: unknown): CriticEvidence | null {
   return { claim: v.claim, tasks, facts };
 }
 
+/**
+ * `critic:family:task_id:claim:evidence tasks:evidence facts` (DESIGN.md §6). The facts are part of
+ * the key, so a finding about other facts is another blocker and cannot stand in for this one.
+ */
 function criticKey(f: Pick<NormalizedFinding, "family" | "task_id" | "evidence">): string {
-  return `critic:${f.family}:${f.task_id ?? ""}:${f.evidence?.claim ?? ""}:${(f.evidence?.tasks ?? []).join(",")}`;
+  const facts = [...(f.evidence?.facts ?? [])].sort().join(",");
+  return `critic:${f.family}:${f.task_id ?? ""}:${f.evidence?.claim ?? ""}:${(f.evidence?.tasks ?? []).join(",")}:${facts}`;
 }
+
+/** Why an entry of a findings array is malformed and must be dropped (DESIGN.md §5); null when it is well-formed. */
+export function malformedReason(item: unknown): string | null {
+  if (!isRecord(item)) return "not an object";
+  if (typeof item.message !== "string" || item.message.trim() === "") return "no non-empty message";
+  return null;
+}
+
+/** A findings array a clean audit may rest on: empty, or holding at least one well-formed finding. */
+export function isUsableFindings(findings: readonly unknown[]): boolean {
+  return findings.length === 0 || findings.some((f) => malformedReason(f) === null);
+}
+
+export const EVERY_FINDING_MALFORMED = "every finding is malformed (each needs to be an object with a non-empty message)";
 
 /**
  * Normalize one finding: the five rules of DESIGN.md §5, in order, on the current values, each
  * recorded at most once. Returns a reason string when the item is malformed and must be dropped.
  */
-export function normalizeFinding(goal: Goal, plan: Plan, item: unknown): NormalizedFinding | string {
-  if (!isRecord(item)) return "not an object";
-  if (typeof item.message !== "string" || item.message.trim() === "") return "no non-empty message";
+export function normalizeFinding(goal: Goal, plan: Plan, raw: unknown): NormalizedFinding | string {
+  const malformed = malformedReason(raw);
+  if (malformed !== null) return malformed;
+  const item = raw as Record<string, unknown> & { message: string };
   const applied = new Set<NormalizationRule>();
   const rawFamily = item.family;
   const rawSeverity = item.severity;
@@ -106,33 +129,36 @@ export function normalizeFinding(goal: Goal, plan: Plan, item: unknown): Normali
 }
 
 /**
- * Read a critic's raw answer item by item. Only a text that is not JSON, or a JSON value without a
- * `findings` array, makes the whole response unusable; a bad item is dropped and counted alone.
+ * Read a critic's raw answer item by item. A text that is not JSON, a JSON value without a
+ * `findings` array, or findings of which every one is malformed make the whole response unusable;
+ * otherwise a bad item is dropped and counted alone.
  */
 export function readCriticResponse(goal: Goal, plan: Plan, rawText: string | null): CriticReading {
-  if (rawText === null) return { outcome: "critic_unavailable", reason: "invalid_output", detail: "no response text" };
+  const unusable = (detail: string, items: CriticItem[] = []): CriticReading => ({ outcome: "critic_unavailable", reason: "invalid_output", detail, items });
+  if (rawText === null) return unusable("no response text");
   // The same reading the client gives an answer (a Markdown fence around the JSON is not part of it).
   const json = parseStructured(rawText, z.unknown());
-  if (!json.ok) return { outcome: "critic_unavailable", reason: "invalid_output", detail: "the response is not JSON" };
+  if (!json.ok) return unusable("the response is not JSON");
   const parsed = json.value;
-  if (!isRecord(parsed) || !Array.isArray(parsed.findings))
-    return { outcome: "critic_unavailable", reason: "invalid_output", detail: "the response has no findings array" };
+  if (!isRecord(parsed) || !Array.isArray(parsed.findings)) return unusable("the response has no findings array");
   const items = parsed.findings.map((raw, index): CriticItem => {
     const result = normalizeFinding(goal, plan, raw);
     return typeof result === "string" ? { index, finding: null, malformed: result, raw } : { index, finding: result };
   });
-  return { outcome: "ok", items };
+  return isUsableFindings(parsed.findings) ? { outcome: "ok", items } : unusable(EVERY_FINDING_MALFORMED, items);
 }
 
+export type UnavailableReason = "invalid_output" | "provider_error" | "budget_exceeded";
+
 /** An audit that produced no usable answer: its own outcome, never a clean audit. */
-export function unavailableAudit(reason: "invalid_output" | "provider_error" | "budget_exceeded", rawText: string | null): CriticAudit {
-  return { outcome: "critic_unavailable", reason, raw_text: rawText, findings: [], malformed_findings: 0 };
+export function unavailableAudit(reason: UnavailableReason, rawText: string | null, malformedFindings = 0): CriticAudit {
+  return { outcome: "critic_unavailable", reason, raw_text: rawText, findings: [], malformed_findings: malformedFindings };
 }
 
 /** Normalize a critic's raw answer into an audit (DESIGN.md §5). Pure; keeps the raw text. */
 export function normalizeCriticResponse(goal: Goal, plan: Plan, rawText: string | null): CriticAudit {
   const reading = readCriticResponse(goal, plan, rawText);
-  if (reading.outcome === "critic_unavailable") return unavailableAudit(reading.reason, rawText);
+  if (reading.outcome === "critic_unavailable") return unavailableAudit(reading.reason, rawText, reading.items.length);
   const findings = reading.items.flatMap((i) => (i.finding ? [i.finding] : []));
   return { outcome: "ok", reason: null, raw_text: rawText, findings, malformed_findings: reading.items.length - findings.length };
 }

@@ -52,6 +52,9 @@ export const ESCALATION_REASONS = [
   "converged_stalled",
   "plan_oscillation_detected",
   "revision_cap_reached",
+  // Critic-only trials: a frozen plan names who blocked it, never a loop reason.
+  "gate_blocked",
+  "critic_blocked",
   "critic_unavailable",
   "planner_unavailable",
 ] as const;

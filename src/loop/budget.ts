@@ -1,4 +1,5 @@
-import type { CallRecord } from "../formats/records.ts";
+import type { CallRecord, TransportAttempt } from "../formats/records.ts";
+import type { SendGuard } from "../providers/types.ts";
 
 /** Per-goal spending limits; an absent limit is no limit. */
 export interface Budget {
@@ -30,6 +31,31 @@ export function spendOf(calls: readonly CallRecord[]): Spend {
     }),
     { calls: 0, tokens: 0, tokensUnknown: false, costUsd: 0, costUnknown: false },
   );
+}
+
+/**
+ * The spend of finished calls plus the transport attempts of one still in progress. Those attempts
+ * all failed (a success ends the exchange) and reported no usage; one without an HTTP status (a
+ * timeout, a reset) may have been billed, so its cost is unknown, as the finished call will say.
+ */
+export function spendWith(calls: readonly CallRecord[], sending: readonly TransportAttempt[]): Spend {
+  const spend = spendOf(calls);
+  if (sending.length === 0) return spend;
+  return {
+    ...spend,
+    calls: spend.calls + sending.length,
+    tokensUnknown: true,
+    costUnknown: spend.costUnknown || sending.some((a) => a.http_status === null),
+  };
+}
+
+/**
+ * The client-side guard of a per-goal budget: before every send, the goal's calls so far plus
+ * what this request has made must leave room under the budget, so structured-output and transport
+ * retries count like any other request.
+ */
+export function budgetGuard(goalCalls: readonly CallRecord[], budget: Budget): SendGuard {
+  return ({ calls, sending }) => !budgetExhausted(spendWith([...goalCalls, ...calls], sending), budget);
 }
 
 /**

@@ -17,13 +17,13 @@ export interface CriticTrialDeps {
  * A critic-only trial on a boundary fixture (DESIGN.md §6): the frozen plan is gated (no repairs:
  * it is frozen), the critic reviews it whatever the gates say, with the gate findings in its
  * context. `critic_verdict` is the critic's own say under the fixture goal's tolerance; `verdict`
- * is the full decision, a single round that cannot be revised (so a failing round escalates as
- * revision_cap_reached, or replan_aborted under policy abort).
+ * is the full decision of a single round that cannot be revised, so an escalation names who
+ * blocked (gate_blocked, critic_blocked) or critic_unavailable, never a loop reason.
  */
 export async function runCriticTrial(fixture: Fixture, deps: CriticTrialDeps): Promise<EngineOutcome> {
   const { goal, plan } = fixture;
   const gated = { plan, findings: runGates(goal, plan), notes: [] };
-  const { audit, calls } = await runCritic(goal, plan, gated.findings, { ...deps, round: 0, fixture });
-  const closed = closeRound({ index: 0, goal, gated, audit, inForce: [], history: [], budgetExhausted: false, atCap: true });
-  return engineOutcome([closed.record], calls, closed.reasons, criticVerdict(audit, goal.risk_tolerance));
+  const { audit, calls, providerError } = await runCritic(goal, plan, gated.findings, { ...deps, round: 0, fixture });
+  const closed = closeRound({ index: 0, goal, gated, audit, inForce: [], loop: null });
+  return engineOutcome([closed.record], calls, closed.reasons, criticVerdict(audit, goal.risk_tolerance), providerError);
 }

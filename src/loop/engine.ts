@@ -1,5 +1,4 @@
 import { runCritic } from "../critic/critic.ts";
-import { unavailableAudit } from "../critic/normalize.ts";
 import type { EscalationReason } from "../formats/enums.ts";
 import type { NormalizedFinding } from "../formats/findings.ts";
 import type { Goal } from "../formats/goal.ts";
@@ -9,7 +8,7 @@ import { runGates } from "../gates/index.ts";
 import { applyRepairs } from "../gates/repairs.ts";
 import { runPlanner, type PlannerResult } from "../planner/planner.ts";
 import type { ModelClient } from "../providers/types.ts";
-import { budgetExhausted, spendOf, type Budget } from "./budget.ts";
+import { budgetExhausted, budgetGuard, spendOf, type Budget } from "./budget.ts";
 import type { RoundTrace } from "./escalation.ts";
 import { engineOutcome } from "./outcome.ts";
 import { closeRound, type GatedPlan } from "./round.ts";
@@ -48,11 +47,15 @@ function gate(goal: Goal, plan: Plan): GatedPlan {
 const plannerFailure = (result: Extract<PlannerResult, { ok: false }>): EscalationReason =>
   result.outcome === "budget_exceeded" ? "budget_exceeded" : "planner_unavailable";
 
+/** What went wrong when the planner's provider never answered (the trial is then an error); null otherwise. */
+const providerError = (result: Extract<PlannerResult, { ok: false }>): string | null => (result.outcome === "provider_error" ? result.error : null);
+
 /**
  * Run the engine on one goal (DESIGN.md §6): the planner drafts, each round gates, repairs and
  * (by mode) critiques the plan, code decides, and the planner revises until the plan is approved
- * or an escalation reason applies. Model failures never throw: they are escalations. The outcome
- * carries every round and every call.
+ * or an escalation reason applies. Model failures never throw: they are escalations (and a
+ * provider that never answered makes the outcome an error). The per-goal budget is asked before
+ * every request sent. The outcome carries every round and every call.
  */
 export async function runEngine(goal: Goal, deps: EngineDeps, options: EngineOptions = {}): Promise<EngineOutcome> {
   const mode = options.mode ?? "gates-first";
@@ -61,12 +64,12 @@ export async function runEngine(goal: Goal, deps: EngineDeps, options: EngineOpt
   const calls: CallRecord[] = [];
   const rounds: RoundRecord[] = [];
   const history: RoundTrace[] = [];
-  const exhausted = () => budgetExhausted(spendOf(calls), budget);
+  const guard = budgetGuard(calls, budget);
+  const callFor = (round: number) => ({ ...deps, round, guard });
 
-  if (exhausted()) return engineOutcome(rounds, calls, ["budget_exceeded"]);
-  const draft = await runPlanner(goal, "decompose", { ...deps, round: 0 });
+  const draft = await runPlanner(goal, "decompose", callFor(0));
   calls.push(...draft.calls);
-  if (!draft.ok) return engineOutcome(rounds, calls, [plannerFailure(draft)]);
+  if (!draft.ok) return engineOutcome(rounds, calls, [plannerFailure(draft)], null, providerError(draft));
 
   let plan = draft.plan;
   let inForce: NormalizedFinding[] = [];
@@ -74,11 +77,12 @@ export async function runEngine(goal: Goal, deps: EngineDeps, options: EngineOpt
     const gated = gate(goal, plan);
     const criticRuns = mode === "every-round" || (mode === "gates-first" && gated.findings.length === 0);
     let audit: CriticAudit | null = null;
-    if (criticRuns && exhausted()) audit = unavailableAudit("budget_exceeded", null);
-    else if (criticRuns) {
-      const critique = await runCritic(goal, gated.plan, gated.findings, { ...deps, round: index });
+    let criticError: string | null = null;
+    if (criticRuns) {
+      const critique = await runCritic(goal, gated.plan, gated.findings, callFor(index));
       calls.push(...critique.calls);
       audit = critique.audit;
+      criticError = critique.providerError;
     }
     const closed = closeRound({
       index,
@@ -86,24 +90,22 @@ export async function runEngine(goal: Goal, deps: EngineDeps, options: EngineOpt
       gated,
       audit,
       inForce,
-      history,
-      budgetExhausted: exhausted(),
-      atCap: index + 1 >= cap,
+      loop: { history, budgetExhausted: budgetExhausted(spendOf(calls), budget), atCap: index + 1 >= cap },
     });
     rounds.push(closed.record);
     history.push(closed.trace);
     inForce = closed.inForce;
-    if (closed.record.decision !== "revise") return engineOutcome(rounds, calls, closed.reasons);
+    if (closed.record.decision !== "revise") return engineOutcome(rounds, calls, closed.reasons, null, criticError);
 
     const findings = [...gated.findings, ...closed.inForce];
     const plannerMode = goal.replan_policy === "restart" ? "restart" : "revise";
-    const next = await runPlanner(goal, plannerMode, { ...deps, round: index + 1 }, { plan: gated.plan, findings });
+    const next = await runPlanner(goal, plannerMode, callFor(index + 1), { plan: gated.plan, findings });
     calls.push(...next.calls);
     if (!next.ok) {
       // The revision this round asked for never came: the round ends the loop after all.
       const reason = plannerFailure(next);
       rounds[rounds.length - 1] = { ...closed.record, decision: "escalate", reason };
-      return engineOutcome(rounds, calls, [reason]);
+      return engineOutcome(rounds, calls, [reason], null, providerError(next));
     }
     plan = next.plan;
   }

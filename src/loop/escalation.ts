@@ -43,21 +43,36 @@ export function failingRoundReasons(ctx: FailingRoundContext): EscalationReason[
     if (previous.structuralHash === current.structuralHash && sameSet(previous.blockerKeys, current.blockerKeys))
       reasons.push("converged_stalled");
   }
-  if (earlier.some((r) => r.structuralHash === current.structuralHash)) reasons.push("plan_oscillation_detected");
+  // The plan went somewhere and came back: a plan that never changed is not oscillating.
+  const moved = previous !== undefined && previous.structuralHash !== current.structuralHash;
+  if (moved && earlier.some((r) => r.structuralHash === current.structuralHash)) reasons.push("plan_oscillation_detected");
   if (ctx.atCap) reasons.push("revision_cap_reached");
   return reasons;
 }
 
+/** What the escalation reasons need of a judged round. */
+export interface JudgedRound {
+  verdict: "pass" | "blocked" | "critic_unavailable";
+  /** The unavailable critic's reason (invalid_output | provider_error | budget_exceeded), else null. */
+  auditReason: string | null;
+  gateBlocked: boolean;
+  criticBlocked: boolean;
+}
+
 /**
  * The reasons a judged round escalates for; empty when it passed or may be revised. An unavailable
- * critic escalates at once (fail closed), as budget_exceeded when the budget kept it from running.
+ * critic escalates at once (fail closed) with that reason alone, as budget_exceeded when the
+ * budget kept it from running. `loop` is null for a frozen plan (a critic-only trial), which
+ * cannot be revised: it names who blocked it, the gates, the critic, or both.
  */
-export function roundReasons(
-  verdict: "pass" | "blocked" | "critic_unavailable",
-  auditReason: string | null,
-  ctx: FailingRoundContext,
-): EscalationReason[] {
-  if (verdict === "pass") return [];
-  if (verdict === "critic_unavailable") return [auditReason === "budget_exceeded" ? "budget_exceeded" : "critic_unavailable"];
-  return failingRoundReasons(ctx);
+export function roundReasons(round: JudgedRound, loop: FailingRoundContext | null): EscalationReason[] {
+  if (round.verdict === "pass") return [];
+  if (round.verdict === "critic_unavailable") return [round.auditReason === "budget_exceeded" ? "budget_exceeded" : "critic_unavailable"];
+  if (loop === null) {
+    const who: EscalationReason[] = [];
+    if (round.gateBlocked) who.push("gate_blocked");
+    if (round.criticBlocked) who.push("critic_blocked");
+    return who;
+  }
+  return failingRoundReasons(loop);
 }

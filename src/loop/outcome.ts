@@ -3,21 +3,25 @@ import type { CallRecord, CriticVerdict, EngineOutcome, RoundRecord } from "../f
 
 /**
  * The engine's result from its rounds and calls. Approved exactly when no escalation reason
- * applied; the trial's reason is the first in the order of DESIGN.md §6.
+ * applied; the trial's reason is the first in the order of DESIGN.md §6. A role whose provider
+ * never answered (`providerError`, what went wrong) measured nothing about the model: the engine
+ * still fails closed (verdict escalate, the unavailable role as its reason), but the trial's
+ * status is `error` (DESIGN.md §6, model failure versus infrastructure failure).
  */
 export function engineOutcome(
   rounds: RoundRecord[],
   calls: CallRecord[],
   reasons: readonly EscalationReason[],
   criticVerdict: CriticVerdict | null = null,
+  providerError: string | null = null,
 ): EngineOutcome {
   const ordered = ESCALATION_REASONS.filter((r) => reasons.includes(r));
   const approved = ordered.length === 0;
   return {
-    status: approved ? "approved" : "escalated",
+    status: providerError !== null ? "error" : approved ? "approved" : "escalated",
     escalation_reason: ordered[0] ?? null,
     escalation_reasons: ordered,
-    error: null,
+    error: providerError,
     rounds,
     critic_verdict: criticVerdict,
     verdict: approved ? "approve" : "escalate",

@@ -23,6 +23,11 @@ export interface RoundInput {
   audit: CriticAudit | null;
   /** Critic blockers in force after the previous round. */
   inForce: readonly NormalizedFinding[];
+  /** The revision loop around this round; null for a frozen plan (a critic-only trial). */
+  loop: LoopState | null;
+}
+
+export interface LoopState {
   /** Earlier rounds, oldest first. */
   history: readonly RoundTrace[];
   budgetExhausted: boolean;
@@ -49,12 +54,17 @@ export function closeRound(input: RoundInput): ClosedRound {
     gateBlockerKeys: gated.findings.map((f) => f.key),
     blockerKeys: judgement.blockerKeys,
   };
-  const reasons = roundReasons(judgement.verdict, audit?.reason ?? null, {
-    rounds: [...input.history, trace],
-    budgetExhausted: input.budgetExhausted,
-    replanPolicy: goal.replan_policy,
-    atCap: input.atCap,
-  });
+  const { loop } = input;
+  const judged = {
+    verdict: judgement.verdict,
+    auditReason: audit?.reason ?? null,
+    gateBlocked: gated.findings.length > 0,
+    criticBlocked: judgement.criticBlockers.length > 0,
+  };
+  const reasons = roundReasons(
+    judged,
+    loop && { rounds: [...loop.history, trace], budgetExhausted: loop.budgetExhausted, replanPolicy: goal.replan_policy, atCap: loop.atCap },
+  );
   const record: RoundRecord = {
     index: input.index,
     plan: gated.plan,

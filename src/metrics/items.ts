@@ -84,6 +84,8 @@ export function summarizeItem(item: ItemTrials): ItemSummary {
   const reasons: Record<string, number> = {};
   for (const t of item.trials) {
     tally([verdictLabel(t)], verdicts);
+    // An error trial's blockers and reasons are the outage's, not the item's (DESIGN.md §6).
+    if (t.status === "error") continue;
     const keys = blockerKeysByOrigin(t);
     tally([...keys.gate, ...keys.critic], blockers);
     tally(new Set(t.escalation_reasons), reasons);

@@ -4,7 +4,7 @@ import type { GateFinding, NormalizedFinding } from "../formats/findings.ts";
 import type { Goal } from "../formats/goal.ts";
 import { PlanSchema, type Plan } from "../formats/plan.ts";
 import type { CallRecord } from "../formats/records.ts";
-import type { LlmRequest, ModelClient, SimHints } from "../providers/types.ts";
+import type { LlmRequest, ModelClient, SendGuard, SimHints } from "../providers/types.ts";
 import { PLANNER_PROMPT, renderTemplate } from "../critic/prompts/index.ts";
 
 /**
@@ -30,6 +30,8 @@ export interface PlannerCall {
   trial: number;
   /** The round whose plan this call writes. */
   round: number;
+  /** The caller's spending limit, asked before every send. */
+  guard?: SendGuard;
 }
 
 export type PlannerResult =
@@ -105,7 +107,7 @@ export async function runPlanner(
   call: PlannerCall,
   previous?: { plan: Plan; findings: readonly BlockingFinding[] },
 ): Promise<PlannerResult> {
-  const result = await call.client.structured(plannerRequest(goal, mode, call, previous), PlannerOutputSchema);
+  const result = await call.client.structured(plannerRequest(goal, mode, call, previous), PlannerOutputSchema, call.guard);
   if (!result.ok) return { ok: false, outcome: result.outcome, error: result.error, calls: result.calls };
   return { ok: true, plan: stampPlan(goal, result.value, call.round, previous?.plan ?? null), calls: result.calls };
 }

@@ -14,7 +14,7 @@ import { createSimAdapter } from "./sim/adapter.ts";
 import { DEFAULT_SIM_PROFILE } from "./sim/profile.ts";
 import { feedbackPrompt, parseStructured } from "./structured-output.ts";
 import { Throttle } from "./throttle.ts";
-import type { LlmRequest, ModelClient, StructuredResult } from "./types.ts";
+import type { LlmRequest, ModelClient, SendGuard, StructuredResult } from "./types.ts";
 
 export { ClientConfigSchema, RoleConfigSchema, type ClientConfig, type RoleConfig } from "./config.ts";
 
@@ -103,8 +103,14 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
     }),
   ) as Record<Role, RoleRuntime>;
 
-  /** Send one wire request with transport retries; replay and cache answer first. */
-  async function exchange(rt: RoleRuntime, request: LlmRequest, conversation: Conversation, attempt: number): Promise<Exchange> {
+  /** Send one wire request with transport retries; replay and cache answer first. `admit` is asked before every send. */
+  async function exchange(
+    rt: RoleRuntime,
+    request: LlmRequest,
+    conversation: Conversation,
+    attempt: number,
+    admit: (sending: readonly TransportAttempt[]) => boolean,
+  ): Promise<Exchange> {
     const started = now();
     const render = () => rt.adapter.render(conversation, rt.adapter.formats[rt.formatIndex]!);
     let body = render();
@@ -123,7 +129,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       latencyMs: now() - started,
     });
     for (let retries = 0; ; ) {
-      if (deps.beforeCall?.(request.role) === "budget_exceeded") return done({ kind: "refused" });
+      if (!admit(attempts) || deps.beforeCall?.(request.role) === "budget_exceeded") return done({ kind: "refused" });
       await rt.throttle.acquire();
       const sentAt = now();
       try {
@@ -148,7 +154,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
     }
   }
 
-  async function runStructured<T>(rt: RoleRuntime, request: LlmRequest, validator: z.ZodType<T>): Promise<StructuredResult<T>> {
+  async function runStructured<T>(rt: RoleRuntime, request: LlmRequest, validator: z.ZodType<T>, guard: SendGuard | undefined): Promise<StructuredResult<T>> {
     const conversation: Conversation = {
       system: request.system,
       user: request.user,
@@ -160,7 +166,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
     let lastRaw: string | null = null;
     let lastError = "";
     for (let attempt = 0; attempt < config.maxOutputAttempts; attempt++) {
-      const ex = await exchange(rt, request, conversation, attempt);
+      const ex = await exchange(rt, request, conversation, attempt, (sending) => guard?.({ calls, sending }) ?? true);
       const context = decisionContext(rt.adapter, ex.body, request.userTemplate);
       const last = ex.attempts.at(-1);
       const reply = ex.kind === "reply" ? ex.reply : null;
@@ -195,7 +201,8 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       if (ex.kind === "failed") {
         const f = ex.failure;
         const detail = `${f.errorClass}${f.httpStatus ? ` (HTTP ${f.httpStatus})` : ""}: ${redact(f.message)}`;
-        return { ok: false, outcome: "provider_error", rawText: lastRaw, error: `${request.role} call failed after ${ex.attempts.length} attempt(s): ${detail}`, calls };
+        const where = rt.adapter.baseUrl ? ` to ${rt.adapter.baseUrl}` : "";
+        return { ok: false, outcome: "provider_error", rawText: lastRaw, error: `${request.role} call${where} failed after ${ex.attempts.length} attempt(s): ${detail}`, calls };
       }
       if (parsed?.ok) return { ok: true, value: parsed.value, rawText: record.raw_text ?? "", calls };
       if (parsed) {
@@ -214,9 +221,9 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
   }
 
   return {
-    structured(request, validator) {
+    structured(request, validator, guard) {
       const rt = runtimes[request.role];
-      return rt.throttle.run(() => runStructured(rt, request, validator));
+      return rt.throttle.run(() => runStructured(rt, request, validator, guard));
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Fixture } from "../formats/fixture.ts";
 import type { GateFinding } from "../formats/findings.ts";
 import type { Goal } from "../formats/goal.ts";
 import type { Plan } from "../formats/plan.ts";
-import type { CallRecord, Role } from "../formats/records.ts";
+import type { CallRecord, Role, TransportAttempt } from "../formats/records.ts";
 
 /**
  * What only the sim provider reads: the structured inputs behind the prompt. Never sent to a
@@ -49,7 +49,15 @@ export type StructuredResult<T> =
       calls: CallRecord[];
     };
 
+/**
+ * A caller's own spending limit on one request, asked before every send (structured-output
+ * retries and transport retries included) with what the request has made so far: the call records
+ * of its finished attempts and the transport attempts of the one in progress. false refuses the
+ * send, and the request ends as `budget_exceeded`.
+ */
+export type SendGuard = (made: { calls: readonly CallRecord[]; sending: readonly TransportAttempt[] }) => boolean;
+
 /** The engine's only door to a model: one place for hashing, retries, accounting, caching, events. */
 export interface ModelClient {
-  structured<T>(request: LlmRequest, validator: z.ZodType<T>): Promise<StructuredResult<T>>;
+  structured<T>(request: LlmRequest, validator: z.ZodType<T>, guard?: SendGuard): Promise<StructuredResult<T>>;
 }

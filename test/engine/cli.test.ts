@@ -41,6 +41,21 @@ describe("fieldtest critique (the report, in process)", () => {
     expect(JSON.parse(unavailable.output)).toEqual({ outcome: "critic_unavailable", reason: "invalid_output", verdict: "blocked", findings: [] });
   });
 
+  it("a response whose every finding is malformed is critic_unavailable (invalid_output), exit 1, each item listed", () => {
+    const r = report("response-malformed-only.json");
+    expect(r.exitCode).toBe(1);
+    expect(JSON.parse(r.output)).toMatchObject({
+      outcome: "critic_unavailable",
+      reason: "invalid_output",
+      verdict: "blocked",
+      findings: [
+        { index: 0, dropped: true, reason: "malformed_finding", raw: { nope: 1 } },
+        { index: 1, dropped: true, reason: "malformed_finding", raw: "looks fine" },
+      ],
+    });
+    expect(report("response-malformed-only.json", false).output).toMatch(/^blocked: critic_unavailable \(invalid_output: every finding is malformed/);
+  });
+
   it("the human report names raw and normalized labels, the rules applied and the evidence", () => {
     const text = report("response-mixed.json", false).output;
     expect(text).toContain("unsafe_sequencing/warning (raw Unsafe_Sequencing/Blocker) {case_folded, downgraded_evidence_rejected}");

@@ -32,7 +32,7 @@ describe("runCriticTrial", () => {
   it("the critic runs whatever the gates say, with the gate findings and the fixture in its context", async () => {
     const fx = fixture(NO_ROLLBACK);
     const { outcome, client } = await trial(fx, CLEAN_AUDIT);
-    expect(outcome).toMatchObject({ critic_verdict: "pass", verdict: "escalate", escalation_reason: "revision_cap_reached" });
+    expect(outcome).toMatchObject({ critic_verdict: "pass", verdict: "escalate", escalation_reason: "gate_blocked" });
     const request = client.requests[0]!;
     expect(request).toMatchObject({ role: "critic", itemId: "fx", trial: 3, round: 0 });
     expect(request.sim?.fixture).toBe(fx);
@@ -55,8 +55,14 @@ describe("runCriticTrial", () => {
     expect(outcome).toMatchObject({ critic_verdict: "unavailable", verdict: "escalate", escalation_reason: "critic_unavailable" });
   });
 
-  it("a blocked fixture under policy abort escalates replan_aborted first", async () => {
-    const { outcome } = await trial(fixture(NO_ROLLBACK, "strict", "abort"), CLEAN_AUDIT);
-    expect(outcome.escalation_reasons).toEqual(["replan_aborted", "revision_cap_reached"]);
+  it("an escalated frozen plan names who blocked it, never a loop reason", async () => {
+    const blocker = criticAnswer(NO_ROLLBACK_ON_CACHE);
+    expect((await trial(fixture(NO_ROLLBACK), CLEAN_AUDIT)).outcome.escalation_reasons).toEqual(["gate_blocked"]);
+    expect((await trial(fixture(WITH_CACHE), blocker)).outcome.escalation_reasons).toEqual(["critic_blocked"]);
+    const both = await trial(fixture(NO_ROLLBACK), criticAnswer({ family: "feasibility" }));
+    expect(both.outcome).toMatchObject({ escalation_reason: "gate_blocked", escalation_reasons: ["gate_blocked", "critic_blocked"] });
+    expect((await trial(fixture(NO_ROLLBACK, "strict", "abort"), CLEAN_AUDIT)).outcome.escalation_reasons).toEqual(["gate_blocked"]);
+    expect((await trial(fixture(NO_ROLLBACK), answer("no json here"))).outcome.escalation_reasons).toEqual(["critic_unavailable"]);
+    expect((await trial(fixture(NO_ROLLBACK), answer("no json here"))).outcome.rounds[0]!.reason).toBe("critic_unavailable");
   });
 });

@@ -6,6 +6,7 @@ import { runEngine, type EngineOptions } from "../../src/loop/engine.ts";
 import {
   CLEAN_AUDIT,
   criticAnswer,
+  criticFinding,
   goal,
   NO_CHECK,
   NO_CHECK_ON_LOGS,
@@ -19,6 +20,7 @@ import {
   WITH_CACHE_LOW_LOGS,
   WITHOUT_CACHE,
 } from "./fixtures.ts";
+import { hard, makePlan, mutate, notify, verify } from "../helpers/plans.ts";
 import { answer, providerError, ScriptedClient, type ScriptEntry } from "./scripted-client.ts";
 
 type GoalOverrides = Parameters<typeof goal>[0];
@@ -67,7 +69,7 @@ describe("runEngine: approval", () => {
       critic: [criticAnswer(NO_ROLLBACK_ON_CACHE), CLEAN_AUDIT],
     });
     expect(outcome.status).toBe("approved");
-    expect(outcome.rounds[0]!.blocker_keys).toEqual(["critic:weak_rollback:tune_cache:missing_rollback:tune_cache"]);
+    expect(outcome.rounds[0]!.blocker_keys).toEqual(["critic:weak_rollback:tune_cache:missing_rollback:tune_cache:"]);
   });
 
   it("a balanced goal approves over a critic blocker whose evidence is only uncheckable", async () => {
@@ -106,6 +108,24 @@ describe("runEngine: escalation reasons", () => {
     expect(outcome.rounds).toHaveLength(3);
     expect(outcome.rounds[0]!.structural_hash).toBe(outcome.rounds[2]!.structural_hash);
     expect(client.remaining("planner")).toBe(0);
+  });
+
+  it("a plan that never changed is not oscillating: the critic's changing objections run to the cap", async () => {
+    const objection = (task_id: string | null) => criticAnswer({ family: "feasibility", task_id });
+    const { outcome } = await run({
+      planner: [planAnswer(SOUND), planAnswer(SOUND), planAnswer(SOUND), planAnswer(SOUND)],
+      critic: [objection("snapshot"), objection("migrate"), objection("verify_migrate"), objection(null)],
+    });
+    expect(new Set(outcome.rounds.map((r) => r.structural_hash)).size).toBe(1);
+    expect(outcome.escalation_reasons).toEqual(["revision_cap_reached"]);
+    expect(decisions(outcome)).toEqual([["revise", null], ["revise", null], ["revise", null], ["escalate", "revision_cap_reached"]]);
+  });
+
+  it("an unavailable role is the only reason, even at the cap and under policy abort", async () => {
+    const critic = await run({ planner: [planAnswer(SOUND)], critic: [answer('{"issues": []}')] }, { replan_policy: "abort" }, { maxRounds: 1 });
+    expect(critic.outcome.escalation_reasons).toEqual(["critic_unavailable"]);
+    const planner = await run({ planner: [planAnswer(NO_ROLLBACK), answer("no plan today")] }, { replan_policy: "patch" }, { maxRounds: 2 });
+    expect(planner.outcome.escalation_reasons).toEqual(["planner_unavailable"]);
   });
 
   it("detects a regression: a fixed gate defect comes back (before the oscillation it also is)", async () => {
@@ -203,9 +223,15 @@ describe("runEngine: model failures are outcomes, never exceptions", () => {
   });
 
   it("one malformed finding does not cost the audit: the rest stands and it is counted", async () => {
-    const { outcome } = await run({ planner: [planAnswer(SOUND)], critic: [answer({ findings: [{ family: "risk" }] })] });
+    const { outcome } = await run({ planner: [planAnswer(SOUND)], critic: [answer({ findings: [{ family: "risk" }, criticFinding({ severity: "info" })] })] });
     expect(outcome.status).toBe("approved");
     expect(outcome.rounds[0]!.critic).toMatchObject({ outcome: "ok", malformed_findings: 1 });
+  });
+
+  it("findings that are all malformed are no audit: critic_unavailable, never an approval", async () => {
+    const { outcome } = await run({ planner: [planAnswer(SOUND)], critic: [answer({ findings: [{ family: "risk" }] })] });
+    expect(outcome).toMatchObject({ status: "escalated", escalation_reasons: ["critic_unavailable"] });
+    expect(outcome.rounds[0]!.critic).toMatchObject({ outcome: "critic_unavailable", reason: "invalid_output", malformed_findings: 1 });
   });
 });
 
@@ -215,7 +241,7 @@ describe("runEngine: carry-forward", () => {
       planner: [planAnswer(WITH_CACHE), planAnswer(WITH_CACHE_LOW_LOGS), planAnswer(WITHOUT_CACHE)],
       critic: [criticAnswer(NO_ROLLBACK_ON_CACHE), CLEAN_AUDIT, CLEAN_AUDIT],
     });
-    const key = "critic:weak_rollback:tune_cache:missing_rollback:tune_cache";
+    const key = "critic:weak_rollback:tune_cache:missing_rollback:tune_cache:";
     expect(outcome.rounds[1]!.carried_forward.map((f) => f.key)).toEqual([key]);
     expect(outcome.rounds[1]!.blocker_keys).toEqual([key]);
     expect(decisions(outcome)).toEqual([["revise", null], ["revise", null], ["approve", null]]);
@@ -241,7 +267,33 @@ describe("runEngine: carry-forward", () => {
       critic: [criticAnswer({ family: "feasibility" })],
     }, {}, { maxRounds: 2 });
     expect(outcome.rounds[1]!.critic).toBeNull();
-    expect(outcome.rounds[1]!.blocker_keys).toContain("critic:feasibility::other:");
+    expect(outcome.rounds[1]!.blocker_keys).toContain("critic:feasibility::other::");
+  });
+
+  it("a finding about the same claim on the same task but other facts is another blocker: it clears nothing", async () => {
+    // add_index's rollback needs `orders`, which no earlier task establishes (supported); `lock_token` is nothing it needs (uncheckable).
+    const indexed = (extra: Parameters<typeof notify>[] = []) =>
+      makePlan(
+        [
+          mutate("add_index", { mutates: ["orders"], produces: ["orders.index_report"], rollback: { trigger: "verify_index", action: "Drop the index", requires: ["orders"], restores: ["orders"] } }),
+          verify("verify_index", "add_index", "mutation_output", ["orders.index_report"]),
+          ...extra.map((args) => notify(...args)),
+        ],
+        [hard("add_index", "verify_index")],
+      );
+    const claim = (fact: string) => criticAnswer({ family: "unverified_dependencies", task_id: "add_index", evidence: { claim: "unestablished_fact", tasks: ["add_index"], facts: [fact] } });
+    const P0 = indexed();
+    const P1 = indexed([["announce"]]);
+    const { outcome } = await run({ planner: [planAnswer(P0), planAnswer(P1), planAnswer(P1), planAnswer(P1)], critic: [claim("orders"), claim("lock_token"), CLEAN_AUDIT, CLEAN_AUDIT] });
+    const orders = "critic:unverified_dependencies:add_index:unestablished_fact:add_index:orders";
+    const lockToken = "critic:unverified_dependencies:add_index:unestablished_fact:add_index:lock_token";
+    expect(outcome.rounds[0]!.critic!.findings[0]).toMatchObject({ key: orders, evidence_status: "supported" });
+    expect(outcome.rounds[1]!.critic!.findings[0]).toMatchObject({ key: lockToken, evidence_status: "uncheckable" });
+    expect(outcome.rounds[1]!.blocker_keys).toEqual([lockToken, orders]);
+    // A silent critic on the same plan clears the uncheckable blocker, never the supported one.
+    expect(outcome.rounds[2]!.blocker_keys).toEqual([orders]);
+    expect(outcome.status).toBe("escalated");
+    expect(decisions(outcome)).toEqual([["revise", null], ["revise", null], ["revise", null], ["escalate", "converged_stalled"]]);
   });
 
   it("a repeated blocker is not double-counted as carried", async () => {
@@ -250,7 +302,7 @@ describe("runEngine: carry-forward", () => {
       critic: [criticAnswer(NO_ROLLBACK_ON_CACHE), criticAnswer(NO_ROLLBACK_ON_CACHE)],
     }, {}, { maxRounds: 2 });
     expect(outcome.rounds[1]!.carried_forward).toEqual([]);
-    expect(outcome.rounds[1]!.blocker_keys).toEqual(["critic:weak_rollback:tune_cache:missing_rollback:tune_cache"]);
+    expect(outcome.rounds[1]!.blocker_keys).toEqual(["critic:weak_rollback:tune_cache:missing_rollback:tune_cache:"]);
   });
 });
 

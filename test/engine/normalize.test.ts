@@ -64,6 +64,28 @@ describe("normalizeCriticResponse: the whole response", () => {
     expect(audit.malformed_findings).toBe(5);
   });
 
+  it("findings of which every one is malformed are critic_unavailable (invalid_output), never a clean audit", () => {
+    for (const findings of [[{ nope: 1 }], ["fine", 3, null], [criticFinding({ message: "" }), { family: "risk" }]]) {
+      const text = JSON.stringify({ findings });
+      expect(normalizeCriticResponse(g, plan, text)).toEqual({ outcome: "critic_unavailable", reason: "invalid_output", raw_text: text, findings: [], malformed_findings: findings.length });
+    }
+    const reading = readCriticResponse(g, plan, '{"findings":[{"nope":1}]}');
+    expect(reading).toMatchObject({ outcome: "critic_unavailable", reason: "invalid_output", items: [{ index: 0, finding: null, malformed: "no non-empty message" }] });
+  });
+
+  it("an audit is clean only with no finding at all or at least one well-formed finding (a law)", () => {
+    const entry = fc.oneof(fc.constant(criticFinding()), fc.constant({ nope: 1 }), fc.string(), fc.constant(criticFinding({ message: " " })));
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 5 }), (findings) => {
+        const audit = normalizeCriticResponse(g, plan, JSON.stringify({ findings }));
+        const wellFormed = findings.filter((f) => typeof f === "object" && "message" in f && f.message.trim() !== "").length;
+        expect(audit.outcome).toBe(findings.length === 0 || wellFormed > 0 ? "ok" : "critic_unavailable");
+        expect(audit.findings).toHaveLength(audit.outcome === "ok" ? wellFormed : 0);
+        expect(audit.malformed_findings).toBe(findings.length - wellFormed);
+      }),
+    );
+  });
+
   it("readCriticResponse keeps every item in response order with why a dropped one was dropped", () => {
     const reading = readCriticResponse(g, plan, respond(42, criticFinding()));
     expect(reading.outcome).toBe("ok");
@@ -127,9 +149,14 @@ describe("normalizeFinding: the five rules in order", () => {
     expect(one({ severity: "warning", evidence: CONTRADICTED })).toMatchObject({ severity: "warning", evidence_status: "contradicted", normalization: [] });
   });
 
-  it("keys critic findings by family, task, claim and evidence tasks", () => {
-    expect(one({ task_id: "tune_cache", evidence: SUPPORTED }).key).toBe("critic:weak_rollback:tune_cache:missing_rollback:tune_cache");
-    expect(one({ evidence: null }).key).toBe("critic:weak_rollback:::");
+  it("keys critic findings by family, task, claim, evidence tasks and sorted evidence facts", () => {
+    expect(one({ task_id: "tune_cache", evidence: SUPPORTED }).key).toBe("critic:weak_rollback:tune_cache:missing_rollback:tune_cache:");
+    expect(one({ evidence: null }).key).toBe("critic:weak_rollback::::");
+    const facts = (...f: string[]) => one({ task_id: "migrate", evidence: { claim: "unestablished_fact", tasks: ["migrate"], facts: f } }).key;
+    expect(facts("orders")).toBe("critic:weak_rollback:migrate:unestablished_fact:migrate:orders");
+    expect(facts("orders")).not.toBe(facts("lock_token"));
+    expect(facts("b", "a")).toBe(facts("a", "b"));
+    expect(facts("b", "a")).toMatch(/:a,b$/);
   });
 
   it("an evidence object of the wrong shape counts as no evidence", () => {

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { hashCanonical, sha256 } from "../../src/canonical.ts";
 import type { CallRecord, Role } from "../../src/formats/records.ts";
 import { parseStructured } from "../../src/providers/structured-output.ts";
-import type { LlmRequest, ModelClient, StructuredResult } from "../../src/providers/types.ts";
+import type { LlmRequest, ModelClient, SendGuard, StructuredResult } from "../../src/providers/types.ts";
 
 /**
  * A ModelClient test double that answers from per-role queues. Each answer is either text the
@@ -49,7 +49,9 @@ export class ScriptedClient implements ModelClient {
     return this.queues[role].length;
   }
 
-  async structured<T>(request: LlmRequest, validator: z.ZodType<T>): Promise<StructuredResult<T>> {
+  async structured<T>(request: LlmRequest, validator: z.ZodType<T>, guard?: SendGuard): Promise<StructuredResult<T>> {
+    // One scripted answer is one send: the caller's guard may refuse it before it is sent.
+    if (guard && !guard({ calls: [], sending: [] })) return { ok: false, outcome: "budget_exceeded", rawText: null, error: "scripted budget refusal", calls: [] };
     this.requests.push(request);
     const entry = this.queues[request.role].shift();
     const next = typeof entry === "function" ? entry(request) : entry;

@@ -97,6 +97,6 @@ describe("predecessor §9.1.11: gate and critic findings neither collide nor rep
     const raw = { family: "weak_rollback", severity: "blocker", task_id: "m", message: "no rollback", suggested_fix: "", evidence: { claim: "missing_rollback", tasks: ["m"], facts: [] } };
     const audit = normalizeCriticResponse(goal, plan, JSON.stringify({ findings: [raw, raw] }));
     const round = judgeRound({ tolerance: "strict", gateFindings: gate, audit, carried: [] });
-    expect(round.blockerKeys).toEqual(["rollback_present:rollback_missing:m:rollback", "critic:weak_rollback:m:missing_rollback:m"]);
+    expect(round.blockerKeys).toEqual(["rollback_present:rollback_missing:m:rollback", "critic:weak_rollback:m:missing_rollback:m:"]);
   });
 });

@@ -54,7 +54,7 @@ function itemLine(item: CriticItem, tolerance: RiskTolerance): string {
 export function critiqueReport(goal: Goal, plan: Plan, rawText: string, json: boolean): { output: string; exitCode: number } {
   const reading = readCriticResponse(goal, plan, rawText);
   const tolerance = goal.risk_tolerance;
-  const items = reading.outcome === "ok" ? reading.items : [];
+  const { items } = reading;
   const blocks = items.some((i) => i.finding !== null && criticBlocks(i.finding, tolerance));
   const verdict = reading.outcome === "critic_unavailable" || blocks ? "blocked" : "pass";
   const exitCode = verdict === "pass" ? EXIT.ok : EXIT.blocked;

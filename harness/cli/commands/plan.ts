@@ -91,7 +91,9 @@ function roundLines(r: RoundRecord): string[] {
 function summary(goal: Goal, outcome: EngineOutcome): string {
   const spend = spendOf(outcome.calls);
   const cost = spend.costUnknown ? "unknown" : `$${spend.costUsd.toFixed(4)}`;
-  const verdict = outcome.status === "approved" ? "approved" : `escalated: ${outcome.escalation_reasons.join(", ")}`;
+  const escalated = `escalated: ${outcome.escalation_reasons.join(", ")}`;
+  const verdict =
+    outcome.status === "approved" ? "approved" : outcome.status === "error" ? `error (the provider never answered; ${escalated}, fail closed): ${outcome.error}` : escalated;
   return [
     `goal ${goal.id} (${goal.risk_tolerance}, replan ${goal.replan_policy})`,
     ...outcome.rounds.flatMap(roundLines),
@@ -103,7 +105,7 @@ function summary(goal: Goal, outcome: EngineOutcome): string {
 export function register(program: Command): void {
   program
     .command("plan")
-    .description("Run the engine on one goal and print its trace: 0 approved, 1 escalated, 2 invalid input, 3 infrastructure error")
+    .description("Run the engine on one goal and print its trace: 0 approved, 1 escalated, 2 invalid input, 3 infrastructure error (a provider that never answered)")
     .requiredOption("--goal <file>", "goal file (YAML or JSON; corpus goal files are accepted)")
     .option("--provider <p>", `provider of both roles: ${PROVIDERS.join(" | ")}`, "sim")
     .option("--model <m>", "model of both roles (required for a vendor provider)")
@@ -129,6 +131,6 @@ export function register(program: Command): void {
         ? JSON.stringify({ goal_id: goal.id, mode: options.mode, max_rounds: roundCap(goal, engineOptions), ...outcome }, null, 2)
         : summary(goal, outcome);
       process.stdout.write(`${output}\n`);
-      return outcome.status === "approved" ? EXIT.ok : EXIT.blocked;
+      return outcome.status === "approved" ? EXIT.ok : outcome.status === "error" ? EXIT.infrastructure : EXIT.blocked;
     }));
 }

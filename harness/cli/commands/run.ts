@@ -12,7 +12,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 export function register(program: Command): void {
   program
     .command("run")
-    .description("Run a sweep: canaries, then corpus goals (full engine) and boundary fixtures (critic alone), N trials each")
+    .description("Run a sweep: canaries, then corpus goals (full engine) and boundary fixtures (critic alone), N trials each; exits 3 when more than half of the trials are errors (a provider that never answered)")
     .option("--config <file>", "config file (default: ./fieldtest.config.yaml when present; not read on --resume)")
     .option("--suite <list>", "suites to run: corpus,boundary (canary always runs first)")
     .option("--only <globs>", "item id globs, comma-separated (matched on <id> and <suite>/<id>; * ** ? {a,b})")
@@ -41,7 +41,7 @@ export function register(program: Command): void {
     .option("--force", "reuse a non-empty --out, removing the previous run's files")
     .option("--fail-on-expectations", "exit 1 when an item fails its expectation")
     .option("--resume <dir>", "complete an interrupted run with its recorded configuration")
-    .option("--retry-errors", "with --resume: also re-run trials whose status is error")
+    .option("--retry-errors", "with --resume: also re-run trials whose status is error (e.g. a provider that never answered)")
     .option("--replay <dir>", "answer every role from DIR's recorded calls (by request hash and trial index; provider and model per role from DIR's manifest); a miss is the trial's error")
     .option("--replay-fall-through", "with --replay: call the live provider on a miss instead of failing the trial")
     .action(guarded(async (raw: unknown) => {
