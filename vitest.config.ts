@@ -6,5 +6,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Two cores: one worker per core plus one more, since many files wait on child processes.
+    maxWorkers: 3,
+    // Files share their worker's module cache instead of importing the engine afresh each time.
+    isolate: false,
   },
 });

@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx's loader, so a fresh clone needs no build step.
-import { register } from "tsx/esm/api";
-
-register();
-await import("../harness/cli/main.ts");
+// The CLI runs the compiled build in dist/ (`npm run build`; `npm ci` runs it as `prepare`).
+const entry = new URL("../dist/harness/cli/main.js", import.meta.url);
+try {
+  await import(entry.href);
+} catch (e) {
+  if (e?.code !== "ERR_MODULE_NOT_FOUND" || !String(e.message).includes(entry.pathname)) throw e;
+  process.stderr.write("fieldtest: error: the build is missing (dist/): run `npm run build` (`npm ci` runs it)\n");
+  process.exitCode = 3;
+}

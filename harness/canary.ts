@@ -1,12 +1,12 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { GATE_CODE_NAMES, GATE_CODES, type GateCode, type GateId } from "../src/formats/findings.ts";
 import { GoalSchema } from "../src/formats/goal.ts";
 import { InputError, loadFile } from "../src/formats/load.ts";
 import { PlanSchema } from "../src/formats/plan.ts";
 import { runGates } from "../src/gates/index.ts";
+import { PACKAGE_ROOT } from "./package.ts";
 
 const CodeSchema = z.enum(GATE_CODE_NAMES as [GateCode, ...GateCode[]]);
 
@@ -49,7 +49,7 @@ export interface CanaryReport {
   failures: string[];
 }
 
-export const CANARY_DIR = fileURLToPath(new URL("../corpus/canaries/", import.meta.url));
+export const CANARY_DIR = join(PACKAGE_ROOT, "corpus", "canaries");
 
 /**
  * Run every canary: each gate must fire on its must-fire cases and stay silent on their near

@@ -3,7 +3,7 @@
  * changes, fans, parallel groups). Prints the median time per plan and the growth ratio between
  * sizes (CPU time), and sets exit code 1 when 1,000 → 10,000 tasks grows more than 15x or a 1,000-task plan
  * takes 50 ms or more. *
- *   npx tsx scripts/bench-gates.ts
+ *   node dist/scripts/bench-gates.js
  */
 import { GoalSchema } from "../src/formats/goal.ts";
 import { PlanSchema, type Plan, type PlanInput } from "../src/formats/plan.ts";

@@ -1,8 +1,8 @@
 // Sweep-runner benchmark (issue 6). Prints numbers; asserts nothing about time.
 //
-//   npx tsx scripts/bench-sweep.ts            both parts
-//   npx tsx scripts/bench-sweep.ts scaling    fixed sim latency L at concurrency 1, 8, 32
-//   npx tsx scripts/bench-sweep.ts full       zero-latency full corpus + boundary × 5 trials
+//   node dist/scripts/bench-sweep.js            both parts
+//   node dist/scripts/bench-sweep.js scaling    fixed sim latency L at concurrency 1, 8, 32
+//   node dist/scripts/bench-sweep.js full       zero-latency full corpus + boundary × 5 trials
 //
 // Scaling: every sim call sleeps L ms, so an ideal scheduler takes calls × L / C. The sweep is
 // sized per C (trials = C) so each case takes about the same ideal time; the ratio wall / ideal

@@ -1,4 +1,4 @@
-import { InputError } from "../../src/formats/load.ts";
+import { InputError } from "../../src/formats/input-error.ts";
 
 /** Exit codes (DESIGN.md §9). */
 export const EXIT = { ok: 0, blocked: 1, invalid: 2, infrastructure: 3 } as const;

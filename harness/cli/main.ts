@@ -1,9 +1,7 @@
 import { Command, CommanderError, type Help } from "commander";
-import { readFileSync } from "node:fs";
-import { COMMANDS } from "./commands/index.ts";
+import { PACKAGE_VERSION } from "../package.ts";
+import { commandsFor } from "./commands/index.ts";
 import { exitWith, reportFatal } from "./exit.ts";
-
-const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
 /** The command list shows one line per command: the description up to its first colon. */
 const oneLine = (cmd: Command): string => cmd.summary() || (cmd.description().split(/: /)[0] ?? "");
@@ -16,13 +14,14 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
 
 const program = new Command("fieldtest")
   .description("Field-test and evaluation harness for planner-critic engines")
-  .version(pkg.version)
+  .version(PACKAGE_VERSION)
   .configureHelp({ subcommandDescription: oneLine, helpWidth: 200 } satisfies Partial<Help>)
   // Usage mistakes are bad input: one line, prefixed like every other error, exit 2.
   .configureOutput({ outputError: (text, write) => write(`fieldtest: ${text.replace(/^error: /, "")}`) })
   .exitOverride();
 
-for (const register of COMMANDS) register(program);
+const argv = process.argv.slice(2);
+for (const module of await Promise.all(commandsFor(argv).map((c) => c.load()))) module.register(program);
 
 /** Every subcommand, nested ones too, prints usage mistakes as one prefixed line. */
 function configureTree(parent: Command, prefix: string): void {

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { CRITIC_PROMPT, PLANNER_PROMPT, type PromptDescriptor } from "../../src/critic/prompts/index.ts";
@@ -22,6 +21,7 @@ import { runCanaries } from "../canary.ts";
 import { fmtMetric, HEADLINE_METRICS } from "../report/format.ts";
 import { writeReport } from "../report/write.ts";
 import { loadCorpus, type Corpus } from "../corpus/load.ts";
+import { PACKAGE_VERSION } from "../package.ts";
 import type { TrialExecutor } from "./execute.ts";
 import { RUN_FILES } from "./store.ts";
 import type { CallHooks, RunReport, SweepEngine, SweepHost } from "./sweep.ts";
@@ -128,7 +128,6 @@ async function gitInfo(): Promise<{ sha: string | null; dirty: boolean | null }>
 
 /** The process behind `fieldtest run`: real clock, streams, signals and git. */
 export function realHost(argv: readonly string[]): SweepHost {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   return {
     now: () => new Date(),
     randomId: () => randomBytes(3).toString("hex"),
@@ -147,6 +146,6 @@ export function realHost(argv: readonly string[]): SweepHost {
       };
     },
     git: gitInfo,
-    harnessVersion: pkg.version,
+    harnessVersion: PACKAGE_VERSION,
   };
 }

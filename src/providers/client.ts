@@ -1,12 +1,10 @@
 import type { z } from "zod";
 import { ROLES, type CallRecord, type Role, type TransportAttempt } from "../formats/records.ts";
 import { TransportError, type Conversation, type ProviderAdapter, type Reply } from "./adapter.ts";
-import { createAnthropicAdapter } from "./anthropic.ts";
 import { apiKeyFor, API_KEY_ENV, type Env } from "./api-keys.ts";
 import { createDirectoryCache, type ReplyStore } from "./cache.ts";
 import { ClientConfigSchema, type ClientConfig, type ResolvedClientConfig, type RoleConfig, type WireProvider } from "./config.ts";
 import { decisionContext, modelMismatch, requestHash } from "./context.ts";
-import { createOpenAiAdapter } from "./openai.ts";
 import { estimateCost } from "./prices.ts";
 import { loadReplayStore, ReplayMissError, type ReplayStore } from "./replay.ts";
 import { retryDelayMs } from "./retry.ts";
@@ -35,7 +33,8 @@ export interface ClientDeps {
 interface RoleRuntime {
   role: Role;
   config: RoleConfig;
-  adapter: ProviderAdapter;
+  /** Resolves once the adapter (and, for a live provider, its SDK) is loaded. */
+  adapter: Promise<ProviderAdapter>;
   replay: { store: ReplayStore; fallThrough: boolean; runDir: string } | null;
   throttle: Throttle;
   /** Index into adapter.formats; moves forward (for this role, for good) when a server rejects a format. */
@@ -76,12 +75,13 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
   ].filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH);
   const redact = (text: string) => secrets.reduce((t, s) => t.split(s).join("[redacted]"), text);
 
-  function adapterFor(provider: WireProvider, role: RoleConfig): ProviderAdapter {
+  /** The SDKs load only for a role that uses them: a sim or replay run never imports one. */
+  async function adapterFor(provider: WireProvider, role: RoleConfig): Promise<ProviderAdapter> {
     switch (provider) {
       case "openai":
-        return createOpenAiAdapter(role, { apiKey: apiKeyFor("openai", env), now });
+        return (await import("./openai.ts")).createOpenAiAdapter(role, { apiKey: apiKeyFor("openai", env), now });
       case "anthropic":
-        return createAnthropicAdapter(role, { apiKey: apiKeyFor("anthropic", env), now });
+        return (await import("./anthropic.ts")).createAnthropicAdapter(role, { apiKey: apiKeyFor("anthropic", env), now });
       case "sim":
         return createSimAdapter(role, {
           profile: config.sim?.profile ?? DEFAULT_SIM_PROFILE,
@@ -96,9 +96,12 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       const rc = config[role];
       const replay = rc.replay ? { store: loadReplayStore(rc.replay.runDir), fallThrough: rc.replay.fallThrough, runDir: rc.replay.runDir } : null;
       const wireProvider = rc.replay ? rc.replay.as : (rc.provider as WireProvider);
+      const adapter = adapterFor(wireProvider, rc);
+      // A load failure surfaces at the role's first call; a role never called must not crash the process.
+      adapter.catch(() => undefined);
       return [
         role,
-        { role, config: rc, adapter: adapterFor(wireProvider, rc), replay, throttle: new Throttle(rc.concurrency, rc.rpm, { now, sleep }), formatIndex: 0 },
+        { role, config: rc, adapter, replay, throttle: new Throttle(rc.concurrency, rc.rpm, { now, sleep }), formatIndex: 0 },
       ];
     }),
   ) as Record<Role, RoleRuntime>;
@@ -106,15 +109,16 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
   /** Send one wire request with transport retries; replay and cache answer first. `admit` is asked before every send. */
   async function exchange(
     rt: RoleRuntime,
+    adapter: ProviderAdapter,
     request: LlmRequest,
     conversation: Conversation,
     attempt: number,
     admit: (sending: readonly TransportAttempt[]) => boolean,
   ): Promise<Exchange> {
     const started = now();
-    const render = () => rt.adapter.render(conversation, rt.adapter.formats[rt.formatIndex]!);
+    const render = () => adapter.render(conversation, adapter.formats[rt.formatIndex]!);
     let body = render();
-    let key = requestHash(rt.adapter, body, request.role, request.trial);
+    let key = requestHash(adapter, body, request.role, request.trial);
     const stored = rt.replay?.store.take(key) ?? cache?.get(key);
     if (stored) return { kind: "reply", reply: stored, body, key, attempts: [], cached: true, latencyMs: now() - started };
     if (rt.replay && !rt.replay.fallThrough) throw new ReplayMissError(rt.replay.runDir, key, request.role, request.itemId, request.trial);
@@ -133,18 +137,18 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       await rt.throttle.acquire();
       const sentAt = now();
       try {
-        const reply = await rt.adapter.send(body, { timeoutMs: rt.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, request, attempt });
+        const reply = await adapter.send(body, { timeoutMs: rt.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, request, attempt });
         attempts.push({ index: attempts.length, latency_ms: now() - sentAt, outcome: "ok", error_class: null, http_status: reply.httpStatus });
         cache?.put(key, reply);
         return done({ kind: "reply", reply });
       } catch (e) {
         if (!(e instanceof TransportError)) throw e;
         attempts.push({ index: attempts.length, latency_ms: now() - sentAt, outcome: "error", error_class: e.errorClass, http_status: e.httpStatus });
-        if (e.errorClass === "format_unsupported" && rt.formatIndex < rt.adapter.formats.length - 1) {
+        if (e.errorClass === "format_unsupported" && rt.formatIndex < adapter.formats.length - 1) {
           // The server rejected the structured-output mechanism, not the request: fall back and resend now.
           rt.formatIndex += 1;
           body = render();
-          key = requestHash(rt.adapter, body, request.role, request.trial);
+          key = requestHash(adapter, body, request.role, request.trial);
           continue;
         }
         if (!e.retryable || retries >= config.maxRetries) return done({ kind: "failed", failure: e });
@@ -162,12 +166,13 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       schema: request.schema,
       corrections: [],
     };
+    const adapter = await rt.adapter;
     const calls: CallRecord[] = [];
     let lastRaw: string | null = null;
     let lastError = "";
     for (let attempt = 0; attempt < config.maxOutputAttempts; attempt++) {
-      const ex = await exchange(rt, request, conversation, attempt, (sending) => guard?.({ calls, sending }) ?? true);
-      const context = decisionContext(rt.adapter, ex.body, request.userTemplate);
+      const ex = await exchange(rt, adapter, request, conversation, attempt, (sending) => guard?.({ calls, sending }) ?? true);
+      const context = decisionContext(adapter, ex.body, request.userTemplate);
       const last = ex.attempts.at(-1);
       const reply = ex.kind === "reply" ? ex.reply : null;
       const parsed = reply ? parseStructured(reply.text, validator) : null;
@@ -201,7 +206,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       if (ex.kind === "failed") {
         const f = ex.failure;
         const detail = `${f.errorClass}${f.httpStatus ? ` (HTTP ${f.httpStatus})` : ""}: ${redact(f.message)}`;
-        const where = rt.adapter.baseUrl ? ` to ${rt.adapter.baseUrl}` : "";
+        const where = adapter.baseUrl ? ` to ${adapter.baseUrl}` : "";
         return { ok: false, outcome: "provider_error", rawText: lastRaw, error: `${request.role} call${where} failed after ${ex.attempts.length} attempt(s): ${detail}`, calls };
       }
       if (parsed?.ok) return { ok: true, value: parsed.value, rawText: record.raw_text ?? "", calls };

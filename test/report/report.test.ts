@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHART_IDS } from "../../harness/report/html.ts";
 import { writeReport } from "../../harness/report/write.ts";
+import { launchChromium } from "../helpers/browser.ts";
 import { makeCorpusGoal, makeFixture, writeCorpus, writeRunDir, type ItemSpec } from "../baseline/builders.ts";
 
 const ITEMS: ItemSpec[] = [
@@ -67,11 +67,7 @@ describe("fieldtest report", () => {
     const html = readFileSync(join(dir, "report.html"), "utf8");
     expect(html).not.toMatch(/https?:\/\//);
     const profile = mkdtempSync(join(tmpdir(), "chromium-"));
-    const browser = await chromium.launchPersistentContext(profile, {
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    });
+    const browser = await launchChromium(profile);
     try {
       const page = await browser.newPage();
       const errors: string[] = [];

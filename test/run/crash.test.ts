@@ -7,10 +7,11 @@ import { loadCorpus } from "../../harness/corpus/load.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
+import { compiled } from "../helpers/compiled.ts";
 import { instrumentedEngine } from "./fixtures/instrumented.ts";
 import { cli, tempDir, testHost } from "./helpers.ts";
 
-const CHILD = join(import.meta.dirname, "fixtures", "crash-child.ts");
+const CHILD = compiled(join(import.meta.dirname, "fixtures", "crash-child.ts"));
 const TRIALS = "3";
 const KILL_POINTS = 10;
 
@@ -49,7 +50,7 @@ describe("crash safety", () => {
         limit(async () => {
           const out = join(root, `kill-${k}`);
           const log = join(root, `calls-${k}.log`);
-          const child = await execa(process.execPath, ["--import", "tsx", CHILD], {
+          const child = await execa(process.execPath, [CHILD], {
             env: { FT_OUT: out, FT_CORPUS: corpusRoot, FT_TRIALS: TRIALS, FT_CALL_LOG: log, FT_KILL_AT: String(k), CI: "1" },
             reject: false,
           });

@@ -1,21 +1,47 @@
 import type { Command } from "commander";
-import { register as check } from "./check.ts";
-import { register as critique } from "./critique.ts";
-import { register as canary } from "./canary.ts";
-import { register as corpus } from "./corpus.ts";
-import { register as schema } from "./schema.ts";
-import { register as run } from "./run.ts";
-import { register as plan } from "./plan.ts";
-import { register as report } from "./report.ts";
-import { register as merge } from "./merge.ts";
-import { register as importCmd } from "./import.ts";
-import { register as baseline } from "./baseline.ts";
-import { register as diff } from "./diff.ts";
-import { register as gate } from "./gate.ts";
-import { register as compare } from "./compare.ts";
-import { register as trend } from "./trend.ts";
+
+/** A command module: it declares the command, its options and its action on the program. */
+export interface CommandModule {
+  register(program: Command): void;
+}
+
+export interface CommandEntry {
+  name: string;
+  /** Imported only when this command runs (or help lists every command): start-up pays for one. */
+  load(): Promise<CommandModule>;
+}
 
 /** Every command, in the order `fieldtest --help` lists them. Each module registers itself. */
-export const COMMANDS: ((program: Command) => void)[] = [
-  run, check, critique, plan, canary, corpus, schema, report, merge, importCmd, baseline, diff, gate, compare, trend,
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: "run", load: () => import("./run.ts") },
+  { name: "check", load: () => import("./check.ts") },
+  { name: "critique", load: () => import("./critique.ts") },
+  { name: "plan", load: () => import("./plan.ts") },
+  { name: "canary", load: () => import("./canary.ts") },
+  { name: "corpus", load: () => import("./corpus.ts") },
+  { name: "schema", load: () => import("./schema.ts") },
+  { name: "report", load: () => import("./report.ts") },
+  { name: "merge", load: () => import("./merge.ts") },
+  { name: "import", load: () => import("./import.ts") },
+  { name: "baseline", load: () => import("./baseline.ts") },
+  { name: "diff", load: () => import("./diff.ts") },
+  { name: "gate", load: () => import("./gate.ts") },
+  { name: "compare", load: () => import("./compare.ts") },
+  { name: "trend", load: () => import("./trend.ts") },
 ];
+
+const VERSION_FLAGS = new Set(["-V", "--version"]);
+
+/**
+ * The commands a command line needs: the one it names (`fieldtest check ...`, `fieldtest help
+ * check`); none for `--version`; all of them when the output is the command list (`--help`, no
+ * command, an unknown one, whose error suggests the nearest names).
+ */
+export function commandsFor(argv: readonly string[]): readonly CommandEntry[] {
+  const words = argv.filter((a) => !a.startsWith("-"));
+  const name = words[0] === "help" ? words[1] : words[0];
+  const named = COMMANDS.find((c) => c.name === name);
+  if (named) return [named];
+  if (name === undefined && argv.some((a) => VERSION_FLAGS.has(a))) return [];
+  return COMMANDS;
+}

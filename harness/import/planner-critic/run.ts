@@ -1,8 +1,9 @@
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { hashCanonical } from "../../../src/canonical.ts";
 import { InputError } from "../../../src/formats/load.ts";
 import { runCanaries } from "../../canary.ts";
+import { PACKAGE_VERSION } from "../../package.ts";
 import type { Manifest } from "../../run/manifest.ts";
 import { acquireLock, prepareOutDir, RUN_FILES, TrialLog, writeJsonAtomic } from "../../run/store.ts";
 import { CLAIM_EXTRACTOR_VERSION } from "./claims.ts";
@@ -33,8 +34,6 @@ export interface ImportResult {
   problems: InputProblem[];
   written: string[];
 }
-
-const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
 
 const EMPTY_LOG: ParsedLog = { entries: [], problems: [] };
 
@@ -99,7 +98,7 @@ export function importPlannerCritic(o: ImportOptions): ImportResult {
   const manifest = importManifest({
     runId: o.runId,
     command: o.command,
-    harnessVersion: pkg.version,
+    harnessVersion: PACKAGE_VERSION,
     importedAt: { started, finished: o.now().toISOString() },
     trials,
     items: Object.fromEntries(imported.map(([id, g]) => [id, g.hash])),
