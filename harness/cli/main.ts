@@ -1,3 +1,6 @@
+// First, before any module builds a schema: zod compiles each schema to a fast path on its first
+// parse (valid input only; invalid input takes the regular parser, so errors read the same).
+import "zod/compile";
 import { Command, CommanderError, type Help } from "commander";
 import { PACKAGE_VERSION } from "../package.ts";
 import { commandsFor } from "./commands/index.ts";
