@@ -1,3 +1,4 @@
+import type { LoopDelay } from "./event-loop.ts";
 import type { TrialEvent } from "./execute.ts";
 import { RUN_SUITES, type RunSuite, type TrialWork } from "./work.ts";
 
@@ -25,6 +26,8 @@ export interface ProgressSnapshot {
   /** Longest-running trials in flight, slowest first. */
   slowest: InFlight[];
   elapsedMs: number;
+  /** The event-loop delay seen so far (null when not measured). */
+  loopDelay: LoopDelay | null;
 }
 
 /** Live counters of one session, fed by trial events; `snapshot` is what the views draw. */
@@ -39,6 +42,7 @@ export class Progress {
     pending: readonly TrialWork[],
     private readonly startedAt: number,
     private readonly calls: () => number,
+    private readonly loopDelay: () => LoopDelay | null = () => null,
   ) {
     for (const s of RUN_SUITES) {
       const total = all.filter((t) => t.suite === s).length;
@@ -78,6 +82,7 @@ export class Progress {
       calls: this.calls(),
       slowest,
       elapsedMs,
+      loopDelay: this.loopDelay(),
     };
   }
 }
@@ -98,7 +103,12 @@ export function formatUsd(v: number | null): string {
 export function progressLine(p: ProgressSnapshot): string {
   const suites = p.suites.map((s) => `${s.suite} ${s.done}/${s.total}${s.errors ? ` (${s.errors} err)` : ""}`).join("  ");
   const slow = p.slowest[0] ? `  slowest ${p.slowest[0].key} ${formatDuration(p.slowest[0].ageMs)}` : "";
-  return `[${formatDuration(p.elapsedMs)}] ${suites}  ${p.rate.toFixed(1)}/s  eta ${formatDuration(p.etaMs)}  calls ${p.calls}  spent ${formatUsd(p.spentUsd)}${slow}`;
+  return `[${formatDuration(p.elapsedMs)}] ${suites}  ${p.rate.toFixed(1)}/s  eta ${formatDuration(p.etaMs)}  calls ${p.calls}  spent ${formatUsd(p.spentUsd)}${loopText(p.loopDelay)}${slow}`;
+}
+
+/** `  loop p99 3.1 ms` when the event-loop delay is measured. */
+export function loopText(d: LoopDelay | null): string {
+  return d ? `  loop p99 ${d.p99_ms.toFixed(1)} ms` : "";
 }
 
 export interface ProgressReporter {

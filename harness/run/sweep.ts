@@ -4,11 +4,12 @@ import type { CallRecord, Role } from "../../src/formats/records.ts";
 import { InputError } from "../../src/formats/load.ts";
 import type { SimProfile } from "../../src/providers/sim/profile.ts";
 import type { ConfigFile } from "../config.ts";
+import type { LoopMonitor } from "./event-loop.ts";
 import { BudgetGuard, estimateSweep, refuseByEstimate, type PriceOf, type SweepEstimate } from "./budget.ts";
 import { currentTrialKey, executeTrials, StopControl, type TrialExecutor } from "./execute.ts";
 import { MANIFEST_SCHEMA_VERSION, readManifest, runIdFor, totalsOf, type Manifest, type RunState, type Session } from "./manifest.ts";
 import { mostlyErrors } from "./outage.ts";
-import { Progress, formatUsd, isInteractive, startPlainProgress } from "./progress.ts";
+import { Progress, formatUsd, isInteractive, loopText, startPlainProgress } from "./progress.ts";
 import { redactArgv } from "./redact.ts";
 import { configHash, diffValues, FRESH_ONLY, missingCredentials, recordedConfig, resolveRun, type Fingerprint, type ResolvedRun, type RunCli, type RunConfig } from "./settings.ts";
 import { acquireLock, prepareOutDir, readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
@@ -64,6 +65,8 @@ export interface SweepHost {
   onSignal(handler: (signal: "SIGINT" | "SIGTERM") => void): () => void;
   git(): Promise<{ sha: string | null; dirty: boolean | null }>;
   harnessVersion: string;
+  /** Starts measuring this process's event-loop delay (absent: not measured). */
+  monitorEventLoop?(): LoopMonitor;
 }
 
 export function corpusItems(corpus: Corpus): WorkItem[] {
@@ -238,6 +241,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
   const guard = new BudgetGuard(resolved.operational, currentTrialKey, spentBefore);
   let disposeSignals = () => {};
   let reporter: { stop(): void } | null = null;
+  let loop: LoopMonitor | null = null;
   try {
     const canary = engine.runCanaries();
     manifest.canary = canary;
@@ -247,7 +251,8 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     }
 
     const pending = pendingTrials(prep.owned, prep.recorded, cli.retryErrors === true);
-    const progress = new Progress(prep.owned, pending, host.now().getTime(), () => guard.calls - spentBefore.calls);
+    loop = host.monitorEventLoop?.() ?? null;
+    const progress = new Progress(prep.owned, pending, host.now().getTime(), () => guard.calls - spentBefore.calls, () => loop?.read() ?? null);
     const executor = engine.createExecutor(resolved.config, prep.corpus, {
       beforeCall: () => {
         const verdict = guard.beforeCall();
@@ -288,6 +293,8 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     });
     reporter.stop();
     reporter = null;
+    manifest.operational.event_loop_delay_ms = loop?.stop() ?? null;
+    loop = null;
 
     if (stop.reason === "interrupted") {
       host.stderr.write(`fieldtest: interrupted; every finished trial is saved. Resume with:\n  ${resumeCommand(dir)}\n`);
@@ -300,6 +307,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     return complete();
   } finally {
     reporter?.stop();
+    loop?.stop();
     disposeSignals();
     log.close();
     release();
@@ -332,7 +340,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     const out = host.stdout;
     out.write(`\n${formatSummary(summarizeByCategory(read.records, prep.items))}\n`);
     if (report?.headline.length) out.write(`\n${report.headline.join("\n")}\n`);
-    out.write(`\ncalls ${manifest.totals.calls}  cost ${formatUsd(manifest.totals.cost_usd)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}\n`);
+    out.write(`\ncalls ${manifest.totals.calls}  cost ${formatUsd(manifest.totals.cost_usd)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}${loopText(manifest.operational.event_loop_delay_ms ?? null)}\n`);
     if (manifest.plan.shard) out.write(`shard ${manifest.plan.shard.index}/${manifest.plan.shard.count}: merge the shards with  npx --no-install fieldtest merge DIR... --out DIR\n`);
     out.write(`wrote:\n${paths.map((p) => `  ${p}`).join("\n")}\n`);
     // Errors carry no verdict: a run of mostly errors is an outage, whatever its summary says.

@@ -23,6 +23,7 @@ import { writeReport } from "../report/write.ts";
 import { loadCorpus, type Corpus } from "../corpus/load.ts";
 import { PACKAGE_VERSION } from "../package.ts";
 import type { TrialExecutor } from "./execute.ts";
+import { monitorEventLoop } from "./event-loop.ts";
 import { RUN_FILES } from "./store.ts";
 import type { CallHooks, RunReport, SweepEngine, SweepHost } from "./sweep.ts";
 import type { RunConfig } from "./settings.ts";
@@ -147,5 +148,6 @@ export function realHost(argv: readonly string[]): SweepHost {
     },
     git: gitInfo,
     harnessVersion: PACKAGE_VERSION,
+    monitorEventLoop: () => monitorEventLoop(),
   };
 }

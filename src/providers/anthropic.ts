@@ -3,6 +3,8 @@ import { VERSION } from "@anthropic-ai/sdk/version";
 import {
   classifySdkError,
   sentSampling,
+  timedFetch,
+  timingFetchOptions,
   type AdapterEnv,
   type Conversation,
   type ProviderAdapter,
@@ -40,7 +42,7 @@ function parsesToObject(text: string): Record<string, unknown> | null {
 /** Anthropic Messages API; structured output is a forced call of one tool whose input schema is the output schema. */
 export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: AdapterEnv): ProviderAdapter {
   const endpoint = role.baseUrl ?? DEFAULT_BASE_URLS.anthropic;
-  const client = new Anthropic({ apiKey: apiKey ?? "unused", baseURL: endpoint, defaultHeaders: role.headers, maxRetries: 0 });
+  const client = new Anthropic({ apiKey: apiKey ?? "unused", baseURL: endpoint, defaultHeaders: role.headers, maxRetries: 0, fetch: timedFetch(now) });
 
   return {
     provider: "anthropic",
@@ -93,7 +95,7 @@ export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: Adapte
     async send(body, options: SendOptions): Promise<Reply> {
       try {
         const { data, response } = await client.messages
-          .create(body as unknown as Anthropic.MessageCreateParamsNonStreaming, { timeout: options.timeoutMs })
+          .create(body as unknown as Anthropic.MessageCreateParamsNonStreaming, { timeout: options.timeoutMs, fetchOptions: timingFetchOptions(options.timing) })
           .withResponse();
         const tool = data.content.find((b) => b.type === "tool_use");
         return {

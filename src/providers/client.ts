@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { ROLES, type CallRecord, type Role, type TransportAttempt } from "../formats/records.ts";
-import { TransportError, type Conversation, type ProviderAdapter, type Reply } from "./adapter.ts";
+import { TransportError, type Conversation, type ProviderAdapter, type Reply, type TransportTiming } from "./adapter.ts";
 import { apiKeyFor, API_KEY_ENV, type Env } from "./api-keys.ts";
 import { createDirectoryCache, type ReplyStore } from "./cache.ts";
 import { ClientConfigSchema, type ClientConfig, type ResolvedClientConfig, type RoleConfig, type WireProvider } from "./config.ts";
@@ -53,6 +53,9 @@ type Exchange = ExchangeEnd & {
   latencyMs: number;
 };
 
+/** Wall-clock milliseconds with sub-millisecond resolution (latencies are a few ms apart at high concurrency). */
+const preciseNow = () => performance.timeOrigin + performance.now();
+
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Per-send timeout when the role sets none: long enough for a slow model, short enough to retry a hung one. */
@@ -63,7 +66,7 @@ const MIN_SECRET_LENGTH = 8;
 
 export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): ModelClient {
   const config: ResolvedClientConfig = ClientConfigSchema.parse(input);
-  const now = deps.now ?? Date.now;
+  const now = deps.now ?? preciseNow;
   const sleep = deps.sleep ?? realSleep;
   const random = deps.random ?? Math.random;
   const env = deps.env ?? process.env;
@@ -115,12 +118,11 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
     attempt: number,
     admit: (sending: readonly TransportAttempt[]) => boolean,
   ): Promise<Exchange> {
-    const started = now();
     const render = () => adapter.render(conversation, adapter.formats[rt.formatIndex]!);
     let body = render();
     let key = requestHash(adapter, body, request.role, request.trial);
     const stored = rt.replay?.store.take(key) ?? cache?.get(key);
-    if (stored) return { kind: "reply", reply: stored, body, key, attempts: [], cached: true, latencyMs: now() - started };
+    if (stored) return { kind: "reply", reply: stored, body, key, attempts: [], cached: true, latencyMs: 0 };
     if (rt.replay && !rt.replay.fallThrough) throw new ReplayMissError(rt.replay.runDir, key, request.role, request.itemId, request.trial);
 
     const attempts: TransportAttempt[] = [];
@@ -130,20 +132,24 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       key,
       attempts,
       cached: false,
-      latencyMs: now() - started,
+      // Time spent with the provider: the sends themselves, not backoff, throttling or the harness.
+      latencyMs: attempts.reduce((ms, a) => ms + a.latency_ms, 0),
     });
     for (let retries = 0; ; ) {
       if (!admit(attempts) || deps.beforeCall?.(request.role) === "budget_exceeded") return done({ kind: "refused" });
       await rt.throttle.acquire();
+      const timing: TransportTiming = { startedAt: null, endedAt: null };
       const sentAt = now();
+      // An HTTP adapter times the exchange itself; otherwise (the sim) the send is the transport.
+      const latency = () => (timing.startedAt !== null && timing.endedAt !== null ? timing.endedAt - timing.startedAt : now() - sentAt);
       try {
-        const reply = await adapter.send(body, { timeoutMs: rt.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, request, attempt });
-        attempts.push({ index: attempts.length, latency_ms: now() - sentAt, outcome: "ok", error_class: null, http_status: reply.httpStatus });
+        const reply = await adapter.send(body, { timeoutMs: rt.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, request, attempt, timing });
+        attempts.push({ index: attempts.length, latency_ms: latency(), outcome: "ok", error_class: null, http_status: reply.httpStatus });
         cache?.put(key, reply);
         return done({ kind: "reply", reply });
       } catch (e) {
         if (!(e instanceof TransportError)) throw e;
-        attempts.push({ index: attempts.length, latency_ms: now() - sentAt, outcome: "error", error_class: e.errorClass, http_status: e.httpStatus });
+        attempts.push({ index: attempts.length, latency_ms: latency(), outcome: "error", error_class: e.errorClass, http_status: e.httpStatus });
         if (e.errorClass === "format_unsupported" && rt.formatIndex < adapter.formats.length - 1) {
           // The server rejected the structured-output mechanism, not the request: fall back and resend now.
           rt.formatIndex += 1;

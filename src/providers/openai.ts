@@ -4,6 +4,8 @@ import { canonicalJson } from "../canonical.ts";
 import {
   classifySdkError,
   sentSampling,
+  timedFetch,
+  timingFetchOptions,
   type AdapterEnv,
   type Conversation,
   type FormatKind,
@@ -56,6 +58,7 @@ export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEn
     baseURL: endpoint,
     defaultHeaders: role.headers,
     maxRetries: 0,
+    fetch: timedFetch(now),
   });
 
   return {
@@ -110,7 +113,7 @@ export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEn
     async send(body, options: SendOptions): Promise<Reply> {
       try {
         const { data, response } = await client.chat.completions
-          .create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, { timeout: options.timeoutMs })
+          .create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, { timeout: options.timeoutMs, fetchOptions: timingFetchOptions(options.timing) })
           .withResponse();
         const message = data.choices[0]?.message;
         return {

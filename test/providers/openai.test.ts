@@ -94,7 +94,30 @@ describe("openai adapter through the client", () => {
       ["error", "rate_limited", 429],
       ["ok", null, 200],
     ]);
-    expect(result.calls[0]!.latency_ms).toBe(7000);
+    // the call's latency is its time with the provider, not the 7 s the client waited between sends
+    expect(result.calls[0]!.latency_ms).toBe(0);
+  });
+
+  it("records latency around the transport alone, not the harness's work before the send or after the answer", async () => {
+    const clock = fakeClock();
+    // the server takes 40 ms of the (fake) clock; the budget hook before the send and the validation after it take 500 and 1000
+    const server = await startServer(() => {
+      void clock.sleep(40);
+      return ok(VALID_CRITIC_ANSWER);
+    });
+    const critic: RoleConfig = { provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1` };
+    const beforeCall = () => {
+      void clock.sleep(500);
+      return "ok" as const;
+    };
+    const client = createModelClient({ planner: critic, critic }, { now: clock.now, sleep: clock.sleep, random: () => 0, env: {}, beforeCall });
+    const slowValidation = CriticOutputSchema.transform((v) => {
+      void clock.sleep(1000);
+      return v;
+    });
+    const result = await client.structured(criticRequest(), slowValidation);
+    expect(result.ok).toBe(true);
+    expect(result.calls.map((c) => [c.latency_ms, c.transport_attempts.map((a) => a.latency_ms)])).toEqual([[40, [40]]]);
   });
 
   it("retries a 500 with backoff, then succeeds", async () => {

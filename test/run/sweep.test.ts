@@ -38,6 +38,19 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
     expect(host.stdout.text).toContain(join(out, "trials.jsonl"));
   });
 
+  it("records the event-loop delay it saw in the manifest and prints it with the totals", async () => {
+    const out = join(tempDir(), "run");
+    const seen = { p50_ms: 0.5, p99_ms: 4.25, max_ms: 12 };
+    const host = { ...testHost(), monitorEventLoop: () => ({ read: () => seen, stop: () => seen }) };
+    expect(await runSweep(cli({ trials: "2", out }), {}, fakeEngine(corpus, { sleep: tick }), host)).toBe(0);
+    expect(readManifest(out).operational.event_loop_delay_ms).toEqual(seen);
+    expect(host.stdout.text).toContain("loop p99 4.3 ms");
+    // without a monitor it is not measured, and says so
+    const plain = join(tempDir(), "run");
+    expect(await runSweep(cli({ trials: "2", out: plain }), {}, fakeEngine(corpus, { sleep: tick }), testHost())).toBe(0);
+    expect(readManifest(plain).operational.event_loop_delay_ms).toBeNull();
+  });
+
   it("--dry-run prints the estimate per role and how it is derived, and writes nothing", async () => {
     const out = join(tempDir(), "run");
     const host = testHost();

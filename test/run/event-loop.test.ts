@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { monitorEventLoop } from "../../harness/run/event-loop.ts";
+
+describe("event-loop monitor", () => {
+  it("sees a loop that was blocked, and reports nothing before its first sample", async () => {
+    const monitor = monitorEventLoop(1);
+    expect(monitor.read()).toBeNull();
+    await new Promise((r) => setTimeout(r, 20));
+    const block = Date.now() + 60;
+    while (Date.now() < block); // the loop cannot run a timer for 60 ms
+    await new Promise((r) => setTimeout(r, 20));
+    const seen = monitor.stop()!;
+    expect(seen.max_ms).toBeGreaterThanOrEqual(50);
+    expect(seen.p50_ms).toBeLessThanOrEqual(seen.p99_ms);
+    expect(seen.p99_ms).toBeLessThanOrEqual(seen.max_ms);
+  });
+});
