@@ -3,15 +3,29 @@
 //   node dist/scripts/bench-sweep.js            both parts
 //   node dist/scripts/bench-sweep.js scaling    fixed sim latency L at concurrency 1, 8, 32
 //   node dist/scripts/bench-sweep.js full       zero-latency full corpus + boundary × 5 trials
+//   node dist/scripts/bench-sweep.js live       the CLI against an upstream-shaped server, C = 8, 32, 64
 //
 // Scaling: every sim call sleeps L ms, so an ideal scheduler takes calls × L / C. The sweep is
 // sized per C (trials = C) so each case takes about the same ideal time; the ratio wall / ideal
 // should be within 1.00-1.10. "wall" is the trial window (first trial start to last trial end);
 // the fixed costs around it (corpus load, canaries, manifest) do not depend on C and are printed
 // apart. Full: wall time and peak RSS of the default sweep's machinery, reports left out.
-import { createWriteStream, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+//
+// Live: `fieldtest run --provider openai` (the compiled CLI in its own process, real SDK, real
+// HTTP) against test/providers/upstream-server.ts in another process, which answers each call
+// after a log-normal delay around 110 ms (planner) or 48 ms (critic) and reports that delay in the
+// answer. The full default sweep (corpus + boundary × 5 trials) at C = 8, 32, 64. "ideal" is the
+// same trials, each lasting the sum of its calls' server delays, list-scheduled in the sweep's
+// dispatch order on C slots: the window a harness that cost nothing would take. "overhead per
+// call" is recorded latency_ms minus the server's delay (targets: window / ideal <= 1.05,
+// overhead <= 2 ms at C = 64). "busy" is the event loop's active time while the trials ran (the
+// manifest's operational.event_loop), per call: the harness's main-thread CPU per call (target
+// < 1 ms). CPU is the whole command's (user + system, all threads, start-up and reports included).
+import { spawn, spawnSync } from "node:child_process";
+import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { stringify } from "yaml";
 import { loadCorpus } from "../harness/corpus/load.ts";
 import { readTrialLog } from "../harness/run/store.ts";
@@ -20,6 +34,9 @@ import { runSweep, type SweepHost } from "../harness/run/sweep.ts";
 import { realEngine, realHost } from "../harness/run/wiring.ts";
 import type { TrialRecord } from "../src/formats/records.ts";
 import { DEFAULT_SIM_PROFILE } from "../src/providers/sim/profile.ts";
+import { PACKAGE_ROOT } from "../harness/package.ts";
+import { readManifest } from "../harness/run/manifest.ts";
+import { upstreamDelayMs } from "../test/providers/upstream-server.ts";
 
 const LATENCY_MS = 250;
 const SCALING_GOALS = 16;
@@ -63,7 +80,70 @@ async function full(): Promise<void> {
   console.log(`  wall ${(r.wallMs / 1000).toFixed(2)} s (target < 20 s), peak RSS ${rssMb.toFixed(0)} MB (target < 400 MB), ${(r.trials / (r.wallMs / 1000)).toFixed(0)} trials/s`);
 }
 
+/** The window C slots take for these durations, each trial starting on the first free slot in the given order. */
+function listSchedule(durations: readonly number[], c: number): number {
+  const free = Array.from({ length: c }, () => 0);
+  for (const d of durations) {
+    let slot = 0;
+    for (let i = 1; i < c; i++) if (free[i]! < free[slot]!) slot = i;
+    free[slot]! += d;
+  }
+  return Math.max(...free);
+}
+
+async function startUpstream(): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, [join(PACKAGE_ROOT, "dist/test/providers/upstream-server.js")], { stdio: ["pipe", "pipe", "inherit"] });
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    lines.once("line", (line) => (line.startsWith("listening ") ? resolve(line.slice("listening ".length)) : reject(new Error(line))));
+    child.once("exit", (code) => reject(new Error(`upstream server exited ${code}`)));
+  });
+  return { url, stop: () => child.stdin!.end() };
+}
+
+const percentile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+
+async function live(): Promise<void> {
+  const upstream = await startUpstream();
+  console.log(`live: fieldtest run --provider openai against the upstream-shaped server (planner ~110 ms, critic ~48 ms); load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.log("   C  trials  calls   ideal    window  ratio   overhead/call ms (mean p50 p95)   loop p99 ms  busy ms/call  CPU ms/call  load");
+  try {
+    for (const c of [8, 32, 64]) {
+      const dir = join(root, `live-${c}`);
+      const usageFile = join(root, `live-${c}.usage.json`);
+      const args = ["--import", join(PACKAGE_ROOT, "dist/scripts/bench-usage.js"), join(PACKAGE_ROOT, "bin/fieldtest.js"), "run", "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", upstream.url, "--concurrency", String(c), "--out", dir];
+      const r = spawnSync(process.execPath, args, { env: { ...process.env, CI: "1", FT_USAGE_FILE: usageFile }, encoding: "utf8" });
+      if (r.status !== 0) throw new Error(`live C=${c}: exit ${r.status}\n${r.stderr}`);
+      const trials = readTrialLog(dir, (t) => ({
+        suite: t.suite,
+        item_id: t.item_id,
+        trial: t.trial,
+        start: Date.parse(t.started_at),
+        end: Date.parse(t.finished_at),
+        calls: t.calls.map((call) => ({ latency: call.latency_ms, delay: upstreamDelayMs(call.reported.system_fingerprint) })),
+      })).records;
+      // The dispatch order is the plan's, which is the order trials start in.
+      trials.sort((a, b) => a.start - b.start);
+      const calls = trials.flatMap((t) => t.calls);
+      if (calls.some((call) => call.delay === null)) throw new Error(`live C=${c}: a call without the server's delay`);
+      const ideal = listSchedule(trials.map((t) => t.calls.reduce((ms, call) => ms + call.delay!, 0)), c);
+      const window = Math.max(...trials.map((t) => t.end)) - Math.min(...trials.map((t) => t.start));
+      const overhead = calls.map((call) => call.latency - call.delay!);
+      const mean = overhead.reduce((a, b) => a + b, 0) / overhead.length;
+      const usage = JSON.parse(readFileSync(usageFile, "utf8")) as { cpuMs: number };
+      const loop = readManifest(dir).operational.event_loop;
+      if (!loop) throw new Error(`live C=${c}: the manifest has no event-loop figures`);
+      console.log(
+        `${String(c).padStart(4)}  ${String(trials.length).padStart(6)}  ${String(calls.length).padStart(5)}  ${(ideal / 1000).toFixed(2).padStart(6)} s  ${(window / 1000).toFixed(2).padStart(6)} s  ${(window / ideal).toFixed(3)}   ${mean.toFixed(2).padStart(6)} ${percentile(overhead, 0.5).toFixed(2).padStart(6)} ${percentile(overhead, 0.95).toFixed(2).padStart(6)}              ${loop.delay_p99_ms.toFixed(1).padStart(6)}       ${(loop.busy_ms / calls.length).toFixed(2).padStart(6)}       ${(usage.cpuMs / calls.length).toFixed(2).padStart(6)}  ${loadavg()[0]!.toFixed(2)}`,
+      );
+    }
+  } finally {
+    upstream.stop();
+  }
+}
+
 const which = process.argv[2];
 if (which === undefined || which === "scaling") await scaling();
 if (which === undefined || which === "full") await full();
+if (which === undefined || which === "live") await live();
 console.log(`run folders under ${root}`);

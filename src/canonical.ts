@@ -10,12 +10,51 @@ export function canonicalJson(value: unknown): string {
     const s = JSON.stringify(value);
     return s === undefined ? "null" : s;
   }
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`;
-  const entries = Object.keys(value)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-  return `{${entries.join(",")}}`;
+  if (!Object.isFrozen(value)) return write(value);
+  // A deeply frozen object can never change, so its text is written once (a prompt's schema,
+  // which every request of its role carries), not once per request.
+  const known = frozenJson.get(value);
+  if (known !== undefined) return known;
+  const json = write(value);
+  if (isDeeplyFrozen(value)) frozenJson.set(value, json);
+  return json;
+}
+
+const frozenJson = new WeakMap<object, string>();
+
+function write(value: object): string {
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      out += `${i === 0 ? "" : ","}${v === undefined ? "null" : canonicalJson(v)}`;
+    }
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  // The default sort compares UTF-16 code units, which is the canonical order.
+  const keys = Object.keys(record).sort();
+  let out = "{";
+  for (const k of keys) {
+    const v = record[k];
+    if (v === undefined) continue;
+    out += `${out.length === 1 ? "" : ","}${JSON.stringify(k)}:${canonicalJson(v)}`;
+  }
+  return `${out}}`;
+}
+
+function isDeeplyFrozen(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return true;
+  return Object.isFrozen(value) && Object.values(value).every(isDeeplyFrozen);
+}
+
+/** Freeze an object and everything it holds (JSON-shaped data only), so canonicalJson may keep its text. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** Lower-case hex SHA-256 of the UTF-8 text. */

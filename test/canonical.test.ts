@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, sha256 } from "../src/canonical.ts";
+import { canonicalJson, deepFreeze, sha256 } from "../src/canonical.ts";
 
 describe("canonicalJson", () => {
   it("sorts keys by code unit and drops whitespace", () => {
@@ -18,5 +18,19 @@ describe("canonicalJson", () => {
 describe("sha256", () => {
   it("matches the known digest of 'abc'", () => {
     expect(sha256("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  });
+});
+
+describe("canonicalJson of frozen data", () => {
+  it("writes a deeply frozen object as it writes a mutable copy, and a frozen shell over mutable data afresh", () => {
+    const data = { b: [1, { d: "x", c: null }], a: { e: undefined, f: 2 } };
+    const frozen = deepFreeze(structuredClone(data));
+    expect(canonicalJson(frozen)).toBe(canonicalJson(data));
+    expect(canonicalJson({ wrap: frozen })).toBe(canonicalJson({ wrap: data }));
+    const inner = { n: 1 };
+    const shell = Object.freeze({ inner });
+    expect(canonicalJson(shell)).toBe('{"inner":{"n":1}}');
+    inner.n = 2; // the shell is frozen, what it holds is not: no stale text
+    expect(canonicalJson(shell)).toBe('{"inner":{"n":2}}');
   });
 });

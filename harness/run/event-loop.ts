@@ -1,27 +1,45 @@
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { z } from "zod";
 
 /**
- * How late the sweep's event loop ran its timers, in ms. Every provider answer waits that long
- * before the harness handles it, so a loop kept busy by the harness's own work would inflate the
- * latencies it records and slow the sweep; the manifest and the progress line report it.
+ * What the sweep saw of its own event loop while its trials ran: how late timers fired (ms), and
+ * how busy the loop was (time spent running code, GC pauses included, and its share of the
+ * window). Every provider answer waits for a busy loop before the harness handles it, so the
+ * harness's own work shows here before it slows the sweep; `busy_ms` over the calls is the
+ * harness's main-thread cost per call.
  */
-export const LoopDelaySchema = z.strictObject({ p50_ms: z.number(), p99_ms: z.number(), max_ms: z.number() });
-export type LoopDelay = z.output<typeof LoopDelaySchema>;
+export const LoopStatsSchema = z.strictObject({
+  delay_p50_ms: z.number(),
+  delay_p99_ms: z.number(),
+  delay_max_ms: z.number(),
+  busy_ms: z.number(),
+  utilization: z.number(),
+});
+export type LoopStats = z.output<typeof LoopStatsSchema>;
 
 export interface LoopMonitor {
-  /** The delays seen so far; null before the first sample. */
-  read(): LoopDelay | null;
-  stop(): LoopDelay | null;
+  /** What was seen so far; null before the first delay sample. */
+  read(): LoopStats | null;
+  stop(): LoopStats | null;
 }
 
-const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+const round2 = (x: number) => Math.round(x * 100) / 100;
 
 export function monitorEventLoop(resolutionMs = 10): LoopMonitor {
   const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
+  const since = performance.eventLoopUtilization();
   histogram.enable();
-  const read = (): LoopDelay | null =>
-    histogram.count === 0 ? null : { p50_ms: ms(histogram.percentile(50)), p99_ms: ms(histogram.percentile(99)), max_ms: ms(histogram.max) };
+  const read = (): LoopStats | null => {
+    if (histogram.count === 0) return null;
+    const used = performance.eventLoopUtilization(since);
+    return {
+      delay_p50_ms: round2(histogram.percentile(50) / 1e6),
+      delay_p99_ms: round2(histogram.percentile(99) / 1e6),
+      delay_max_ms: round2(histogram.max / 1e6),
+      busy_ms: Math.round(used.active),
+      utilization: Math.round(used.utilization * 1000) / 1000,
+    };
+  };
   return {
     read,
     stop() {

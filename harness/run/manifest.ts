@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { loadFile } from "../../src/formats/load.ts";
 import { DecisionContextSchema } from "../../src/formats/records.ts";
-import { LoopDelaySchema } from "./event-loop.ts";
+import { LoopStatsSchema } from "./event-loop.ts";
 import { RecordedConfigSchema } from "./settings.ts";
 import { RUN_FILES, type TrialHead } from "./store.ts";
 
@@ -63,8 +63,8 @@ export const ManifestSchema = z.strictObject({
     concurrency: z.number().int().min(1),
     budget_usd: z.number().nullable(),
     max_calls: z.number().int().nullable(),
-    /** The event-loop delay the last session saw while its trials ran (absent in older runs). */
-    event_loop_delay_ms: LoopDelaySchema.nullable().optional(),
+    /** The event loop of the last session while its trials ran: timer delay and busy time (absent in older runs). */
+    event_loop: LoopStatsSchema.nullable().optional(),
   }),
   canary: z.strictObject({ ok: z.boolean(), failures: z.array(z.string()), results: z.unknown() }).nullable(),
   sessions: z.array(SessionSchema),

@@ -19,7 +19,7 @@ export function ProgressView({ p }: { p: ProgressSnapshot }) {
         </Box>
       ))}
       <Text dimColor>
-        {p.rate.toFixed(1)} trials/s · eta {formatDuration(p.etaMs)} · {p.calls} calls · spent {formatUsd(p.spentUsd)} · {formatDuration(p.elapsedMs)} elapsed{loopText(p.loopDelay)}
+        {p.rate.toFixed(1)} trials/s · eta {formatDuration(p.etaMs)} · {p.calls} calls · spent {formatUsd(p.spentUsd)} · {formatDuration(p.elapsedMs)} elapsed{loopText(p.loop)}
       </Text>
       {p.slowest.length > 0 ? (
         <Text dimColor>slowest in flight: {p.slowest.map((s) => `${s.key} ${formatDuration(s.ageMs)}`).join(", ")}</Text>

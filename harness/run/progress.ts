@@ -1,4 +1,4 @@
-import type { LoopDelay } from "./event-loop.ts";
+import type { LoopStats } from "./event-loop.ts";
 import type { TrialEvent } from "./execute.ts";
 import { RUN_SUITES, type RunSuite, type TrialWork } from "./work.ts";
 
@@ -26,8 +26,8 @@ export interface ProgressSnapshot {
   /** Longest-running trials in flight, slowest first. */
   slowest: InFlight[];
   elapsedMs: number;
-  /** The event-loop delay seen so far (null when not measured). */
-  loopDelay: LoopDelay | null;
+  /** The event loop seen so far (null when not measured). */
+  loop: LoopStats | null;
 }
 
 /** Live counters of one session, fed by trial events; `snapshot` is what the views draw. */
@@ -42,7 +42,7 @@ export class Progress {
     pending: readonly TrialWork[],
     private readonly startedAt: number,
     private readonly calls: () => number,
-    private readonly loopDelay: () => LoopDelay | null = () => null,
+    private readonly loop: () => LoopStats | null = () => null,
   ) {
     for (const s of RUN_SUITES) {
       const total = all.filter((t) => t.suite === s).length;
@@ -82,7 +82,7 @@ export class Progress {
       calls: this.calls(),
       slowest,
       elapsedMs,
-      loopDelay: this.loopDelay(),
+      loop: this.loop(),
     };
   }
 }
@@ -103,12 +103,12 @@ export function formatUsd(v: number | null): string {
 export function progressLine(p: ProgressSnapshot): string {
   const suites = p.suites.map((s) => `${s.suite} ${s.done}/${s.total}${s.errors ? ` (${s.errors} err)` : ""}`).join("  ");
   const slow = p.slowest[0] ? `  slowest ${p.slowest[0].key} ${formatDuration(p.slowest[0].ageMs)}` : "";
-  return `[${formatDuration(p.elapsedMs)}] ${suites}  ${p.rate.toFixed(1)}/s  eta ${formatDuration(p.etaMs)}  calls ${p.calls}  spent ${formatUsd(p.spentUsd)}${loopText(p.loopDelay)}${slow}`;
+  return `[${formatDuration(p.elapsedMs)}] ${suites}  ${p.rate.toFixed(1)}/s  eta ${formatDuration(p.etaMs)}  calls ${p.calls}  spent ${formatUsd(p.spentUsd)}${loopText(p.loop)}${slow}`;
 }
 
-/** `  loop p99 3.1 ms` when the event-loop delay is measured. */
-export function loopText(d: LoopDelay | null): string {
-  return d ? `  loop p99 ${d.p99_ms.toFixed(1)} ms` : "";
+/** `  loop p99 3.1 ms, busy 42%` when the event loop is measured. */
+export function loopText(l: LoopStats | null): string {
+  return l ? `  loop p99 ${l.delay_p99_ms.toFixed(1)} ms, busy ${Math.round(l.utilization * 100)}%` : "";
 }
 
 export interface ProgressReporter {

@@ -293,7 +293,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     });
     reporter.stop();
     reporter = null;
-    manifest.operational.event_loop_delay_ms = loop?.stop() ?? null;
+    manifest.operational.event_loop = loop?.stop() ?? null;
     loop = null;
 
     if (stop.reason === "interrupted") {
@@ -340,7 +340,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     const out = host.stdout;
     out.write(`\n${formatSummary(summarizeByCategory(read.records, prep.items))}\n`);
     if (report?.headline.length) out.write(`\n${report.headline.join("\n")}\n`);
-    out.write(`\ncalls ${manifest.totals.calls}  cost ${formatUsd(manifest.totals.cost_usd)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}${loopText(manifest.operational.event_loop_delay_ms ?? null)}\n`);
+    out.write(`\ncalls ${manifest.totals.calls}  cost ${formatUsd(manifest.totals.cost_usd)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}${loopText(manifest.operational.event_loop ?? null)}\n`);
     if (manifest.plan.shard) out.write(`shard ${manifest.plan.shard.index}/${manifest.plan.shard.count}: merge the shards with  npx --no-install fieldtest merge DIR... --out DIR\n`);
     out.write(`wrote:\n${paths.map((p) => `  ${p}`).join("\n")}\n`);
     // Errors carry no verdict: a run of mostly errors is an outage, whatever its summary says.

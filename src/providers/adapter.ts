@@ -80,35 +80,6 @@ export interface TransportTiming {
   endedAt: number | null;
 }
 
-const TIMING = Symbol("fieldtest.transportTiming");
-
-/** Per-request SDK `fetchOptions` that carry a send's timing record to timedFetch (both SDKs pass them through to fetch). */
-export function timingFetchOptions(timing: TransportTiming | undefined): Record<string, never> {
-  return timing ? ({ [TIMING]: timing } as Record<string, never>) : {};
-}
-
-/** Statuses whose response has no body (a Response with one cannot be built). */
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
-
-/**
- * The fetch the SDKs are given: global fetch with timestamps around it, the response body read
- * inside them. A send's latency is then the exchange with the provider alone, not the SDK's
- * request building and JSON parsing or the harness's own work around the call.
- */
-export function timedFetch(now: () => number): typeof fetch {
-  return async (input, init) => {
-    const timing = (init as Record<symbol, TransportTiming | undefined> | undefined)?.[TIMING];
-    if (timing) timing.startedAt = now();
-    try {
-      const response = await fetch(input, init);
-      const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-    } finally {
-      if (timing) timing.endedAt = now();
-    }
-  };
-}
-
 /**
  * A thin provider plugin: renders a conversation into its wire body, reads the request facts back
  * from that body, and sends it once. Retries, hashing, accounting and caching live in the client.

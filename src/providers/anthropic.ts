@@ -3,8 +3,6 @@ import { VERSION } from "@anthropic-ai/sdk/version";
 import {
   classifySdkError,
   sentSampling,
-  timedFetch,
-  timingFetchOptions,
   type AdapterEnv,
   type Conversation,
   type ProviderAdapter,
@@ -14,6 +12,7 @@ import {
 } from "./adapter.ts";
 import { DEFAULT_BASE_URLS, type RoleConfig } from "./config.ts";
 import { publicBaseUrl } from "./endpoint.ts";
+import { createHttpFetch, timingFetchOptions } from "./http-fetch.ts";
 
 /** The Messages API requires max_tokens; this is what is sent (and recorded) when the config sets none. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -42,7 +41,7 @@ function parsesToObject(text: string): Record<string, unknown> | null {
 /** Anthropic Messages API; structured output is a forced call of one tool whose input schema is the output schema. */
 export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: AdapterEnv): ProviderAdapter {
   const endpoint = role.baseUrl ?? DEFAULT_BASE_URLS.anthropic;
-  const client = new Anthropic({ apiKey: apiKey ?? "unused", baseURL: endpoint, defaultHeaders: role.headers, maxRetries: 0, fetch: timedFetch(now) });
+  const client = new Anthropic({ apiKey: apiKey ?? "unused", baseURL: endpoint, defaultHeaders: role.headers, maxRetries: 0, fetch: createHttpFetch(now) });
 
   return {
     provider: "anthropic",

@@ -1,5 +1,6 @@
-import { hashCanonical, sha256 } from "../canonical.ts";
+import { canonicalJson, hashCanonical, sha256 } from "../canonical.ts";
 import type { DecisionContext, ModelMismatch, Role } from "../formats/records.ts";
+import { textMemo } from "../text-memo.ts";
 import type { ProviderAdapter } from "./adapter.ts";
 
 /**
@@ -17,14 +18,19 @@ export function decisionContext(adapter: ProviderAdapter, body: Record<string, u
     seed: facts.seed,
     max_tokens: facts.max_tokens,
     response_format: facts.response_format,
-    system_prompt_sha256: sha256(facts.systemText),
-    user_template_sha256: sha256(userTemplate),
+    system_prompt_sha256: sha256OfRepeated(facts.systemText),
+    user_template_sha256: sha256OfRepeated(userTemplate),
     user_prompt_sha256: sha256(facts.userPrompt),
-    schema_sha256: facts.schema === null ? null : hashCanonical(facts.schema),
+    schema_sha256: facts.schema === null ? null : sha256OfRepeated(canonicalJson(facts.schema)),
     sdk: adapter.sdk,
     sdk_version: adapter.sdkVersion,
   };
 }
+
+const repeatedHashes = textMemo<string>();
+
+/** SHA-256 of a text every call of a role repeats (system prompt, template, schema): hashed once per process. */
+const sha256OfRepeated = (text: string) => repeatedHashes(text, () => sha256(text));
 
 /**
  * The cache and replay key: the full canonical wire request (with its provider and endpoint) plus

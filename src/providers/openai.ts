@@ -4,8 +4,6 @@ import { canonicalJson } from "../canonical.ts";
 import {
   classifySdkError,
   sentSampling,
-  timedFetch,
-  timingFetchOptions,
   type AdapterEnv,
   type Conversation,
   type FormatKind,
@@ -15,7 +13,9 @@ import {
   type WireFacts,
 } from "./adapter.ts";
 import { DEFAULT_BASE_URLS, isVendorEndpoint, type RoleConfig } from "./config.ts";
+import { textMemo } from "../text-memo.ts";
 import { publicBaseUrl } from "./endpoint.ts";
+import { createHttpFetch, timingFetchOptions } from "./http-fetch.ts";
 
 /** JSON mode carries the schema in a system message, since the response format cannot. */
 const JSON_MODE_SCHEMA_PREFIX = "Answer with one JSON object that matches this JSON Schema:\n";
@@ -38,6 +38,11 @@ export function isStrictCompatible(schema: unknown): boolean {
   return Object.values(s).every(isStrictCompatible);
 }
 
+const strictness = textMemo<boolean>();
+
+/** isStrictCompatible once per schema text (every request of a role carries the same schema). */
+const strictFor = (schema: Record<string, unknown>) => strictness(canonicalJson(schema), () => isStrictCompatible(schema));
+
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) return content.map((p) => (p as { text?: string }).text ?? "").join("\n");
@@ -58,7 +63,7 @@ export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEn
     baseURL: endpoint,
     defaultHeaders: role.headers,
     maxRetries: 0,
-    fetch: timedFetch(now),
+    fetch: createHttpFetch(now),
   });
 
   return {
@@ -85,7 +90,7 @@ export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEn
         ...(isVendor ? { max_completion_tokens: role.maxTokens } : { max_tokens: role.maxTokens }),
         response_format:
           format === "json_schema"
-            ? { type: "json_schema", json_schema: { name: c.schemaName, schema: c.schema, strict: isStrictCompatible(c.schema) } }
+            ? { type: "json_schema", json_schema: { name: c.schemaName, schema: c.schema, strict: strictFor(c.schema) } }
             : { type: "json_object" },
       };
     },

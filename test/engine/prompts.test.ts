@@ -21,8 +21,8 @@ describe("prompt descriptors", () => {
 
   it("the critic's output schema has the fields of CriticOutputSchema, all required", () => {
     const item = (CRITIC_PROMPT.schema as JsonSchema).properties!.findings!.items!;
-    expect(item.required!.sort()).toEqual(Object.keys(CriticFindingSchema.shape).sort());
-    expect(item.properties!.evidence!.required!.sort()).toEqual(Object.keys(CriticEvidenceSchema.shape).sort());
+    expect([...item.required!].sort()).toEqual(Object.keys(CriticFindingSchema.shape).sort());
+    expect([...item.properties!.evidence!.required!].sort()).toEqual(Object.keys(CriticEvidenceSchema.shape).sort());
   });
 
   it("the planner's output schema names every task field of the plan format", () => {

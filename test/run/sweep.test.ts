@@ -38,17 +38,17 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
     expect(host.stdout.text).toContain(join(out, "trials.jsonl"));
   });
 
-  it("records the event-loop delay it saw in the manifest and prints it with the totals", async () => {
+  it("records the event loop it saw in the manifest and prints it with the totals", async () => {
     const out = join(tempDir(), "run");
-    const seen = { p50_ms: 0.5, p99_ms: 4.25, max_ms: 12 };
+    const seen = { delay_p50_ms: 0.5, delay_p99_ms: 4.25, delay_max_ms: 12, busy_ms: 840, utilization: 0.42 };
     const host = { ...testHost(), monitorEventLoop: () => ({ read: () => seen, stop: () => seen }) };
     expect(await runSweep(cli({ trials: "2", out }), {}, fakeEngine(corpus, { sleep: tick }), host)).toBe(0);
-    expect(readManifest(out).operational.event_loop_delay_ms).toEqual(seen);
-    expect(host.stdout.text).toContain("loop p99 4.3 ms");
+    expect(readManifest(out).operational.event_loop).toEqual(seen);
+    expect(host.stdout.text).toContain("loop p99 4.3 ms, busy 42%");
     // without a monitor it is not measured, and says so
     const plain = join(tempDir(), "run");
     expect(await runSweep(cli({ trials: "2", out: plain }), {}, fakeEngine(corpus, { sleep: tick }), testHost())).toBe(0);
-    expect(readManifest(plain).operational.event_loop_delay_ms).toBeNull();
+    expect(readManifest(plain).operational.event_loop).toBeNull();
   });
 
   it("--dry-run prints the estimate per role and how it is derived, and writes nothing", async () => {

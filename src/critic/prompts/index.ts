@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { hashCanonical, sha256 } from "../../canonical.ts";
+import { deepFreeze, hashCanonical, sha256 } from "../../canonical.ts";
 
 /**
  * The versioned prompt files of both roles. Each file's hash feeds the decision context and the
@@ -40,7 +40,8 @@ function descriptor<T extends string>(
   schemaName: string,
 ): PromptDescriptor<T> {
   const system = promptFile(`${role}-${version}.system.md`);
-  const schema = JSON.parse(promptFile(`${role}-${version}.schema.json`)) as Record<string, unknown>;
+  // Frozen: every request of the role carries it, and canonicalJson writes a frozen object once.
+  const schema = deepFreeze(JSON.parse(promptFile(`${role}-${version}.schema.json`)) as Record<string, unknown>);
   const loaded = Object.fromEntries(
     Object.entries<string>(templates).map(([key, file]) => [key, template(file)]),
   ) as Record<T, UserTemplate>;
