@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { InputError } from "../../../src/formats/load.ts";
 import { loadConfigFile } from "../../config.ts";
 import { RunCliSchema } from "../../run/settings.ts";
+import { shardFromEnv } from "../../run/shard-env.ts";
 import { runSweep } from "../../run/sweep.ts";
 import { realEngine, realHost } from "../../run/wiring.ts";
 import { guarded } from "../exit.ts";
@@ -36,7 +37,7 @@ export function register(program: Command): void {
     .option("--budget-usd <x>", "refuse to start above this estimated cost (exit 3); stop cleanly when spend reaches it (exit 3, resumable)")
     .option("--max-calls <n>", "refuse to start above this many estimated LLM calls (exit 3); stop cleanly when reached (exit 3, resumable)")
     .option("--dry-run", "print planned calls, tokens and cost per role, and exit 0 (the limits are not applied)")
-    .option("--shard <i/n>", "run shard I of N (1-based) of the trial keys; merge shards with `fieldtest merge`")
+    .option("--shard <i/n|auto>", "run shard I of N (1-based) of the trial keys, or auto: I and N from the CI or Kubernetes environment (README: sharded sweeps); merge shards with `fieldtest merge`")
     .option("--out <dir>", "run directory (default runs/<timestamp>-<id>); must be empty unless --force")
     .option("--force", "reuse a non-empty --out, removing the previous run's files")
     .option("--fail-on-expectations", "exit 1 when an item fails its expectation")
@@ -45,7 +46,8 @@ export function register(program: Command): void {
     .option("--replay <dir>", "answer every role from DIR's recorded calls (by request hash and trial index; provider and model per role from DIR's manifest); a miss is the trial's error")
     .option("--replay-fall-through", "with --replay: call the live provider on a miss instead of failing the trial")
     .action(guarded(async (raw: unknown) => {
-      const cli = parseOptions(RunCliSchema, raw);
+      const options = raw as { shard?: string };
+      const cli = parseOptions(RunCliSchema, options.shard === "auto" ? { ...options, shard: shardFromEnv(process.env) } : raw);
       if (cli.retryErrors && cli.resume === undefined) throw new InputError("command line", "--retry-errors", "needs --resume DIR");
       const file = cli.resume !== undefined && cli.config === undefined ? {} : loadConfigFile(cli.config);
       return runSweep(cli, file, realEngine(process.env), realHost(process.argv.slice(2)));
