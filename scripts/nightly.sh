@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Nightly regression sweep: run, report, diff, gate, trend.
+# Nightly regression sweep: run (which writes its reports), diff, gate, trend.
 #
 #   scripts/nightly.sh [extra `fieldtest run` options...]
 #
@@ -10,9 +10,11 @@
 #   WINDOW    trailing window of the drift monitor   (default 5)
 #   KEEP      nights the trend looks back over       (default 30)
 #
-# Writes HISTORY/<UTC stamp>/ (the run, its reports, diff.txt, diff.json, gate.txt,
-# gate-junit.xml, trend.txt) and exits with the gate's code: 0 pass, 1 regression,
+# Writes HISTORY/<UTC stamp>/ (the run with the reports `run` writes, diff.txt, diff.json,
+# gate.txt, gate-junit.xml, trend.txt) and exits with the gate's code: 0 pass, 1 regression,
 # 2 inconclusive, 3 infrastructure error. The diff and the trend inform; only the gate decides.
+# BASELINE and POLICY are checked before the sweep starts: a missing or invalid one stops the
+# night with exit 2 before anything is spent.
 set -euo pipefail
 
 BASELINE=${BASELINE:-baselines/sim-default.json}
@@ -24,15 +26,14 @@ OUT="$HISTORY/$(date -u +%Y%m%dT%H%M%SZ)"
 
 fieldtest() { npx --no-install fieldtest "$@"; }
 
+node "$(dirname "$0")/../dist/scripts/check-gate-inputs.js" "$BASELINE" "$POLICY"
 mkdir -p "$HISTORY"
 # A run that cannot complete (bad options, failed canary, budget refused) is the gate's exit 3 or
-# the CLI's exit 2: stop here with its code.
+# the CLI's exit 2: stop here with its code. A completed run has written its reports.
 fieldtest run --out "$OUT" "$@"
-fieldtest report "$OUT"
 
 set +e
-fieldtest diff "$OUT" --baseline "$BASELINE" > "$OUT/diff.txt"
-fieldtest diff "$OUT" --baseline "$BASELINE" --json > "$OUT/diff.json"
+fieldtest diff "$OUT" --baseline "$BASELINE" --json-out "$OUT/diff.json" > "$OUT/diff.txt"
 fieldtest gate "$OUT" --baseline "$BASELINE" --policy "$POLICY" --junit "$OUT/gate-junit.xml" > "$OUT/gate.txt"
 gate_rc=$?
 mapfile -t runs < <(find "$HISTORY" -mindepth 1 -maxdepth 1 -type d | sort | tail -n "$KEEP")

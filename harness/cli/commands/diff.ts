@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { z } from "zod";
 import { diffSnapshots, type DiffResult } from "../../baseline/diff.ts";
@@ -8,6 +9,7 @@ import { parseOptions } from "../options.ts";
 const OptionsSchema = z.strictObject({
   baseline: z.string().min(1),
   json: z.boolean().default(false),
+  jsonOut: z.string().min(1).optional(),
   alpha: z.coerce.number().gt(0).lt(1).default(0.05),
   corpus: z.string().min(1).default("corpus"),
 });
@@ -41,12 +43,15 @@ export function register(program: Command): void {
     .argument("<dir>", "run directory")
     .requiredOption("--baseline <file>", "published baseline (baselines/NAME.json)")
     .option("--json", "print the diff as JSON (with an `unexplained` list)")
+    .option("--json-out <file>", "also write the diff as JSON to FILE (one diff for both forms)")
     .option("--alpha <p>", "level of the within-item noise test", "0.05")
     .option("--corpus <dir>", "corpus the run was made on", "corpus")
     .action(guarded((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const d = diffSnapshots(readSnapshot(options.baseline), snapshotOfRun(dir, options.corpus), options.alpha);
-      process.stdout.write(options.json ? `${JSON.stringify(d, null, 2)}\n` : formatDiff(d));
+      const json = `${JSON.stringify(d, null, 2)}\n`;
+      if (options.jsonOut) writeFileSync(options.jsonOut, json);
+      process.stdout.write(options.json ? json : formatDiff(d));
       return d.unexplained.length === 0 ? EXIT.ok : EXIT.blocked;
     }));
 }
