@@ -1,6 +1,6 @@
 // Fault-injection sweep (issue 12). Prints figures; asserts nothing.
 //
-//   npx tsx scripts/fault-sweep.ts [FAULT_RATE] [TRIALS]     default 0.3 and 5
+//   node dist/scripts/fault-sweep.js [FAULT_RATE] [TRIALS]     default 0.3 and 5
 //
 // Runs the default selection (every corpus goal and boundary fixture) as
 // `fieldtest run --provider openai --base-url URL` against a local OpenAI-compatible server whose

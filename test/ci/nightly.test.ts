@@ -36,5 +36,5 @@ describe("scripts/nightly.sh", () => {
     expect(r.status).not.toBe(0);
     expect(r.stdout).toContain(`run:   ${out}`);
     expect(r.stdout.trimEnd().split("\n")).toContain(readFileSync(join(out, "gate.txt"), "utf8").trimEnd().split("\n").at(-1));
-  });
+  }, 180_000);
 });

@@ -2,8 +2,10 @@
 // would, for benchmarks of the harness under live-shaped load (scripts/bench-sweep.ts live):
 //
 // - Content: the sim planner and critic, driven by what the request itself carries (the goal,
-//   plan and findings are canonical JSON in the rendered user prompt; a boundary fixture's ground
-//   truth is found by its plan). Seeded by the prompt, so a request always gets the same answer.
+//   plan and findings are canonical JSON in the rendered user prompt, read as sim-server.ts reads
+//   them; a boundary fixture's ground truth is found by its plan, so the critic sees its seeded
+//   defects). Seeded by the prompt, so a request always gets the same answer. No faults: this
+//   server is for timing; sim-server.ts is for faults.
 // - Latency: per role, a log-normal spread around a median (default planner 110 ms, critic
 //   48 ms), drawn per request; the delay is reported back as `system_fingerprint`
 //   ("upstream-delay-ms:<ms>"), which every call record keeps, so a benchmark can subtract what the
@@ -26,6 +28,7 @@ import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/providers/sim/pr
 import type { SimHints } from "../../src/providers/types.ts";
 import { createRng, type Rng } from "../../src/stats/random.ts";
 import { loadCorpus } from "../../harness/corpus/load.ts";
+import { promptSections } from "./sim-server.ts";
 
 export interface UpstreamOptions {
   /** Median latency per role, ms. */
@@ -51,14 +54,6 @@ interface ChatRequest {
   response_format?: { type: string; json_schema?: { name?: string } };
 }
 
-/** The single-line canonical JSON that follows `heading` in a rendered prompt. */
-function section<T>(prompt: string, heading: string): T | undefined {
-  const at = prompt.indexOf(`${heading} (canonical JSON):\n`);
-  if (at === -1) return undefined;
-  const start = prompt.indexOf("\n", at) + 1;
-  return JSON.parse(prompt.slice(start, prompt.indexOf("\n", start))) as T;
-}
-
 /** Box-Muller normal draw from a uniform stream. */
 function normal(rng: Rng): number {
   return Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
@@ -73,18 +68,20 @@ export async function startUpstreamServer(options: UpstreamOptions = {}): Promis
   function answer(body: ChatRequest): string {
     const user = body.messages.filter((m) => m.role === "user");
     const prompt = user[0]?.content ?? "";
-    const goal = section<Goal>(prompt, "Goal");
+    const sections = promptSections(prompt);
+    const section = <T>(heading: string) => sections[heading] as T | undefined;
+    const goal = section<Goal>("Goal");
     if (!goal) throw new Error("no goal in the prompt");
     const corrections = user.length - 1;
     const rng = createRng("upstream", seed, sha256(prompt), corrections);
     if (body.response_format?.json_schema?.name === "critic_findings") {
-      const plan = section<Plan>(prompt, "Plan under review")!;
-      const hints: SimHints = { goal, plan, gateFindings: section<GateFinding[]>(prompt, "Findings of the deterministic gates on this plan") ?? [] };
+      const plan = section<Plan>("Plan under review")!;
+      const hints: SimHints = { goal, plan, gateFindings: section<GateFinding[]>("Findings of the deterministic gates on this plan") ?? [] };
       const fixture = fixtures.get(hashCanonical(plan));
       return JSON.stringify(simCriticOutput(fixture ? { ...hints, fixture } : hints, rng, profile.critic, runGates));
     }
-    const previous = section<Plan>(prompt, "Current plan");
-    const findings = section<NonNullable<SimHints["findings"]>>(prompt, previous ? "Findings that block this plan" : "An earlier plan for this goal was rejected for these findings");
+    const previous = section<Plan>("Current plan");
+    const findings = section<NonNullable<SimHints["findings"]>>(previous ? "Findings that block this plan" : "An earlier plan for this goal was rejected for these findings");
     const mode = previous ? "revise" : findings ? "restart" : "decompose";
     return JSON.stringify(simPlannerOutput({ goal, mode, ...(previous ? { plan: previous } : {}), ...(findings ? { findings } : {}) }, rng, profile.planner));
   }
