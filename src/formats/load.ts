@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Document } from "yaml";
 import type { z } from "zod";
+import { deepFreeze } from "../canonical.ts";
 import { InputError } from "./input-error.ts";
 
 export { InputError };
@@ -31,10 +32,34 @@ export interface ParsedSource {
  * it refuses a repeated key in YAML (JSON.parse would keep the last value silently).
  */
 export function parseSource(file: string, text: string): ParsedSource {
-  const json = parseJson(text);
-  if (json === NOT_JSON) return parseYaml(file, text);
+  let data = parsedByText.get(text);
   let yaml: ParsedSource | undefined;
-  return { file, data: json.value, lineOf: (path) => (yaml ??= parseYaml(file, text)).lineOf(path) };
+  if (data === undefined) {
+    const json = parseJson(text);
+    if (json === NOT_JSON) yaml = parseYaml(file, text);
+    data = remember(text, json === NOT_JSON ? yaml!.data : json.value);
+  }
+  return { file, data, lineOf: (path) => (yaml ??= parseYaml(file, text)).lineOf(path) };
+}
+
+/**
+ * Parsed data by source text. A sweep reads the corpus, then its report reads it again (and a
+ * test process reads it many times): the same text parses to the same data, so it is parsed
+ * once. The data is frozen, so no reader can change what the next one gets (readers validate it
+ * with zod, which builds its own output). Bounded by the text it holds.
+ */
+const parsedByText = new Map<string, unknown>();
+const MAX_REMEMBERED_CHARS = 32 * 1024 * 1024;
+let rememberedChars = 0;
+
+function remember(text: string, data: unknown): unknown {
+  if (rememberedChars + text.length > MAX_REMEMBERED_CHARS) {
+    parsedByText.clear();
+    rememberedChars = 0;
+  }
+  parsedByText.set(text, deepFreeze(data));
+  rememberedChars += text.length;
+  return data;
 }
 
 const NOT_JSON = Symbol("not JSON");
