@@ -27,7 +27,8 @@ function write(value: object): string {
     let out = "[";
     for (let i = 0; i < value.length; i++) {
       const v: unknown = value[i];
-      out += `${i === 0 ? "" : ","}${v === undefined ? "null" : canonicalJson(v)}`;
+      if (i > 0) out += ",";
+      out += v === undefined ? "null" : canonicalJson(v);
     }
     return `${out}]`;
   }
@@ -35,12 +36,28 @@ function write(value: object): string {
   // The default sort compares UTF-16 code units, which is the canonical order.
   const keys = Object.keys(record).sort();
   let out = "{";
+  let first = true;
   for (const k of keys) {
     const v = record[k];
     if (v === undefined) continue;
-    out += `${out.length === 1 ? "" : ","}${JSON.stringify(k)}:${canonicalJson(v)}`;
+    if (!first) out += ",";
+    first = false;
+    out += quotedKey(k) + ":" + canonicalJson(v);
   }
   return `${out}}`;
+}
+
+/** Keys repeat (every task of every plan has the same few): each is quoted once. */
+const quotedKeys = new Map<string, string>();
+const MAX_QUOTED_KEYS = 4096;
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }
 
 function isDeeplyFrozen(value: unknown): boolean {

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, deepFreeze, sha256 } from "../src/canonical.ts";
 
@@ -32,5 +33,29 @@ describe("canonicalJson of frozen data", () => {
     expect(canonicalJson(shell)).toBe('{"inner":{"n":1}}');
     inner.n = 2; // the shell is frozen, what it holds is not: no stale text
     expect(canonicalJson(shell)).toBe('{"inner":{"n":2}}');
+  });
+});
+
+/** The definition, written plainly: sorted keys, JSON.stringify for everything else. */
+function reference(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : reference(v))).join(",")}]`;
+  const entries = Object.keys(value)
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map((k) => `${JSON.stringify(k)}:${reference((value as Record<string, unknown>)[k])}`);
+  return `{${entries.join(",")}}`;
+}
+
+describe("canonicalJson against its definition", () => {
+  it("agrees on any JSON value, frozen or not, integer-like and escaped keys included", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.boolean(), (value, freeze) => {
+        const input = freeze ? deepFreeze(structuredClone(value)) : value;
+        expect(canonicalJson(input)).toBe(reference(value));
+      }),
+      { numRuns: 300 },
+    );
+    expect(canonicalJson({ 10: 1, 9: 2, b: 3, "\u00e9": 4, '"q"': 5 })).toBe(reference({ 10: 1, 9: 2, b: 3, "\u00e9": 4, '"q"': 5 }));
   });
 });
