@@ -1,6 +1,3 @@
-// First, before any module builds a schema: zod compiles each schema to a fast path on its first
-// parse (valid input only; invalid input takes the regular parser, so errors read the same).
-import "zod/compile";
 import { Command, CommanderError, type Help } from "commander";
 import { PACKAGE_VERSION } from "../package.ts";
 import { commandsFor } from "./commands/index.ts";
@@ -24,7 +21,12 @@ const program = new Command("fieldtest")
   .exitOverride();
 
 const argv = process.argv.slice(2);
-for (const module of await Promise.all(commandsFor(argv).map((c) => c.load()))) module.register(program);
+const commands = commandsFor(argv);
+// Before any command module builds a schema: zod compiles each schema to a fast path on its first
+// parse (valid input only; invalid input takes the regular parser, so errors read the same).
+// Not for --version, which loads no command and so no zod.
+if (commands.length > 0) await import("zod/compile");
+for (const module of await Promise.all(commands.map((c) => c.load()))) module.register(program);
 
 /** Every subcommand, nested ones too, prints usage mistakes as one prefixed line. */
 function configureTree(parent: Command, prefix: string): void {
