@@ -19,8 +19,9 @@
 // dispatch order on C slots: the window a harness that cost nothing would take. "overhead per
 // call" is recorded latency_ms minus the server's delay (targets: window / ideal <= 1.05,
 // overhead <= 2 ms at C = 64). "busy" is the event loop's active time while the trials ran (the
-// manifest's operational.event_loop), per call: the harness's main-thread CPU per call (target
-// < 1 ms). CPU is the whole command's (user + system, all threads, start-up and reports included).
+// manifest's operational.event_loop), per call. CPU per call: the process's CPU time (user +
+// system, all threads) while the trials ran, from the same place (target < 1 ms), and the whole
+// command's (start-up, corpus and reports included).
 import { spawn, spawnSync } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -106,7 +107,7 @@ const percentile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Ma
 async function live(): Promise<void> {
   const upstream = await startUpstream();
   console.log(`live: fieldtest run --provider openai against the upstream-shaped server (planner ~110 ms, critic ~48 ms); load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-  console.log("   C  trials  calls   ideal    window  ratio   overhead/call ms (mean p50 p95)   loop p99 ms  busy ms/call  CPU ms/call  load");
+  console.log("   C  trials  calls   ideal    window  ratio   overhead/call ms (mean p50 p95)   loop p99 ms  busy ms/call  CPU ms/call (trials, command)  load");
   try {
     for (const c of [8, 32, 64]) {
       const dir = join(root, `live-${c}`);
@@ -134,7 +135,7 @@ async function live(): Promise<void> {
       const loop = readManifest(dir).operational.event_loop;
       if (!loop) throw new Error(`live C=${c}: the manifest has no event-loop figures`);
       console.log(
-        `${String(c).padStart(4)}  ${String(trials.length).padStart(6)}  ${String(calls.length).padStart(5)}  ${(ideal / 1000).toFixed(2).padStart(6)} s  ${(window / 1000).toFixed(2).padStart(6)} s  ${(window / ideal).toFixed(3)}   ${mean.toFixed(2).padStart(6)} ${percentile(overhead, 0.5).toFixed(2).padStart(6)} ${percentile(overhead, 0.95).toFixed(2).padStart(6)}              ${loop.delay_p99_ms.toFixed(1).padStart(6)}       ${(loop.busy_ms / calls.length).toFixed(2).padStart(6)}       ${(usage.cpuMs / calls.length).toFixed(2).padStart(6)}  ${loadavg()[0]!.toFixed(2)}`,
+        `${String(c).padStart(4)}  ${String(trials.length).padStart(6)}  ${String(calls.length).padStart(5)}  ${(ideal / 1000).toFixed(2).padStart(6)} s  ${(window / 1000).toFixed(2).padStart(6)} s  ${(window / ideal).toFixed(3)}   ${mean.toFixed(2).padStart(6)} ${percentile(overhead, 0.5).toFixed(2).padStart(6)} ${percentile(overhead, 0.95).toFixed(2).padStart(6)}              ${loop.delay_p99_ms.toFixed(1).padStart(6)}       ${(loop.busy_ms / calls.length).toFixed(2).padStart(6)}       ${(loop.cpu_ms / calls.length).toFixed(2).padStart(6)} ${(usage.cpuMs / calls.length).toFixed(2).padStart(6)}        ${loadavg()[0]!.toFixed(2)}`,
       );
     }
   } finally {

@@ -74,7 +74,7 @@ describe("progress", () => {
     expect(s.etaMs).toBe(4000);
     expect(s.slowest).toEqual([{ key: "boundary/f/0", ageMs: 1500 }]);
     expect(progressLine(s)).toBe("[2s] corpus 2/2 (1 err)  boundary 0/2  0.5/s  eta 4s  calls 7  spent $0.2500  slowest boundary/f/0 2s");
-    const measured = new Progress(plan, plan, 0, () => 0, () => ({ delay_p50_ms: 0.4, delay_p99_ms: 2.96, delay_max_ms: 8, busy_ms: 120, utilization: 0.06 }));
+    const measured = new Progress(plan, plan, 0, () => 0, () => ({ delay_p50_ms: 0.4, delay_p99_ms: 2.96, delay_max_ms: 8, busy_ms: 120, utilization: 0.06, cpu_ms: 100 }));
     expect(progressLine(measured.snapshot(1000))).toBe("[1s] corpus 0/2  boundary 0/2  0.0/s  eta --  calls 0  spent $0.0000  loop p99 3.0 ms, busy 6%");
   });
 

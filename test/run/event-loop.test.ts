@@ -15,6 +15,7 @@ describe("event-loop monitor", () => {
     expect(seen.delay_p99_ms).toBeLessThanOrEqual(seen.delay_max_ms);
     // the 60 ms of blocking were the loop's own work
     expect(seen.busy_ms).toBeGreaterThanOrEqual(50);
+    expect(seen.cpu_ms).toBeGreaterThanOrEqual(1);
     expect(seen.utilization).toBeGreaterThan(0);
   });
 });

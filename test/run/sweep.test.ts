@@ -40,7 +40,7 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
 
   it("records the event loop it saw in the manifest and prints it with the totals", async () => {
     const out = join(tempDir(), "run");
-    const seen = { delay_p50_ms: 0.5, delay_p99_ms: 4.25, delay_max_ms: 12, busy_ms: 840, utilization: 0.42 };
+    const seen = { delay_p50_ms: 0.5, delay_p99_ms: 4.25, delay_max_ms: 12, busy_ms: 840, utilization: 0.42, cpu_ms: 610 };
     const host = { ...testHost(), monitorEventLoop: () => ({ read: () => seen, stop: () => seen }) };
     expect(await runSweep(cli({ trials: "2", out }), {}, fakeEngine(corpus, { sleep: tick }), host)).toBe(0);
     expect(readManifest(out).operational.event_loop).toEqual(seen);
