@@ -1,14 +1,18 @@
 import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { loadFile } from "../../src/formats/load.ts";
-import { loadRun } from "../report/load.ts";
+import { loadRun, type LoadedRun } from "../report/load.ts";
 import { writeJsonAtomic } from "../run/store.ts";
 import { SnapshotSchema, type Snapshot } from "./schema.ts";
 import { buildSnapshot } from "./snapshot.ts";
 
 /** A run directory reduced to a snapshot (metrics computed from its trials and the corpus at `corpusRoot`). */
 export function snapshotOfRun(dir: string, corpusRoot: string, name = basename(dir)): Snapshot {
-  const run = loadRun(dir, corpusRoot);
+  return snapshotOfLoaded(loadRun(dir, corpusRoot), name);
+}
+
+/** A run already read (and summarized) reduced to a snapshot. */
+export function snapshotOfLoaded(run: LoadedRun, name = basename(run.dir)): Snapshot {
   return buildSnapshot({ name, manifest: run.manifest, trials: run.trials, fixtures: run.fixtures, metrics: run.summary.metrics });
 }
 

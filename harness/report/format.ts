@@ -13,27 +13,10 @@ export function fmtMetric(m: MetricValue): string {
   return m.ci_low === null || m.ci_high === null ? fmt(m.value) : `${fmt(m.value)} [${fmt(m.ci_low)}, ${fmt(m.ci_high)}]`;
 }
 
-/** The metrics to show first, in this order (DESIGN.md §10); the rest follow by name. */
-export const HEADLINE_METRICS = [
-  "label_flip_rate",
-  "engine_flip_rate",
-  "underclaim_approvals",
-  "underclaim_approvals_majority",
-  "critical_underclaims",
-  "overclaim_rate",
-  "family_migration_rate",
-  "unsupported_evidence_rate",
-  "evidence_drift_rate",
-  "downgrade_rate",
-  "injection_verdict_shift",
-  "critic_unavailable_rate",
-] as const;
-
-/** Metric names: the headline ones first, then every other one alphabetically. */
-export function orderedMetricNames(metrics: Record<string, unknown>): string[] {
-  const head = HEADLINE_METRICS.filter((m) => m in metrics);
-  const rest = Object.keys(metrics)
-    .filter((m) => !(HEADLINE_METRICS as readonly string[]).includes(m))
-    .sort();
-  return [...head, ...rest];
+/** `escalated 4 · approved 1`: verdict counts for people, largest first. */
+export function verdictText(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+    .map(([v, n]) => `${v} ${n}`)
+    .join(" · ");
 }

@@ -3,61 +3,39 @@ import { TRIAL_STATUSES, type TrialRecord } from "../../src/formats/records.ts";
 import type { ItemSummary } from "../../src/metrics/items.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { criticFindings } from "../../src/metrics/trial-facts.ts";
-import { fmt, fmtMetric, HEADLINE_METRICS, orderedMetricNames } from "./format.ts";
-import type { LoadedRun } from "./load.ts";
+import { gateOutcome, type Decision, type ForestRow } from "./decision.ts";
+import { fmt, fmtMetric, verdictText } from "./format.ts";
+import { simProfileOf, type LoadedRun } from "./load.ts";
+import { directionMark, HEADLINE_METRICS, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
+import { figure, jsonScript, page, SORT_SCRIPT, sortable, type View } from "./page.ts";
 import { barChart, emptyChart, esc, heatmap, histogram, stackedBars } from "./svg.ts";
-import { trialBlockerKeys } from "./trials-csv.ts";
+import { forestPlot } from "./svg-plots.ts";
+import { triage, type ItemDetail, type ItemRow } from "./triage.ts";
 
-/** Ids of the charts report.html always draws (the browser test looks for one svg each). */
+/** Ids of the charts report.html always draws; `chart-forest` joins them when the report decides against a baseline. */
 export const CHART_IDS = ["chart-flip", "chart-confusion", "chart-evidence", "chart-latency", "chart-cost", "chart-tokens"] as const;
+export const FOREST_CHART_ID = "chart-forest";
 
-const CSS = `
-body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2733;background:#f6f7f9}
-header{background:#1d2733;color:#fff;padding:18px 28px}header h1{margin:0 0 4px;font-size:20px}
-header .facts{color:#c9d3de;font-size:12px}
-main{padding:18px 28px;max-width:1200px}
-section{background:#fff;border:1px solid #dde2e8;border-radius:6px;padding:14px 18px;margin:0 0 18px}
-h2{font-size:17px;margin:0 0 10px}h3{font-size:14px;margin:14px 0 6px}
-table{border-collapse:collapse;font-size:12px}th,td{border-bottom:1px solid #e6e9ee;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f0f2f5}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.warn{background:#fff4e5;border-color:#f0c27b}.bad{color:#b3261e;font-weight:600}.ok{color:#1e7b34}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:14px}
-figure{margin:0;min-width:0}svg.chart{max-width:100%;height:auto;display:block}figcaption{font-size:12px;color:#56616d;margin-top:4px}
-.trials td{min-width:150px;max-width:260px;word-break:break-word}
-code{font-size:11px;background:#f0f2f5;padding:0 3px;border-radius:3px}
-#item-filter{padding:4px 8px;width:280px;margin-bottom:10px}
-details>summary{cursor:pointer}
-`;
-
-/** Hide item sections whose id does not contain the filter text. */
-const SCRIPT = `
-document.getElementById("item-filter").addEventListener("input", function (e) {
-  var q = e.target.value.toLowerCase();
-  document.querySelectorAll("[data-item]").forEach(function (el) {
-    el.style.display = el.getAttribute("data-item").indexOf(q) >= 0 ? "" : "none";
-  });
-});
-`;
+/** Rows of the items table per page. */
+export const ITEMS_PER_PAGE = 50;
 
 const EVIDENCE_COLORS: Record<string, string> = { supported: "#4f9d69", contradicted: "#c44e52", unsupported_reference: "#e07b39", uncheckable: "#9aa3ad" };
 const STATUS_COLORS: Record<string, string> = { approved: "#4f9d69", escalated: "#e07b39", error: "#c44e52" };
+const OUTCOME_COLORS: Record<string, string> = { pass: "#1e7b34", fail: "#b3261e", inconclusive: "#d08a1d", error: "#6a2c8a" };
 
-const anchor = (suite: string, id: string) => `item-${suite}-${id}`;
-
-function metricRow(name: string, m: MetricValue): string {
-  return `<tr><td><code>${esc(name)}</code></td><td class="num">${esc(fmtMetric(m))}</td><td class="num">${m.n_items}</td><td class="num">${m.n_trials}</td><td>${esc(m.interval)}</td></tr>`;
-}
+const DECISION_TITLES: Record<string, string> = { pass: "PASS", regression: "REGRESSION", inconclusive: "INCONCLUSIVE", infrastructure: "INFRASTRUCTURE ERROR" };
 
 function metricTable(metrics: Record<string, MetricValue>, names: string[]): string {
-  return `<table><tr><th>metric</th><th>value [95% interval]</th><th>items</th><th>trials</th><th>interval</th></tr>${names.map((n) => metricRow(n, metrics[n]!)).join("")}</table>`;
-}
-
-function figure(title: string, svg: string, caption: string): string {
-  return `<figure><h3>${esc(title)}</h3>${svg}<figcaption>${esc(caption)}</figcaption></figure>`;
+  const rows = names.map((n) => {
+    const m = metrics[n]!;
+    const info = metricInfo(n);
+    return `<tr><td><code>${esc(n)}</code></td><td class="num">${esc(fmtMetric(m))}</td><td>${esc(directionMark(info.direction))}</td><td>${esc(info.meaning)}</td><td class="num">${m.n_items}</td><td class="num">${m.n_trials}</td></tr>`;
+  });
+  return `<table><thead><tr><th>metric</th><th>value [95% interval]</th><th>direction</th><th>meaning</th><th>items</th><th>trials</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
 /** Critic findings of every completed audit, by normalized family × evidence status. */
-function evidenceByFamily(trials: readonly TrialRecord[]): { families: string[]; counts: Map<string, Record<string, number>> } {
+export function evidenceByFamily(trials: readonly TrialRecord[]): { families: string[]; counts: Map<string, Record<string, number>> } {
   const counts = new Map<string, Record<string, number>>();
   for (const t of trials) {
     for (const f of criticFindings(t)) {
@@ -78,7 +56,7 @@ function charts(run: LoadedRun, items: ItemSummary[]): string {
   const flip = unstable.length
     ? barChart({
         id: "chart-flip",
-        bars: unstable.map((i) => ({ label: i.item_id, value: i.disagreement, title: `${i.item_id}: Q = ${fmt(i.disagreement)}; verdicts ${JSON.stringify(i.verdict_counts)}` })),
+        bars: unstable.map((i) => ({ label: i.item_id, value: i.disagreement, title: `${i.item_id}: Q = ${fmt(i.disagreement)}; verdicts ${verdictText(i.verdict_counts)}` })),
         max: 1,
       })
     : emptyChart("chart-flip", `no boundary fixture flipped (${boundary.length} fixtures)`);
@@ -118,73 +96,215 @@ ${figure("Tokens by role", tokens, `Provider-reported input and output tokens pe
 </div></section>`;
 }
 
-function trialCell(t: TrialRecord): string {
-  const last = t.rounds.at(-1);
-  const findings = t.rounds.flatMap((r) => r.critic?.findings ?? []);
-  const lines = [
-    `<b>${esc(t.critic_verdict ?? t.status)}</b>${t.critic_verdict ? ` (${esc(t.status)})` : ""}`,
-    t.escalation_reasons.length ? `reasons: ${esc(t.escalation_reasons.join(", "))}` : "",
-    t.error ? `<span class="bad">error: ${esc(t.error)}</span>` : "",
-    `rounds: ${t.rounds.length}; calls: ${t.calls.length}; ${fmt(t.latency_ms)} ms; cost ${t.cost_usd === null ? "n/a" : `$${t.cost_usd.toFixed(4)}`}`,
-    last && last.gate_findings.length ? `gate: ${last.gate_findings.map((f) => `<code>${esc(f.code)}@${esc(f.task_id ?? "-")}</code>`).join(" ")}` : "",
-    findings.length
-      ? `critic: ${findings.map((f) => `<code>${esc(f.family)}/${esc(f.severity)}/${esc(f.evidence_status)}@${esc(f.task_id ?? "-")}</code>`).join(" ")}`
-      : "",
-    trialBlockerKeys(t).length ? `blockers: ${trialBlockerKeys(t).map((k) => `<code>${esc(k)}</code>`).join(" ")}` : "",
-  ];
-  return `<td>${lines.filter(Boolean).join("<br>")}</td>`;
+function forestRow(r: ForestRow): Parameters<typeof forestPlot>[0]["rows"][number] {
+  const outcome = gateOutcome(r);
+  const parts = [
+    `${r.metric} (${directionMark(r.direction)}): ${fmt(r.baseline)} → ${fmt(r.candidate)}`,
+    r.delta === null ? "Δ n/a" : `Δ ${fmt(r.delta)}${r.ci_low !== null && r.ci_high !== null ? ` [${fmt(r.ci_low)}, ${fmt(r.ci_high)}]` : ""} ${r.paired ? `paired over ${r.n_items} items` : "(not paired: no per-item values)"}`,
+    r.gate ? `margin ${r.gate.outcome}: ${r.gate.message}` : "no margin in the policy",
+    r.floor ? `floor ${r.floor.outcome}: ${r.floor.message}` : "",
+  ].filter(Boolean);
+  return {
+    label: r.metric,
+    delta: r.delta,
+    low: r.ci_low,
+    high: r.ci_high,
+    bound: r.gate?.bound ?? null,
+    margin: r.gate?.margin ?? null,
+    color: outcome === null ? "#56616d" : OUTCOME_COLORS[outcome]!,
+    title: parts.join("; "),
+  };
 }
 
-function itemSection(item: ItemSummary, trials: TrialRecord[]): string {
-  const id = anchor(item.suite, item.item_id);
-  const head = `${item.suite}/${item.item_id}`;
-  return `<section id="${esc(id)}" data-item="${esc(head.toLowerCase())}"><h3>${esc(head)}</h3>
-<p>verdicts ${esc(JSON.stringify(item.verdict_counts))}; modal ${esc(item.modal_verdict ?? "n/a")}; Q ${fmt(item.disagreement)}; ${item.unanimous ? "unanimous" : "not unanimous"}</p>
-<table class="trials"><tr>${trials.map((t) => `<th>trial ${t.trial}</th>`).join("")}</tr><tr>${trials.map(trialCell).join("")}</tr></table></section>`;
+function banner(decision: Decision | null, run: LoadedRun): string {
+  const judged = run.summary.expectations.goals.n_items_judged + run.summary.expectations.fixtures.n_items_judged;
+  const failedItems = run.summary.expectations.goals.n_items_failed + run.summary.expectations.fixtures.n_items_failed;
+  const expectations = `<p>${failedItems ? `<a href="#items/fail" class="bad">${failedItems} of ${judged} judged item(s) failed an expectation</a>` : `<span class="ok">every judged item (${judged}) met its expectation</span>`}. Expectations describe items; the release decision is the gate's.</p>`;
+  if (decision === null) {
+    return `<div class="banner none" id="verdict" data-decision="none"><h2>No release decision</h2><p>This report was written without a baseline: <code>fieldtest report DIR --baseline baselines/NAME.json [--policy gate.yaml]</code> runs the release gate and shows its verdict here.</p>${expectations}</div>`;
+  }
+  const r = decision.result;
+  const listed = r.checks.filter((c) => c.outcome !== "pass");
+  const items = listed.map((c) => `<li data-check="${esc(c.name)}" data-outcome="${esc(c.outcome)}"><b>${esc(c.outcome === "error" ? "error" : c.outcome)}</b> <code>${esc(c.name)}</code>: ${esc(c.message)}</li>`);
+  return `<div class="banner ${esc(r.decision)}" id="verdict" data-decision="${esc(r.decision)}" data-exit="${r.exit}" data-failed="${esc(r.failed.join(","))}">
+<h2>${esc(DECISION_TITLES[r.decision]!)}</h2><p><code>${esc(decision.verdict)}</code> (exit ${r.exit}, as <code>fieldtest gate</code> decides)</p>
+<p>against baseline <b>${esc(decision.baseline.name)}</b>${decision.baseline.run_id ? ` (run ${esc(decision.baseline.run_id)})` : ""} with policy <code>${esc(decision.policy.file)}</code>: ${r.checks.length} checks, ${r.checks.length - listed.length} passed</p>
+${items.length ? `<ul id="failing-checks">${items.join("")}</ul>` : ""}${expectations}</div>`;
 }
 
-function runFacts(run: LoadedRun): string {
+function gateCell(r: ForestRow): string {
+  const part = (label: string, o: string) => `<span style="color:${OUTCOME_COLORS[o]}">${esc(label)} ${esc(o)}</span>`;
+  const parts = [r.gate ? part("margin", r.gate.outcome) : "", r.floor ? part(`floor ${r.floor.on === "ci_high" ? "(upper bound) " : ""}≤ ${fmt(r.floor.max)}`, r.floor.outcome) : ""].filter(Boolean);
+  return parts.length ? parts.join("<br>") : "not gated";
+}
+
+function decisionView(decision: Decision | null, run: LoadedRun): string {
+  const warnings = run.warnings.length ? `<section class="warn"><h2>Warnings</h2><ul>${run.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul></section>` : "";
+  if (decision === null) return `${banner(null, run)}${warnings}`;
+  const forest = forestPlot({ id: FOREST_CHART_ID, rows: decision.forest.map(forestRow) });
+  const rows = decision.forest.map(
+    (r) =>
+      `<tr><td><code>${esc(r.metric)}</code></td><td>${esc(directionMark(r.direction))}</td><td class="num">${fmt(r.baseline)}</td><td class="num">${fmt(r.candidate)}</td><td class="num">${r.delta === null ? "n/a" : `${fmt(r.delta)}${r.ci_low !== null ? ` [${fmt(r.ci_low)}, ${fmt(r.ci_high)}]` : ""}`}</td><td class="num">${r.gate ? fmt(r.gate.margin) : "–"}</td><td>${gateCell(r)}</td><td>${esc(r.meaning)}</td></tr>`,
+  );
+  return `${banner(decision, run)}${warnings}
+<section><h2>What changed against the baseline</h2>${figure("Headline metrics: change against the baseline", forest, "Dot: candidate − baseline (paired per item where the metric has per-item values); line: its 95% interval; dashed red tick: the policy's non-inferiority margin; short bar: the gate's one-sided bound. Colour is the gate's worst outcome for the metric, margin or floor (grey: not gated).")}
+<table><thead><tr><th>metric</th><th>direction</th><th>baseline</th><th>candidate</th><th>Δ [95% interval]</th><th>margin</th><th>gate</th><th>meaning</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
+}
+
+function itemsView(rows: ItemRow[]): string {
+  const suites = [...new Set(rows.map((r) => r.suite))].sort();
+  const body = rows.map((r) => {
+    const failed = Object.entries(r.failed_checks).map(([c, n]) => `${c} ×${n}`).join(", ");
+    return `<tr data-key="${esc(r.key)}" data-suite="${esc(r.suite)}" data-expectation="${r.expectation}" data-unstable="${(r.disagreement ?? 0) > 0}">
+<td data-v="${esc(r.key)}"><a href="#item/${esc(encodeURIComponent(r.key))}">${esc(r.item_id)}</a></td><td data-v="${esc(r.suite)}">${esc(r.suite)}</td><td data-v="${esc(r.expected ?? "")}">${esc(r.expected ?? "–")}</td><td data-v="${esc(verdictText(r.verdict_counts))}">${esc(verdictText(r.verdict_counts))}</td><td data-v="${esc(r.modal_verdict ?? "")}">${esc(r.modal_verdict ?? "n/a")}</td><td class="num" data-v="${r.disagreement ?? ""}">${fmt(r.disagreement)}</td><td data-v="${r.expectation}" class="${r.expectation === "fail" ? "bad" : ""}">${esc(r.expectation.replace("_", " "))}</td><td data-v="${esc(failed)}">${esc(failed)}</td><td class="num" data-v="${r.blocker_keys}">${r.blocker_keys}</td></tr>`;
+  });
+  return `<section><h2>Items</h2><div class="filters">
+<input id="item-filter" type="search" placeholder="filter by id or failed check">
+<label>suite <select id="suite-filter"><option value="">all</option>${suites.map((s) => `<option>${esc(s)}</option>`).join("")}</select></label>
+<label>expectation <select id="exp-filter"><option value="">all</option><option value="fail">failed</option><option value="pass">passed</option><option value="not_judged">not judged</option><option value="no_definition">no definition</option></select></label>
+<label><input id="unstable-filter" type="checkbox"> trials disagree</label></div>
+<table id="items-table"><thead><tr>${sortable("item", "text")}${sortable("suite", "text")}${sortable("expected", "text")}${sortable("verdicts", "text")}${sortable("modal", "text")}${sortable("Q", "num")}${sortable("expectation", "text")}${sortable("failed checks", "text")}${sortable("blocker keys", "num")}</tr></thead><tbody>${body.join("")}</tbody></table>
+<div class="pager"><button id="page-prev">previous</button><span id="page-info"></span><button id="page-next">next</button></div></section>`;
+}
+
+const ITEMS_SCRIPT = `
+var ITEMS = JSON.parse(document.getElementById("item-data").textContent);
+var table = document.getElementById("items-table"), pageNo = 0, PER = ${ITEMS_PER_PAGE};
+function matching() {
+  var q = document.getElementById("item-filter").value.toLowerCase();
+  var suite = document.getElementById("suite-filter").value, exp = document.getElementById("exp-filter").value;
+  var unstable = document.getElementById("unstable-filter").checked;
+  return Array.prototype.filter.call(table.tBodies[0].rows, function (r) {
+    var ok = (!q || r.textContent.toLowerCase().indexOf(q) >= 0) && (!suite || r.getAttribute("data-suite") === suite) && (!exp || r.getAttribute("data-expectation") === exp) && (!unstable || r.getAttribute("data-unstable") === "true");
+    r.style.display = "none";
+    return ok;
+  });
+}
+function paint() {
+  var rows = matching(), pages = Math.max(1, Math.ceil(rows.length / PER));
+  pageNo = Math.min(pageNo, pages - 1);
+  rows.slice(pageNo * PER, (pageNo + 1) * PER).forEach(function (r) { r.style.display = ""; });
+  document.getElementById("page-info").textContent = rows.length ? "items " + (pageNo * PER + 1) + "–" + Math.min(rows.length, (pageNo + 1) * PER) + " of " + rows.length : "no item matches";
+  document.getElementById("page-prev").disabled = pageNo === 0;
+  document.getElementById("page-next").disabled = pageNo >= pages - 1;
+}
+["item-filter", "suite-filter", "exp-filter", "unstable-filter"].forEach(function (id) { document.getElementById(id).addEventListener("input", function () { pageNo = 0; paint(); }); });
+document.getElementById("page-prev").addEventListener("click", function () { pageNo--; paint(); });
+document.getElementById("page-next").addEventListener("click", function () { pageNo++; paint(); });
+table.onsorted = paint;
+routes.items = function (arg) { if (arg) { document.getElementById("exp-filter").value = arg; pageNo = 0; } paint(); };
+function finding(f) {
+  return "<li" + (f.blocks ? " class=\\"blocks\\"" : "") + ">" + esc(f.family) + "/" + esc(f.severity) + (f.raw_severity.toLowerCase() !== f.severity ? " (said " + esc(f.raw_severity) + ")" : "") +
+    " · " + esc(f.evidence_status) + " @" + esc(f.task || "plan") + (f.claim ? " · claims " + esc(f.claim) : "") + (f.rules.length ? " · " + esc(f.rules.join(", ")) : "") + (f.blocks ? " · BLOCKS" : "") +
+    "<br><span class=\\"muted\\">" + esc(f.message) + "</span></li>";
+}
+function round(r) {
+  var out = "<div class=\\"round\\"><b>round " + r.index + "</b>: " + esc(r.decision) + (r.reason ? " (" + esc(r.reason) + ")" : "") + " · " + r.tasks + " tasks";
+  if (r.gate.length) out += "<div>gates: " + r.gate.map(function (g) { return "<code>" + esc(g) + "</code>"; }).join(" ") + "</div>";
+  if (r.repairs.length) out += "<div>repairs: " + r.repairs.map(esc).join("; ") + "</div>";
+  if (r.critic) out += "<div>critic: " + esc(r.critic.outcome) + (r.critic.reason ? " (" + esc(r.critic.reason) + ")" : "") + (r.critic.malformed ? ", " + r.critic.malformed + " malformed dropped" : "") + "<ul>" + r.critic.findings.map(finding).join("") + "</ul></div>";
+  else out += "<div class=\\"muted\\">critic did not run</div>";
+  if (r.blockers.length) out += "<div>blockers:<ul>" + r.blockers.map(function (b) {
+    return "<li><code>" + esc(b.key) + "</code> " + esc(b.origin) + (b.carried ? ", carried forward" : "") + ", blocking since round " + b.since + "</li>";
+  }).join("") + "</ul></div>";
+  return out + "</div>";
+}
+function trial(t) {
+  return "<div class=\\"trial\\"><h4>trial " + t.trial + ": " + esc(t.verdict) + (t.verdict !== t.status ? " (" + esc(t.status) + ")" : "") + "</h4>" +
+    (t.reasons.length ? "<div>reasons: " + esc(t.reasons.join(", ")) + "</div>" : "") + (t.error ? "<div class=\\"bad\\">error: " + esc(t.error) + "</div>" : "") +
+    (t.failures.length ? "<div class=\\"bad\\">failed: " + t.failures.map(esc).join("; ") + "</div>" : "") +
+    "<div class=\\"muted\\">" + t.rounds.length + " rounds · " + t.calls + " calls · " + fmt(t.latency_ms) + " ms · cost " + (t.cost_usd === null ? "n/a" : "$" + t.cost_usd.toFixed(4)) + "</div>" + t.rounds.map(round).join("") + "</div>";
+}
+routes.item = function (key) {
+  var at = -1;
+  ITEMS.forEach(function (d, i) { if (d.row.key === key) at = i; });
+  var box = document.getElementById("item-view");
+  if (at < 0) { box.innerHTML = "<p>Pick an item on the <a href=\\"#items\\">Items</a> tab" + (key ? " (no item " + esc(key) + ")" : "") + ".</p>"; return; }
+  var d = ITEMS[at], r = d.row, nav = function (i, label) { return i >= 0 && i < ITEMS.length ? "<a href=\\"#item/" + encodeURIComponent(ITEMS[i].row.key) + "\\">" + label + "</a>" : ""; };
+  var failed = Object.keys(r.failed_checks).map(function (c) { return c + " ×" + r.failed_checks[c]; }).join(", ");
+  box.innerHTML = "<p>" + nav(at - 1, "← previous") + " " + nav(at + 1, "next →") + "</p><h2 data-item=\\"" + esc(r.key) + "\\">" + esc(r.key) + "</h2><p>expected <b>" + esc(r.expected || "–") + "</b> · verdicts " +
+    esc(Object.keys(r.verdict_counts).map(function (v) { return v + " " + r.verdict_counts[v]; }).join(" · ")) + " · modal " + esc(r.modal_verdict || "n/a") + " · Q " + fmt(r.disagreement) +
+    " · expectation <span class=\\"" + (r.expectation === "fail" ? "bad" : "") + "\\">" + esc(r.expectation.replace("_", " ")) + "</span>" + (failed ? " (" + esc(failed) + ")" : "") + "</p><div class=\\"trials\\">" + d.trials.map(trial).join("") + "</div>";
+};
+`;
+
+function runView(run: LoadedRun, decision: Decision | null): string {
   const m = run.manifest;
-  const role = (r: keyof typeof m.roles) => `${m.roles[r].provider}/${m.roles[r].model} (T ${m.roles[r].temperature ?? "unset"})`;
-  return [
-    `run ${m.run_id} · ${m.state} · ${m.started_at} → ${m.finished_at ?? "unfinished"}`,
-    `planner ${role("planner")} · critic ${role("critic")} · ${m.plan.trials} trials/item · seed ${m.config.seed}`,
-    `config ${m.config_hash.slice(0, 12)} · corpus ${m.corpus.hash.slice(0, 12)} · canary ${m.canary === null ? "not run" : m.canary.ok ? "passed" : "FAILED"} · git ${m.git.sha?.slice(0, 10) ?? "unknown"}${m.git.dirty ? " (dirty)" : ""}`,
-  ]
-    .map(esc)
-    .join("<br>");
+  const role = (r: "planner" | "critic") => {
+    const x = m.roles[r] as Record<string, unknown> & { provider: string; model: string; temperature: number | null };
+    const prompt = x.prompt as { system_sha256?: string } | undefined;
+    return `<tr><td>${r}</td><td>${esc(x.provider)}</td><td>${esc(x.model)}</td><td>${esc(String(x.temperature ?? "unset"))}</td><td><code>${esc(prompt?.system_sha256?.slice(0, 16) ?? "not recorded")}</code></td></tr>`;
+  };
+  const facts: [string, string][] = [
+    ["run", `${m.run_id} (${m.state})`],
+    ["time", `${m.started_at} → ${m.finished_at ?? "unfinished"}`],
+    ["trials", `${m.plan.trials} per item, seed ${m.config.seed}, mode ${m.config.mode}, at most ${m.config.maxRounds} rounds`],
+    ["hashes", `config ${m.config_hash.slice(0, 16)} · corpus ${m.corpus.hash.slice(0, 16)}`],
+    ["canary", m.canary === null ? "not run" : m.canary.ok ? "passed" : `FAILED: ${m.canary.failures.join("; ")}`],
+    ["git", `${m.git.sha ?? "unknown"}${m.git.dirty ? " (dirty)" : ""}`],
+    ["command", m.command.join(" ")],
+  ];
+  const checks = decision
+    ? `<section><h2>Every gate check</h2><table id="gate-checks"><thead><tr><th>outcome</th><th>check</th><th>kind</th><th>message</th></tr></thead><tbody>${decision.result.checks
+        .map((c) => `<tr data-check="${esc(c.name)}"><td style="color:${OUTCOME_COLORS[c.outcome]}">${esc(c.outcome)}</td><td><code>${esc(c.name)}</code></td><td>${esc(c.kind)}</td><td>${esc(c.message)}</td></tr>`)
+        .join("")}</tbody></table>
+<h3>Configuration differences from the baseline (recorded causes)</h3>${
+        decision.differences.length
+          ? `<ul>${decision.differences.map((d) => `<li><code>${esc(d.part)}</code> (${esc(d.kind)}): ${esc(String(d.baseline))} → ${esc(String(d.candidate))}</li>`).join("")}</ul>`
+          : "<p>none: the same recorded configuration</p>"
+      }
+<h3>Per-item deltas</h3><p>${esc(Object.entries(decision.deltas.counts).map(([k, n]) => `${k} ${n}`).join(" · "))}</p>${
+        decision.deltas.unexplained.length
+          ? `<ul>${decision.deltas.unexplained.map((d) => `<li class="bad">${esc(d.item)} ${esc(d.kind)}${d.key ? ` ${esc(d.key)}` : ""}: ${esc(String(d.baseline))} → ${esc(String(d.candidate))}</li>`).join("")}</ul>`
+          : ""
+      }</section>`
+    : "";
+  return `<section><h2>Run</h2><table><tbody>${facts.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join("")}</tbody></table>
+<h3>Roles</h3><table><thead><tr><th>role</th><th>provider</th><th>model</th><th>temperature</th><th>system prompt</th></tr></thead><tbody>${role("planner")}${role("critic")}</tbody></table></section>${checks}`;
 }
 
-/** report.html: self-contained (inline CSS, SVG and a few lines of JS; no network). */
-export function renderHtml(run: LoadedRun, items: ItemSummary[]): string {
+function badges(run: LoadedRun): string {
+  const sim = simProfileOf(run);
+  const imported = run.manifest.config.suites[0] === "imported";
+  return [
+    sim ? `<span class="badge sim" id="sim-label" title="${esc(sim.description)}">SIMULATED · sim profile ${esc(sim.name)}</span>` : "",
+    imported ? `<span class="badge imported">IMPORTED · recorded by another harness</span>` : "",
+  ].join("");
+}
+
+function headerFacts(run: LoadedRun): string {
+  const m = run.manifest;
+  const role = (r: keyof typeof m.roles) => `${m.roles[r].provider}/${m.roles[r].model}`;
+  return esc(`run ${m.run_id} · ${m.state} · ${m.started_at} · planner ${role("planner")} · critic ${role("critic")} · ${m.plan.trials} trials/item · ${run.trials.length} trials`);
+}
+
+/** report.html: a decision first (the gate's, when a baseline is given), then metrics, charts, item triage and the run. */
+export function renderHtml(run: LoadedRun, items: ItemSummary[], decision: Decision | null = null): string {
   const { summary } = run;
   const names = orderedMetricNames(summary.metrics);
-  const headline = names.filter((n) => (HEADLINE_METRICS as readonly string[]).includes(n));
-  const byItem = new Map<string, TrialRecord[]>();
-  for (const t of run.trials) byItem.set(`${t.suite}/${t.item_id}`, [...(byItem.get(`${t.suite}/${t.item_id}`) ?? []), t]);
-  const failing = [
-    ...summary.expectations.goals.failing_items.map((id) => ["corpus", id] as const),
-    ...summary.expectations.fixtures.failing_items.map((id) => ["boundary", id] as const),
+  const headline = names.filter((n) => HEADLINE_METRICS.includes(n));
+  const details: ItemDetail[] = triage(run);
+  const failed = details.filter((d) => d.row.expectation === "fail").length;
+  const views: View[] = [
+    { id: "decision", title: decision ? `Decision: ${decision.result.decision}` : "Decision", body: decisionView(decision, run) },
+    {
+      id: "metrics",
+      title: "Metrics",
+      body: `<section><h2>Headline metrics</h2>${metricTable(summary.metrics, headline)}<details><summary>All ${names.length} metrics</summary>${metricTable(summary.metrics, names)}</details></section>
+<section><h2>Operational</h2>${metricTable(summary.operational, Object.keys(summary.operational).sort())}</section>`,
+    },
+    { id: "charts", title: "Charts", body: charts(run, items) },
+    { id: "items", title: `Items (${details.length}; ${failed} failed)`, body: itemsView(details.map((d) => d.row)) },
+    { id: "item", title: "Item", body: `<section id="item-view"></section>` },
+    { id: "run", title: "Run", body: runView(run, decision) },
   ];
-  const index = items
-    .map(
-      (i) =>
-        `<tr data-item="${esc(`${i.suite}/${i.item_id}`.toLowerCase())}"><td><a href="#${esc(anchor(i.suite, i.item_id))}">${esc(`${i.suite}/${i.item_id}`)}</a></td><td>${esc(JSON.stringify(i.verdict_counts))}</td><td class="num">${fmt(i.disagreement)}</td><td>${esc(i.modal_verdict ?? "n/a")}</td><td class="num">${Object.keys(i.blocker_keys).length}</td></tr>`,
-    )
-    .join("");
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>fieldtest report ${esc(run.manifest.run_id)}</title><style>${CSS}</style></head>
-<body><header><h1>fieldtest report</h1><div class="facts">${runFacts(run)}</div></header><main>
-${run.warnings.length ? `<section class="warn"><h2>Warnings</h2><ul>${run.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul></section>` : ""}
-<section><h2>Headline metrics</h2>${metricTable(summary.metrics, headline)}
-<details><summary>All ${names.length} metrics</summary>${metricTable(summary.metrics, names)}</details></section>
-${charts(run, items)}
-<section><h2>Expectations</h2><p>${failing.length ? `<span class="bad">${failing.length} item(s) failed an expectation:</span> ${failing.map(([suite, id]) => `<a href="#${esc(anchor(suite, id))}">${esc(`${suite}/${id}`)}</a>`).join(", ")}` : `<span class="ok">every judged item met its expectation</span>`}</p></section>
-<section><h2>Operational</h2>${metricTable(summary.operational, Object.keys(summary.operational).sort())}</section>
-<section><h2>Items</h2><input id="item-filter" type="search" placeholder="filter items by id">
-<table><tr><th>item</th><th>verdicts</th><th>Q</th><th>modal</th><th>blocker keys</th></tr>${index}</table></section>
-${items.map((i) => itemSection(i, byItem.get(`${i.suite}/${i.item_id}`) ?? [])).join("\n")}
-</main><script>${SCRIPT}</script></body></html>
-`;
+  return page({
+    title: `fieldtest report ${run.manifest.run_id}`,
+    heading: "fieldtest report",
+    badges: badges(run),
+    facts: headerFacts(run),
+    views,
+    data: jsonScript("item-data", details),
+    script: `${SORT_SCRIPT}${ITEMS_SCRIPT}`,
+  });
 }

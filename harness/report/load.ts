@@ -43,3 +43,12 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   const summary = summarize({ trials, fixtures, goals }, { seed: manifest.config.seed });
   return { dir, manifest, trials, fixtures, goals, summary, warnings };
 }
+
+/** The sim profile when a role runs on the simulator (or replays a simulated run); null for real providers. */
+export function simProfileOf(run: LoadedRun): { name: string; description: string } | null {
+  const c = run.manifest.config.client;
+  const simulated = [c.planner, c.critic].some((r) => r.provider === "sim" || r.replay?.as === "sim");
+  if (!simulated) return null;
+  const profile = c.sim?.profile as { name?: string; description?: string } | undefined;
+  return { name: profile?.name ?? "default", description: profile?.description ?? "" };
+}

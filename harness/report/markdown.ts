@@ -1,7 +1,10 @@
 import type { ItemSummary } from "../../src/metrics/items.ts";
+import { gateOutcome, type Decision } from "./decision.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
-import { fmt, fmtMetric, orderedMetricNames } from "./format.ts";
-import type { LoadedRun } from "./load.ts";
+import { fmt, fmtMetric, verdictText } from "./format.ts";
+import { directionMark, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
+import { triage } from "./triage.ts";
+import { simProfileOf, type LoadedRun } from "./load.ts";
 
 const cell = (s: string) => s.replace(/\|/g, "\\|");
 
@@ -10,44 +13,78 @@ function table(header: string[], rows: string[][]): string {
 }
 
 function metricRows(metrics: Record<string, MetricValue>, names: string[]): string[][] {
-  return names.map((n) => [`\`${n}\``, fmtMetric(metrics[n]!), String(metrics[n]!.n_items), String(metrics[n]!.n_trials)]);
+  return names.map((n) => [`\`${n}\``, fmtMetric(metrics[n]!), directionMark(metricInfo(n).direction), String(metrics[n]!.n_items), String(metrics[n]!.n_trials)]);
+}
+
+/** The gate's verdict with every check that did not pass, and the forest plot as a table. */
+function decisionLines(d: Decision | null): string[] {
+  if (d === null) return ["## Decision", "", "No baseline given: `fieldtest report DIR --baseline FILE [--policy FILE]` runs the release gate.", ""];
+  const open = d.result.checks.filter((c) => c.outcome !== "pass");
+  return [
+    "## Decision",
+    "",
+    `**${d.verdict}** (exit ${d.result.exit}) against baseline ${d.baseline.name} with policy \`${d.policy.file}\`; ${d.result.checks.length - open.length} of ${d.result.checks.length} checks passed.`,
+    "",
+    ...open.map((c) => `- ${c.outcome} \`${c.name}\`: ${c.message}`),
+    ...(open.length ? [""] : []),
+    table(
+      ["metric", "direction", "baseline", "candidate", "Δ [95% interval]", "margin", "gate"],
+      d.forest.map((r) => [
+        `\`${r.metric}\``,
+        directionMark(r.direction),
+        fmt(r.baseline),
+        fmt(r.candidate),
+        r.delta === null ? "n/a" : `${fmt(r.delta)}${r.ci_low !== null ? ` [${fmt(r.ci_low)}, ${fmt(r.ci_high)}]` : ""}`,
+        r.gate ? fmt(r.gate.margin) : "–",
+        gateOutcome(r) ?? "not gated",
+      ]),
+    ),
+    "",
+  ];
 }
 
 /** report.md: the run, its metrics with intervals, the failing expectations and the unstable items. */
-export function renderMarkdown(run: LoadedRun, items: ItemSummary[]): string {
+export function renderMarkdown(run: LoadedRun, items: ItemSummary[], decision: Decision | null = null): string {
   const { manifest: m, summary } = run;
-  const failing = [
-    ...summary.expectations.goals.failing_items.map((id) => `corpus/${id}`),
-    ...summary.expectations.fixtures.failing_items.map((id) => `boundary/${id}`),
-  ];
+  const failing = triage(run)
+    .map((d) => d.row)
+    .filter((r) => r.expectation === "fail");
+  const sim = simProfileOf(run);
   const unstable = items.filter((i) => i.unanimous === false);
   return [
     `# fieldtest report: ${m.run_id}`,
     "",
+    ...(sim ? [`**Simulated run** (sim profile \`${sim.name}\`): its numbers describe the simulator, not a model.`, ""] : []),
     `- state: ${m.state}; started ${m.started_at}; finished ${m.finished_at ?? "not yet"}`,
     `- planner: ${m.roles.planner.provider}/${m.roles.planner.model}; critic: ${m.roles.critic.provider}/${m.roles.critic.model}`,
     `- trials per item: ${m.plan.trials}; seed ${m.config.seed}; config hash \`${m.config_hash}\`; corpus hash \`${m.corpus.hash}\``,
     `- canary: ${m.canary === null ? "not run" : m.canary.ok ? "passed" : `FAILED (${m.canary.failures.join("; ")})`}`,
     ...run.warnings.map((w) => `- **warning:** ${w}`),
     "",
+    ...decisionLines(decision),
     "## Metrics",
     "",
-    table(["metric", "value [95% interval]", "items", "trials"], metricRows(summary.metrics, orderedMetricNames(summary.metrics))),
+    table(["metric", "value [95% interval]", "direction", "items", "trials"], metricRows(summary.metrics, orderedMetricNames(summary.metrics))),
     "",
     "## Expectations",
     "",
-    failing.length ? `${failing.length} item(s) failed an expectation: ${failing.map((f) => `\`${f}\``).join(", ")}` : "Every judged item met its expectation.",
+    failing.length
+      ? table(
+          ["item", "expected", "verdicts", "failed checks (trials)"],
+          failing.map((r) => [r.key, r.expected ?? "–", verdictText(r.verdict_counts), Object.entries(r.failed_checks).map(([c, n]) => `${c} ×${n}`).join(", ")]),
+        )
+      : "Every judged item met its expectation.",
     "",
     "## Operational",
     "",
-    table(["metric", "value [95% interval]", "items", "trials"], metricRows(summary.operational, Object.keys(summary.operational).sort())),
+    table(["metric", "value [95% interval]", "direction", "items", "trials"], metricRows(summary.operational, Object.keys(summary.operational).sort())),
     "",
     `## Items whose trials disagree (${unstable.length} of ${items.length})`,
     "",
     unstable.length
       ? table(
           ["item", "verdicts", "Q", "modal"],
-          unstable.map((i) => [`${i.suite}/${i.item_id}`, JSON.stringify(i.verdict_counts), fmt(i.disagreement), i.modal_verdict ?? "n/a"]),
+          unstable.map((i) => [`${i.suite}/${i.item_id}`, verdictText(i.verdict_counts), fmt(i.disagreement), i.modal_verdict ?? "n/a"]),
         )
       : "None: every item's counted trials agreed.",
     "",

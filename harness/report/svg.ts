@@ -1,4 +1,4 @@
-/** Inline SVG charts for report.html: pure string builders, no scripts, no network. */
+/** Inline SVG charts for the reports: pure string builders, no scripts, no network. Data marks carry class "mark". */
 
 export function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -9,10 +9,10 @@ export const PALETTE = ["#3b6ea5", "#e07b39", "#4f9d69", "#c44e52", "#8172b2", "
 const FONT = `font-family="system-ui, sans-serif" font-size="12"`;
 
 /** The root element every chart shares (sized by its viewBox; CSS scales it to its column). */
-function svgRoot(id: string, width: number, height: number, body: string): string {
+export function svgRoot(id: string, width: number, height: number, body: string): string {
   return `<svg id="${esc(id)}" class="chart" role="img" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" ${FONT}>${body}</svg>`;
 }
-const num = (x: number) => Number(x.toFixed(2));
+export const num = (x: number) => Number(x.toFixed(2));
 
 /** A chart with nothing to draw still gets its svg, saying why. */
 export function emptyChart(id: string, message: string): string {
@@ -42,7 +42,7 @@ export function barChart(opts: { id: string; bars: Bar[]; max?: number; format?:
     return (
       `<g><title>${esc(b.title ?? `${b.label}: ${text}`)}</title>` +
       `<text x="${labelW - 6}" y="${y + 12}" text-anchor="end">${esc(b.label)}</text>` +
-      `<rect x="${labelW}" y="${y + 2}" width="${w}" height="${rowH - 5}" fill="${color}"/>` +
+      `<rect class="mark" x="${labelW}" y="${y + 2}" width="${w}" height="${rowH - 5}" fill="${color}"/>` +
       `<text x="${labelW + w + 4}" y="${y + 12}" fill="#333">${esc(text)}</text></g>`
     );
   });
@@ -74,7 +74,7 @@ export function heatmap(opts: { id: string; rows: string[]; cols: string[]; cell
       const fill = `rgba(59,110,165,${num(0.08 + 0.92 * share)})`;
       parts.push(
         `<g><title>${esc(`${opts.rowTitle} ${r} → ${opts.colTitle} ${c}: ${v} (${(100 * share).toFixed(0)}% of row)`)}</title>` +
-          `<rect x="${x}" y="${y}" width="${cell - 2}" height="${cell - 2}" fill="${fill}"/>` +
+          `<rect class="mark" x="${x}" y="${y}" width="${cell - 2}" height="${cell - 2}" fill="${fill}"/>` +
           `<text x="${x + cell / 2 - 1}" y="${y + cell / 2 + 4}" text-anchor="middle" fill="${share > 0.5 ? "#fff" : "#222"}">${v}</text></g>`,
       );
     });
@@ -91,7 +91,7 @@ export interface Series {
 const colorOf = (s: Series, k: number) => s.color ?? PALETTE[k % PALETTE.length]!;
 
 /** A one-row legend; entries are spaced by their text length. Returns the svg parts and the width used. */
-function legend(series: readonly { name: string; color: string }[], x0: number): { parts: string[]; width: number } {
+export function legend(series: readonly { name: string; color: string }[], x0: number): { parts: string[]; width: number } {
   let x = x0;
   const parts = series.map((s) => {
     const part = `<rect x="${x}" y="4" width="12" height="12" fill="${s.color}"/><text x="${x + 16}" y="14">${esc(s.name)}</text>`;
@@ -121,7 +121,7 @@ export function stackedBars(opts: { id: string; categories: string[]; series: Se
       const v = s.values[i] ?? 0;
       if (v <= 0) return;
       const w = num((plotW * v) / max);
-      parts.push(`<g><title>${esc(`${c}, ${s.name}: ${format(v)}`)}</title><rect x="${num(x)}" y="${y + 2}" width="${w}" height="${rowH - 6}" fill="${colorOf(s, k)}"/></g>`);
+      parts.push(`<g><title>${esc(`${c}, ${s.name}: ${format(v)}`)}</title><rect class="mark" x="${num(x)}" y="${y + 2}" width="${w}" height="${rowH - 6}" fill="${colorOf(s, k)}"/></g>`);
       x += w;
     });
     parts.push(`<text x="${num(x) + 4}" y="${y + 13}" fill="#333">${esc(format(totals[i]!))}</text>`);
@@ -164,7 +164,7 @@ export function histogram(opts: { id: string; groups: Series[]; bins?: number; u
       const from = lo + b * step;
       parts.push(
         `<g><title>${esc(`${groups[k]!.name}: ${v} in [${from.toFixed(0)}, ${(from + step).toFixed(0)}) ${unit}`)}</title>` +
-          `<rect x="${num(left + b * bw)}" y="${num(y)}" width="${num(bw - 1)}" height="${num(h)}" fill="${colorOf(groups[k]!, k)}"/></g>`,
+          `<rect class="mark" x="${num(left + b * bw)}" y="${num(y)}" width="${num(bw - 1)}" height="${num(h)}" fill="${colorOf(groups[k]!, k)}"/></g>`,
       );
     });
   }

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { itemSummaries } from "../../src/metrics/items.ts";
 import { RUN_FILES, writeJsonAtomic } from "../run/store.ts";
+import { decide, type Decision, type DecisionInput } from "./decision.ts";
 import { renderHtml } from "./html.ts";
 import { loadRun, type LoadedRun } from "./load.ts";
 import { renderMarkdown } from "./markdown.ts";
@@ -21,9 +22,13 @@ export function summaryFile(run: LoadedRun) {
   };
 }
 
-/** Write summary.json, trials.csv, report.md and report.html into the run directory; returns their paths. */
-export function writeReport(dir: string, corpusRoot = "corpus"): string[] {
+/**
+ * Write summary.json, trials.csv, report.md and report.html into the run directory; returns their
+ * paths. With a baseline and a policy the reports lead with the release gate's decision.
+ */
+export function writeReport(dir: string, corpusRoot = "corpus", decisionInput: DecisionInput | null = null): { paths: string[]; decision: Decision | null } {
   const run = loadRun(dir, corpusRoot);
+  const decision = decisionInput === null ? null : decide(run, decisionInput);
   const items = itemSummaries(run.trials);
   const paths = {
     summary: join(dir, RUN_FILES.summary),
@@ -33,7 +38,7 @@ export function writeReport(dir: string, corpusRoot = "corpus"): string[] {
   };
   writeJsonAtomic(paths.summary, summaryFile(run));
   writeFileSync(paths.csv, trialsCsv(run.trials));
-  writeFileSync(paths.md, renderMarkdown(run, items));
-  writeFileSync(paths.html, renderHtml(run, items));
-  return Object.values(paths);
+  writeFileSync(paths.md, renderMarkdown(run, items, decision));
+  writeFileSync(paths.html, renderHtml(run, items, decision));
+  return { paths: Object.values(paths), decision };
 }

@@ -121,6 +121,9 @@ export const RunCliSchema = z.strictObject({
   retryErrors: z.boolean().optional(),
   replay: z.string().min(1).optional(),
   replayFallThrough: z.boolean().optional(),
+  /** Report options, not run settings: the reports lead with the release gate's decision against this baseline. */
+  baseline: z.string().min(1).optional(),
+  policy: z.string().min(1).optional(),
 });
 export type RunCli = z.output<typeof RunCliSchema>;
 

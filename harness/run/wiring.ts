@@ -18,7 +18,9 @@ import { z } from "zod";
 import { loadFile } from "../../src/formats/load.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { runCanaries } from "../canary.ts";
-import { fmtMetric, HEADLINE_METRICS } from "../report/format.ts";
+import { fmtMetric } from "../report/format.ts";
+import { HEADLINE_METRICS } from "../report/metric-catalogue.ts";
+import type { DecisionInput } from "../report/decision.ts";
 import { writeReport } from "../report/write.ts";
 import { loadCorpus, type Corpus } from "../corpus/load.ts";
 import { PACKAGE_VERSION } from "../package.ts";
@@ -72,8 +74,8 @@ const SummaryHeadSchema = z.looseObject({
 });
 
 /** Writes the run's reports, then reads the headline metrics and failed expectations back from summary.json. */
-export function reportRun(dir: string, corpusRoot = "corpus"): RunReport {
-  const paths = writeReport(dir, corpusRoot);
+export function reportRun(dir: string, corpusRoot = "corpus", decisionInput: DecisionInput | null = null): RunReport {
+  const { paths, decision } = writeReport(dir, corpusRoot, decisionInput);
   const summary = loadFile(join(dir, RUN_FILES.summary), SummaryHeadSchema);
   const width = Math.max(...HEADLINE_METRICS.map((m) => m.length));
   const headline = HEADLINE_METRICS.filter((m) => summary.metrics[m] !== undefined).map((m) => {
@@ -81,11 +83,11 @@ export function reportRun(dir: string, corpusRoot = "corpus"): RunReport {
     return `${m.padEnd(width)}  ${fmtMetric(v as unknown as MetricValue).padEnd(24)} items ${v.n_items}, trials ${v.n_trials}`;
   });
   const failed = [...summary.expectations.goals.failing_items.map((id) => `corpus/${id}`), ...summary.expectations.fixtures.failing_items.map((id) => `boundary/${id}`)];
-  return { paths, headline, expectationFailures: failed };
+  return { paths, headline: decision ? [...headline, "", decision.verdict] : headline, expectationFailures: failed };
 }
 
 /** The real system behind `fieldtest run` (the corpus root is a parameter for tests). */
-export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus"): SweepEngine {
+export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisionInput: DecisionInput | null = null): SweepEngine {
   return {
     loadCorpus: () => loadCorpus(corpusRoot),
     loadProfile: loadSimProfile,
@@ -113,7 +115,7 @@ export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus"): Sweep
       }
     },
     createExecutor: engineExecutor,
-    writeReport: (dir) => reportRun(dir, corpusRoot),
+    writeReport: (dir) => reportRun(dir, corpusRoot, decisionInput),
   };
 }
 

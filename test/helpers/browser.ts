@@ -1,9 +1,10 @@
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createBrotliDecompress } from "node:zlib";
-import { chromium, type BrowserContext } from "playwright-core";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
 
 /**
  * The Chromium the browser tests drive: FIELDTEST_CHROMIUM when set (any Chromium or Chrome
@@ -41,4 +42,40 @@ export async function launchChromium(profileDir: string): Promise<BrowserContext
     // No GPU and no sandbox (CI containers run as root); nothing reaches the network.
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
+}
+
+export interface OpenedPage {
+  page: Page;
+  /** Console errors and uncaught page errors, in order. */
+  errors: string[];
+  /** Every request the page made that is not the file itself. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/** Open a local HTML file in a fresh headless profile, recording console errors and every request. */
+export async function openPage(file: string, viewport = { width: 1280, height: 900 }): Promise<OpenedPage> {
+  const profile = mkdtempSync(join(tmpdir(), "fieldtest-chromium-"));
+  const context = await launchChromium(profile);
+  const page = await context.newPage();
+  await page.setViewportSize(viewport);
+  const errors: string[] = [];
+  const requests: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("request", (r) => {
+    if (r.url() !== `file://${file}`) requests.push(r.url());
+  });
+  await page.goto(`file://${file}`);
+  return {
+    page,
+    errors,
+    requests,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
 }

@@ -107,7 +107,7 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
     expect(run.summary.counts.trials).toEqual({ imported: 3 });
     expect(run.summary.expectations.goals.n_items_judged).toBe(3);
     expect(run.summary.operational["llm_calls_per_goal"]!.value).toBeCloseTo(8 / 3);
-    expect(writeReport(out, out).map((f) => basename(f))).toEqual(expect.arrayContaining(["summary.json", "report.md", "report.html", "trials.csv"]));
+    expect(writeReport(out, out).paths.map((f) => basename(f))).toEqual(expect.arrayContaining(["summary.json", "report.md", "report.html", "trials.csv"]));
   });
 
   it("records suite imported in the manifest, as its trials and plan do", () => {

@@ -2,12 +2,10 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
-import { InputError, loadFile } from "../../../src/formats/load.ts";
-import { diffSnapshots } from "../../baseline/diff.ts";
-import { evaluateGate, type GateResult } from "../../baseline/gate.ts";
-import { readSnapshot, snapshotOfRun } from "../../baseline/io.ts";
+import type { GateResult } from "../../baseline/gate.ts";
+import { snapshotOfRun } from "../../baseline/io.ts";
+import { gateVerdict, judge } from "../../baseline/judge.ts";
 import { gateJUnit } from "../../baseline/junit.ts";
-import { GatePolicySchema, policyProblem } from "../../baseline/policy.ts";
 import { guarded } from "../exit.ts";
 import { parseOptions } from "../options.ts";
 
@@ -23,15 +21,7 @@ const MARK = { pass: "ok  ", fail: "FAIL", inconclusive: "??  ", error: "ERR " }
 
 export function formatGate(r: GateResult): string {
   const lines = r.checks.map((c) => `${MARK[c.outcome]} ${c.name}: ${c.message}`);
-  const verdict =
-    r.decision === "pass"
-      ? "gate: pass"
-      : r.decision === "regression"
-        ? `gate: regression in ${r.failed.join(", ")}`
-        : r.decision === "inconclusive"
-          ? `gate: inconclusive${r.trials_needed !== null ? `: needs at least ${r.trials_needed} trials per item` : ""}`
-          : `gate: infrastructure error (${r.failed.join(", ")})`;
-  return `${lines.join("\n")}\n${verdict}\n`;
+  return `${lines.join("\n")}\n${gateVerdict(r)}\n`;
 }
 
 export function register(program: Command): void {
@@ -46,12 +36,7 @@ export function register(program: Command): void {
     .option("--corpus <dir>", "corpus the run was made on", "corpus")
     .action(guarded((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
-      const policy = loadFile(options.policy, GatePolicySchema);
-      const baseline = readSnapshot(options.baseline);
-      const candidate = snapshotOfRun(dir, options.corpus);
-      const problem = policyProblem(policy, candidate, baseline);
-      if (problem) throw new InputError(options.policy, problem.path, problem.message);
-      const result = evaluateGate(policy, baseline, candidate, diffSnapshots(baseline, candidate, policy.alpha));
+      const { result } = judge(snapshotOfRun(dir, options.corpus), options.baseline, options.policy);
       writeFileSync(options.junit ?? join(dir, "gate-junit.xml"), gateJUnit(result));
       process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatGate(result));
       return result.exit;

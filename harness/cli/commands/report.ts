@@ -1,20 +1,31 @@
 import type { Command } from "commander";
 import { z } from "zod";
+import { InputError } from "../../../src/formats/load.ts";
 import { writeReport } from "../../report/write.ts";
 import { EXIT, guarded } from "../exit.ts";
 import { parseOptions } from "../options.ts";
 
-const OptionsSchema = z.strictObject({ corpus: z.string().min(1).default("corpus") });
+const OptionsSchema = z.strictObject({
+  corpus: z.string().min(1).default("corpus"),
+  baseline: z.string().min(1).optional(),
+  policy: z.string().min(1).optional(),
+});
 
 export function register(program: Command): void {
   program
     .command("report")
-    .description("Compute metrics and write summary.json, trials.csv, report.md and report.html into a run directory")
+    .description("Compute metrics and write summary.json, trials.csv, report.md and report.html into a run directory; with --baseline they lead with the release gate's decision")
     .argument("<dir>", "run directory (manifest.json, trials.jsonl)")
     .option("--corpus <dir>", "corpus the run was made on (ground truth)", "corpus")
+    .option("--baseline <file>", "published baseline to decide against (the verdict fieldtest gate gives)")
+    .option("--policy <file>", "pre-registered gate policy, with --baseline (default gate.yaml)")
     .action(guarded((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
-      for (const path of writeReport(dir, options.corpus)) process.stdout.write(`wrote ${path}\n`);
+      if (options.policy !== undefined && options.baseline === undefined) throw new InputError("command line", "--policy", "needs --baseline FILE");
+      const decision = options.baseline === undefined ? null : { baseline: options.baseline, policy: options.policy ?? "gate.yaml" };
+      const written = writeReport(dir, options.corpus, decision);
+      for (const path of written.paths) process.stdout.write(`wrote ${path}\n`);
+      if (written.decision) process.stdout.write(`${written.decision.verdict}\n`);
       return EXIT.ok;
     }));
 }

@@ -1,5 +1,7 @@
 import type { Command } from "commander";
-import { InputError } from "../../../src/formats/load.ts";
+import { InputError, loadFile } from "../../../src/formats/load.ts";
+import { readSnapshot } from "../../baseline/io.ts";
+import { GatePolicySchema } from "../../baseline/policy.ts";
 import { loadConfigFile } from "../../config.ts";
 import { RunCliSchema } from "../../run/settings.ts";
 import { shardFromEnv } from "../../run/shard-env.ts";
@@ -45,11 +47,20 @@ export function register(program: Command): void {
     .option("--retry-errors", "with --resume: also re-run trials whose status is error (e.g. a provider that never answered)")
     .option("--replay <dir>", "answer every role from DIR's recorded calls (by request hash and trial index; provider and model per role from DIR's manifest); a miss is the trial's error")
     .option("--replay-fall-through", "with --replay: call the live provider on a miss instead of failing the trial")
+    .option("--baseline <file>", "the reports lead with the release gate's decision against this baseline (the exit code stays the run's)")
+    .option("--policy <file>", "with --baseline: the pre-registered gate policy (default gate.yaml)")
     .action(guarded(async (raw: unknown) => {
       const options = raw as { shard?: string };
       const cli = parseOptions(RunCliSchema, options.shard === "auto" ? { ...options, shard: shardFromEnv(process.env) } : raw);
       if (cli.retryErrors && cli.resume === undefined) throw new InputError("command line", "--retry-errors", "needs --resume DIR");
+      if (cli.policy !== undefined && cli.baseline === undefined) throw new InputError("command line", "--policy", "needs --baseline FILE");
+      const decision = cli.baseline === undefined ? null : { baseline: cli.baseline, policy: cli.policy ?? "gate.yaml" };
+      // Read both before any spend: a bad baseline or policy is bad input now, not after the sweep.
+      if (decision) {
+        readSnapshot(decision.baseline);
+        loadFile(decision.policy, GatePolicySchema);
+      }
       const file = cli.resume !== undefined && cli.config === undefined ? {} : loadConfigFile(cli.config);
-      return runSweep(cli, file, realEngine(process.env), realHost(process.argv.slice(2)));
+      return runSweep(cli, file, realEngine(process.env, "corpus", decision), realHost(process.argv.slice(2)));
     }));
 }
