@@ -1,8 +1,9 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { splitConcatenatedJson } from "../../harness/import/planner-critic/concatenated-json.ts";
 import { lastRun, parseLog, splitRuns } from "../../harness/import/planner-critic/logs.ts";
-import { importPlannerCritic } from "../../harness/import/planner-critic/run.ts";
+import { IMPORT_FILES, importPlannerCritic } from "../../harness/import/planner-critic/run.ts";
 import { readTrials } from "../../harness/run/store.ts";
 import { HAND_GOAL, logEntry, logText, predecessorPlan, predecessorTask, tempDir, trace, writeFieldTest, removeTempDirs } from "./fixtures.ts";
 
@@ -63,7 +64,7 @@ describe("reading a predecessor LLM log", () => {
     expect(log.problems).toEqual([{ file: "p.jsonl", where: "line 1: call", detail: expect.stringMatching(/number/) }]);
   });
 
-  it("imports the last run of such a log as the trial and counts the earlier calls as unmatched", () => {
+  it("imports the last run of such a log as the trial and keeps the earlier calls as superseded", () => {
     const root = tempDir("logs");
     const dirs = writeFieldTest(root, {
       goal: HAND_GOAL,
@@ -73,7 +74,15 @@ describe("reading a predecessor LLM log", () => {
     const out = join(root, "run");
     const result = importPlannerCritic({ reportsDir: dirs.reports, goalsDir: dirs.goals, out, force: false, runId: "r", command: [], now: () => new Date() });
     expect(result.problems.map((p) => p.detail)).toEqual([expect.stringMatching(/^torn object/)]);
-    const [trial] = readTrials(out);
+    // Every valid logged call is accounted for: the last run in the trial, the earlier one kept verbatim.
+    expect(result.calls).toEqual({ logged: 3, imported: 1, superseded: 2, unclaimed: 0 });
+    const run = result.runs[0]!;
+    const kept = readFileSync(join(run.dir, IMPORT_FILES.superseded), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    expect(kept.map((k) => [k.item_id, k.entry.call, k.entry.timestamp])).toEqual([
+      ["hand-01", 1, "2026-08-20T10:00:05Z"],
+      ["hand-01", 2, "2026-08-20T10:00:12Z"],
+    ]);
+    const [trial] = readTrials(run.dir);
     expect(trial!.calls.map((c) => [c.role, c.round, c.latency_ms])).toEqual([["planner", 0, 2500]]);
     expect(trial!.rounds).toHaveLength(1);
     const conversion = (trial as unknown as { conversion: { unmatched_log_calls: number; notes: { subject: string }[] } }).conversion;

@@ -43,7 +43,7 @@ describe("imported ordering claims are checked against the plan", () => {
     });
     const out = join(root, "run");
     const result = importPlannerCritic({ reportsDir: dirs.reports, goalsDir: dirs.goals, out, force: false, runId: "test-run", command: ["fieldtest", "import"], now: () => new Date("2026-12-02T12:00:00Z") });
-    return { result, out };
+    return { result, out: result.runs[0]!.dir };
   }
 
   it("marks the violated claim supported and the satisfied one contradicted", () => {

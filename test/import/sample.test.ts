@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseLog } from "../../harness/import/planner-critic/logs.ts";
@@ -34,11 +34,32 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
       now: () => new Date("2026-12-02T12:00:00Z"),
     });
   });
-  const traces = () => findRecordedRuns(join(SAMPLE, "reports"), []);
+  const traces = () => findRecordedRuns(join(SAMPLE, "reports"), []).runs;
+  /** Every imported trial, over the runs. */
+  const allTrials = () => result.runs.flatMap((r) => readTrials(r.dir));
+  const runDir = (name: string) => result.runs.find((r) => r.name === name)!.dir;
+
+  it("imports each run group as its own run, and every recorded call: none skipped", () => {
+    expect(result.runs.map((r) => [r.name, r.trials.length])).toEqual([
+      ["critic-fix/core-api", 2],
+      ["remain-scenario/core-api", 1],
+    ]);
+    const logged = readdirSync(join(SAMPLE, "reports"), { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith("_llm_log.jsonl"))
+      .reduce((n, f) => n + (readFileSync(join(SAMPLE, "reports", f), "utf8").match(/^ {2}"call": \d+,$/gm)?.length ?? 0), 0);
+    expect(logged).toBe(8);
+    expect(result.calls).toEqual({ logged, imported: logged, superseded: 0, unclaimed: 0 });
+    expect(allTrials().reduce((n, t) => n + t.calls.length, 0)).toBe(logged);
+    expect(result.runs.reduce((n, r) => n + readManifest(r.dir).totals.calls, 0)).toBe(logged);
+    expect(result.skipped).toEqual([]);
+    const index = JSON.parse(readFileSync(join(out, IMPORT_FILES.report), "utf8"));
+    expect(index.calls).toEqual(result.calls);
+    expect(index.runs.map((r: { dir: string }) => r.dir)).toEqual(["critic-fix--core-api", "remain-scenario--core-api"]);
+  });
 
   it("gives one trial per trace, with its verdict and its rounds as the trace records them", () => {
     expect(result.problems).toEqual([]);
-    const trials = readTrials(out);
+    const trials = allTrials();
     expect(trials).toHaveLength(3);
     for (const run of traces()) {
       const trial = trials.find((t) => t.item_id === run.trace.goal_id)!;
@@ -54,7 +75,7 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
   });
 
   it("keeps every logged call with its latency, role, model, raw response and prompt hashes", () => {
-    const trials = readTrials(out);
+    const trials = allTrials();
     for (const run of traces()) {
       const trial = trials.find((t) => t.item_id === run.trace.goal_id)!;
       const logged = [run.plannerLog!, run.criticLog!].flatMap((f) => parseLog(f, readFileSync(f, "utf8"), f.includes("_planner_") ? "planner" : "critic").entries);
@@ -75,14 +96,14 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
   });
 
   it("places the erp run's calls in its two rounds, in the order they happened", () => {
-    const erp = readTrials(out).find((t) => t.item_id === "erp-01-module-adoption")!;
+    const erp = allTrials().find((t) => t.item_id === "erp-01-module-adoption")!;
     expect(erp.calls.map((c) => `${c.role}@${c.round}`)).toEqual(["planner@0", "critic@0", "planner@1", "critic@1"]);
     expect(erp.rounds.map((r) => r.plan.id)).toEqual(["plan-erp-01", "plan-erp-01-module-adoption-r2"]);
     expect(erp.rounds.map((r) => r.decision)).toEqual(["revise", "escalate"]);
   });
 
   it("rescores the critic: the recorded ordering claim that the plan refutes is contradicted and no longer a blocker", () => {
-    const erp = readTrials(out).find((t) => t.item_id === "erp-01-module-adoption")!;
+    const erp = allTrials().find((t) => t.item_id === "erp-01-module-adoption")!;
     const claim = erp.rounds[0]!.critic!.findings.find((f) => f.evidence !== null)!;
     expect(claim.evidence).toEqual({ claim: "misordered", tasks: ["cutover", "finance_reconciliation"], facts: [] });
     expect(claim.evidence_status).toBe("contradicted");
@@ -90,51 +111,59 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
     expect(claim.severity).toBe("warning");
   });
 
-  it("writes a run directory the run readers accept, and the goals in corpus-goal form", () => {
-    const manifest = readManifest(out);
-    expect(manifest.totals).toEqual({ recorded: 3, errors: 0, calls: 8, cost_usd: null });
+  it("writes run directories the run readers accept, with the critic's system prompt, and the goals in corpus-goal form", () => {
+    const manifest = readManifest(runDir("critic-fix/core-api"));
+    expect(manifest.totals).toEqual({ recorded: 2, errors: 0, calls: 6, cost_usd: null });
     expect(manifest.config.maxRounds).toBe(4);
+    expect(manifest.config.mode).toBe("gates-first");
     expect(manifest.canary?.ok).toBe(true);
-    const erp = loadFile(join(out, IMPORT_FILES.goals, "unrecorded", "erp-01-module-adoption.json"), CorpusGoalSchema);
+    const critic = allTrials()[0]!.calls.find((c) => c.role === "critic")!;
+    expect(manifest.roles.critic.prompt).toEqual({ system_sha256: critic.context.system_prompt_sha256, user_template_sha256: null, schema_sha256: null });
+    expect(manifest.fingerprint.import).toMatchObject({ run: "critic-fix/core-api", group: "critic-fix", dimension: "core-api", critique_mode: "deterministic-first" });
+    const erp = loadFile(join(runDir("critic-fix/core-api"), IMPORT_FILES.goals, "unrecorded", "erp-01-module-adoption.json"), CorpusGoalSchema);
     expect(erp.expect).toMatchObject({ verdict: "approve", min_tasks: 6, mandatory_elements: ["verification", "rollback", "reconciliation"], escalation_reasons: ["revision_cap_reached"] });
-    const adv = loadFile(join(out, IMPORT_FILES.goals, "unrecorded", "adv-07-prompt-injection.json"), CorpusGoalSchema);
+    const adv = loadFile(join(runDir("remain-scenario/core-api"), IMPORT_FILES.goals, "unrecorded", "adv-07-prompt-injection.json"), CorpusGoalSchema);
     expect(adv).toMatchObject({ category: "adversarial", risk_tolerance: "strict", replan_policy: "abort", expect: { verdict: "escalate", escalation_reasons: ["replan_aborted"] } });
   });
 
   it("is reported like any run: the report reads it, and with --corpus DIR judges the imported expectations", () => {
-    const run = loadRun(out, out);
+    const dir = runDir("critic-fix/core-api");
+    const run = loadRun(dir, dir);
     expect(run.warnings).toEqual([]);
-    expect(run.summary.counts.trials).toEqual({ imported: 3 });
-    expect(run.summary.expectations.goals.n_items_judged).toBe(3);
-    expect(run.summary.operational["llm_calls_per_goal"]!.value).toBeCloseTo(8 / 3);
-    expect(writeReport(out, out).paths.map((f) => basename(f))).toEqual(expect.arrayContaining(["summary.json", "report.md", "report.html", "trials.csv"]));
+    expect(run.summary.counts.trials).toEqual({ imported: 2 });
+    expect(run.summary.expectations.goals.n_items_judged).toBe(2);
+    expect(run.summary.operational["llm_calls_per_goal"]!.value).toBeCloseTo(6 / 2);
+    expect(writeReport(dir, dir).paths.map((f) => basename(f))).toEqual(expect.arrayContaining(["summary.json", "report.md", "report.html", "trials.csv"]));
   });
 
   it("records suite imported in the manifest, as its trials and plan do", () => {
-    const manifest = readManifest(out);
-    expect(manifest.config.suites).toEqual(["imported"]);
-    expect(manifest.plan.items.every((key) => key.startsWith("imported/"))).toBe(true);
-    expect(new Set(readTrials(out).map((t) => t.suite))).toEqual(new Set(["imported"]));
+    for (const r of result.runs) {
+      const manifest = readManifest(r.dir);
+      expect(manifest.config.suites).toEqual(["imported"]);
+      expect(manifest.plan.items.every((key) => key.startsWith("imported/"))).toBe(true);
+    }
+    expect(new Set(allTrials().map((t) => t.suite))).toEqual(new Set(["imported"]));
   });
 
   it("is published as a baseline, merges as a whole run, and is refused a resume", async () => {
+    const out = runDir("critic-fix/core-api");
     const root = tempDir("sample-readers");
     const baseline = join(root, "imported.json");
     writeSnapshot(baseline, snapshotOfRun(out, out, "imported"));
     const snapshot = readSnapshot(baseline);
-    expect(snapshot).toMatchObject({ total_trials: 3, trials_per_item: 1 });
-    expect(snapshot.items.map((i) => i.suite)).toEqual(["imported", "imported", "imported"]);
+    expect(snapshot).toMatchObject({ total_trials: 2, trials_per_item: 1 });
+    expect(snapshot.items.map((i) => i.suite)).toEqual(["imported", "imported"]);
 
     const merged = join(root, "merged");
     const opts = { now: () => new Date("2026-12-02T13:00:00Z"), runId: "merged", command: ["fieldtest", "merge"], force: false };
     expect(mergeRuns([loadMergeInput(out)], merged, opts).config.suites).toEqual(["imported"]);
-    expect(readManifest(merged).merged_from).toEqual([{ dir: out, run_id: "sample-run", shard: null }]);
+    expect(readManifest(merged).merged_from).toEqual([{ dir: out, run_id: "sample-run-01", shard: null }]);
     expect(readTrials(merged)).toEqual(readTrials(out));
     expect(() => mergeRuns([loadMergeInput(out), loadMergeInput(out)], join(root, "twice"), opts)).toThrow(/recorded in more than one run/);
 
     const host = testHost(["run", "--resume", out]);
     await expect(runSweep(runCli({ resume: out }), {}, fakeEngine(fakeCorpus(1, 0)), host)).rejects.toThrow(/imported run .* cannot be resumed/);
-    expect(readTrials(out)).toHaveLength(3);
+    expect(readTrials(out)).toHaveLength(2);
   });
 
   it("names a missing folder as bad input", () => {

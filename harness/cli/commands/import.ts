@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
 import { z } from "zod";
-import { importPlannerCritic } from "../../import/planner-critic/run.ts";
+import { IMPORT_FILES, importPlannerCritic } from "../../import/planner-critic/run.ts";
 import { runIdFor } from "../../run/manifest.ts";
 import { redactArgv } from "../../run/redact.ts";
 import { EXIT, guarded } from "../exit.ts";
@@ -13,11 +13,11 @@ export function register(program: Command): void {
   const cmd = program.command("import").description("Import field-test artefacts of another engine as a run directory");
   cmd
     .command("planner-critic")
-    .description("Import PlannerCritic 0.1.0 field-test traces and LLM logs (suite imported), rescored by fieldtest's gates and normalizer")
-    .argument("<reports>", "the field test's output folder (core-api/<goal>/trace.json and llm-logs/ somewhere below)")
-    .requiredOption("--goals <dir>", "the goals folder (<id>.json and <id>.assertions.yaml)")
-    .requiredOption("--out <dir>", "run directory to write (must be empty unless --force)")
-    .option("--force", "reuse a non-empty --out, removing the previous run's files")
+    .description("Import a PlannerCritic 0.1.0 field-test tree as runs: one per run group × engine dimension (core-api, critique modes, budget, replan policies), rescored by fieldtest's gates and normalizer")
+    .argument("<reports>", "the field test's output tree (<group>/.../<dimension>/<goal>/trace.json with llm-logs/ beside each trace)")
+    .requiredOption("--goals <dir>", "the goals folder (<id>.json with <id>.assertions.yaml or assertions/<id>.yaml)")
+    .requiredOption("--out <dir>", "folder for the run directories and import.json (must be empty unless --force)")
+    .option("--force", "replace a previous import in --out (the run folders its import.json lists)")
     .action(guarded((reports: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const now = () => new Date();
@@ -31,15 +31,21 @@ export function register(program: Command): void {
         now,
       });
       for (const p of result.problems) process.stderr.write(`fieldtest: import: ${p.file}: ${p.where}: ${p.detail}\n`);
-      if (result.manifest === null) {
+      if (result.runs.length === 0) {
         process.stderr.write(`fieldtest: import: nothing imported from ${reports}\n`);
         return EXIT.invalid;
       }
-      const notes = result.trials.reduce((n, t) => n + t.conversion.notes.length, 0);
+      const trials = result.runs.reduce((n, r) => n + r.trials.length, 0);
+      const notes = result.runs.reduce((n, r) => n + r.trials.reduce((k, t) => k + t.conversion.notes.length, 0), 0);
+      const c = result.calls;
+      const width = Math.max(...result.runs.map((r) => r.name.length));
       process.stdout.write(
-        `imported ${result.trials.length} trials of ${result.goals} goals (${result.manifest.totals.calls} calls), ` +
-          `${notes} conversion notes, ${result.problems.length} input problems\nwrote:\n${result.written.map((f) => `  ${f}\n`).join("")}` +
-          `next:  npx --no-install fieldtest report ${options.out} --corpus ${options.out}\n`,
+        `imported ${trials} trials of ${result.goals} goals into ${result.runs.length} runs: ${c.imported} of ${c.logged} logged calls in trials, ` +
+          `${c.superseded} of earlier reruns kept in ${IMPORT_FILES.superseded}, ${c.unclaimed} in logs no trace took; ` +
+          `${notes} conversion notes, ${result.problems.length} input problems, ${result.skipped.length} traces of dimensions without an engine run\n` +
+          `runs:\n${result.runs.map((r) => `  ${r.name.padEnd(width)}  ${r.trials.length} trials, ${r.goals} goals, mode ${r.source.mode}, at most ${r.source.max_rounds} rounds  ${r.dir}\n`).join("")}` +
+          `wrote:\n${result.written.map((f) => `  ${f}\n`).join("")}` +
+          `next:  npx --no-install fieldtest report ${result.runs[0]!.dir} --corpus ${result.runs[0]!.dir}\n`,
       );
       return EXIT.ok;
     }));

@@ -4,12 +4,9 @@ import { MANIFEST_SCHEMA_VERSION, type Manifest } from "../../run/manifest.ts";
 import { IMPORTED_SUITE, type RecordedConfig } from "../../run/settings.ts";
 import type { CanaryReport } from "../../canary.ts";
 import { goalItemKey } from "../../corpus/load.ts";
-import { CALL_FIELDS_NOT_RECORDED } from "./calls.ts";
+import { CALL_FIELDS_NOT_RECORDED, NOT_RECORDED } from "./calls.ts";
 import { CLAIM_EXTRACTOR_VERSION } from "./claims.ts";
 import type { ImportedTrialRecord } from "./trial.ts";
-
-/** The predecessor's field-test CLI default (`--revision-cap 4`), used when no report.json records the cap. */
-export const PREDECESSOR_DEFAULT_CAP = 4;
 
 export interface ImportManifestInput {
   runId: string;
@@ -19,9 +16,25 @@ export interface ImportManifestInput {
   trials: readonly ImportedTrialRecord[];
   /** item id → content hash of its converted goal. */
   items: Record<string, string>;
-  /** revision_cap values found in the sweeps' report.json (the predecessor counted rounds). */
-  revisionCaps: readonly number[];
+  /** Where the run came from: its group, its dimension and the predecessor's settings of that dimension. */
+  source: ImportedRunSource;
   canary: CanaryReport;
+}
+
+/** The predecessor run an imported run stands for (one run group × one dimension × one critic prompt). */
+export interface ImportedRunSource {
+  /** `<group>/<dimension>`, with `@critic-<hash>` when the group's trials used more than one critic prompt. */
+  run: string;
+  group: string;
+  dimension: string;
+  /** The predecessor's critique mode and its fieldtest `--mode`. */
+  critique_mode: string;
+  mode: RecordedConfig["mode"];
+  /** Rounds at most (the predecessor's revision cap counts rounds), and where that number comes from. */
+  max_rounds: number;
+  max_rounds_note: string | null;
+  /** The replan policy the dimension ran every goal with; null: each goal's own. */
+  replan_policy: string | null;
 }
 
 /** Trial keys are `imported/<id>`; the goals themselves are corpus items (`fieldtest report DIR --corpus DIR` reads them). */
@@ -32,14 +45,28 @@ function modelOf(trials: readonly ImportedTrialRecord[], role: "planner" | "crit
   return models.length === 0 ? "not_recorded" : models.join(",");
 }
 
+const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
+
+/**
+ * A role's system prompts: every distinct one its calls carried, and the one it opened each
+ * trial with (the planner's later revise calls carry a second prompt). The opening prompt is the
+ * role's prompt variant: one hash when every trial opened with the same text, else the
+ * canonical hash of the sorted set; null when the role made no logged call.
+ */
+export function systemPrompts(trials: readonly ImportedTrialRecord[], role: "planner" | "critic"): { variant: string | null; opening: string[]; all: string[] } {
+  const known = (h: string) => h !== NOT_RECORDED;
+  const opening = sorted(trials.flatMap((t) => t.calls.filter((c) => c.role === role).slice(0, 1).map((c) => c.context.system_prompt_sha256)).filter(known));
+  const all = sorted(trials.flatMap((t) => t.calls.filter((c) => c.role === role).map((c) => c.context.system_prompt_sha256)).filter(known));
+  return { variant: opening.length === 0 ? null : opening.length === 1 ? opening[0]! : hashCanonical(opening), opening, all };
+}
+
 /**
  * The manifest of an imported run (DESIGN.md §8), valid under the run manifest schema so every
  * command reads it like any other. Its config describes the recorded run where the logs say so
  * (models, round cap) and fieldtest's defaults elsewhere; `fingerprint.import` says which is which.
  */
 export function importManifest(input: ImportManifestInput): Manifest {
-  const { trials } = input;
-  const caps = [...new Set(input.revisionCaps)].sort((a, b) => a - b);
+  const { trials, source } = input;
   const trialsPerItem = Math.max(1, ...Object.keys(input.items).map((id) => trials.filter((t) => t.item_id === id).length));
   const roles = { planner: modelOf(trials, "planner"), critic: modelOf(trials, "critic") };
   const config: RecordedConfig = {
@@ -49,8 +76,8 @@ export function importManifest(input: ImportManifestInput): Manifest {
     category: null,
     trials: trialsPerItem,
     seed: 0,
-    mode: "gates-first",
-    maxRounds: caps.at(-1) ?? PREDECESSOR_DEFAULT_CAP,
+    mode: source.mode,
+    maxRounds: source.max_rounds,
     client: {
       planner: { provider: "openai", model: roles.planner },
       critic: { provider: "openai", model: roles.critic },
@@ -59,17 +86,28 @@ export function importManifest(input: ImportManifestInput): Manifest {
       maxRetries: 0,
     },
   };
+  const prompts = { planner: systemPrompts(trials, "planner"), critic: systemPrompts(trials, "critic") };
   const fingerprint = {
     import: {
-      source: "planner-critic-0.1.0",
+      format: "planner-critic-0.1.0",
+      ...source,
       claim_extractor: CLAIM_EXTRACTOR_VERSION,
-      revision_caps: caps,
-      revision_cap_note: caps.length === 0 ? `no report.json: the predecessor's default cap ${PREDECESSOR_DEFAULT_CAP}` : caps.length > 1 ? "sweeps used different caps: the largest is maxRounds" : null,
-      config_note: "seed, trials and mode describe this import, not the predecessor's run; provider is the wire format of its OpenAI-compatible transport",
+      system_prompts: { planner: prompts.planner.all, critic: prompts.critic.all },
+      config_note: "seed and trials describe this import, not the predecessor's run (it ran each goal once per dimension); provider is the wire format of its OpenAI-compatible transport",
       not_recorded: [...CALL_FIELDS_NOT_RECORDED],
     },
   };
-  const role = (model: string) => ({ provider: "openai", model, base_url: null, temperature: null, top_p: null, seed: null, max_tokens: null });
+  // The logs recorded the messages, so the system prompt is hashed; no user template or schema was logged.
+  const role = (model: string, system: string | null) => ({
+    provider: "openai",
+    model,
+    base_url: null,
+    temperature: null,
+    top_p: null,
+    seed: null,
+    max_tokens: null,
+    prompt: { system_sha256: system, user_template_sha256: null, schema_sha256: null },
+  });
   const calls = trials.reduce((n, t) => n + t.calls.length, 0);
   const startedAt = trials.map((t) => t.started_at).sort()[0] ?? input.importedAt.started;
   const finishedAt = trials.map((t) => t.finished_at).sort().at(-1) ?? input.importedAt.finished;
@@ -89,7 +127,7 @@ export function importManifest(input: ImportManifestInput): Manifest {
     fingerprint,
     gate_versions: GATE_VERSIONS,
     price_table_version: null,
-    roles: { planner: role(roles.planner), critic: role(roles.critic) },
+    roles: { planner: role(roles.planner, prompts.planner.variant), critic: role(roles.critic, prompts.critic.variant) },
     corpus: { hash: hashCanonical(items), items },
     plan: { items: Object.keys(input.items).map(planKey).sort(), trials: trialsPerItem, planned: trials.length, shard: null, shard_planned: trials.length },
     operational: { concurrency: 1, budget_usd: null, max_calls: null },

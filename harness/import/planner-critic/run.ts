@@ -1,46 +1,144 @@
-import { mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { hashCanonical } from "../../../src/canonical.ts";
-import { InputError } from "../../../src/formats/load.ts";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { z } from "zod";
+import { hashCanonical, sha256 } from "../../../src/canonical.ts";
+import { InputError, loadFile } from "../../../src/formats/load.ts";
 import { runCanaries } from "../../canary.ts";
 import { PACKAGE_VERSION } from "../../package.ts";
 import type { Manifest } from "../../run/manifest.ts";
 import { acquireLock, prepareOutDir, RUN_FILES, TrialLog, writeJsonAtomic } from "../../run/store.ts";
 import { CLAIM_EXTRACTOR_VERSION } from "./claims.ts";
+import { CRITIQUE_MODES, PREDECESSOR_DEFAULT_CAP, PREDECESSOR_MODE } from "./dimensions.ts";
 import { convertGoal, type ConvertedGoal } from "./goal.ts";
-import { lastRun, parseLog, type InputProblem, type ParsedLog } from "./logs.ts";
-import { importManifest } from "./manifest.ts";
-import { findGoals, findRecordedRuns, readText, requireDir } from "./sources.ts";
+import { lastRun, parseLog, type InputProblem, type MatchedRun, type ParsedLog } from "./logs.ts";
+import { importManifest, type ImportedRunSource } from "./manifest.ts";
+import { note } from "./notes.ts";
+import type { LogEntry } from "./schema.ts";
+import { findGoals, findLogs, findRecordedRuns, readText, requireDir, type GoalFile, type RecordedRun, type SkippedTrace } from "./sources.ts";
 import { buildTrial, type ImportedTrialRecord } from "./trial.ts";
 
-/** Files an import adds to the run directory, beside the usual ones. */
-export const IMPORT_FILES = { report: "import.json", goals: "goals" } as const;
+/** What an import writes: an index at --out, and per run the usual run files plus these. */
+export const IMPORT_FILES = { report: "import.json", goals: "goals", superseded: "superseded-calls.jsonl" } as const;
 
 export interface ImportOptions {
   reportsDir: string;
   goalsDir: string;
+  /** The folder that receives one run directory per imported run, and the index. */
   out: string;
   force: boolean;
+  /** Run ids are this with the run's number appended. */
   runId: string;
   command: string[];
   now: () => Date;
 }
 
-export interface ImportResult {
-  manifest: Manifest | null;
+export interface ImportedRun {
+  name: string;
+  dir: string;
+  source: ImportedRunSource;
+  manifest: Manifest;
   trials: ImportedTrialRecord[];
+  goals: number;
+  /** Calls of earlier reruns of the run's goals in the same logs, which no trace records (kept verbatim). */
+  superseded: number;
+}
+
+/** Where every logged call went; `logged = imported + superseded + unclaimed`. */
+export interface CallAccounting {
+  /** Valid entries in every `*_llm_log.jsonl` under the reports folder. */
+  logged: number;
+  /** Calls of the imported trials. */
+  imported: number;
+  /** Calls of earlier reruns that no trace records, kept in each run's superseded-calls.jsonl. */
+  superseded: number;
+  /** Calls in logs that no imported trace took (each such log is a problem line). */
+  unclaimed: number;
+}
+
+export interface ImportResult {
+  runs: ImportedRun[];
   goals: number;
   /** Files or objects that were not imported (or only in part), one line each. */
   problems: InputProblem[];
+  /** Traces of dimensions that never ran the engine. */
+  skipped: SkippedTrace[];
+  calls: CallAccounting;
   written: string[];
 }
 
 const EMPTY_LOG: ParsedLog = { entries: [], problems: [] };
+const LOG_NAME = /_(planner|critic)_llm_log\.jsonl$/;
+
+/** A run's folder name: its name with `/` and `@` as `--`, anything else unusual as `_`. */
+export const runSlug = (name: string) => name.replace(/[/@]/g, "--").replace(/[^A-Za-z0-9._-]/g, "_");
+
+/** One recorded engine run, matched to its logs and its converted goal, before it becomes a trial. */
+interface Prepared {
+  recorded: RecordedRun;
+  goal: ConvertedGoal & { hash: string };
+  file: GoalFile;
+  matched: MatchedRun;
+  /** The critic system prompts its calls carried (sorted hashes joined): the run's critic prompt variant. */
+  criticPrompt: string;
+}
+
+const systemHash = (e: LogEntry) => sha256(e.prompt_messages.filter((m) => m.role === "system").map((m) => m.content).join("\n"));
+
+function criticPromptOf(calls: readonly LogEntry[]): string {
+  return [...new Set(calls.filter((c) => c.role === "critic").map(systemHash))].sort().join("+");
+}
+
+/** The run's settings: its dimension's own, else its sweeps' recorded loop configuration, else the predecessor's defaults. */
+function runSource(name: string, members: readonly Prepared[], problems: InputProblem[]): ImportedRunSource {
+  const first = members[0]!.recorded;
+  const dimension = first.dimension;
+  const loops = members.flatMap((m) => (m.recorded.loop === null ? [] : [m.recorded.loop]));
+  const recordedModes = [...new Set(loops.map((l) => l.mode))];
+  const caps = [...new Set(loops.map((l) => l.revision_cap))].sort((a, b) => a - b);
+  const critiqueMode = dimension.critiqueMode ?? recordedModes[0] ?? PREDECESSOR_MODE;
+  if (dimension.critiqueMode === null && recordedModes.length > 1) problems.push({ file: first.file, where: "loop_config.mode", detail: `run ${name}: its sweeps used modes ${recordedModes.join(", ")}; ${critiqueMode} is recorded` });
+  const mode = CRITIQUE_MODES[critiqueMode];
+  if (mode === undefined) problems.push({ file: first.file, where: "loop_config.mode", detail: `"${critiqueMode}" is not a predecessor critique mode: recorded as gates-first` });
+  const maxRounds = dimension.cap ?? caps.at(-1) ?? PREDECESSOR_DEFAULT_CAP;
+  return {
+    run: name,
+    group: first.group,
+    dimension: dimension.name,
+    critique_mode: critiqueMode,
+    mode: mode ?? "gates-first",
+    max_rounds: maxRounds,
+    max_rounds_note:
+      dimension.cap !== null
+        ? `the ${dimension.name} dimension's fixed revision cap`
+        : caps.length === 0
+          ? `no report.json: the predecessor's default cap ${PREDECESSOR_DEFAULT_CAP}`
+          : caps.length > 1
+            ? `sweeps used different caps (${caps.join(", ")}): the largest`
+            : null,
+    replan_policy: dimension.name.startsWith("replan/") ? dimension.name.slice("replan/".length) : dimension.name === "budget" ? "abort" : null,
+  };
+}
+
+/** The previous import at `out` is replaced only with --force, and only the run folders its index lists. */
+function prepareImportRoot(out: string, force: boolean): void {
+  if (existsSync(out) && readdirSync(out).length > 0) {
+    if (!force) throw new InputError(out, "--out", "folder is not empty (use --force to replace a previous import)");
+    const index = join(out, IMPORT_FILES.report);
+    if (existsSync(index)) {
+      const previous = loadFile(index, z.looseObject({ runs: z.array(z.looseObject({ dir: z.string() })).default([]) }));
+      for (const r of previous.runs) rmSync(join(out, basename(r.dir)), { recursive: true, force: true });
+      rmSync(index, { force: true });
+    }
+  }
+  mkdirSync(out, { recursive: true });
+}
 
 /**
- * `fieldtest import planner-critic`: every core-api trace.json under `reportsDir`, with its
- * logs and the goal of the same id under `goalsDir`, becomes a trial of a run directory at `out`
- * (suite `imported`). Nothing is written when no trace can be imported.
+ * `fieldtest import planner-critic`: every trace of an engine run under `reportsDir` (every run
+ * group × every engine dimension, see dimensions.ts), with its logs and the goal of the same id
+ * under `goalsDir`, becomes a trial; each run group × dimension becomes a run directory under
+ * `out` (suite `imported`), split further when its trials used different critic system prompts,
+ * so a run never mixes prompt variants. Nothing is written when no trace can be imported.
  */
 export function importPlannerCritic(o: ImportOptions): ImportResult {
   requireDir(o.reportsDir, "REPORTS");
@@ -50,84 +148,151 @@ export function importPlannerCritic(o: ImportOptions): ImportResult {
   if (!canary.ok) throw new Error(`canary failed, nothing was imported:\n  ${canary.failures.join("\n  ")}`);
   const started = o.now().toISOString();
   const problems: InputProblem[] = [];
-  const runs = findRecordedRuns(o.reportsDir, problems);
-  if (runs.length === 0 && problems.length === 0) throw new InputError(o.reportsDir, "REPORTS", "no core-api trace.json found");
+  const { runs: recorded, skipped } = findRecordedRuns(o.reportsDir, problems);
+  if (recorded.length === 0 && problems.length === 0) throw new InputError(o.reportsDir, "REPORTS", "no trace.json of an engine run found");
   const goalFiles = findGoals(o.goalsDir, problems);
 
-  const goals = new Map<string, (ConvertedGoal & { hash: string }) | null>();
-  const goalOf = (id: string, traceFile: string) => {
-    const file = goalFiles.get(id);
+  const logs = new Map<string, ParsedLog>();
+  for (const file of findLogs(o.reportsDir)) {
+    const role = LOG_NAME.exec(file)?.[1] as "planner" | "critic" | undefined;
+    if (role === undefined) {
+      problems.push({ file, where: "(file)", detail: "not named <goal>_planner_llm_log.jsonl or <goal>_critic_llm_log.jsonl: not read" });
+      continue;
+    }
+    const parsed = parseLog(file, readText(file), role);
+    problems.push(...parsed.problems);
+    logs.set(file, parsed);
+  }
+  const entriesOf = (file: string | null) => (file === null ? EMPTY_LOG : (logs.get(file) ?? EMPTY_LOG)).entries;
+
+  const converted = new Map<string, (ConvertedGoal & { hash: string }) | null>();
+  const prepared: Prepared[] = [];
+  for (const r of recorded) {
+    const file = goalFiles.get(r.trace.goal_id);
     if (file === undefined) {
-      problems.push({ file: traceFile, where: "goal_id", detail: `no goal "${id}" under ${o.goalsDir}: not imported` });
-      return null;
+      problems.push({ file: r.file, where: "goal_id", detail: `no goal "${r.trace.goal_id}" under ${o.goalsDir}: not imported` });
+      continue;
     }
-    if (!goals.has(id)) {
-      const converted = convertGoal(file.goal, file.assertions, { domain: file.domain });
-      if (typeof converted === "string") problems.push({ file: file.file, where: converted, detail: "not a valid fieldtest goal after conversion: its runs are not imported" });
-      goals.set(id, typeof converted === "string" ? null : { ...converted, hash: hashCanonical(converted.goal) });
+    const key = `${r.dimension.name}\u0000${file.goal.id}`;
+    if (!converted.has(key)) {
+      const c = convertGoal(r.dimension.goal(file.goal), file.assertions, { domain: file.domain });
+      if (typeof c === "string") problems.push({ file: file.file, where: c, detail: "not a valid fieldtest goal after conversion: its runs are not imported" });
+      const notes = typeof c === "string" || r.dimension.goalNote === null ? [] : [note("derived", "goal", r.dimension.goalNote)];
+      converted.set(key, typeof c === "string" ? null : { goal: c.goal, notes: [...notes, ...c.notes], hash: hashCanonical(c.goal) });
     }
-    return goals.get(id)!;
-  };
-
-  const trials: ImportedTrialRecord[] = [];
-  const trialCount = new Map<string, number>();
-  for (const run of runs) {
-    const goal = goalOf(run.trace.goal_id, run.file);
+    const goal = converted.get(key)!;
     if (goal === null) continue;
-    const planner = run.plannerLog ? parseLog(run.plannerLog, readText(run.plannerLog), "planner") : EMPTY_LOG;
-    const critic = run.criticLog ? parseLog(run.criticLog, readText(run.criticLog), "critic") : EMPTY_LOG;
-    problems.push(...planner.problems, ...critic.problems);
-    const trial = trialCount.get(goal.goal.id) ?? 0;
-    trialCount.set(goal.goal.id, trial + 1);
-    trials.push(
-      buildTrial({
-        goal: goal.goal,
-        goal_notes: goal.notes,
-        item_hash: goal.hash,
-        trial,
-        trace: run.trace,
-        run: lastRun(planner.entries, critic.entries),
-        source: { trace: run.file, planner_log: run.plannerLog, critic_log: run.criticLog },
-        fallback_time: run.mtime,
-      }),
-    );
+    const matched = lastRun(entriesOf(r.plannerLog), entriesOf(r.criticLog));
+    prepared.push({ recorded: r, goal, file, matched, criticPrompt: criticPromptOf(matched.calls) });
   }
-  if (trials.length === 0) return { manifest: null, trials, goals: 0, problems, written: [] };
 
-  const imported = [...goals.entries()].flatMap(([id, g]) => (g !== null && trialCount.has(id) ? [[id, g] as const] : []));
-  const manifest = importManifest({
-    runId: o.runId,
-    command: o.command,
-    harnessVersion: PACKAGE_VERSION,
-    importedAt: { started, finished: o.now().toISOString() },
-    trials,
-    items: Object.fromEntries(imported.map(([id, g]) => [id, g.hash])),
-    revisionCaps: runs.flatMap((r) => (r.revisionCap === null ? [] : [r.revisionCap])),
-    canary,
-  });
-  prepareOutDir(o.out, o.force);
-  const release = acquireLock(o.out, o.now);
-  try {
-    if (o.force) for (const f of Object.values(IMPORT_FILES)) rmSync(join(o.out, f), { recursive: true, force: true });
-    const log = new TrialLog(o.out);
-    for (const t of trials) log.append(t);
-    log.close();
-    // Laid out as a corpus (goals/<domain>/<id>.json), so `fieldtest report DIR --corpus DIR` judges the expectations.
-    for (const [id, g] of imported) {
-      mkdirSync(join(o.out, IMPORT_FILES.goals, g.goal.domain), { recursive: true });
-      writeJsonAtomic(join(o.out, IMPORT_FILES.goals, g.goal.domain, `${id}.json`), g.goal);
-    }
-    writeJsonAtomic(join(o.out, IMPORT_FILES.report), {
-      source: { format: "planner-critic-0.1.0", reports: o.reportsDir, goals: o.goalsDir },
-      claim_extractor: CLAIM_EXTRACTOR_VERSION,
-      goals: Object.fromEntries(imported.map(([id, g]) => [id, { file: goalFiles.get(id)!.file, assertions: goalFiles.get(id)!.assertionsFile, notes: g.notes }])),
-      trials: trials.map((t) => ({ item_id: t.item_id, trial: t.trial, trace: t.conversion.source.trace, notes: t.conversion.notes.length, unmatched_log_calls: t.conversion.unmatched_log_calls })),
-      problems,
-    });
-    writeJsonAtomic(join(o.out, RUN_FILES.manifest), manifest);
-  } finally {
-    release();
+  // One run per group × dimension, and per critic prompt when the group's trials used several.
+  const byRun = new Map<string, Prepared[]>();
+  for (const p of prepared) {
+    const base = `${p.recorded.group}/${p.recorded.dimension.name}`;
+    byRun.set(base, [...(byRun.get(base) ?? []), p]);
   }
-  const written = [RUN_FILES.manifest, RUN_FILES.trials, IMPORT_FILES.report, `${IMPORT_FILES.goals}/`].map((f) => join(o.out, f));
-  return { manifest, trials, goals: imported.length, problems, written };
+  const planned: { name: string; members: Prepared[] }[] = [];
+  for (const [base, members] of byRun) {
+    const variants = [...new Set(members.map((m) => m.criticPrompt))].sort();
+    for (const v of variants)
+      planned.push({ name: variants.length === 1 ? base : `${base}@${v === "" ? "no-critic-call" : `critic-${v.slice(0, 8)}`}`, members: members.filter((m) => m.criticPrompt === v) });
+  }
+  planned.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
+  const runs = planned.map(({ name, members }, index) => {
+    const source = runSource(name, members, problems);
+    const trialCount = new Map<string, number>();
+    const trials = members.map((m) => {
+      const trial = trialCount.get(m.goal.goal.id) ?? 0;
+      trialCount.set(m.goal.goal.id, trial + 1);
+      return buildTrial({
+        goal: m.goal.goal,
+        goal_notes: m.goal.notes,
+        item_hash: m.goal.hash,
+        trial,
+        trace: m.recorded.trace,
+        run: m.matched,
+        source: { trace: m.recorded.file, planner_log: m.recorded.plannerLog, critic_log: m.recorded.criticLog },
+        fallback_time: m.recorded.mtime,
+      });
+    });
+    const goals = new Map(members.map((m) => [m.goal.goal.id, m] as const));
+    const manifest = importManifest({
+      runId: `${o.runId}-${String(index + 1).padStart(2, "0")}`,
+      command: o.command,
+      harnessVersion: PACKAGE_VERSION,
+      importedAt: { started, finished: o.now().toISOString() },
+      trials,
+      items: Object.fromEntries([...goals].map(([id, m]) => [id, m.goal.hash])),
+      source,
+      canary,
+    });
+    const superseded = members.flatMap((m) => m.matched.unmatched.flat().map((entry) => ({ item_id: m.goal.goal.id, trace: m.recorded.file, entry })));
+    return { name, dir: join(o.out, runSlug(name)), source, manifest, trials, members, goals, superseded };
+  });
+
+  const claimed = new Set(prepared.flatMap((p) => [p.recorded.plannerLog, p.recorded.criticLog].filter((f): f is string => f !== null)));
+  for (const [file, parsed] of logs)
+    if (!claimed.has(file) && parsed.entries.length > 0) problems.push({ file, where: "(file)", detail: `${parsed.entries.length} logged call(s) that no imported trace took: not imported` });
+  const calls: CallAccounting = {
+    logged: [...logs.values()].reduce((n, l) => n + l.entries.length, 0),
+    imported: runs.reduce((n, r) => n + r.trials.reduce((k, t) => k + t.calls.length, 0), 0),
+    superseded: runs.reduce((n, r) => n + r.superseded.length, 0),
+    unclaimed: [...logs].reduce((n, [file, l]) => n + (claimed.has(file) ? 0 : l.entries.length), 0),
+  };
+  const result: ImportResult = { runs: [], goals: new Set(prepared.map((p) => p.goal.goal.id)).size, problems, skipped, calls, written: [] };
+  if (runs.length === 0) return { ...result, goals: 0 };
+
+  prepareImportRoot(o.out, o.force);
+  for (const run of runs) {
+    prepareOutDir(run.dir, false);
+    const release = acquireLock(run.dir, o.now);
+    try {
+      const log = new TrialLog(run.dir);
+      for (const t of run.trials) log.append(t);
+      log.close();
+      // Laid out as a corpus (goals/<domain>/<id>.json), so `fieldtest report DIR --corpus DIR` judges the expectations.
+      for (const [id, m] of run.goals) {
+        mkdirSync(join(run.dir, IMPORT_FILES.goals, m.goal.goal.domain), { recursive: true });
+        writeJsonAtomic(join(run.dir, IMPORT_FILES.goals, m.goal.goal.domain, `${id}.json`), m.goal.goal);
+      }
+      if (run.superseded.length > 0) writeFileSync(join(run.dir, IMPORT_FILES.superseded), run.superseded.map((s) => JSON.stringify(s)).join("\n") + "\n");
+      writeJsonAtomic(join(run.dir, IMPORT_FILES.report), {
+        source: { format: "planner-critic-0.1.0", reports: o.reportsDir, goals: o.goalsDir, ...run.source },
+        claim_extractor: CLAIM_EXTRACTOR_VERSION,
+        goals: Object.fromEntries([...run.goals].map(([id, m]) => [id, { file: m.file.file, assertions: m.file.assertionsFile, notes: m.goal.notes }])),
+        trials: run.trials.map((t) => ({ item_id: t.item_id, trial: t.trial, trace: t.conversion.source.trace, notes: t.conversion.notes.length, unmatched_log_calls: t.conversion.unmatched_log_calls })),
+        superseded_calls: run.superseded.length,
+      });
+      writeJsonAtomic(join(run.dir, RUN_FILES.manifest), run.manifest);
+    } finally {
+      release();
+    }
+  }
+  const index = join(o.out, IMPORT_FILES.report);
+  writeJsonAtomic(index, {
+    source: { format: "planner-critic-0.1.0", reports: o.reportsDir, goals: o.goalsDir },
+    claim_extractor: CLAIM_EXTRACTOR_VERSION,
+    calls,
+    runs: runs.map((r) => ({
+      name: r.name,
+      dir: basename(r.dir),
+      run_id: r.manifest.run_id,
+      dimension: r.source.dimension,
+      mode: r.source.mode,
+      critic_system_prompt: r.manifest.roles.critic.prompt,
+      trials: r.trials.length,
+      items: r.goals.size,
+      calls: r.manifest.totals.calls,
+      superseded_calls: r.superseded.length,
+    })),
+    skipped_traces: skipped,
+    problems,
+  });
+  return {
+    ...result,
+    runs: runs.map((r) => ({ name: r.name, dir: r.dir, source: r.source, manifest: r.manifest, trials: r.trials, goals: r.goals.size, superseded: r.superseded.length })),
+    written: [index, ...runs.map((r) => r.dir)],
+  };
 }

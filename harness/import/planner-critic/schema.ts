@@ -87,24 +87,54 @@ export const PredecessorPlanSchema = z
 export type PredecessorPlan = z.output<typeof PredecessorPlanSchema>;
 export type PredecessorTask = PredecessorPlan["tasks"][number];
 
-/** `core-api/<goal>/trace.json` (§5.6). */
-export const TraceSchema = z.object({
-  dimension: z.string(),
-  goal_id: text,
-  duration_seconds: z.number().min(0).nullable(),
-  result: z.object({
-    status: z.enum(["approved", "escalated", "error"]),
-    reason_code: z.string().nullable(),
-    revision_count: z.number().int().min(0).nullable(),
-    llm_calls: z.number().int().min(0).nullable(),
-  }),
-  plan: z.unknown(),
-  findings: z.array(z.unknown()).default([]),
-  error: z.string().nullish().transform((v) => v ?? null),
+const STATUSES = ["approved", "escalated", "error"] as const;
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? null);
+
+/** The outcome of one engine run: core-api nests it under `result`; the other dimensions write it at the top. */
+const OutcomeSchema = z.object({
+  status: z.enum(STATUSES),
+  reason_code: nullable(z.string()),
+  revision_count: nullable(z.number().int().min(0)),
+  llm_calls: nullable(z.number().int().min(0)),
 });
+
+/**
+ * A trace of an engine dimension (Appendix A): `core-api/<goal>/trace.json` with `result{...}`
+ * and the final plan; `critique-<mode>`, `budget` and `replan-<policy>` traces with `status` and
+ * `reason_code` (top level or under `result`) and no plan. A trace with only an `error` records an
+ * engine run that raised: status error. Read into one shape.
+ */
+export const TraceSchema = z
+  .object({
+    dimension: z.string(),
+    goal_id: text,
+    duration_seconds: nullable(z.number().min(0)),
+    result: OutcomeSchema.optional(),
+    status: z.enum(STATUSES).optional(),
+    reason_code: nullable(z.string()),
+    plan: z.unknown().optional(),
+    findings: z.array(z.unknown()).default([]),
+    error: nullable(z.string()),
+  })
+  .superRefine((t, ctx) => {
+    if (t.result === undefined && t.status === undefined && t.error === null)
+      ctx.addIssue({ code: "custom", path: ["result"], message: "no engine outcome recorded (result.status, status or error)" });
+  })
+  .transform((t) => ({
+    dimension: t.dimension,
+    goal_id: t.goal_id,
+    duration_seconds: t.duration_seconds,
+    result: t.result ?? { status: t.status ?? ("error" as const), reason_code: t.reason_code, revision_count: null, llm_calls: null },
+    plan: t.plan,
+    findings: t.findings,
+    error: t.error,
+  }));
 export type Trace = z.output<typeof TraceSchema>;
 
-/** `<reports>/<group>/<goal>/report.json`: only the loop configuration is read. */
+/** Any trace.json: its dimension says whether it records an engine run. */
+export const TraceHeadSchema = z.object({ dimension: z.string(), goal_id: z.string().optional() });
+
+/** A sweep's `report.json` (or `summary.json`, the same content): only the loop configuration is read. */
 export const SweepReportSchema = z.object({
   meta: z.object({ loop_config: z.object({ mode: z.string(), revision_cap: z.number().int().min(1) }) }),
 });

@@ -1,9 +1,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, dirname, join, relative, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { z } from "zod";
 import { formatPath, InputError, readSource } from "../../../src/formats/load.ts";
 import type { InputProblem } from "./logs.ts";
-import { AssertionsSchema, PredecessorGoalSchema, SweepReportSchema, TraceSchema, type Assertions, type PredecessorGoal, type Trace } from "./schema.ts";
+import { engineDimension, type EngineDimension } from "./dimensions.ts";
+import { AssertionsSchema, PredecessorGoalSchema, SweepReportSchema, TraceHeadSchema, TraceSchema, type Assertions, type PredecessorGoal, type Trace } from "./schema.ts";
 
 /**
  * Reading the predecessor's files (the I/O edge of the import). Every file is validated with
@@ -41,37 +42,89 @@ export interface RecordedRun {
   trace: Trace;
   plannerLog: string | null;
   criticLog: string | null;
-  /** The sweep's report.json revision cap, when it sits where the predecessor wrote it. */
-  revisionCap: number | null;
+  /** The run group: the sweep folder relative to REPORTS; per-goal sweep folders (batch runners) are grouped by their parent. */
+  group: string;
+  dimension: EngineDimension;
+  /** The sweep's loop configuration (its report.json or summary.json), when it sits where the predecessor wrote it. */
+  loop: { mode: string; revision_cap: number } | null;
   /** The trace file's modification time (ISO), the only time a run without logged calls has. */
   mtime: string;
 }
 
+/** A trace.json that records no engine run (a dimension without LLM calls, or the replan summary). */
+export interface SkippedTrace {
+  file: string;
+  dimension: string;
+}
+
+const up = (dir: string, levels: number) => Array.from({ length: levels }).reduce<string>((d) => dirname(d), dir);
+
+/** The sweep's group name: its folder, or its parent's when the folder is one goal's batch output (`<group>/<goal>/core-api/<goal>`). */
+function groupOf(reportsDir: string, sweep: string, folder: string): string {
+  const own = basename(sweep);
+  const perGoal = existsSync(join(sweep, folder, own)) || existsSync(join(sweep, "core-api", own));
+  const root = perGoal ? dirname(sweep) : sweep;
+  const rel = relative(reportsDir, root).split(sep).join("/");
+  return rel === "" || rel.startsWith("..") ? basename(resolve(root)) : rel;
+}
+
+function sweepLoop(sweep: string, problems: InputProblem[]): RecordedRun["loop"] {
+  for (const name of ["report.json", "summary.json"]) {
+    const file = join(sweep, name);
+    if (existsSync(file)) return readValidated(file, SweepReportSchema, problems)?.meta.loop_config ?? null;
+  }
+  return null;
+}
+
 /**
- * Every core-api `trace.json` under the reports folder, in path order, with the logs beside it
- * (`llm-logs/<goal>_<role>_llm_log.jsonl`) and its sweep's `report.json` two levels up.
+ * Every trace.json under the reports folder that records an engine run (core-api, critique-modes,
+ * budget, replan: see dimensions.ts), in path order, with the logs beside it
+ * (`llm-logs/<goal>_<role>_llm_log.jsonl`), its run group and its sweep's loop configuration.
+ * Traces of the other dimensions are returned as skipped; an unusable trace is a problem.
  */
-export function findRecordedRuns(reportsDir: string, problems: InputProblem[]): RecordedRun[] {
-  return walk(reportsDir)
-    .filter((f) => basename(f) === "trace.json")
-    .flatMap((file) => {
-      const raw = readValidated(file, TraceSchema.pick({ dimension: true }), problems);
-      if (raw === null) return [];
-      if (raw.dimension !== "core-api") {
-        problems.push({ file, where: "dimension", detail: `"${raw.dimension}" is not imported: only core-api traces record an engine run` });
-        return [];
-      }
-      const trace = readValidated(file, TraceSchema, problems);
-      if (trace === null) return [];
-      const dir = dirname(file);
-      const log = (role: string) => {
-        const path = join(dir, "llm-logs", `${trace.goal_id}_${role}_llm_log.jsonl`);
-        return existsSync(path) ? path : null;
-      };
-      const reportFile = join(dirname(dirname(dir)), "report.json");
-      const report = existsSync(reportFile) ? readValidated(reportFile, SweepReportSchema, problems) : null;
-      return [{ file, trace, plannerLog: log("planner"), criticLog: log("critic"), revisionCap: report?.meta.loop_config.revision_cap ?? null, mtime: statSync(file).mtime.toISOString() }];
+export function findRecordedRuns(reportsDir: string, problems: InputProblem[]): { runs: RecordedRun[]; skipped: SkippedTrace[] } {
+  const runs: RecordedRun[] = [];
+  const skipped: SkippedTrace[] = [];
+  const loops = new Map<string, RecordedRun["loop"]>();
+  for (const file of walk(reportsDir).filter((f) => basename(f) === "trace.json")) {
+    const head = readValidated(file, TraceHeadSchema, problems);
+    if (head === null) continue;
+    const dimension = engineDimension(head.dimension);
+    if (dimension === null) {
+      skipped.push({ file, dimension: head.dimension });
+      continue;
+    }
+    const dir = dirname(file);
+    const folder = basename(up(dir, dimension.depth - 1));
+    if (folder !== dimension.folder) {
+      problems.push({ file, where: "dimension", detail: `a "${head.dimension}" trace outside ${dimension.folder}/ (the predecessor writes ${dimension.folder}/<goal>${dimension.depth === 3 ? "/<variant>" : ""}/trace.json): not imported` });
+      continue;
+    }
+    const trace = readValidated(file, TraceSchema, problems);
+    if (trace === null) continue;
+    const sweep = up(dir, dimension.depth);
+    if (!loops.has(sweep)) loops.set(sweep, sweepLoop(sweep, problems));
+    const log = (role: string) => {
+      const path = join(dir, "llm-logs", `${trace.goal_id}_${role}_llm_log.jsonl`);
+      return existsSync(path) ? path : null;
+    };
+    runs.push({
+      file,
+      trace,
+      plannerLog: log("planner"),
+      criticLog: log("critic"),
+      group: groupOf(reportsDir, sweep, dimension.folder),
+      dimension,
+      loop: loops.get(sweep)!,
+      mtime: statSync(file).mtime.toISOString(),
     });
+  }
+  return { runs, skipped };
+}
+
+/** Every LoggingProvider log under the reports folder (`*_llm_log.jsonl`), in path order. */
+export function findLogs(reportsDir: string): string[] {
+  return walk(reportsDir).filter((f) => f.endsWith("_llm_log.jsonl"));
 }
 
 export interface GoalFile {
@@ -84,11 +137,25 @@ export interface GoalFile {
 }
 
 const ASSERTIONS = /\.assertions\.ya?ml$/;
+const YAML = /\.ya?ml$/;
 
-/** Every `<id>.json` goal under the goals folder with its `<id>.assertions.yaml`, by goal id. */
+/** The goal file (without `.json`) an assertion file belongs to: `<stem>.assertions.yaml` beside it, or `assertions/<stem>.yaml` below its folder. */
+function assertedGoal(file: string): string | null {
+  if (ASSERTIONS.test(file)) return join(dirname(file), basename(file).replace(ASSERTIONS, ""));
+  if (YAML.test(file) && basename(dirname(file)) === "assertions") return join(dirname(dirname(file)), basename(file).replace(YAML, ""));
+  return null;
+}
+
+/**
+ * Every `<id>.json` goal under the goals folder with its assertions, by goal id: the sample's
+ * `<stem>.assertions.yaml` beside the goal, or the predecessor corpus's `assertions/<stem>.yaml`.
+ */
 export function findGoals(goalsDir: string, problems: InputProblem[]): Map<string, GoalFile> {
   const files = walk(goalsDir);
-  const assertionFiles = new Map(files.filter((f) => ASSERTIONS.test(f)).map((f) => [join(dirname(f), basename(f).replace(ASSERTIONS, "")), f]));
+  const assertionFiles = new Map(files.flatMap((f) => {
+    const goal = assertedGoal(f);
+    return goal === null ? [] : [[goal, f] as const];
+  }));
   const goals = new Map<string, GoalFile>();
   for (const file of files.filter((f) => f.endsWith(".json"))) {
     const goal = readValidated(file, PredecessorGoalSchema, problems);
