@@ -1,7 +1,7 @@
 import { mcnemar } from "../../src/stats/paired.ts";
 import { pairedDelta } from "../../src/stats/paired.ts";
 import { excessDisagreementTest } from "../../src/stats/permutation.ts";
-import { coverage, type Coverage } from "./compat.ts";
+import { causesForItem, configDifferences, coverage, type Coverage, type Difference } from "./compat.ts";
 import { itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
 import { VERDICT_CATEGORIES } from "../../src/metrics/trial-facts.ts";
 
@@ -15,7 +15,8 @@ export interface SuiteComparison {
   mcnemar: { b: number; c: number; p: number; method: "exact" | "chi_square" };
   /** Excess disagreement Ē beyond within-run disagreement, with the within-item permutation p. */
   excess_disagreement: { statistic: number | null; p: number | null; n_items: number; reps: number; seed: number };
-  changed_items: { item: string; a: Record<string, number>; b: Record<string, number> }[];
+  /** Items whose modal verdict changed, with the recorded differences in scope for each (DESIGN.md §11 attribution). */
+  changed_items: { item: string; a: Record<string, number>; b: Record<string, number>; causes: string[] }[];
 }
 
 export interface MetricComparison {
@@ -33,6 +34,8 @@ export interface Comparison {
   a: { name: string; run_id: string | null };
   b: { name: string; run_id: string | null };
   coverage: Coverage;
+  /** Every recorded configuration difference, B → A: the causes a change between the runs can be attributed to. */
+  differences: Difference[];
   suites: SuiteComparison[];
   metrics: MetricComparison[];
 }
@@ -47,7 +50,7 @@ function pairs(a: Snapshot, b: Snapshot): [SnapshotItem, SnapshotItem][] {
   return out;
 }
 
-function compareSuite(suite: string, items: [SnapshotItem, SnapshotItem][], reps: number, seed: number): SuiteComparison {
+function compareSuite(suite: string, items: [SnapshotItem, SnapshotItem][], differences: Difference[], reps: number, seed: number): SuiteComparison {
   const scheme = items[0]?.[0].scheme ?? "critic";
   const labels = VERDICT_CATEGORIES[scheme];
   const blocking = labels[0];
@@ -63,7 +66,7 @@ function compareSuite(suite: string, items: [SnapshotItem, SnapshotItem][], reps
     n++;
     const t = `${mb} → ${ma}`;
     transitions[t] = (transitions[t] ?? 0) + 1;
-    if (ma !== mb) changed.push({ item: itemKey(ai), a: ai.verdict_counts, b: bi.verdict_counts });
+    if (ma !== mb) changed.push({ item: itemKey(ai), a: ai.verdict_counts, b: bi.verdict_counts, causes: causesForItem(differences, ai.suite, bi.item_hash, ai.item_hash).map((d) => d.part) });
     const blocksA = ma === blocking;
     const blocksB = mb === blocking;
     if (blocksA && !blocksB) b++;
@@ -117,11 +120,13 @@ export function compareSnapshots(a: Snapshot, b: Snapshot, opts: { reps?: number
   const paired = pairs(a, b);
   const suites = [...new Set(paired.map(([ai]) => ai.suite))].sort();
   const metrics = [...new Set(paired.flatMap(([ai]) => Object.keys(ai.values)))].sort();
+  const differences = configDifferences(b, a);
   return {
     a: { name: a.name, run_id: a.run_id },
     b: { name: b.name, run_id: b.run_id },
     coverage: coverage(b, a),
-    suites: suites.map((s) => compareSuite(s, paired.filter(([ai]) => ai.suite === s), reps, seed)),
+    differences,
+    suites: suites.map((s) => compareSuite(s, paired.filter(([ai]) => ai.suite === s), differences, reps, seed)),
     metrics: metrics.map((m) => compareMetric(m, a, b, paired)),
   };
 }

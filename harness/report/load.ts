@@ -4,6 +4,7 @@ import type { TrialRecord } from "../../src/formats/records.ts";
 import { summarize, type Summary } from "../../src/metrics/summary.ts";
 import { fixtureItemKey, goalItemKey, loadCorpus } from "../corpus/load.ts";
 import { readManifest, type Manifest } from "../run/manifest.ts";
+import { IMPORTED_SUITE } from "../run/settings.ts";
 import { readTrialLog } from "../run/store.ts";
 
 /** A run directory read back with the corpus definitions it was run on, and its summary. */
@@ -19,7 +20,7 @@ export interface LoadedRun {
 }
 
 /**
- * Read a run (manifest, trials) and the corpus at `corpusRoot`. Ground truth is taken only from
+ * Read a run (manifest, trials) and the corpus at `corpusRoot` (an imported run: its own goals). Ground truth is taken only from
  * items whose content hash equals the one the run recorded: an item edited since the run is
  * left out of the ground-truth metrics (it shows in `counts.unmatched_items`) and named in a
  * warning, rather than judged against a definition it was not run on.
@@ -28,7 +29,8 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   const manifest = readManifest(dir);
   const log = readTrialLog(dir);
   const trials = log.records;
-  const corpus = loadCorpus(corpusRoot);
+  // An imported run carries the goals it was recorded on (DIR/goals): those are its ground truth.
+  const corpus = loadCorpus(manifest.config.suites[0] === IMPORTED_SUITE ? dir : corpusRoot);
   const recorded = manifest.corpus.items;
   const same = (key: string) => recorded[key] === undefined || recorded[key] === corpus.itemHashes[key];
   const fixtures = corpus.fixtures.map((f) => f.fixture).filter((f) => same(fixtureItemKey(f.id)));

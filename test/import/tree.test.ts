@@ -1,6 +1,8 @@
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Comparison } from "../../harness/baseline/compare.ts";
 import { importPlannerCritic, type ImportResult } from "../../harness/import/planner-critic/run.ts";
 import { loadRun } from "../../harness/report/load.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
@@ -42,14 +44,16 @@ const RUNS: TreeRun[] = [
   run(`${FULL}/replan/db-01/abort`, "db-01", "replan-abort", null, "2026-08-19T10:08:00Z", "escalated", "replan_aborted"),
   run(`${DATED}/critic-fix/db-01/core-api/db-01`, "db-01", "core-api", "severity", "2026-08-20T10:00:00Z"),
   run(`${DATED}/critic-fix/archived-failures/db-02/core-api/db-02`, "db-02", "core-api", "severity", "2026-08-20T09:00:00Z", "error", "planning_unavailable"),
-  run(`${DATED}/remain-scenario/db-01/core-api/db-01`, "db-01", "core-api", "severity", "2026-08-20T11:00:00Z"),
+  // Under the severity rules the strict goal's advisory findings no longer block: it is approved.
+  run(`${DATED}/remain-scenario/db-01/core-api/db-01`, "db-01", "core-api", "severity", "2026-08-20T11:00:00Z", "approved"),
   run(`${DATED}/remain-scenario/db-01/core-api/db-02`, "db-02", "core-api", "severity", "2026-08-20T11:01:00Z", "approved"),
-  run(`${DATED}/remain-scenario/db-02/core-api/db-01`, "db-01", "core-api", "severity", "2026-08-20T11:02:00Z"),
+  run(`${DATED}/remain-scenario/db-02/core-api/db-01`, "db-01", "core-api", "severity", "2026-08-20T11:02:00Z", "approved"),
   run(`${DATED}/remain-scenario/db-02/core-api/db-02`, "db-02", "core-api", "severity", "2026-08-20T11:03:00Z", "approved"),
   run(`mixed/db-01/core-api/db-01`, "db-01", "core-api", "adversarial", "2026-08-21T10:00:00Z"),
   run(`mixed/db-02/core-api/db-02`, "db-02", "core-api", "severity", "2026-08-21T10:01:00Z", "approved"),
 ];
 
+const BIN = join(import.meta.dirname, "../../bin/fieldtest.js");
 const hash8 = (k: keyof typeof CRITIC_PROMPTS) => sha256(CRITIC_PROMPTS[k]).slice(0, 8);
 
 let root: string;
@@ -162,5 +166,21 @@ describe("importing the whole PlannerCritic field-test tree", () => {
     expect(second.runs.map((r) => r.name)).toEqual(result.runs.map((r) => r.name));
     expect(readManifest(second.runs[0]!.dir).run_id).toBe("again-01");
     expect(existsSync(join(out, "notes.txt"))).toBe(true);
+  });
+
+  it("compare between the two critic prompts names the system-prompt hash as the cause", () => {
+    const a = byName(`${DATED}/remain-scenario/core-api`).dir;
+    const b = byName(`${FULL}/core-api`).dir;
+    const r = spawnSync(process.execPath, [BIN, "compare", a, b, "--json", "--reps", "200"], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    const c = JSON.parse(r.stdout) as Comparison;
+    expect(c.differences).toEqual([{ kind: "prompt", part: "critic.system_prompt_sha256", role: "critic", baseline: sha256(CRITIC_PROMPTS.adversarial), candidate: sha256(CRITIC_PROMPTS.severity) }]);
+    expect(c.coverage.paired).toEqual(["imported/db-01", "imported/db-02"]);
+    const suite = c.suites.find((s) => s.suite === "imported")!;
+    expect(suite.transitions).toEqual({ "escalated → approved": 1, "approved → approved": 1 });
+    expect(suite.changed_items).toEqual([{ item: "imported/db-01", b: { escalated: 1 }, a: { approved: 2 }, causes: ["critic.system_prompt_sha256"] }]);
+    const text = spawnSync(process.execPath, [BIN, "compare", a, b, "--reps", "200"], { encoding: "utf8" }).stdout;
+    expect(text).toContain(`  critic.system_prompt_sha256 (prompt): ${sha256(CRITIC_PROMPTS.adversarial)} -> ${sha256(CRITIC_PROMPTS.severity)}`);
+    expect(text).toContain("  changed imported/db-01: escalated 1 -> approved 2; causes: critic.system_prompt_sha256");
   });
 });

@@ -45,7 +45,7 @@ export function register(program: Command): void {
           `${notes} conversion notes, ${result.problems.length} input problems, ${result.skipped.length} traces of dimensions without an engine run\n` +
           `runs:\n${result.runs.map((r) => `  ${r.name.padEnd(width)}  ${r.trials.length} trials, ${r.goals} goals, mode ${r.source.mode}, at most ${r.source.max_rounds} rounds  ${r.dir}\n`).join("")}` +
           `wrote:\n${result.written.map((f) => `  ${f}\n`).join("")}` +
-          `next:  npx --no-install fieldtest report ${result.runs[0]!.dir} --corpus ${result.runs[0]!.dir}\n`,
+          `next:  npx --no-install fieldtest report ${result.runs[0]!.dir}\n`,
       );
       return EXIT.ok;
     }));
