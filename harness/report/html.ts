@@ -19,7 +19,7 @@ export const FOREST_CHART_ID = "chart-forest";
 /** Rows of the items table per page. */
 export const ITEMS_PER_PAGE = 50;
 
-const EVIDENCE_COLORS: Record<string, string> = { supported: "#4f9d69", contradicted: "#c44e52", unsupported_reference: "#e07b39", uncheckable: "#9aa3ad" };
+export const EVIDENCE_COLORS: Record<string, string> = { supported: "#4f9d69", contradicted: "#c44e52", unsupported_reference: "#e07b39", uncheckable: "#9aa3ad" };
 const STATUS_COLORS: Record<string, string> = { approved: "#4f9d69", escalated: "#e07b39", error: "#c44e52" };
 const OUTCOME_COLORS: Record<string, string> = { pass: "#1e7b34", fail: "#b3261e", inconclusive: "#d08a1d", error: "#6a2c8a" };
 

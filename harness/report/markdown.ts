@@ -8,7 +8,8 @@ import { simProfileOf, type LoadedRun } from "./load.ts";
 
 const cell = (s: string) => s.replace(/\|/g, "\\|");
 
-function table(header: string[], rows: string[][]): string {
+/** A Markdown table; `|` inside a cell is escaped. */
+export function table(header: string[], rows: string[][]): string {
   return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`)].join("\n");
 }
 

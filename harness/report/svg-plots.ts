@@ -1,4 +1,4 @@
-import { esc, legend, num, PALETTE, svgRoot } from "./svg.ts";
+import { emptyChart, esc, legend, num, PALETTE, svgRoot } from "./svg.ts";
 
 /**
  * Interval plots for the reports: a forest plot of deltas against a baseline and a run-over-run
@@ -104,6 +104,7 @@ export function seriesChart(opts: {
   format?: (v: number) => string;
 }): string {
   const { id, labels, series, center = null, limits = null, format = fmtTick } = opts;
+  if (!series.some((s) => s.points.some((p) => p.value !== null))) return emptyChart(id, "no run has a value");
   const width = Math.max(520, 90 + 56 * labels.length);
   const height = 230;
   const left = 56;

@@ -56,7 +56,8 @@ export function heatmap(opts: { id: string; rows: string[]; cols: string[]; cell
   const labelW = 12 + 7 * Math.max(6, ...rows.map((r) => r.length));
   const cell = 56;
   const headH = 14 + 7 * Math.max(6, ...cols.map((c) => c.length));
-  const width = labelW + cell * cols.length + 10;
+  // Column labels lean right at 45°: the last one needs room beyond the grid.
+  const width = labelW + cell * cols.length + 10 + Math.ceil(5 * Math.max(6, ...cols.map((c) => c.length)));
   const height = headH + cell * rows.length + 10;
   const parts: string[] = [];
   cols.forEach((c, j) => {

@@ -10,7 +10,7 @@ import { parseOptions } from "../options.ts";
 const OptionsSchema = z.strictObject({ goals: z.string().min(1), out: z.string().min(1), force: z.boolean().optional() });
 
 export function register(program: Command): void {
-  const cmd = program.command("import").description("Import field-test artefacts of another engine as a run directory");
+  const cmd = program.command("import").description("Import field-test artefacts of another engine as run directories");
   cmd
     .command("planner-critic")
     .description("Import a PlannerCritic 0.1.0 field-test tree as runs: one per run group × engine dimension (core-api, critique modes, budget, replan policies), rescored by fieldtest's gates and normalizer")
@@ -45,7 +45,8 @@ export function register(program: Command): void {
           `${notes} conversion notes, ${result.problems.length} input problems, ${result.skipped.length} traces of dimensions without an engine run\n` +
           `runs:\n${result.runs.map((r) => `  ${r.name.padEnd(width)}  ${r.trials.length} trials, ${r.goals} goals, mode ${r.source.mode}, at most ${r.source.max_rounds} rounds  ${r.dir}\n`).join("")}` +
           `wrote:\n${result.written.map((f) => `  ${f}\n`).join("")}` +
-          `next:  npx --no-install fieldtest report ${result.runs[0]!.dir}\n`,
+          `next:  npx --no-install fieldtest research ${options.out} --out ${options.out.replace(/\/+$/, "")}-research\n` +
+          `       npx --no-install fieldtest report ${result.runs[0]!.dir}\n`,
       );
       return EXIT.ok;
     }));

@@ -28,6 +28,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "gate", load: () => import("./gate.ts") },
   { name: "compare", load: () => import("./compare.ts") },
   { name: "trend", load: () => import("./trend.ts") },
+  { name: "research", load: () => import("./research.ts") },
 ];
 
 const VERSION_FLAGS = new Set(["-V", "--version"]);

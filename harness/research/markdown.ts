@@ -1,0 +1,77 @@
+import { fmt, verdictText } from "../report/format.ts";
+import { table } from "../report/markdown.ts";
+import { runKey, short } from "./html.ts";
+import type { Point, Research } from "./model.ts";
+
+const pt = (p: Point) => (p.value === null ? "n/a" : p.ci_low !== null && p.ci_high !== null ? `${fmt(p.value)} [${fmt(p.ci_low)}, ${fmt(p.ci_high)}]` : fmt(p.value));
+
+/** research.md: the same numbers as research.html, as tables. */
+export function renderResearchMarkdown(r: Research): string {
+  const keys = r.runs.map((_, i) => runKey(i));
+  const swap = r.swap;
+  return [
+    `# fieldtest research: ${r.runs.length} runs`,
+    "",
+    table(
+      ["run", "name", "started", "critic", "critic prompt", "mode", "items", "trials", "calls"],
+      r.runs.map((x, i) => [keys[i]!, x.label, x.started_at, x.critic, short(x.critic_prompt), `${x.mode}, ≤ ${x.max_rounds} rounds`, String(x.items), String(x.trials), String(x.calls)]),
+    ),
+    "",
+    "## Critic prompt variants",
+    "",
+    table(
+      ["critic prompt", "runs", "audits", "raw blockers", "advisory raw blockers", "per audit", "downgrade rate"],
+      r.prompts.map((p) => [short(p.critic_prompt), p.runs.map((l) => keys[r.runs.findIndex((x) => x.label === l)]).join(", "), String(p.audits), String(p.raw_blockers), String(p.advisory_raw_blockers), fmt(p.advisory_blockers_per_audit), fmt(p.downgrade_rate["downgrade_rate"])]),
+    ),
+    "",
+    "## Headline metrics over runs",
+    "",
+    table(
+      ["metric", ...keys, "reference μ0", "alarms"],
+      r.metrics.map((m) => [`\`${m.metric}\``, ...m.points.map(pt), fmt(m.reference.mu0), m.points.flatMap((p, i) => (p.alerts.length ? [`${keys[i]} (${p.alerts.join(", ")})`] : [])).join("; ") || "none"]),
+    ),
+    "",
+    r.trend_caveat,
+    "",
+    "## The critic over runs (every completed audit)",
+    "",
+    table(
+      ["measure", ...keys],
+      [
+        ["audits", ...r.critic.audits.map(String)],
+        ["advisory blockers per audit", ...r.critic.advisory_blockers_per_audit.map(pt)],
+        ["unsupported evidence rate", ...r.critic.unsupported_evidence.map(pt)],
+        ...Object.entries(r.critic.downgrade)
+          .filter(([, v]) => v.some((p) => p.value !== null))
+          .map(([k, v]) => [`\`${k}\``, ...v.map(pt)]),
+        ...Object.entries(r.critic.evidence_status).map(([s, v]) => [`findings ${s}`, ...v.map(String)]),
+      ],
+    ),
+    "",
+    "## Cost and latency",
+    "",
+    table(
+      ["measure", ...keys],
+      [
+        ["cost (USD; n/a: unknown)", ...r.operations.cost_usd.map(fmt)],
+        ["trial latency p50 (ms)", ...r.operations.latency_ms_p50.map(fmt)],
+        ["trial latency p95 (ms)", ...r.operations.latency_ms_p95.map(fmt)],
+        ["calls per trial", ...r.operations.calls_per_trial.map(fmt)],
+      ],
+    ),
+    "",
+    ...(swap === null
+      ? []
+      : [
+          `## Model swap: A ${swap.a} against B ${swap.b}`,
+          "",
+          swap.comparison.differences.length ? swap.comparison.differences.map((d) => `- \`${d.part}\` (${d.kind}): ${String(d.baseline)} → ${String(d.candidate)}`).join("\n") : "No recorded configuration difference.",
+          "",
+          ...swap.comparison.suites.flatMap((s) => [
+            `${s.suite}: ${s.n_items} paired items; transitions ${Object.entries(s.transitions).map(([t, n]) => `${t} ${n}`).join(", ") || "none"}; McNemar (${s.mcnemar.method}) b ${s.mcnemar.b}, c ${s.mcnemar.c}, p ${fmt(s.mcnemar.p)}`,
+            "",
+            ...(s.changed_items.length ? [table(["item", "B", "A", "recorded causes"], s.changed_items.map((c) => [c.item, verdictText(c.b), verdictText(c.a), c.causes.join(", ") || "none recorded"])), ""] : []),
+          ]),
+        ]),
+  ].join("\n");
+}

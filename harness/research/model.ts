@@ -1,0 +1,262 @@
+import { quantileSorted } from "simple-statistics";
+import { BLOCKER_ELIGIBLE_FAMILIES, FAMILIES } from "../../src/formats/enums.ts";
+import { EVIDENCE_STATUSES } from "../../src/formats/findings.ts";
+import { itemMeanMetric } from "../../src/metrics/estimate.ts";
+import { DOWNGRADE_GROUPS, downgradeRates, familyGroup, unsupportedEvidence } from "../../src/metrics/evidence.ts";
+import type { FamilyConfusion } from "../../src/metrics/ground-truth.ts";
+import { groupTrials } from "../../src/metrics/items.ts";
+import { criticFindings, rawSeverityIsBlocker } from "../../src/metrics/trial-facts.ts";
+import type { EstimateContext, MetricValue } from "../../src/metrics/types.ts";
+import { compareSnapshots, type Comparison } from "../baseline/compare.ts";
+import type { Snapshot } from "../baseline/schema.ts";
+import { trend } from "../baseline/trend.ts";
+import { simProfileOf, type LoadedRun } from "../report/load.ts";
+import { HEADLINE_METRICS, metricInfo, type Direction } from "../report/metric-catalogue.ts";
+
+/**
+ * The research report across runs (pure): headline metrics over runs with the drift charts'
+ * reference and alarms, the critic's own behaviour over runs (downgrades per family, evidence
+ * status, advisory blockers: the early judge-drift signal), per-run confusion, cost and latency,
+ * a model-swap comparison of two runs, and the runs grouped by critic prompt variant. Every
+ * number comes from the metrics, trend and compare code the other commands use.
+ */
+
+export interface ResearchRun {
+  label: string;
+  run: LoadedRun;
+  snapshot: Snapshot;
+}
+
+export interface RunInfo {
+  label: string;
+  dir: string;
+  run_id: string;
+  started_at: string;
+  suites: string[];
+  planner: string;
+  critic: string;
+  /** SHA-256 of the critic's system prompt as the manifest records it; null when not recorded. */
+  critic_prompt: string | null;
+  planner_prompt: string | null;
+  mode: string;
+  max_rounds: number;
+  sim_profile: string | null;
+  trials: number;
+  items: number;
+  calls: number;
+}
+
+export interface Point {
+  value: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  n_items: number;
+}
+
+export interface MetricSeries {
+  metric: string;
+  direction: Direction;
+  meaning: string;
+  /** The drift charts' fixed reference (`fieldtest trend`): the baseline's value and standard error, or the first run's. */
+  reference: { source: "baseline" | "first_run"; mu0: number | null; sigma0: number | null };
+  note: string | null;
+  points: (Point & { alerts: string[] })[];
+}
+
+/** The critic's behaviour over every completed audit of a run, whatever the suite. */
+export interface CriticDrift {
+  audits: number[];
+  /** `downgrade_rate` and `downgrade_rate.<family>` over every raw blocker of every audit (not only boundary trials). */
+  downgrade: Record<string, Point[]>;
+  unsupported_evidence: Point[];
+  /** Raw blockers in families that may not block (risk, missing_steps) per completed audit, mean over items. */
+  advisory_blockers_per_audit: Point[];
+  /** Raw blockers per family, and findings per evidence status, summed per run. */
+  raw_blockers: Record<string, number[]>;
+  evidence_status: Record<string, number[]>;
+}
+
+export interface Operations {
+  /** The run's total cost: null when any call's price was unknown (never 0 for unknown). */
+  cost_usd: (number | null)[];
+  latency_ms_p50: (number | null)[];
+  latency_ms_p95: (number | null)[];
+  calls_per_trial: (number | null)[];
+}
+
+/** Runs that share a critic system prompt, pooled: what the prompt itself did. */
+export interface PromptVariant {
+  critic_prompt: string | null;
+  runs: string[];
+  audits: number;
+  raw_blockers: number;
+  advisory_raw_blockers: number;
+  advisory_blockers_per_audit: number | null;
+  /** Σ downgraded / Σ raw blockers over the variant's runs, overall and per family (null without raw blockers). */
+  downgrade_rate: Record<string, number | null>;
+}
+
+export interface Research {
+  schema_version: 1;
+  runs: RunInfo[];
+  metrics: MetricSeries[];
+  trend_caveat: string;
+  critic: CriticDrift;
+  confusion: { label: string; confusion: FamilyConfusion; defects: number }[];
+  operations: Operations;
+  prompts: PromptVariant[];
+  swap: { a: string; b: string; comparison: Comparison } | null;
+}
+
+export interface ResearchOptions {
+  /** A fixed drift reference (a published baseline); null: the first run. */
+  baseline: Snapshot | null;
+  window: number;
+  /** Labels of the model-swap pair (A candidate, B reference); null: no comparison. */
+  swap: { a: string; b: string } | null;
+  reps: number;
+  seed: number;
+}
+
+const ADVISORY = FAMILIES.filter((f) => !BLOCKER_ELIGIBLE_FAMILIES.includes(f)) as string[];
+
+const point = (m: Pick<MetricValue, "value" | "ci_low" | "ci_high" | "n_items"> | undefined): Point => ({ value: m?.value ?? null, ci_low: m?.ci_low ?? null, ci_high: m?.ci_high ?? null, n_items: m?.n_items ?? 0 });
+
+function runInfo(r: ResearchRun): RunInfo {
+  const m = r.run.manifest;
+  const prompt = (role: "planner" | "critic") => (m.roles[role] as { prompt?: { system_sha256?: string | null } }).prompt?.system_sha256 ?? null;
+  return {
+    label: r.label,
+    dir: r.run.dir,
+    run_id: m.run_id,
+    started_at: m.started_at,
+    suites: [...m.config.suites],
+    planner: `${m.roles.planner.provider}/${m.roles.planner.model}`,
+    critic: `${m.roles.critic.provider}/${m.roles.critic.model}`,
+    critic_prompt: prompt("critic"),
+    planner_prompt: prompt("planner"),
+    mode: m.config.mode,
+    max_rounds: m.config.maxRounds,
+    sim_profile: simProfileOf(r.run)?.name ?? null,
+    trials: r.run.trials.length,
+    items: r.snapshot.items.length,
+    calls: m.totals.calls,
+  };
+}
+
+/** Per run: every critic finding of every completed audit, counted and rated over all items. */
+function criticOf(r: ResearchRun): { audits: number; downgrade: Record<string, MetricValue>; unsupported: MetricValue; advisory: MetricValue; raw: Record<string, number>; status: Record<string, number>; advisoryRaw: number } {
+  const ctx: EstimateContext = { conf: 0.95, seed: r.run.manifest.config.seed, reps: 2000 };
+  const items = groupTrials(r.run.trials);
+  const raw: Record<string, number> = {};
+  const status: Record<string, number> = {};
+  let audits = 0;
+  let advisoryRaw = 0;
+  const perItem = items.flatMap((item) => {
+    let itemAudits = 0;
+    let itemAdvisory = 0;
+    for (const t of item.trials) {
+      itemAudits += t.rounds.filter((round) => round.critic?.outcome === "ok").length;
+      for (const f of criticFindings(t)) {
+        status[f.evidence_status] = (status[f.evidence_status] ?? 0) + 1;
+        if (!rawSeverityIsBlocker(f)) continue;
+        raw[familyGroup(f)] = (raw[familyGroup(f)] ?? 0) + 1;
+        if (ADVISORY.includes(f.family)) itemAdvisory++;
+      }
+    }
+    audits += itemAudits;
+    advisoryRaw += itemAdvisory;
+    return itemAudits === 0 ? [] : [{ value: itemAdvisory / itemAudits, trials: item.trials.length }];
+  });
+  return {
+    audits,
+    downgrade: downgradeRates(items, ctx),
+    unsupported: unsupportedEvidence(items, ctx).unsupported_evidence_rate!,
+    advisory: itemMeanMetric(perItem, ctx, [0, Number.POSITIVE_INFINITY]),
+    raw,
+    status,
+    advisoryRaw,
+  };
+}
+
+const quantile = (values: number[], p: number) => (values.length === 0 ? null : quantileSorted([...values].sort((a, b) => a - b), p));
+
+function promptVariants(runs: readonly ResearchRun[], infos: readonly RunInfo[], critic: ReturnType<typeof criticOf>[]): PromptVariant[] {
+  const keys = [...new Set(infos.map((i) => i.critic_prompt))];
+  return keys.map((key) => {
+    const idx = infos.map((info, i) => (info.critic_prompt === key ? i : -1)).filter((i) => i >= 0);
+    const sum = (f: (c: ReturnType<typeof criticOf>) => number) => idx.reduce((n, i) => n + f(critic[i]!), 0);
+    const audits = sum((c) => c.audits);
+    const rate = (k: string) => {
+      const den = sum((c) => c.downgrade[k]?.denominator ?? 0);
+      return den === 0 ? null : sum((c) => c.downgrade[k]?.numerator ?? 0) / den;
+    };
+    return {
+      critic_prompt: key,
+      runs: idx.map((i) => runs[i]!.label),
+      audits,
+      raw_blockers: sum((c) => Object.values(c.raw).reduce((a, b) => a + b, 0)),
+      advisory_raw_blockers: sum((c) => c.advisoryRaw),
+      advisory_blockers_per_audit: audits === 0 ? null : sum((c) => c.advisoryRaw) / audits,
+      downgrade_rate: Object.fromEntries(["downgrade_rate", ...DOWNGRADE_GROUPS.map((g) => `downgrade_rate.${g}`)].map((k) => [k, rate(k)])),
+    };
+  });
+}
+
+/** The research model over runs in the order given (oldest first). */
+export function research(runs: readonly ResearchRun[], o: ResearchOptions): Research {
+  const infos = runs.map(runInfo);
+  const t = trend(
+    runs.map((r) => ({ ...r.snapshot, run_id: r.label })),
+    o.baseline,
+    o.window,
+  );
+  const byMetric = new Map(t.metrics.map((m) => [m.metric, m]));
+  const headline = HEADLINE_METRICS.filter((m) => runs.some((r) => (r.snapshot.metrics[m]?.value ?? null) !== null));
+  const metrics = headline.map((metric): MetricSeries => {
+    const info = metricInfo(metric);
+    const tm = byMetric.get(metric);
+    return {
+      metric,
+      direction: info.direction,
+      meaning: info.meaning,
+      reference: tm?.reference ?? { source: o.baseline ? "baseline" : "first_run", mu0: null, sigma0: null },
+      note: tm?.note ?? null,
+      points: runs.map((r, i) => ({ ...point(r.snapshot.metrics[metric]), alerts: tm?.points[i]?.alerts ?? [] })),
+    };
+  });
+  const critic = runs.map(criticOf);
+  const perRun = <T>(f: (c: ReturnType<typeof criticOf>) => T) => critic.map(f);
+  const swap = o.swap === null ? null : swapOf(runs, o.swap, o);
+  return {
+    schema_version: 1,
+    runs: infos,
+    metrics,
+    trend_caveat: t.caveat,
+    critic: {
+      audits: perRun((c) => c.audits),
+      downgrade: Object.fromEntries(["downgrade_rate", ...DOWNGRADE_GROUPS.map((g) => `downgrade_rate.${g}`)].map((k) => [k, perRun((c) => point(c.downgrade[k]))])),
+      unsupported_evidence: perRun((c) => point(c.unsupported)),
+      advisory_blockers_per_audit: perRun((c) => point(c.advisory)),
+      raw_blockers: Object.fromEntries(DOWNGRADE_GROUPS.map((g) => [g, perRun((c) => c.raw[g] ?? 0)])),
+      evidence_status: Object.fromEntries(EVIDENCE_STATUSES.map((s) => [s, perRun((c) => c.status[s] ?? 0)])),
+    },
+    confusion: runs.map((r) => ({ label: r.label, confusion: r.run.summary.family_confusion, defects: r.run.summary.family_confusion.counts.flat().reduce((a, b) => a + b, 0) })),
+    operations: {
+      cost_usd: runs.map((r) => r.run.manifest.totals.cost_usd),
+      latency_ms_p50: runs.map((r) => quantile(r.run.trials.map((x) => x.latency_ms), 0.5)),
+      latency_ms_p95: runs.map((r) => quantile(r.run.trials.map((x) => x.latency_ms), 0.95)),
+      calls_per_trial: runs.map((r) => (r.run.trials.length === 0 ? null : r.run.trials.reduce((n, x) => n + x.calls.length, 0) / r.run.trials.length)),
+    },
+    prompts: promptVariants(runs, infos, critic),
+    swap,
+  };
+}
+
+function swapOf(runs: readonly ResearchRun[], pair: { a: string; b: string }, o: ResearchOptions): Research["swap"] {
+  const find = (label: string) => runs.find((r) => r.label === label);
+  const a = find(pair.a);
+  const b = find(pair.b);
+  if (!a || !b) return null;
+  return { a: a.label, b: b.label, comparison: compareSnapshots(a.snapshot, b.snapshot, { reps: o.reps, seed: o.seed }) };
+}

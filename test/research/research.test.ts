@@ -1,0 +1,180 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importPlannerCritic, type ImportResult } from "../../harness/import/planner-critic/run.ts";
+import { chartId } from "../../harness/research/html.ts";
+import { loadResearchRuns, RESEARCH_FILES, writeResearch } from "../../harness/research/load.ts";
+import { research, type Research } from "../../harness/research/model.ts";
+import { sha256 } from "../../src/canonical.ts";
+import { makeFixture, writeCorpus, writeRunDir, type ItemSpec } from "../baseline/builders.ts";
+import { ARTIFACTS } from "../helpers/artifacts.ts";
+import { openPage } from "../helpers/browser.ts";
+import { CRITIC_PROMPTS, removeTempDirs, SAMPLE, tempDir, writeSweepReport, writeTreeGoals, writeTreeRun, type TreeRun } from "../import/fixtures.ts";
+
+const BIN = join(import.meta.dirname, "../../bin/fieldtest.js");
+const fieldtest = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
+const OPTIONS = { baseline: null, window: 5, reps: 200, seed: 0 };
+
+let root: string;
+const out = (name: string) => join(root, name);
+
+/** The sample imported (two run groups), and research over it through the CLI. */
+let sample: ImportResult;
+/** A generated tree: the adversarial critic prompt's full sweep, then the severity-rules prompt's runs. */
+let tree: Research;
+/** A hand-built history: four stable runs, then a critic that misses more. */
+let drift: Research;
+
+const FULL = "0.1.0/full-sweep";
+const LATER = "0.1.0-08.20.2026/remain-scenario";
+
+function writeTree(dir: string): void {
+  const reports = join(dir, "reports");
+  writeTreeGoals(join(dir, "goals"), [
+    { id: "db-01", risk: "strict", approve: false },
+    { id: "db-02", risk: "balanced", approve: true },
+  ]);
+  writeSweepReport(join(reports, FULL), "deterministic-first", 1);
+  const runs: TreeRun[] = [
+    { dir: `${FULL}/core-api/db-01`, goalId: "db-01", dimension: "core-api", critic: "adversarial", at: "2026-08-19T10:00:00Z", status: "escalated", reason: "revision_cap_reached" },
+    { dir: `${FULL}/core-api/db-02`, goalId: "db-02", dimension: "core-api", critic: "adversarial", at: "2026-08-19T10:01:00Z", status: "approved", reason: "approved" },
+    { dir: `${FULL}/critique-modes/db-01/llm-every-revision`, goalId: "db-01", dimension: "critique-llm-every-revision", critic: "adversarial", at: "2026-08-19T10:02:00Z", status: "escalated", reason: "converged_stalled" },
+    ...["db-01", "db-02"].flatMap((scenario, s) =>
+      ["db-01", "db-02"].map((g, k): TreeRun => ({ dir: `${LATER}/${scenario}/core-api/${g}`, goalId: g, dimension: "core-api", critic: "severity", at: `2026-08-20T10:0${2 * s + k}:00Z`, status: "approved", reason: "approved" })),
+    ),
+  ];
+  for (const r of runs) writeTreeRun(reports, r);
+}
+
+const SEEDED = Array.from({ length: 8 }, (_, i) => `seeded-${i}`);
+const CLEAN = Array.from({ length: 4 }, (_, i) => `clean-${i}`);
+function specs(misses: number): ItemSpec[] {
+  return [
+    ...SEEDED.map((id, i) => ({ suite: "boundary" as const, id, verdicts: Array.from({ length: 5 }, (_, t) => (t < (i % 2 ? misses : i % 4 === 0 ? 1 : 0) ? "pass" : "block")) })),
+    ...CLEAN.map((id) => ({ suite: "boundary" as const, id, verdicts: Array<string>(5).fill("pass") })),
+  ];
+}
+
+beforeAll(() => {
+  root = tempDir("research");
+  sample = importPlannerCritic({ reportsDir: join(SAMPLE, "reports"), goalsDir: join(SAMPLE, "goals"), out: out("sample"), force: false, runId: "sample", command: [], now: () => new Date("2026-12-03T12:00:00Z") });
+  writeTree(out("tree"));
+  importPlannerCritic({ reportsDir: join(out("tree"), "reports"), goalsDir: join(out("tree"), "goals"), out: out("tree-runs"), force: false, runId: "tree", command: [], now: () => new Date("2026-12-03T12:00:00Z") });
+  tree = research(loadResearchRuns([out("tree-runs")], "corpus"), { ...OPTIONS, swap: { a: `${LATER}/core-api`, b: `${FULL}/core-api` } });
+  const hashes = writeCorpus(out("corpus"), [...SEEDED.map((id) => makeFixture(id, true)), ...CLEAN.map((id) => makeFixture(id, false))], []);
+  const history = [1, 1, 1, 1, 4, 4].map((misses, i) => {
+    const dir = out(`history/night-${i + 1}`);
+    writeRunDir(dir, specs(misses), hashes, (m) => {
+      m.run_id = `night-${i + 1}`;
+      m.started_at = `2026-12-0${i + 1}T00:00:00.000Z`;
+    });
+    return dir;
+  });
+  drift = research(loadResearchRuns(history, out("corpus")), { ...OPTIONS, swap: { a: "night-6", b: "night-1" } });
+});
+
+afterAll(removeTempDirs);
+
+describe("fieldtest research", () => {
+  it("over the imported sample: two runs, oldest first, every call of the import in them", () => {
+    const r = fieldtest("research", out("sample"), "--out", out("sample-research"), "--reps", "200");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^2 runs, 1 critic prompt variant\(s\)/);
+    const json = JSON.parse(readFileSync(join(out("sample-research"), RESEARCH_FILES.json), "utf8")) as Research;
+    expect(json.runs.map((x) => x.label)).toEqual(["critic-fix/core-api", "remain-scenario/core-api"]);
+    expect(json.runs.reduce((n, x) => n + x.calls, 0)).toBe(sample.calls.logged);
+    expect(json.swap).toMatchObject({ a: "remain-scenario/core-api", b: "critic-fix/core-api" });
+    expect(readFileSync(join(out("sample-research"), RESEARCH_FILES.md), "utf8")).toContain("## Critic prompt variants");
+  });
+
+  it("tells the prompt story from the logs: advisory blockers per audit and downgrades by family, before and after the severity rules", () => {
+    const before = tree.prompts.find((p) => p.critic_prompt === sha256(CRITIC_PROMPTS.adversarial))!;
+    const after = tree.prompts.find((p) => p.critic_prompt === sha256(CRITIC_PROMPTS.severity))!;
+    expect(before.runs.sort()).toEqual([`${FULL}/core-api`, `${FULL}/critique-modes/llm-every-revision`]);
+    expect(after.runs).toEqual([`${LATER}/core-api`]);
+    // Each adversarial audit called risk and missing_steps blockers; code lowered every one of them.
+    expect(before).toMatchObject({ audits: 3, raw_blockers: 6, advisory_raw_blockers: 6, advisory_blockers_per_audit: 2 });
+    expect(before.downgrade_rate).toMatchObject({ downgrade_rate: 1, "downgrade_rate.risk": 1, "downgrade_rate.missing_steps": 1, "downgrade_rate.weak_rollback": null });
+    expect(after).toMatchObject({ audits: 4, raw_blockers: 0, advisory_blockers_per_audit: 0 });
+    expect(after.downgrade_rate.downgrade_rate).toBeNull();
+    const i = tree.runs.findIndex((x) => x.label === `${FULL}/core-api`);
+    expect(tree.critic.downgrade["downgrade_rate.risk"]![i]!.value).toBe(1);
+    expect(tree.critic.advisory_blockers_per_audit[i]!.value).toBe(2);
+  });
+
+  it("names the critic's system-prompt hash as the cause of the flip in the model-swap view", () => {
+    const c = tree.swap!.comparison;
+    expect(c.differences.map((d) => d.part)).toEqual(["critic.system_prompt_sha256"]);
+    expect(c.suites[0]!.changed_items).toEqual([{ item: "imported/db-01", b: { escalated: 1 }, a: { approved: 2 }, causes: ["critic.system_prompt_sha256"] }]);
+    expect(c.suites[0]!.mcnemar).toMatchObject({ b: 0, c: 1 });
+  });
+
+  it("charts a critic that got worse: the drift charts alarm on the late runs only", () => {
+    const m = drift.metrics.find((x) => x.metric === "underclaim_approvals")!;
+    expect(m.points.map((p) => Number(p.value!.toFixed(10)))).toEqual([0.15, 0.15, 0.15, 0.15, 0.45, 0.45]);
+    expect(m.points.slice(0, 4).every((p) => p.alerts.length === 0)).toBe(true);
+    expect(m.points.slice(4).every((p) => p.alerts.length > 0)).toBe(true);
+    expect(m.reference).toMatchObject({ source: "first_run", mu0: 0.15 });
+  });
+});
+
+/** Marks each research chart must draw, read off the model the page was rendered from. */
+function expectedMarks(r: Research): Record<string, number> {
+  const known = (points: { value: number | null }[]) => points.filter((p) => p.value !== null).length;
+  const nonzero = (rows: Record<string, number[]>) => Object.values(rows).reduce((n, v) => n + v.filter((x) => x > 0).length, 0);
+  const out: Record<string, number> = {
+    "chart-downgrade": Object.values(r.critic.downgrade).reduce((n, v) => n + known(v), 0),
+    "chart-advisory": known(r.critic.advisory_blockers_per_audit),
+    "chart-unsupported": known(r.critic.unsupported_evidence),
+    "chart-evidence-runs": nonzero(r.critic.evidence_status),
+    "chart-raw-blockers": nonzero(r.critic.raw_blockers),
+    "chart-cost-runs": r.operations.cost_usd.filter((c) => c !== null).length,
+    "chart-latency-runs": known(r.operations.latency_ms_p50.map((value) => ({ value }))) + known(r.operations.latency_ms_p95.map((value) => ({ value }))),
+    "chart-calls-runs": known(r.operations.calls_per_trial.map((value) => ({ value }))),
+  };
+  for (const m of r.metrics) out[chartId(`metric-${m.metric}`)] = known(m.points);
+  r.confusion.forEach((c, i) => {
+    if (c.defects > 0) out[`chart-confusion-${i + 1}`] = c.confusion.rows.length * c.confusion.columns.length;
+  });
+  for (const s of r.swap?.comparison.suites ?? []) {
+    const pairs = Object.keys(s.transitions).map((t) => t.split(" → "));
+    out[chartId(`transitions-${s.suite}`)] = new Set(pairs.map((p) => p[0])).size * new Set(pairs.map((p) => p[1])).size;
+  }
+  return out;
+}
+
+describe("research.html in headless Chromium", () => {
+  it.each([
+    ["the imported sample", () => join(out("sample-research"), RESEARCH_FILES.html), () => JSON.parse(readFileSync(join(out("sample-research"), RESEARCH_FILES.json), "utf8")) as Research, "research-sample"],
+    ["a drifting history", () => writeHtml("drift", drift), () => drift, "research"],
+    ["the imported prompt history", () => writeHtml("tree", tree), () => tree, "research-prompts"],
+  ])("renders %s: every chart with its marks, alarms ringed, views by hash, no console error, no request", async (_name, file, model, shot) => {
+    const r = model();
+    const p = await openPage(file());
+    try {
+      const { page } = p;
+      for (const [id, n] of Object.entries(expectedMarks(r))) {
+        expect(await page.locator(`svg#${id}`).count(), id).toBe(1);
+        expect(await page.locator(`svg#${id} .mark`).count(), id).toBe(n);
+      }
+      for (const m of r.metrics) expect(await page.locator(`svg#${chartId(`metric-${m.metric}`)} .alarm`).count(), m.metric).toBe(m.points.filter((x) => x.value !== null && x.alerts.length > 0).length);
+      expect(await page.locator(".view.active").getAttribute("id")).toBe("view-runs");
+      expect(await page.locator("#runs-table tbody tr").count()).toBe(r.runs.length);
+      await page.click('nav.tabs a[href="#swap"]');
+      expect(await page.locator(".view.active").getAttribute("id")).toBe("view-swap");
+      expect(await page.locator("#swap-differences li").count()).toBe(r.swap?.comparison.differences.length ?? 0);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.click('nav.tabs a[href="#metrics"]');
+      await page.screenshot({ path: join(ARTIFACTS, `${shot}.png`), fullPage: true });
+      expect(p.errors).toEqual([]);
+      expect(p.requests).toEqual([]);
+    } finally {
+      await p.close();
+    }
+  });
+});
+
+function writeHtml(name: string, r: Research): string {
+  return writeResearch(out(`${name}-research`), r).find((f) => f.endsWith(RESEARCH_FILES.html))!;
+}
