@@ -47,6 +47,8 @@ export const ConfigFileSchema = z.strictObject({
   budgetUsd: z.number().positive().nullable().optional(),
   maxCalls: z.number().int().positive().nullable().optional(),
   estimate: EstimateSchema.optional(),
+  /** Domain pack folders to enable (as `--pack DIR`); their rules gate every plan. */
+  packs: z.array(z.string().min(1)).optional(),
 });
 export type ConfigFile = z.output<typeof ConfigFileSchema>;
 

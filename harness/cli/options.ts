@@ -20,3 +20,6 @@ export function parseOptions<S extends z.ZodType>(schema: S, raw: unknown): z.ou
   const issue = result.error.issues[0]!;
   throw new InputError("command line", flagOf(issue.path), issue.message);
 }
+
+/** A repeatable option's values (`--pack A --pack B`), in the order given. */
+export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];

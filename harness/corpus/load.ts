@@ -4,6 +4,8 @@ import { hashCanonical } from "../../src/canonical.ts";
 import { FixtureSchema, type Fixture } from "../../src/formats/fixture.ts";
 import { CorpusGoalSchema, type CorpusGoal } from "../../src/formats/goal.ts";
 import { InputError, loadFile } from "../../src/formats/load.ts";
+import { generateInjectionSuite, injectionItemHash, type InjectionItem } from "./injection.ts";
+import { loadSecuritySuite, securityItemHash, type SecurityItem } from "./security.ts";
 
 /**
  * The goal corpus (`<root>/goals/<domain>/<id>.yaml`) and the boundary fixtures
@@ -18,6 +20,30 @@ export interface Corpus {
   hash: string;
   /** `corpus/<id>` for a goal, `boundary/<id>` for a fixture → canonical SHA-256 of the parsed item. */
   itemHashes: Record<string, string>;
+  /** The security oracle's variants (`<root>/security/`), one item each. */
+  security: SecurityItem[];
+  /** The injection traps generated from the clean controls, and the controls themselves. */
+  injection: InjectionItem[];
+  /**
+   * `security/<id>` and `injection/<id>` → content hash. Kept apart from `itemHashes` and `hash`,
+   * which a run records only when it selects these suites (`recordedCorpus`).
+   */
+  suiteItemHashes: Record<string, string>;
+}
+
+/** Suites whose items are recorded in a run's corpus only when the run selects them. */
+const OPTIONAL_SUITES = ["security", "injection"] as const;
+
+/**
+ * What a run records of the corpus: the goals and boundary fixtures always (so a run of the
+ * default suites records what it always did), plus the items of each optional suite it selects;
+ * the hash covers exactly the recorded items.
+ */
+export function recordedCorpus(corpus: Corpus, suites: readonly string[]): { hash: string; items: Record<string, string> } {
+  const extra = Object.entries(corpus.suiteItemHashes).filter(([key]) => OPTIONAL_SUITES.some((s) => suites.includes(s) && key.startsWith(`${s}/`)));
+  if (extra.length === 0) return { hash: corpus.hash, items: corpus.itemHashes };
+  const entries = [...Object.entries(corpus.itemHashes), ...extra];
+  return { hash: corpusHash(entries), items: Object.fromEntries(entries) };
 }
 
 /** Goal and fixture files may be YAML or JSON (DESIGN.md §2); anything else (a README) is not an item. */
@@ -59,5 +85,11 @@ export function loadCorpus(root = "corpus"): Corpus {
     ...goals.map(({ goal }) => [goalItemKey(goal.id), hashCanonical(goal)] as [string, string]),
     ...fixtures.map(({ fixture }) => [fixtureItemKey(fixture.id), hashCanonical(fixture)] as [string, string]),
   ];
-  return { root, goals, fixtures, hash: corpusHash(items), itemHashes: Object.fromEntries(items) };
+  const security = loadSecuritySuite(root);
+  const injection = generateInjectionSuite(fixtures.map((f) => f.fixture));
+  const suiteItemHashes = Object.fromEntries([
+    ...security.map((s) => [`security/${s.id}`, securityItemHash(s)]),
+    ...injection.map((i) => [`injection/${i.id}`, injectionItemHash(i)]),
+  ]);
+  return { root, goals, fixtures, hash: corpusHash(items), itemHashes: Object.fromEntries(items), security, injection, suiteItemHashes };
 }

@@ -32,17 +32,20 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   // An imported run carries the goals it was recorded on (DIR/goals): those are its ground truth.
   const corpus = loadCorpus(manifest.config.suites[0] === IMPORTED_SUITE ? dir : corpusRoot);
   const recorded = manifest.corpus.items;
-  const same = (key: string) => recorded[key] === undefined || recorded[key] === corpus.itemHashes[key];
+  const hashes = { ...corpus.itemHashes, ...corpus.suiteItemHashes };
+  const same = (key: string) => recorded[key] === undefined || recorded[key] === hashes[key];
   const fixtures = corpus.fixtures.map((f) => f.fixture).filter((f) => same(fixtureItemKey(f.id)));
   const goals = corpus.goals.map((g) => g.goal).filter((g) => same(goalItemKey(g.id)));
   const warnings: string[] = [];
   // A resume after a crash leaves the torn line in place, so one can sit mid-file; it is never data.
   if (log.torn > 0) warnings.push(`${log.torn} line(s) of trials.jsonl are not complete JSON (torn writes) and were skipped`);
-  const changed = Object.keys(recorded).filter((k) => corpus.itemHashes[k] !== undefined && !same(k));
+  const changed = Object.keys(recorded).filter((k) => hashes[k] !== undefined && !same(k));
   if (changed.length > 0) {
     warnings.push(`${changed.length} corpus item(s) changed since the run (${changed.slice(0, 5).join(", ")}${changed.length > 5 ? ", ..." : ""}): left out of ground-truth metrics`);
   }
-  const summary = summarize({ trials, fixtures, goals }, { seed: manifest.config.seed });
+  const security = corpus.security.filter((s) => same(`security/${s.id}`)).map(({ id, kind, cwe, catches }) => ({ id, kind, cwe, catches }));
+  const injection = corpus.injection.filter((i) => same(`injection/${i.id}`)).map(({ id, control, kind, field }) => ({ id, control, kind, field }));
+  const summary = summarize({ trials, fixtures, goals, security, injection }, { seed: manifest.config.seed });
   return { dir, manifest, trials, fixtures, goals, summary, warnings };
 }
 

@@ -44,7 +44,7 @@ export function estimateSweep(
     critic: {
       calls: counts.corpusTrials * rounds * criticPerRound + counts.boundaryTrials,
       max: (counts.corpusTrials * config.maxRounds * criticPerRound + counts.boundaryTrials) * attempts,
-      why: `${counts.corpusTrials} engine trials × ${rounds} rounds × ${criticPerRound} critic call + ${counts.boundaryTrials} boundary trials × 1`,
+      why: `${counts.corpusTrials} engine trials × ${rounds} rounds × ${criticPerRound} critic call + ${counts.boundaryTrials} critic-only trials × 1`,
     },
   };
   const roles = (["planner", "critic"] as const).map((role): RoleEstimate => {

@@ -10,7 +10,7 @@ import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/providers/sim/pr
 import { EstimateSchema, type ConfigFile, type Estimate, type RolePatch } from "../config.ts";
 import { REDACTED, redactHeaders, splitHeader } from "./redact.ts";
 import { RUN_FILES } from "./store.ts";
-import { parseShard, RUN_SUITES, type Shard } from "./work.ts";
+import { DEFAULT_SUITES, parseShard, RUN_SUITES, type Shard } from "./work.ts";
 
 /**
  * Everything that can change a result. Recorded in the manifest and hashed (with the code
@@ -28,6 +28,8 @@ export const RunConfigSchema = z.strictObject({
   client: ClientConfigSchema,
   /** Set only by `--replay DIR`: the run whose recorded calls answer every role (absent otherwise, so other hashes are unchanged). */
   replayOf: z.strictObject({ runDir: z.string(), runId: z.string(), configHash: z.string() }).optional(),
+  /** Domain pack folders (`--pack`, `packs:`); absent without packs. Their content enters the hash through the gate versions, not their path. */
+  packs: z.array(z.string().min(1)).min(1).optional(),
 });
 export type RunConfig = z.output<typeof RunConfigSchema>;
 
@@ -71,7 +73,7 @@ const DEFAULT_ROLES: Record<"planner" | "critic", RoleConfig> = {
 };
 
 const DEFAULTS = {
-  suites: [...RUN_SUITES],
+  suites: [...DEFAULT_SUITES],
   trials: 5,
   seed: 0,
   mode: "gates-first",
@@ -124,11 +126,12 @@ export const RunCliSchema = z.strictObject({
   /** Report options, not run settings: the reports lead with the release gate's decision against this baseline. */
   baseline: z.string().min(1).optional(),
   policy: z.string().min(1).optional(),
+  pack: z.array(z.string().min(1)).optional(),
 });
 export type RunCli = z.output<typeof RunCliSchema>;
 
 /** Options that only make sense for a fresh run (the recorded values stand on resume). */
-export const FRESH_ONLY: readonly (keyof RunCli)[] = ["shard", "out", "force", "dryRun", "replay", "replayFallThrough"];
+export const FRESH_ONLY: readonly (keyof RunCli)[] = ["shard", "out", "force", "dryRun", "replay", "replayFallThrough", "pack"];
 
 /** Options that choose a role's provider or model: `--replay` takes both from the recorded run. */
 const ROLE_CHOICE: readonly (keyof RunCli)[] = ["provider", "model", "plannerProvider", "plannerModel", "criticProvider", "criticModel", "baseUrl"];
@@ -229,7 +232,7 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
   const recorded = ctx.recorded;
   const base = recorded ? runnableConfig(recorded.config, join(cli.resume ?? "", RUN_FILES.manifest)) : undefined;
   const suites = cli.suite?.filter((s): s is (typeof RUN_SUITES)[number] => s !== "canary") ?? file.suites ?? base?.suites ?? [...DEFAULTS.suites];
-  if (suites.length === 0) throw new InputError("command line", "--suite", "select corpus, boundary or both (canary always runs first)");
+  if (suites.length === 0) throw new InputError("command line", "--suite", "select corpus, boundary, security or injection (canary always runs first)");
   const seed = cli.seed ?? file.seed ?? base?.seed ?? DEFAULTS.seed;
   const replayDir = cli.replay ?? file.replay?.runDir;
   if (cli.replayFallThrough && replayDir === undefined) throw new InputError("command line", "--replay-fall-through", "needs --replay DIR");
@@ -269,6 +272,7 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
     maxRounds: file.maxRounds ?? base?.maxRounds ?? DEFAULTS.maxRounds,
     client: clientParsed.data,
     ...(replay ? { replayOf: replay.replayOf } : base?.replayOf ? { replayOf: base.replayOf } : {}),
+    ...packsOf(cli.pack ?? file.packs ?? base?.packs),
   };
   const operational: Operational = {
     concurrency: cli.concurrency ?? file.concurrency ?? recorded?.operational.concurrency ?? DEFAULTS.concurrency,
@@ -278,6 +282,9 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
   };
   return { config, operational, estimate: file.estimate ?? EstimateSchema.parse({}) };
 }
+
+/** The `packs` key of a config: absent when no pack is enabled, so a config without packs hashes as it always did. */
+const packsOf = (dirs: readonly string[] | undefined): { packs?: string[] } => (dirs && dirs.length > 0 ? { packs: [...dirs] } : {});
 
 /** The config as the manifest records it: credential header values replaced. */
 export function recordedConfig(config: RunConfig): RunConfig {
@@ -296,7 +303,9 @@ export function missingCredentials(config: RunConfig): string[] {
 
 /** Hash of what can change a result: the recorded config plus the code fingerprint. */
 export function configHash(config: RunConfig, fingerprint: Fingerprint): string {
-  return hashCanonical({ config: recordedConfig(config), fingerprint });
+  // Where a pack lives cannot change a result; its name, version and content hash (in the fingerprint's gate versions) can.
+  const { packs: _where, ...rest } = recordedConfig(config);
+  return hashCanonical({ config: rest, fingerprint });
 }
 
 /** `path: before -> after` for every leaf that differs, in path order. */

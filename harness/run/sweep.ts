@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Corpus } from "../corpus/load.ts";
+import { recordedCorpus, type Corpus } from "../corpus/load.ts";
 import type { CallRecord, Role } from "../../src/formats/records.ts";
 import { InputError } from "../../src/formats/load.ts";
 import type { SimProfile } from "../../src/providers/sim/profile.ts";
@@ -33,7 +33,8 @@ export interface CallHooks {
 export interface SweepEngine {
   loadCorpus(): Corpus;
   loadProfile(path: string): SimProfile;
-  runCanaries(): CanaryOutcome;
+  /** The gate canaries and the canaries of every pack the run enables. */
+  runCanaries(config: RunConfig): CanaryOutcome;
   /** Prompt, schema, gate and sim-profile hashes (covered by the config hash) and the per-role summary. */
   describe(config: RunConfig): { fingerprint: Fingerprint; roles: Manifest["roles"]; gateVersions: Record<string, unknown>; priceTableVersion: string | null };
   price: PriceOf;
@@ -85,6 +86,9 @@ export function corpusItems(corpus: Corpus): WorkItem[] {
       category: null,
       item_hash: corpus.itemHashes[`boundary/${fixture.id}`]!,
     })),
+    ...(["security", "injection"] as const).flatMap((suite) =>
+      corpus[suite].map(({ id, fixture }) => ({ suite, item_id: id, domain: fixture.goal.domain, category: null, item_hash: corpus.suiteItemHashes[`${suite}/${id}`]! })),
+    ),
   ];
 }
 
@@ -95,7 +99,7 @@ function resumeCommand(dir: string): string {
 }
 
 function printEstimate(out: NodeJS.WriteStream, est: SweepEstimate, counts: { corpus: number; boundary: number }, shardNote: string): void {
-  out.write(`dry run: ${counts.corpus} engine trials, ${counts.boundary} boundary trials${shardNote}; nothing is called or written\n\n`);
+  out.write(`dry run: ${counts.corpus} engine trials, ${counts.boundary} critic-only trials${shardNote}; nothing is called or written\n\n`);
   out.write(
     `${formatTable(
       ["role", "provider/model", "calls", "max calls", "input tokens", "output tokens", "cost"],
@@ -149,8 +153,9 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
     }
     const missing = missingCredentials(resolved.config);
     if (missing.length) throw new InputError("command line", "--header", `the run sent credential headers that are never recorded; pass them again: ${missing.join(", ")}`);
-    if (corpus.hash !== manifest.corpus.hash) {
-      const changed = diffValues(manifest.corpus.items, corpus.itemHashes).map((l) => l.split(":")[0]);
+    const now = recordedCorpus(corpus, resolved.config.suites);
+    if (now.hash !== manifest.corpus.hash) {
+      const changed = diffValues(manifest.corpus.items, now.items).map((l) => l.split(":")[0]);
       throw new InputError(dir, "corpus", `changed since the run started, refusing to resume (items: ${changed.slice(0, 8).join(", ")}${changed.length > 8 ? ", ..." : ""})`);
     }
     const items = selectItems(allItems, resolved.config);
@@ -167,14 +172,15 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
     const owned = shardTrials(plan, resolved.operational.shard);
     const described = engine.describe(resolved.config);
     const est = estimateSweep(
-      { corpusTrials: owned.filter((t) => t.suite === "corpus").length, boundaryTrials: owned.filter((t) => t.suite === "boundary").length },
+      // Boundary, security and injection trials are all critic-only: one critic call each.
+      { corpusTrials: owned.filter((t) => t.suite === "corpus").length, boundaryTrials: owned.filter((t) => t.suite !== "corpus").length },
       resolved.config,
       resolved.estimate,
       engine.price,
     );
     const shard = resolved.operational.shard;
     if (cli.dryRun) {
-      printEstimate(host.stdout, est, { corpus: owned.filter((t) => t.suite === "corpus").length, boundary: owned.filter((t) => t.suite === "boundary").length }, shard ? ` (shard ${shard.index}/${shard.count} of ${plan.length})` : "");
+      printEstimate(host.stdout, est, { corpus: owned.filter((t) => t.suite === "corpus").length, boundary: owned.filter((t) => t.suite !== "corpus").length }, shard ? ` (shard ${shard.index}/${shard.count} of ${plan.length})` : "");
       return 0;
     }
     const refusal = refuseByEstimate(est, resolved.operational);
@@ -203,7 +209,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
       gate_versions: described.gateVersions,
       price_table_version: described.priceTableVersion,
       roles: described.roles,
-      corpus: { hash: corpus.hash, items: corpus.itemHashes },
+      corpus: recordedCorpus(corpus, resolved.config.suites),
       plan: { items: items.map(itemKey).sort(), trials: resolved.config.trials, planned: plan.length, shard, shard_planned: owned.length },
       operational: { concurrency: resolved.operational.concurrency, budget_usd: resolved.operational.budgetUsd, max_calls: resolved.operational.maxCalls },
       canary: null,
@@ -243,7 +249,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
   let reporter: { stop(): void } | null = null;
   let loop: LoopMonitor | null = null;
   try {
-    const canary = engine.runCanaries();
+    const canary = engine.runCanaries(resolved.config);
     manifest.canary = canary;
     if (!canary.ok) {
       host.stderr.write(`fieldtest: canary failed, no LLM call was made:\n  ${canary.failures.join("\n  ")}\n`);

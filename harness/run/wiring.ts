@@ -24,6 +24,10 @@ import type { DecisionInput } from "../report/decision.ts";
 import { writeReport } from "../report/write.ts";
 import { loadCorpus, type Corpus } from "../corpus/load.ts";
 import { PACKAGE_VERSION } from "../package.ts";
+import { SECURITY_SUITE_PACKS } from "../corpus/security.ts";
+import { canonicalJson } from "../../src/canonical.ts";
+import type { CompiledPack } from "../../src/packs/compile.ts";
+import { loadPacks, packVersions } from "../../src/packs/load.ts";
 import type { TrialExecutor } from "./execute.ts";
 import { monitorEventLoop } from "./event-loop.ts";
 import { RUN_FILES } from "./store.ts";
@@ -52,16 +56,38 @@ function roleSummary(r: RoleConfig, prompt: PromptDescriptor<string>) {
   };
 }
 
-/** The engine executor: corpus goals through the full loop, boundary fixtures through the critic alone. */
-export function engineExecutor(config: RunConfig, corpus: Corpus, hooks: CallHooks): TrialExecutor {
+/** The packs a run gates with: its own (`--pack`, `packs:`), and for the security suite also the packs the suite names. */
+export interface RunPacks {
+  run: CompiledPack[];
+  security: CompiledPack[];
+  /** Every pack loaded, for the canaries and the recorded gate versions. */
+  all: CompiledPack[];
+}
+
+export function runPacks(config: RunConfig): RunPacks {
+  const dirs = config.packs ?? [];
+  const run = loadPacks(dirs);
+  const security = config.suites.includes("security") ? loadPacks([...dirs, ...SECURITY_SUITE_PACKS]) : run;
+  return { run, security, all: security };
+}
+
+/**
+ * The engine executor: corpus goals through the full loop, boundary fixtures, security variants
+ * and injection traps through the critic alone; every plan gated with the run's packs, security
+ * variants also with the suite's.
+ */
+export function engineExecutor(config: RunConfig, corpus: Corpus, hooks: CallHooks, packs: RunPacks = runPacks(config)): TrialExecutor {
   const client = createModelClient(config.client, hooks);
   const goals = new Map<string, CorpusGoal>(corpus.goals.map(({ goal }) => [goal.id, goal]));
-  const fixtures = new Map<string, Fixture>(corpus.fixtures.map(({ fixture }) => [fixture.id, fixture]));
+  const frozen: Record<"boundary" | "security" | "injection", Map<string, Fixture>> = {
+    boundary: new Map(corpus.fixtures.map(({ fixture }) => [fixture.id, fixture])),
+    security: new Map(corpus.security.map((s) => [s.id, s.fixture])),
+    injection: new Map(corpus.injection.map((i) => [i.id, i.fixture])),
+  };
   return (work) => {
     const deps = { client, itemId: work.item_id, trial: work.trial };
-    return work.suite === "corpus"
-      ? runEngine(toGoal(goals.get(work.item_id)!), deps, { mode: config.mode, maxRounds: config.maxRounds })
-      : runCriticTrial(fixtures.get(work.item_id)!, deps);
+    if (work.suite === "corpus") return runEngine(toGoal(goals.get(work.item_id)!), deps, { mode: config.mode, maxRounds: config.maxRounds, packs: packs.run });
+    return runCriticTrial(frozen[work.suite].get(work.item_id)!, deps, work.suite === "security" ? packs.security : packs.run);
   };
 }
 
@@ -88,20 +114,29 @@ export function reportRun(dir: string, corpusRoot = "corpus", decisionInput: Dec
 
 /** The real system behind `fieldtest run` (the corpus root is a parameter for tests). */
 export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisionInput: DecisionInput | null = null): SweepEngine {
+  // One load per configuration: describe, the canaries and the executor judge with the same packs.
+  const loaded = new Map<string, RunPacks>();
+  const packsFor = (config: RunConfig) => {
+    const key = canonicalJson([config.packs ?? [], config.suites]);
+    if (!loaded.has(key)) loaded.set(key, runPacks(config));
+    return loaded.get(key)!;
+  };
   return {
     loadCorpus: () => loadCorpus(corpusRoot),
     loadProfile: loadSimProfile,
-    runCanaries: () => runCanaries(),
+    runCanaries: (config) => runCanaries({ packs: packsFor(config).all }),
     describe: (config) => {
       const usesSim = [config.client.planner, config.client.critic].some((r) => r.provider === "sim" || r.replay?.as === "sim");
+      // Pack versions sit beside the gate versions (and so in the config hash) only when a pack is loaded.
+      const gateVersions = { ...GATE_VERSIONS, ...packVersions(packsFor(config).all) };
       return {
         fingerprint: {
           prompts: { planner: promptHashes(PLANNER_PROMPT), critic: promptHashes(CRITIC_PROMPT) },
-          gate_versions: GATE_VERSIONS,
+          gate_versions: gateVersions,
           sim_version: usesSim ? SIM_VERSION : null,
         },
         roles: { planner: roleSummary(config.client.planner, PLANNER_PROMPT), critic: roleSummary(config.client.critic, CRITIC_PROMPT) },
-        gateVersions: GATE_VERSIONS,
+        gateVersions,
         priceTableVersion: PRICE_TABLE_VERSION,
       };
     },
@@ -114,7 +149,7 @@ export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisi
         throw e;
       }
     },
-    createExecutor: engineExecutor,
+    createExecutor: (config, corpus, hooks) => engineExecutor(config, corpus, hooks, packsFor(config)),
     writeReport: (dir) => reportRun(dir, corpusRoot, decisionInput),
   };
 }

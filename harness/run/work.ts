@@ -2,8 +2,10 @@ import type { Category } from "../../src/formats/enums.ts";
 import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
 
 /** The suites a sweep spends on; `canary` always runs first and is not a trial suite. */
-export const RUN_SUITES = ["corpus", "boundary"] as const;
+export const RUN_SUITES = ["corpus", "boundary", "security", "injection"] as const;
 export type RunSuite = (typeof RUN_SUITES)[number];
+/** What a sweep runs unless told otherwise: the security oracle and the injection traps are asked for by name. */
+export const DEFAULT_SUITES: readonly RunSuite[] = ["corpus", "boundary"];
 
 /** One corpus goal or boundary fixture, as the planner of work sees it. */
 export interface WorkItem {
@@ -62,11 +64,18 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${out}${")".repeat(depth)}$`);
 }
 
+/**
+ * The injection suite is its generated traps and the corpus's adversarial goals (which run as
+ * corpus trials, so they stay comparable with every other run of them).
+ */
+const inSuites = (it: WorkItem, suites: readonly RunSuite[]) =>
+  suites.includes(it.suite) || (it.suite === "corpus" && it.category === "adversarial" && suites.includes("injection"));
+
 export function selectItems(items: readonly WorkItem[], selection: Selection): WorkItem[] {
   const globs = selection.only?.map(globToRegExp) ?? null;
   return items.filter(
     (it) =>
-      selection.suites.includes(it.suite) &&
+      inSuites(it, selection.suites) &&
       (globs === null || globs.some((g) => g.test(it.item_id) || g.test(`${it.suite}/${it.item_id}`))) &&
       (selection.domain === null || selection.domain.includes(it.domain)) &&
       (selection.category === null || (it.category !== null && selection.category.includes(it.category))),
@@ -75,7 +84,7 @@ export function selectItems(items: readonly WorkItem[], selection: Selection): W
 
 export type TrialCoordinates = Pick<TrialRecord, "item_id" | "trial"> & { suite: string };
 
-/** Total order on trial keys: suite (corpus before boundary), item id, trial index numerically. */
+/** Total order on trial keys: suite (in RUN_SUITES order), item id, trial index numerically. */
 export function compareTrials(a: TrialCoordinates, b: TrialCoordinates): number {
   const sa = (RUN_SUITES as readonly string[]).indexOf(a.suite);
   const sb = (RUN_SUITES as readonly string[]).indexOf(b.suite);

@@ -38,10 +38,25 @@ export const GATE_CODES = {
 export type GateCode = keyof typeof GATE_CODES;
 export const GATE_CODE_NAMES = Object.keys(GATE_CODES) as GateCode[];
 
+/** Whether a finding's code is a built-in gate's (not a pack rule's). */
+export function isGateCode(code: string): code is GateCode {
+  return Object.hasOwn(GATE_CODES, code);
+}
+
+/** A domain pack's rules report as gate `pack.<pack name>` (DESIGN.md §4 keys: `pack.<name>:code:task_id:detail`). */
+export type PackGateId = `pack.${string}`;
+export const PACK_NAME_PATTERN = /^[a-z][a-z0-9-]*$/;
+/** A pack rule's gate code: its own namespace inside its pack, never a built-in code. */
+export const PACK_CODE_PATTERN = /^[a-z][a-z0-9_]*$/;
+export const packGateId = (pack: string): PackGateId => `pack.${pack}`;
+
+const PackGateSchema = z.templateLiteral(["pack.", z.string().regex(PACK_NAME_PATTERN)]);
+
 export const GateFindingSchema = z.strictObject({
   origin: z.literal("gate"),
-  gate: z.enum(GATE_IDS),
-  code: z.enum(GATE_CODE_NAMES as [GateCode, ...GateCode[]]),
+  gate: z.union([z.enum(GATE_IDS), PackGateSchema]),
+  /** A built-in gate code, or a pack rule's code (gate `pack.<name>`). */
+  code: z.union([z.enum(GATE_CODE_NAMES as [GateCode, ...GateCode[]]), z.string().regex(PACK_CODE_PATTERN)]),
   family: z.enum(FAMILIES),
   severity: z.literal("blocker"),
   task_id: z.string().nullable(),

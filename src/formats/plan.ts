@@ -26,6 +26,23 @@ export const RollbackSchema = z.strictObject({
   restores: names,
 });
 
+/** An attribute name: what a domain pack's rules may read (`task.attributes.<name>`). */
+export const ATTRIBUTE_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
+
+/**
+ * Typed facts about a task that only domain-pack rules read (a CIDR, a principal, an encryption
+ * mode): a string, a number, a boolean or a list of strings. Absent means no attributes; the
+ * engine and the built-in gates never look at them.
+ */
+export const AttributesSchema = z
+  .record(
+    z.string().regex(ATTRIBUTE_NAME_PATTERN, "attribute names match ^[a-z][a-z0-9_]*$"),
+    z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]).nullable(),
+  )
+  // An explicit null means absent, as everywhere in a plan.
+  .transform((r) => Object.fromEntries(Object.entries(r).filter((e): e is [string, AttributeValue] => e[1] !== null)));
+export type AttributeValue = string | number | boolean | string[];
+
 export const TaskSchema = z.strictObject({
   id: z.string().min(1),
   description: z.string().min(1),
@@ -45,6 +62,7 @@ export const TaskSchema = z.strictObject({
   destroys: names,
   verifies: optional(VerifiesSchema),
   rollback: optional(RollbackSchema),
+  attributes: optional(AttributesSchema),
 });
 
 export const DependencySchema = z.strictObject({

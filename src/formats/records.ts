@@ -100,7 +100,7 @@ export interface RoundRecord {
 
 export const TRIAL_STATUSES = ["approved", "escalated", "error"] as const;
 export type TrialStatus = (typeof TRIAL_STATUSES)[number];
-export const SUITES = ["corpus", "boundary", "imported"] as const;
+export const SUITES = ["corpus", "boundary", "imported", "security", "injection"] as const;
 export type Suite = (typeof SUITES)[number];
 export type CriticVerdict = "block" | "pass" | "unavailable";
 

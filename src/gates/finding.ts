@@ -7,8 +7,8 @@ import type { PlanGraph } from "../graph/plan-graph.ts";
 export type Gate = (goal: Goal, plan: Plan, graph: PlanGraph) => GateFinding[];
 
 /** The `gate:code:task_id:` prefix of a finding key; a null task id is written as empty. */
-function keyPrefix(code: GateCode, taskId: string | null): string {
-  return `${GATE_CODES[code].gate}:${code}:${taskId ?? ""}:`;
+export function keyPrefix(gate: string, code: string, taskId: string | null): string {
+  return `${gate}:${code}:${taskId ?? ""}:`;
 }
 
 /**
@@ -25,13 +25,13 @@ export function gateFinding(code: GateCode, taskId: string | null, detail: strin
     severity: "blocker",
     task_id: taskId,
     message,
-    key: keyPrefix(code, taskId) + detail,
+    key: keyPrefix(gate, code, taskId) + detail,
   };
 }
 
 /** The detail part of a finding's key (what follows `gate:code:task_id:`). */
 export function keyDetail(finding: GateFinding): string {
-  return finding.key.slice(keyPrefix(finding.code, finding.task_id).length);
+  return finding.key.slice(keyPrefix(finding.gate, finding.code, finding.task_id).length);
 }
 
 /** `a, b and c` for messages. */

@@ -12,6 +12,8 @@ import { rollbackPresent } from "./rollback-present.ts";
 import { schemaValid } from "./structure.ts";
 import { verificationOrder } from "./verification-order.ts";
 import { verificationPresent } from "./verification-present.ts";
+import type { CompiledPack } from "../packs/compile.ts";
+import { packFindings } from "../packs/evaluate.ts";
 
 /** The gates in their fixed run order (DESIGN.md §4). Bump a version whenever its gate's output can change. */
 const GATES: readonly { id: GateId; version: number; run: Gate }[] = [
@@ -32,13 +34,17 @@ export const GATE_VERSIONS = Object.fromEntries(GATES.map((g) => [g.id, `${g.id}
 export interface RunGatesOptions {
   /** Gates to leave out (canary self-tests only: a sweep never skips a gate). */
   skip?: readonly GateId[];
+  /** Enabled domain packs: their rules run after the built-in gates, as gates `pack.<name>`. */
+  packs?: readonly CompiledPack[];
 }
 
 /**
- * Run every gate on the plan. Findings come in gate order, then by the list position of their
- * task (plan-level findings first), then by key, so the output does not depend on the order of
- * the dependencies array. Keys are unique: only duplicated task ids (themselves a schema_invalid
- * finding) could make two findings collide, and the first one is kept.
+ * Run every gate on the plan, then every enabled pack: the single entry point that the loop, the
+ * repairs, critic-only trials and `fieldtest check` share. Findings come in gate order (packs
+ * after the built-in gates, in name order), then by the list position of their task (plan-level
+ * findings first), then by key, so the output does not depend on the order of the dependencies
+ * array. Keys are unique: only duplicated task ids (themselves a schema_invalid finding) could
+ * make two findings collide, and the first one is kept.
  */
 export function runGates(goal: Goal, plan: Plan, options: RunGatesOptions = {}): GateFinding[] {
   const graph = graphOf(plan);
@@ -46,9 +52,12 @@ export function runGates(goal: Goal, plan: Plan, options: RunGatesOptions = {}):
   const position = (f: GateFinding) => (f.task_id === null ? -1 : (graph.pos(f.task_id) ?? -1));
   const seen = new Set<string>();
   const out: GateFinding[] = [];
-  for (const gate of GATES) {
-    if (skip.has(gate.id)) continue;
-    const findings = gate.run(goal, plan, graph).sort((a, b) => position(a) - position(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const runs = [
+    ...GATES.filter((gate) => !skip.has(gate.id)).map((gate) => () => gate.run(goal, plan, graph)),
+    ...(options.packs ?? []).map((pack) => () => packFindings(goal, plan, [pack])),
+  ];
+  for (const run of runs) {
+    const findings = run().sort((a, b) => position(a) - position(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     for (const f of findings) {
       if (seen.has(f.key)) continue;
       seen.add(f.key);

@@ -3,7 +3,7 @@ import type { Goal } from "../formats/goal.ts";
 import type { Plan } from "../formats/plan.ts";
 import { graphOf, type PlanGraph } from "../graph/plan-graph.ts";
 import { keyDetail, listIds } from "./finding.ts";
-import { runGates } from "./index.ts";
+import { runGates, type RunGatesOptions } from "./index.ts";
 
 export interface RepairResult {
   /** The adopted plan, or the plan given when no repair was adopted. */
@@ -17,16 +17,17 @@ export interface RepairResult {
  * The deterministic repairs of DESIGN.md §4, at most one per call: the topological reorder when
  * every blocker is `order_violates_dependency` and there is no cycle, otherwise the precondition
  * closer. A repair only moves tasks (it never invents one) and is adopted only when the re-run gates
- * say it helped.
+ * say it helped. `gates` are the options the findings were made with (the enabled packs), so the
+ * re-run judges the repaired plan by the same gates.
  */
-export function applyRepairs(goal: Goal, plan: Plan, findings: GateFinding[]): RepairResult {
+export function applyRepairs(goal: Goal, plan: Plan, findings: GateFinding[], gates: RunGatesOptions = {}): RepairResult {
   const unchanged: RepairResult = { plan, findings, notes: [] };
   const blockers = findings.filter((f) => f.severity === "blocker");
   if (blockers.length === 0) return unchanged;
   if (blockers.every((f) => f.code === "order_violates_dependency")) {
     const reordered = topologicalReorder(plan);
     if (!reordered) return unchanged;
-    const after = runGates(goal, reordered.plan);
+    const after = runGates(goal, reordered.plan, gates);
     if (after.length > 0) return unchanged;
     const note: RepairNote = {
       origin: "repair",
@@ -38,7 +39,7 @@ export function applyRepairs(goal: Goal, plan: Plan, findings: GateFinding[]): R
     };
     return { plan: reordered.plan, findings: after, notes: [note] };
   }
-  return closePrecondition(goal, plan, findings) ?? unchanged;
+  return closePrecondition(goal, plan, findings, gates) ?? unchanged;
 }
 
 /**
@@ -102,7 +103,7 @@ function unitsOf(graph: PlanGraph): number[][] {
  * group). Adopted only if no satisfied hard edge breaks and the re-run gates show fewer blockers
  * and no new ones. Tries the findings' facts in order and adopts the first move that qualifies.
  */
-function closePrecondition(goal: Goal, plan: Plan, findings: GateFinding[]): RepairResult | null {
+function closePrecondition(goal: Goal, plan: Plan, findings: GateFinding[], gates: RunGatesOptions): RepairResult | null {
   const graph = graphOf(plan);
   const needersOf = new Map<string, number[]>();
   for (const f of findings) {
@@ -126,7 +127,7 @@ function closePrecondition(goal: Goal, plan: Plan, findings: GateFinding[]): Rep
     tasks.splice(insertAt, 0, task!);
     const candidate: Plan = { ...plan, tasks };
     if (breaksHardEdge(graph, graphOf(candidate))) continue;
-    const after = runGates(goal, candidate);
+    const after = runGates(goal, candidate, gates);
     if (after.length >= findings.length || after.some((f) => !before.has(f.key))) continue;
     const needer = graph.tasks[first]!.id;
     const note: RepairNote = {

@@ -4,8 +4,10 @@ import type { NormalizedFinding } from "../formats/findings.ts";
 import type { Goal } from "../formats/goal.ts";
 import type { Plan } from "../formats/plan.ts";
 import type { CallRecord, CriticAudit, EngineOutcome, RoundRecord } from "../formats/records.ts";
-import { runGates } from "../gates/index.ts";
+import { runGates, type RunGatesOptions } from "../gates/index.ts";
 import { applyRepairs } from "../gates/repairs.ts";
+import type { CompiledPack } from "../packs/compile.ts";
+import { declaredAttributes } from "../packs/planner.ts";
 import { runPlanner, type PlannerResult } from "../planner/planner.ts";
 import type { ModelClient } from "../providers/types.ts";
 import { budgetExhausted, budgetGuard, spendOf, type Budget } from "./budget.ts";
@@ -24,6 +26,8 @@ export interface EngineOptions {
   /** Rounds per goal (default 4, so at most 3 revisions); a goal's max_revisions overrides it. */
   maxRounds?: number;
   budget?: Budget;
+  /** Enabled domain packs: gated with every round, and their declared attributes are asked of the planner. */
+  packs?: readonly CompiledPack[];
 }
 
 export interface EngineDeps {
@@ -38,9 +42,9 @@ export function roundCap(goal: Goal, options: EngineOptions): number {
   return revisions !== undefined ? revisions + 1 : (options.maxRounds ?? DEFAULT_MAX_ROUNDS);
 }
 
-/** Gates, then at most one deterministic repair, whose re-run gates judge the round. */
-function gate(goal: Goal, plan: Plan): GatedPlan {
-  return applyRepairs(goal, plan, runGates(goal, plan));
+/** Gates (and packs), then at most one deterministic repair, whose re-run gates judge the round. */
+function gate(goal: Goal, plan: Plan, gates: RunGatesOptions): GatedPlan {
+  return applyRepairs(goal, plan, runGates(goal, plan, gates), gates);
 }
 
 /** A planner that did not deliver: refused for budget, or unavailable. */
@@ -64,17 +68,19 @@ export async function runEngine(goal: Goal, deps: EngineDeps, options: EngineOpt
   const calls: CallRecord[] = [];
   const rounds: RoundRecord[] = [];
   const history: RoundTrace[] = [];
+  const gates: RunGatesOptions = { packs: options.packs ?? [] };
+  const attributes = declaredAttributes(gates.packs ?? []);
   const guard = budgetGuard(calls, budget);
   const callFor = (round: number) => ({ ...deps, round, guard });
 
-  const draft = await runPlanner(goal, "decompose", callFor(0));
+  const draft = await runPlanner(goal, "decompose", { ...callFor(0), attributes });
   calls.push(...draft.calls);
   if (!draft.ok) return engineOutcome(rounds, calls, [plannerFailure(draft)], null, providerError(draft));
 
   let plan = draft.plan;
   let inForce: NormalizedFinding[] = [];
   for (let index = 0; ; index++) {
-    const gated = gate(goal, plan);
+    const gated = gate(goal, plan, gates);
     const criticRuns = mode === "every-round" || (mode === "gates-first" && gated.findings.length === 0);
     let audit: CriticAudit | null = null;
     let criticError: string | null = null;
@@ -99,7 +105,7 @@ export async function runEngine(goal: Goal, deps: EngineDeps, options: EngineOpt
 
     const findings = [...gated.findings, ...closed.inForce];
     const plannerMode = goal.replan_policy === "restart" ? "restart" : "revise";
-    const next = await runPlanner(goal, plannerMode, callFor(index + 1), { plan: gated.plan, findings });
+    const next = await runPlanner(goal, plannerMode, { ...callFor(index + 1), attributes }, { plan: gated.plan, findings });
     calls.push(...next.calls);
     if (!next.ok) {
       // The revision this round asked for never came: the round ends the loop after all.

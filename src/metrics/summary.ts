@@ -5,11 +5,25 @@ import { downgradeRates, unsupportedEvidence } from "./evidence.ts";
 import { fixtureChecks, goalChecks, judgeExpectations, type ExpectationReport } from "./expectations.ts";
 import { familyMigration, underclaimMetrics, type FamilyConfusion, type FixtureItem } from "./ground-truth.ts";
 import { injectionShift } from "./injection.ts";
+import { injectionTrapMetrics } from "./injection-traps.ts";
+import { securityOracleMetrics } from "./security-oracle.ts";
+import type { CorpusGoal } from "../formats/goal.ts";
 import { groupTrials, type ItemTrials } from "./items.ts";
 import { engineOperational, spendByRole } from "./operational.ts";
 import type { EstimateContext, MetricMap, MetricsInput, MetricsOptions } from "./types.ts";
 
 export const SUMMARY_SCHEMA_VERSION = 1;
+
+const SUITE_METRICS: ReadonlySet<Suite> = new Set(["security", "injection"]);
+
+/** The security oracle's and the injection traps' metrics: present only when the run has their trials. */
+function suiteMetrics(all: readonly ItemTrials[], input: MetricsInput, goals: readonly { item: ItemTrials; definition: CorpusGoal }[], ctx: EstimateContext): MetricMap {
+  const injection = all.filter((it) => it.suite === "injection");
+  return {
+    ...securityOracleMetrics(all.filter((it) => it.suite === "security"), input.security ?? [], ctx),
+    ...injectionTrapMetrics(injection, input.injection ?? [], injection.length ? goals.map(({ item, definition }) => ({ item, goal: definition })) : [], ctx),
+  };
+}
 
 export interface Summary {
   schema_version: typeof SUMMARY_SCHEMA_VERSION;
@@ -51,7 +65,9 @@ function join<T extends { id: string }>(items: readonly ItemTrials[], definition
  */
 export function summarize(input: MetricsInput, options: MetricsOptions): Summary {
   const ctx: EstimateContext = { conf: options.conf ?? 0.95, seed: options.seed, reps: options.bootstrapReps ?? 2000 };
-  const items = groupTrials(input.trials);
+  const all = groupTrials(input.trials);
+  // The security and injection suites have metrics of their own; every other metric reads the rest.
+  const items = all.filter((it) => !SUITE_METRICS.has(it.suite));
   const boundary = items.filter((it) => it.scheme === "critic");
   const engine = items.filter((it) => it.scheme === "engine");
   const unmatched: string[] = [];
@@ -61,7 +77,7 @@ export function summarize(input: MetricsInput, options: MetricsOptions): Summary
   const migration = familyMigration(fixtureItems, ctx);
 
   const tally = (key: (it: ItemTrials) => number) =>
-    items.reduce<Partial<Record<Suite, number>>>((acc, it) => ({ ...acc, [it.suite]: (acc[it.suite] ?? 0) + key(it) }), {});
+    all.reduce<Partial<Record<Suite, number>>>((acc, it) => ({ ...acc, [it.suite]: (acc[it.suite] ?? 0) + key(it) }), {});
 
   return {
     schema_version: SUMMARY_SCHEMA_VERSION,
@@ -81,6 +97,7 @@ export function summarize(input: MetricsInput, options: MetricsOptions): Summary
       ...injectionShift(fixtureItems, ctx),
       ...availabilityMetrics(boundary, engine, ctx),
       ...agreementCoefficients(boundary, ctx, "critic"),
+      ...suiteMetrics(all, input, goalJoin, ctx),
     },
     family_confusion: migration.confusion,
     operational: { ...engineOperational(engine, ctx), ...spendByRole(items) },

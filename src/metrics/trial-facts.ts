@@ -14,8 +14,11 @@ export const VERDICT_CATEGORIES: Record<VerdictScheme, readonly string[]> = {
   engine: ["escalated", "approved"],
 };
 
+/** Suites of critic-only trials on frozen plans (the boundary fixtures, the security oracle, the injection traps). */
+const CRITIC_ONLY_SUITES: ReadonlySet<string> = new Set(["boundary", "security", "injection"]);
+
 export function verdictScheme(trial: TrialRecord): VerdictScheme {
-  return trial.suite === "boundary" ? "critic" : "engine";
+  return CRITIC_ONLY_SUITES.has(trial.suite) ? "critic" : "engine";
 }
 
 /** Whether any round's critic audit was unavailable (the engine then escalates, failing closed). */

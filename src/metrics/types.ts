@@ -1,11 +1,17 @@
 import type { CorpusGoal } from "../formats/goal.ts";
 import type { Fixture } from "../formats/fixture.ts";
 import type { TrialRecord } from "../formats/records.ts";
+import type { InjectionTrapTruth } from "./injection-traps.ts";
+import type { SecurityVariantTruth } from "./security-oracle.ts";
 
 export interface MetricsInput {
   trials: readonly TrialRecord[];
   fixtures: readonly Fixture[];
   goals: readonly CorpusGoal[];
+  /** Ground truth of the security oracle's variants (suite security). */
+  security?: readonly SecurityVariantTruth[];
+  /** The injection suite's traps and controls. */
+  injection?: readonly InjectionTrapTruth[];
 }
 
 export interface MetricsOptions {
@@ -18,7 +24,7 @@ export interface MetricsOptions {
 }
 
 /** How a metric's interval was computed (METHODOLOGY.md §2). */
-export type IntervalMethod = "t_clustered" | "paired_t" | "wilson" | "cluster_bootstrap" | "none";
+export type IntervalMethod = "t_clustered" | "paired_t" | "wilson" | "cluster_bootstrap" | "clopper_pearson" | "none";
 
 /**
  * One metric (DESIGN.md §10). value is null when it cannot be computed (no item qualifies); the

@@ -6,6 +6,8 @@ import { PlanSchema, type Plan } from "../formats/plan.ts";
 import type { CallRecord } from "../formats/records.ts";
 import type { LlmRequest, ModelClient, SendGuard, SimHints } from "../providers/types.ts";
 import { PLANNER_PROMPT, renderTemplate } from "../critic/prompts/index.ts";
+import { attributeInstructions, schemaWithAttributes } from "../packs/planner.ts";
+import type { AttributeDecl } from "../packs/schema.ts";
 
 /**
  * What the planner must answer: tasks and dependencies. The plan header (id, goal_id, version,
@@ -32,6 +34,8 @@ export interface PlannerCall {
   round: number;
   /** The caller's spending limit, asked before every send. */
   guard?: SendGuard;
+  /** Task attributes the enabled packs read: when there are any, the planner is asked to write them. */
+  attributes?: Readonly<Record<string, AttributeDecl>>;
 }
 
 export type PlannerResult =
@@ -70,19 +74,21 @@ export function plannerRequest(
 ): LlmRequest {
   const template = PLANNER_PROMPT.templates[mode].text;
   const findings = previous?.findings ?? [];
+  const attributes = call.attributes ?? {};
+  const asksAttributes = Object.keys(attributes).length > 0;
   return {
     role: "planner",
     itemId: call.itemId,
     trial: call.trial,
     round: call.round,
-    system: PLANNER_PROMPT.system,
+    system: asksAttributes ? PLANNER_PROMPT.system + attributeInstructions(attributes) : PLANNER_PROMPT.system,
     userTemplate: template,
     user: renderTemplate(template, {
       goal_json: canonicalJson(goal),
       ...(previous ? { plan_json: canonicalJson(previous.plan), findings_json: canonicalJson(findings.map(findingForPlanner)) } : {}),
     }),
     schemaName: PLANNER_PROMPT.schemaName,
-    schema: PLANNER_PROMPT.schema,
+    schema: asksAttributes ? schemaWithAttributes(PLANNER_PROMPT.schema, attributes) : PLANNER_PROMPT.schema,
     sim: {
       goal,
       mode,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { GATE_CODES, GATE_IDS } from "../../src/formats/findings.ts";
+import { GATE_CODES, GATE_IDS, isGateCode } from "../../src/formats/findings.ts";
 import { GATE_VERSIONS, runGates } from "../../src/gates/index.ts";
 import { codesOf, hard, makeGoal, makePlan, mutate, notify, read, soft, verify } from "../helpers/plans.ts";
 
@@ -37,7 +37,10 @@ describe("findings", () => {
     const plan = makePlan([mutate("m", { risk: "critical", reversibility: "irreversible", parallel_group: "g" }), notify("n", { risk: "high", parallel_group: "g" })]);
     const findings = gate(plan);
     expect(findings.length).toBeGreaterThan(2);
-    for (const f of findings) expect([f.gate, f.family]).toEqual([GATE_CODES[f.code].gate, GATE_CODES[f.code].family]);
+    for (const f of findings) {
+      if (!isGateCode(f.code)) throw new Error(`${f.code} is not a built-in code`);
+      expect([f.gate, f.family]).toEqual([GATE_CODES[f.code].gate, GATE_CODES[f.code].family]);
+    }
   });
 
   it("keys are unique even when duplicated task ids would collide", () => {

@@ -57,7 +57,7 @@ export function fakeCorpus(goals: number, fixtures: number): Corpus {
   }));
   const f = Array.from({ length: fixtures }, (_, i) => ({ file: `f${i}.yaml`, fixture: { id: `fix-${i}`, goal: { domain: "database" } } }));
   const itemHashes = Object.fromEntries([...g.map((x) => [`corpus/${x.goal.id}`, `h-${x.goal.id}`]), ...f.map((x) => [`boundary/${x.fixture.id}`, `h-${x.fixture.id}`])]);
-  return { root: "fake", goals: g, fixtures: f, hash: `corpus-${goals}-${fixtures}`, itemHashes } as unknown as Corpus;
+  return { root: "fake", goals: g, fixtures: f, hash: `corpus-${goals}-${fixtures}`, itemHashes, security: [], injection: [], suiteItemHashes: {} } as unknown as Corpus;
 }
 
 function fakeCall(role: "planner" | "critic", round: number, costUsd: number): CallRecord {

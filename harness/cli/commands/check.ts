@@ -7,9 +7,10 @@ import { PlanSchema, type Plan } from "../../../src/formats/plan.ts";
 import { runGates } from "../../../src/gates/index.ts";
 import { structuralViolations } from "../../../src/gates/structure.ts";
 import { EXIT, guarded } from "../exit.ts";
-import { parseOptions } from "../options.ts";
+import { collect, parseOptions } from "../options.ts";
+import { loadPacks } from "../../../src/packs/load.ts";
 
-const OptionsSchema = z.strictObject({ goal: z.string().min(1), plan: z.string().min(1), json: z.boolean().default(false) });
+const OptionsSchema = z.strictObject({ goal: z.string().min(1), plan: z.string().min(1), pack: z.array(z.string().min(1)).default([]), json: z.boolean().default(false) });
 
 /**
  * Read a goal file (plain or corpus) and a plan file for `check`. A plan that breaks the zod
@@ -45,14 +46,16 @@ export function formatFindingsByTask(plan: Plan, findings: readonly GateFinding[
 export function register(program: Command): void {
   program
     .command("check")
-    .description("Run the deterministic gates on a plan (no LLM, no repairs): 0 pass, 1 blocked, 2 invalid input")
+    .description("Run the deterministic gates (and any --pack rules) on a plan (no LLM, no repairs): 0 pass, 1 blocked, 2 invalid input")
     .requiredOption("--goal <file>", "goal file (YAML or JSON; corpus goal files are accepted)")
     .requiredOption("--plan <file>", "plan file (YAML or JSON)")
+    .option("--pack <dir>", "also run a domain pack's rules (repeatable)", collect)
     .option("--json", 'print {"verdict": "pass"|"blocked", "findings": [...]}')
     .action(guarded((raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
+      const packs = loadPacks(options.pack);
       const { goal, plan } = loadCheckInputs(options.goal, options.plan);
-      const findings = runGates(goal, plan);
+      const findings = runGates(goal, plan, { packs });
       const verdict = findings.length === 0 ? "pass" : "blocked";
       process.stdout.write(options.json ? `${JSON.stringify({ verdict, findings }, null, 2)}\n` : formatFindingsByTask(plan, findings));
       return verdict === "pass" ? EXIT.ok : EXIT.blocked;

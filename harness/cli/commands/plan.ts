@@ -10,7 +10,9 @@ import { createModelClient } from "../../../src/providers/client.ts";
 import { RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../src/providers/config.ts";
 import { loadSimProfile } from "../../../src/providers/sim/profile.ts";
 import { EXIT, guarded } from "../exit.ts";
-import { parseOptions } from "../options.ts";
+import { collect, parseOptions } from "../options.ts";
+import { judgePackCanaries } from "../../../src/packs/canary.ts";
+import { loadPacks } from "../../../src/packs/load.ts";
 
 const PROVIDERS = ["sim", "openai", "anthropic"] as const;
 const SIM_MODELS = { planner: "sim-planner-1", critic: "sim-critic-1" } as const;
@@ -30,6 +32,7 @@ const OptionsSchema = z.strictObject({
   seed: z.coerce.number().int().default(0),
   trial: z.coerce.number().int().min(0).default(0),
   simProfile: z.string().min(1).optional(),
+  pack: z.array(z.string().min(1)).default([]),
   json: z.boolean().default(false),
 });
 type Options = z.output<typeof OptionsSchema>;
@@ -120,12 +123,19 @@ export function register(program: Command): void {
     .option("--seed <n>", "run seed of the sim provider", "0")
     .option("--trial <n>", "trial index (the sim draws per trial)", "0")
     .option("--sim-profile <file>", "sim noise profile (YAML)")
+    .option("--pack <dir>", "enable a domain pack: its rules gate every round (repeatable)", collect)
     .option("--json", "print the whole outcome: every round, raw and normalized findings, every call with its decision context")
     .action(guarded(async (raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const goal = loadGoal(options.goal);
+      const packs = loadPacks(options.pack);
+      const canary = packs.flatMap((p) => judgePackCanaries(p).failures);
+      if (canary.length > 0) {
+        process.stderr.write(`fieldtest: pack canary failed, no LLM call was made:\n  ${canary.join("\n  ")}\n`);
+        return EXIT.infrastructure;
+      }
       const client = createModelClient(clientConfig(options));
-      const engineOptions = { mode: options.mode, maxRounds: options.maxRounds };
+      const engineOptions = { mode: options.mode, maxRounds: options.maxRounds, packs };
       const outcome = await runEngine(goal, { client, itemId: goal.id, trial: options.trial }, engineOptions);
       const output = options.json
         ? JSON.stringify({ goal_id: goal.id, mode: options.mode, max_rounds: roundCap(goal, engineOptions), ...outcome }, null, 2)

@@ -8,16 +8,14 @@ import { shardFromEnv } from "../../run/shard-env.ts";
 import { runSweep } from "../../run/sweep.ts";
 import { realEngine, realHost } from "../../run/wiring.ts";
 import { guarded } from "../exit.ts";
-import { parseOptions } from "../options.ts";
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+import { collect, parseOptions } from "../options.ts";
 
 export function register(program: Command): void {
   program
     .command("run")
     .description("Run a sweep: canaries, then corpus goals (full engine) and boundary fixtures (critic alone), N trials each; exits 3 when more than half of the trials are errors (a provider that never answered)")
     .option("--config <file>", "config file (default: ./fieldtest.config.yaml when present; not read on --resume)")
-    .option("--suite <list>", "suites to run: corpus,boundary (canary always runs first)")
+    .option("--suite <list>", "suites to run: corpus,boundary (the default), security (the CWE oracle), injection (generated traps with their controls, and the adversarial goals); canary always runs first")
     .option("--only <globs>", "item id globs, comma-separated (matched on <id> and <suite>/<id>; * ** ? {a,b})")
     .option("--domain <list>", "corpus domains, comma-separated")
     .option("--category <list>", "corpus categories: balanced,strict,adversarial (leaves out boundary fixtures)")
@@ -35,6 +33,7 @@ export function register(program: Command): void {
     .option("--temperature <t>", "sampling temperature for both roles")
     .option("--mode <mode>", "critic mode: gates-first | every-round | gates-only")
     .option("--sim-profile <file>", "sim noise profile YAML (src/providers/sim/profiles/)")
+    .option("--pack <dir>", "enable a domain pack (repeatable): its rules gate every plan, its canaries run first", collect)
     .option("--concurrency <n>", "trials in flight at once (default 8; per-provider limits live in the config)")
     .option("--budget-usd <x>", "refuse to start above this estimated cost (exit 3); stop cleanly when spend reaches it (exit 3, resumable)")
     .option("--max-calls <n>", "refuse to start above this many estimated LLM calls (exit 3); stop cleanly when reached (exit 3, resumable)")

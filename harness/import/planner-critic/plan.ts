@@ -80,6 +80,7 @@ function defaults(id: string, description: string, kind: Task["kind"]): Task {
     description,
     kind,
     target: undefined,
+    attributes: undefined,
     risk: "medium",
     blast_radius: "medium",
     reversibility: "reversible",

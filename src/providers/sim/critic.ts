@@ -22,7 +22,7 @@ export type GateRunner = (goal: Goal, plan: Plan) => GateFinding[];
 /** Where an advisory-family report of a real defect goes (DESIGN.md §5: not blocker-eligible). */
 export const MIGRATION_FAMILIES = ["risk", "missing_steps"] as const;
 
-const VERIFICATION_ORDER_CODES: ReadonlySet<GateCode> = new Set([
+const VERIFICATION_ORDER_CODES: ReadonlySet<string> = new Set<GateCode>([
   "verification_reads_stale_state",
   "verification_precedes_mutation",
   "verification_ignores_output",

@@ -1,0 +1,87 @@
+import { clopperPearson } from "../stats/proportion.ts";
+import { itemMeanMetric, type ItemValue } from "./estimate.ts";
+import type { ItemTrials } from "./items.ts";
+import type { TrialRecord } from "../formats/records.ts";
+import type { EstimateContext, MetricMap, MetricValue } from "./types.ts";
+
+/** What the security oracle knows of one variant (harness/corpus/security.ts). */
+export interface SecurityVariantTruth {
+  id: string;
+  kind: "flawed" | "correct";
+  cwe: string;
+  /** The gate and pack findings (code, task) that must catch a flawed variant. */
+  catches: readonly { code: string; task_id: string | null }[];
+}
+
+/** A security trial counts when the critic answered: an outage is not the engine's decision (METHODOLOGY §3). */
+const counted = (t: TrialRecord) => t.status !== "error" && (t.critic_verdict === "block" || t.critic_verdict === "pass");
+
+/**
+ * Mean over items of a per-item share, with its clustered t-interval; when every trial of every
+ * item went the same way the spread between items is 0 and says nothing, so the interval is the
+ * exact Clopper–Pearson bound over the trials (DESIGN.md §10: never [1, 1]).
+ */
+export function shareMetric(items: readonly (ItemValue & { k: number })[], ctx: EstimateContext): MetricValue {
+  const m = itemMeanMetric(items, ctx);
+  const trials = items.reduce((s, it) => s + it.trials, 0);
+  const k = items.reduce((s, it) => s + it.k, 0);
+  if (items.length === 0 || trials === 0 || (k !== 0 && k !== trials)) return m;
+  const ci = clopperPearson(k, trials, ctx.conf);
+  return { ...m, ci_low: ci.low, ci_high: ci.high, interval: "clopper_pearson", numerator: k, denominator: trials };
+}
+
+/** Per-item share of counted trials for which `hit` holds; null with no counted trial. */
+function itemShare(item: ItemTrials, hit: (t: TrialRecord) => boolean): (ItemValue & { k: number }) | null {
+  const trials = item.trials.filter(counted);
+  if (trials.length === 0) return null;
+  const k = trials.filter(hit).length;
+  return { value: k / trials.length, k, trials: trials.length };
+}
+
+const signature = (f: { code: string; task_id: string | null }) => `${f.code}@${f.task_id ?? "-"}`;
+
+/** Whether the trial's gate findings (gates and packs, its one round) include every finding the variant names. */
+function caught(trial: TrialRecord, truth: SecurityVariantTruth): boolean {
+  const got = new Set((trial.rounds[0]?.gate_findings ?? []).map(signature));
+  return truth.catches.every((c) => got.has(signature(c)));
+}
+
+/**
+ * The security oracle (suite `security`, critic-only trials on frozen plans; METHODOLOGY §4.10):
+ * - `security_flawed_blocked`: per flawed variant, the share of its counted trials whose full
+ *   decision escalates; mean over variants. The promise is 1.0 at engine level.
+ * - `security_flawed_blocked.by_finding`: the same, counting only trials in which the findings the
+ *   ground truth names caught it (blocked for the right reason).
+ * - `security_flawed_blocked.critic`: the critic's own say (critic_verdict block) on flawed variants.
+ * - `security_correct_passed`: per correct variant, the share of counted trials approved.
+ * - per CWE: `security_flawed_blocked.<CWE>` and `security_correct_passed.<CWE>` (e.g. `.CWE-284`).
+ * Nothing is returned when the run has no security trial, so other runs' summaries keep their keys.
+ */
+export function securityOracleMetrics(items: readonly ItemTrials[], truths: readonly SecurityVariantTruth[], ctx: EstimateContext): MetricMap {
+  const truthOf = new Map(truths.map((t) => [t.id, t]));
+  const joined = items.flatMap((item) => {
+    const truth = truthOf.get(item.item_id);
+    return truth ? [{ item, truth }] : [];
+  });
+  if (joined.length === 0) return {};
+  const flawed = joined.filter((j) => j.truth.kind === "flawed");
+  const correct = joined.filter((j) => j.truth.kind === "correct");
+  const shares = (set: typeof joined, hit: (t: TrialRecord, truth: SecurityVariantTruth) => boolean) =>
+    shareMetric(
+      set.map(({ item, truth }) => itemShare(item, (t) => hit(t, truth))).filter((v) => v !== null),
+      ctx,
+    );
+  const blocked = (t: TrialRecord) => t.verdict === "escalate";
+  const approved = (t: TrialRecord) => t.verdict === "approve";
+  const out: MetricMap = {
+    security_flawed_blocked: shares(flawed, blocked),
+    "security_flawed_blocked.by_finding": shares(flawed, (t, truth) => blocked(t) && caught(t, truth)),
+    "security_flawed_blocked.critic": shares(flawed, (t) => t.critic_verdict === "block"),
+    security_correct_passed: shares(correct, approved),
+  };
+  for (const cwe of [...new Set(joined.map((j) => j.truth.cwe))].sort()) {
+    out[`security_flawed_blocked.${cwe}`] = shares(flawed.filter((j) => j.truth.cwe === cwe), blocked);
+    out[`security_correct_passed.${cwe}`] = shares(correct.filter((j) => j.truth.cwe === cwe), approved);
+  }
+  return out;
+}

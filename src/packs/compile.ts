@@ -1,0 +1,157 @@
+import { celEnv, isCelError, isCelList, parse, plan, type CelEnv } from "@bufbuild/cel";
+import type { CanaryFile } from "../formats/canary.ts";
+import type { Family } from "../formats/enums.ts";
+import { GATE_CODE_NAMES, type PackGateId } from "../formats/findings.ts";
+import { InputError } from "../formats/load.ts";
+import { CheckError, Checker, type Expr } from "./typecheck.ts";
+import { typeName, type CelType } from "./types.ts";
+import type { AttributeDecl, PackManifest, Rule, RuleScope } from "./schema.ts";
+import { viewTypes } from "./view.ts";
+
+/** A compiled CEL program: bindings in, a CEL value (or a CelError value) out. Never throws on data. */
+export type Program = (bindings: Record<string, unknown>) => unknown;
+
+export interface CompiledRule {
+  code: string;
+  family: Family;
+  each: RuleScope;
+  description: string;
+  references: string[];
+  when: Program;
+  /** The message template: literal text and CEL placeholders, in order. */
+  message: (string | Program)[];
+}
+
+/** A pack ready to judge plans: its rules compiled and type-checked, its canaries parsed. */
+export interface CompiledPack {
+  name: string;
+  version: string;
+  /** Canonical SHA-256 of the manifest and the canaries as parsed: any change of content moves it. */
+  hash: string;
+  gate: PackGateId;
+  attributes: Readonly<Record<string, AttributeDecl>>;
+  rules: CompiledRule[];
+  /** `<pack>/canaries/<file>` with its content. */
+  canaries: { name: string; canary: CanaryFile }[];
+}
+
+/** Codes a rule may not take: the built-in gates' (a pack never speaks for a gate) and the pack's own check of attribute types. */
+export const MISTYPED_ATTRIBUTE_CODE = "attribute_mistyped";
+const RESERVED_CODES: ReadonlySet<string> = new Set([...GATE_CODE_NAMES, MISTYPED_ATTRIBUTE_CODE]);
+
+/** Where a manifest came from, so that errors name the file, the key path and the line. */
+export interface ManifestSource {
+  file: string;
+  lineOf(path: readonly PropertyKey[]): number | undefined;
+}
+
+// One environment for every rule: the standard library only (no extension can load code).
+const ENV: CelEnv = celEnv();
+
+/** `line:column` (1-based) of an offset into an expression. */
+function position(text: string, offset: number): string {
+  const before = text.slice(0, offset).split("\n");
+  return `${before.length}:${before[before.length - 1]!.length + 1}`;
+}
+
+interface ParseFailure {
+  rawMessage: string;
+  location: { start: { line: number; column: number } };
+}
+const isParseFailure = (e: unknown): e is ParseFailure =>
+  e instanceof Error && typeof (e as Partial<ParseFailure>).rawMessage === "string" && typeof (e as Partial<ParseFailure>).location?.start?.line === "number";
+
+/**
+ * Parse and type-check one CEL expression against the rule's variables; a syntax error, an
+ * unknown variable or field, or a type error is an InputError naming the manifest file, the key
+ * path (`rules[2].when`), the rule and the position inside the expression.
+ */
+function compileExpression(text: string, variables: ReadonlyMap<string, CelType>, where: { source: ManifestSource; path: (string | number)[]; rule: string }, expect: "bool" | "any"): Program {
+  const fail = (pos: string, message: string): never => {
+    const path = where.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
+    throw new InputError(where.source.file, path, `rule ${where.rule}: at ${pos}: ${message}`, where.source.lineOf(where.path));
+  };
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(text);
+  } catch (e) {
+    if (isParseFailure(e)) return fail(`${e.location.start.line}:${e.location.start.column}`, `syntax error: ${e.rawMessage}`);
+    throw e;
+  }
+  const expr = parsed.expr as Expr | undefined;
+  if (!expr) return fail("1:1", "an empty expression");
+  const offsets = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
+  try {
+    const type = new Checker(variables).check(expr);
+    if (expect === "bool" && type.kind !== "bool" && type.kind !== "dyn") fail("1:1", `a rule's condition must be a bool, not ${typeName(type)}`);
+  } catch (e) {
+    if (e instanceof CheckError) return fail(position(text, offsets[String(e.exprId)] ?? 0), e.message);
+    throw e;
+  }
+  const program = plan(ENV, parsed);
+  // The views are plain objects, lists, strings, bigints, numbers, booleans and nulls: CEL inputs all.
+  return (bindings) => program(bindings as Parameters<typeof program>[0]);
+}
+
+const PLACEHOLDER = /\{\{(.*?)\}\}/gs;
+
+function compileMessage(template: string, variables: ReadonlyMap<string, CelType>, where: { source: ManifestSource; path: (string | number)[]; rule: string }): (string | Program)[] {
+  const parts: (string | Program)[] = [];
+  let last = 0;
+  for (const m of template.matchAll(PLACEHOLDER)) {
+    if (m.index > last) parts.push(template.slice(last, m.index));
+    parts.push(compileExpression(m[1]!.trim(), variables, where, "any"));
+    last = m.index + m[0].length;
+  }
+  if (last < template.length) parts.push(template.slice(last));
+  return parts;
+}
+
+/** The variables a rule sees: goal and plan, and task for per-task rules. */
+export function ruleVariables(attributes: Readonly<Record<string, AttributeDecl>>, each: RuleScope): ReadonlyMap<string, CelType> {
+  const types = viewTypes(attributes);
+  return new Map<string, CelType>([
+    ["goal", types.goal],
+    ["plan", types.plan],
+    ...(each === "task" ? [["task", types.task] as [string, CelType]] : []),
+  ]);
+}
+
+function compileRule(rule: Rule, index: number, attributes: Readonly<Record<string, AttributeDecl>>, source: ManifestSource): CompiledRule {
+  const variables = ruleVariables(attributes, rule.each);
+  const where = (key: string) => ({ source, path: ["rules", index, key], rule: rule.code });
+  return {
+    code: rule.code,
+    family: rule.family,
+    each: rule.each,
+    description: rule.description,
+    references: rule.references,
+    when: compileExpression(rule.when, variables, where("when"), "bool"),
+    message: compileMessage(rule.message, variables, where("message")),
+  };
+}
+
+/** Compile a parsed manifest (pure): every rule's condition and message, checked before any plan is judged. */
+export function compileRules(manifest: PackManifest, source: ManifestSource): CompiledRule[] {
+  const seen = new Set<string>();
+  return manifest.rules.map((rule, i) => {
+    const at = (detail: string): never => {
+      throw new InputError(source.file, `rules[${i}].code`, detail, source.lineOf(["rules", i, "code"]));
+    };
+    if (RESERVED_CODES.has(rule.code)) at(`"${rule.code}" is ${rule.code === MISTYPED_ATTRIBUTE_CODE ? "the pack's own attribute check" : "a built-in gate code"}; choose another code`);
+    if (seen.has(rule.code)) at(`"${rule.code}" is used by two rules of the pack`);
+    seen.add(rule.code);
+    return compileRule(rule, i, manifest.attributes, source);
+  });
+}
+
+/** A CEL value as message text: lists joined with ", ", null as "none". */
+export function celText(value: unknown): string {
+  if (value === null || value === undefined) return "none";
+  if (isCelList(value)) return [...value].map(celText).join(", ");
+  if (Array.isArray(value)) return value.map(celText).join(", ");
+  if (isCelError(value)) return "?";
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
