@@ -14,6 +14,10 @@ export interface CorpusCounts {
   injectionTwins: number;
   /** Fixtures with at least one seeded defect that no gate can see (only the critic can speak). */
   gateInvisible: number;
+  /** The security oracle: variants by kind, their goals and CWEs. */
+  security: { flawed: number; correct: number; goals: number; cwes: number };
+  /** Generated injection traps and the clean controls they pair with. */
+  injection: { traps: number; controls: number };
 }
 
 function tally(values: readonly string[]): Record<string, number> {
@@ -33,5 +37,12 @@ export function corpusCounts(corpus: Corpus): CorpusCounts {
     cleanControls: controls.filter(isCleanControl).length,
     injectionTwins: fixtures.length - controls.length,
     gateInvisible: controls.filter((f) => f.seeded_defects.some((d) => !d.gate_visible)).length,
+    security: {
+      flawed: corpus.security.filter((s) => s.kind === "flawed").length,
+      correct: corpus.security.filter((s) => s.kind === "correct").length,
+      goals: new Set(corpus.security.map((s) => s.group)).size,
+      cwes: new Set(corpus.security.map((s) => s.cwe)).size,
+    },
+    injection: { traps: corpus.injection.filter((i) => i.control !== null).length, controls: corpus.injection.filter((i) => i.control === null).length },
   };
 }

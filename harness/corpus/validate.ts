@@ -5,6 +5,9 @@ import { BLOCKER_ELIGIBLE_FAMILIES, RISK_TOLERANCES } from "../../src/formats/en
 import { runGates } from "../../src/gates/index.ts";
 import { correctCriticFindings, correctVerdicts } from "./ground-truth.ts";
 import type { Corpus } from "./load.ts";
+import { checkSecuritySuite, SECURITY_SUITE_PACKS } from "./security.ts";
+import type { CompiledPack } from "../../src/packs/compile.ts";
+import { loadPacks } from "../../src/packs/load.ts";
 import { differsOnlyIn, fixtureView, structuralDifference } from "./twins.ts";
 
 /** One thing wrong with the corpus, printed as `file: path: message` (the InputError layout). */
@@ -28,10 +31,12 @@ function openingWords(description: string): string {
 
 /**
  * Every check that the schema alone cannot make, over the whole corpus; an empty list means
- * valid. Pure except for the gates it runs, which are pure functions of (goal, plan) too.
+ * valid. Pure except for the gates it runs, which are pure functions of (goal, plan) too. The
+ * security oracle's ground truth is judged with the packs the suite is gated with (loaded by the
+ * caller; the shipped ones by default).
  */
-export function validateCorpus(corpus: Corpus): Problem[] {
-  return [...checkIds(corpus), ...checkGoals(corpus), ...corpus.fixtures.flatMap((f) => checkFixture(f)), ...checkTwins(corpus)];
+export function validateCorpus(corpus: Corpus, securityPacks: readonly CompiledPack[] = corpus.security.length ? loadPacks(SECURITY_SUITE_PACKS) : []): Problem[] {
+  return [...checkIds(corpus), ...checkGoals(corpus), ...corpus.fixtures.flatMap((f) => checkFixture(f)), ...checkTwins(corpus), ...checkSecuritySuite(corpus.security, securityPacks)];
 }
 
 /** Ids are unique across goals and fixtures, and every file is named after its id. */

@@ -11,6 +11,7 @@ import { figure, jsonScript, page, SORT_SCRIPT, sortable, type View } from "./pa
 import { barChart, emptyChart, esc, heatmap, histogram, stackedBars } from "./svg.ts";
 import { forestPlot } from "./svg-plots.ts";
 import { triage, type ItemDetail, type ItemRow } from "./triage.ts";
+import { suitesHtml } from "./suites.ts";
 
 /** Ids of the charts report.html always draws; `chart-forest` joins them when the report decides against a baseline. */
 export const CHART_IDS = ["chart-flip", "chart-confusion", "chart-evidence", "chart-latency", "chart-cost", "chart-tokens"] as const;
@@ -291,6 +292,7 @@ export function renderHtml(run: LoadedRun, items: ItemSummary[], decision: Decis
       id: "metrics",
       title: "Metrics",
       body: `<section><h2>Headline metrics</h2>${metricTable(summary.metrics, headline)}<details><summary>All ${names.length} metrics</summary>${metricTable(summary.metrics, names)}</details></section>
+${suitesHtml(summary.metrics)}
 <section><h2>Operational</h2>${metricTable(summary.operational, Object.keys(summary.operational).sort())}</section>`,
     },
     { id: "charts", title: "Charts", body: charts(run, items) },

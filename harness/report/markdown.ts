@@ -5,6 +5,7 @@ import { fmt, fmtMetric, verdictText } from "./format.ts";
 import { directionMark, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
 import { triage } from "./triage.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
+import { suitesMarkdown } from "./suites.ts";
 
 const cell = (s: string) => s.replace(/\|/g, "\\|");
 
@@ -67,6 +68,7 @@ export function renderMarkdown(run: LoadedRun, items: ItemSummary[], decision: D
     "",
     table(["metric", "value [95% interval]", "direction", "items", "trials"], metricRows(summary.metrics, orderedMetricNames(summary.metrics))),
     "",
+    ...suitesMarkdown(summary.metrics),
     "## Expectations",
     "",
     failing.length

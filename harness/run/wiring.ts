@@ -34,6 +34,7 @@ import { RUN_FILES } from "./store.ts";
 import type { CallHooks, RunReport, SweepEngine, SweepHost } from "./sweep.ts";
 import type { RunConfig } from "./settings.ts";
 
+
 function promptHashes(p: PromptDescriptor<string>) {
   return {
     version: p.version,
@@ -103,8 +104,10 @@ const SummaryHeadSchema = z.looseObject({
 export function reportRun(dir: string, corpusRoot = "corpus", decisionInput: DecisionInput | null = null): RunReport {
   const { paths, decision } = writeReport(dir, corpusRoot, decisionInput);
   const summary = loadFile(join(dir, RUN_FILES.summary), SummaryHeadSchema);
-  const width = Math.max(...HEADLINE_METRICS.map((m) => m.length));
-  const headline = HEADLINE_METRICS.filter((m) => summary.metrics[m] !== undefined).map((m) => {
+  // Metrics with no item (a run of the security suite alone has no boundary fixture) are left out.
+  const shown = HEADLINE_METRICS.filter((m) => summary.metrics[m] !== undefined && summary.metrics[m]!.n_items > 0);
+  const width = Math.max(...shown.map((m) => m.length));
+  const headline = shown.map((m) => {
     const v = summary.metrics[m]!;
     return `${m.padEnd(width)}  ${fmtMetric(v as unknown as MetricValue).padEnd(24)} items ${v.n_items}, trials ${v.n_trials}`;
   });

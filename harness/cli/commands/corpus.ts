@@ -33,6 +33,8 @@ export function validateCommand(dir: string, io: Output): number {
   io.out(`  by category: ${list(c.byCategory) || "none"}`);
   io.out(`  by domain: ${list(c.byDomain) || "none"}`);
   io.out(`boundary fixtures: ${c.fixtures} (clean controls ${c.cleanControls}, gate-invisible defects ${c.gateInvisible}, injection twins ${c.injectionTwins})`);
+  io.out(`security oracle: ${c.security.flawed} flawed and ${c.security.correct} correct variants of ${c.security.goals} goals, ${c.security.cwes} CWEs`);
+  io.out(`injection traps: ${c.injection.traps} generated from ${c.injection.controls} clean controls`);
   io.out(`hash: ${corpus.hash}`);
   return EXIT.ok;
 }
@@ -41,8 +43,8 @@ export function register(program: Command): void {
   const corpus = program.command("corpus").description("Work with the goal corpus and the boundary fixtures");
   corpus
     .command("validate")
-    .description("Check every goal and fixture (schema, ids, twins, expected gate findings); print counts and the corpus hash")
-    .argument("[dir]", "corpus folder (goals/ and boundary/)", "corpus")
+    .description("Check every goal, fixture and security variant (schema, ids, twins, expected gate and pack findings); print counts and the corpus hash")
+    .argument("[dir]", "corpus folder (goals/, boundary/, security/)", "corpus")
     .action(guarded((dir: string) => {
       const io: Output = {
         out: (line) => process.stdout.write(`${line}\n`),
