@@ -39,6 +39,9 @@ export const AttributesSchema = z
     z.string().regex(ATTRIBUTE_NAME_PATTERN, "attribute names match ^[a-z][a-z0-9_]*$"),
     z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]).nullable(),
   )
+  .describe(
+    "Typed facts about the task that only domain-pack rules read (e.g. cidr, principal, encryption): a string, a number, a boolean or a list of strings per name. The engine and the built-in gates never read them; the enabled packs declare which names they read and the planner is asked for those.",
+  )
   // An explicit null means absent, as everywhere in a plan.
   .transform((r) => Object.fromEntries(Object.entries(r).filter((e): e is [string, AttributeValue] => e[1] !== null)));
 export type AttributeValue = string | number | boolean | string[];

@@ -48,10 +48,15 @@ export interface ManifestSource {
 // One environment for every rule: the standard library only (no extension can load code).
 const ENV: CelEnv = celEnv();
 
-/** `line:column` (1-based) of an offset into an expression. */
+/** `line:column` (1-based) of an offset into a field's text. */
 function position(text: string, offset: number): string {
   const before = text.slice(0, offset).split("\n");
   return `${before.length}:${before[before.length - 1]!.length + 1}`;
+}
+
+/** The offset of a 1-based line and column (the parser's error location). */
+function offsetOf(text: string, line: number, column: number): number {
+  return text.split("\n").slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0) + column - 1;
 }
 
 interface ParseFailure {
@@ -66,7 +71,15 @@ const isParseFailure = (e: unknown): e is ParseFailure =>
  * unknown variable or field, or a type error is an InputError naming the manifest file, the key
  * path (`rules[2].when`), the rule and the position inside the expression.
  */
-function compileExpression(text: string, variables: ReadonlyMap<string, CelType>, where: { source: ManifestSource; path: (string | number)[]; rule: string }, expect: "bool" | "any"): Program {
+function compileExpression(
+  text: string,
+  variables: ReadonlyMap<string, CelType>,
+  where: { source: ManifestSource; path: (string | number)[]; rule: string },
+  expect: "bool" | "any",
+  /** Where the expression sits in the field's text (a message placeholder), so positions are the field's. */
+  within: { field: string; at: number } = { field: text, at: 0 },
+): Program {
+  const at = (offset: number) => position(within.field, within.at + offset);
   const fail = (pos: string, message: string): never => {
     const path = where.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
     throw new InputError(where.source.file, path, `rule ${where.rule}: at ${pos}: ${message}`, where.source.lineOf(where.path));
@@ -75,17 +88,17 @@ function compileExpression(text: string, variables: ReadonlyMap<string, CelType>
   try {
     parsed = parse(text);
   } catch (e) {
-    if (isParseFailure(e)) return fail(`${e.location.start.line}:${e.location.start.column}`, `syntax error: ${e.rawMessage}`);
+    if (isParseFailure(e)) return fail(at(offsetOf(text, e.location.start.line, e.location.start.column)), `syntax error: ${e.rawMessage}`);
     throw e;
   }
   const expr = parsed.expr as Expr | undefined;
-  if (!expr) return fail("1:1", "an empty expression");
+  if (!expr) return fail(at(0), "an empty expression");
   const offsets = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
   try {
     const type = new Checker(variables).check(expr);
-    if (expect === "bool" && type.kind !== "bool" && type.kind !== "dyn") fail("1:1", `a rule's condition must be a bool, not ${typeName(type)}`);
+    if (expect === "bool" && type.kind !== "bool" && type.kind !== "dyn") fail(at(0), `a rule's condition must be a bool, not ${typeName(type)}`);
   } catch (e) {
-    if (e instanceof CheckError) return fail(position(text, offsets[String(e.exprId)] ?? 0), e.message);
+    if (e instanceof CheckError) return fail(at(offsets[String(e.exprId)] ?? 0), e.message);
     throw e;
   }
   const program = plan(ENV, parsed);
@@ -100,7 +113,9 @@ function compileMessage(template: string, variables: ReadonlyMap<string, CelType
   let last = 0;
   for (const m of template.matchAll(PLACEHOLDER)) {
     if (m.index > last) parts.push(template.slice(last, m.index));
-    parts.push(compileExpression(m[1]!.trim(), variables, where, "any"));
+    const inner = m[1]!;
+    const start = m.index + 2 + (inner.length - inner.trimStart().length);
+    parts.push(compileExpression(inner.trim(), variables, where, "any", { field: template, at: start }));
     last = m.index + m[0].length;
   }
   if (last < template.length) parts.push(template.slice(last));

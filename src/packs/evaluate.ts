@@ -1,10 +1,10 @@
-import { isCelError } from "@bufbuild/cel";
+import { celList, celMap, isCelError } from "@bufbuild/cel";
 import type { GateFinding } from "../formats/findings.ts";
 import type { Goal } from "../formats/goal.ts";
 import type { Plan } from "../formats/plan.ts";
 import { keyPrefix } from "../gates/finding.ts";
 import { celText, MISTYPED_ATTRIBUTE_CODE, type CompiledPack, type CompiledRule } from "./compile.ts";
-import { planView, type CelRecord } from "./view.ts";
+import { planView } from "./view.ts";
 
 /** A rule that could not be judged on a plan (a method called on a null field, a non-bool result). */
 export interface RuleError {
@@ -24,6 +24,16 @@ function finding(pack: CompiledPack, code: string, family: GateFinding["family"]
   return { origin: "gate", gate: pack.gate, code, family, severity: "blocker", task_id: taskId, message, key: keyPrefix(pack.gate, code, taskId) + detail };
 }
 
+/**
+ * A view as CEL values, converted once: the evaluator wraps a plain object anew on every field
+ * access, which made a rule over a plan two orders of magnitude slower.
+ */
+function toCel(v: unknown): unknown {
+  if (Array.isArray(v)) return celList(v.map(toCel) as Parameters<typeof celList>[0]);
+  if (v !== null && typeof v === "object") return celMap(new Map(Object.entries(v).map(([k, x]) => [k, toCel(x)])) as Parameters<typeof celMap>[0]);
+  return v;
+}
+
 function render(rule: CompiledRule, bindings: Record<string, unknown>): string {
   return rule.message.map((part) => (typeof part === "string" ? part : celText(part(bindings)))).join("");
 }
@@ -41,11 +51,14 @@ export function judgePlan(goal: Goal, plan: Plan, pack: CompiledPack): PackJudge
     finding(pack, MISTYPED_ATTRIBUTE_CODE, "feasibility", m.task_id, m.name, `task ${m.task_id} gives attribute ${m.name} as ${JSON.stringify(m.value)}; pack ${pack.name} reads it as ${m.declared}`),
   );
   const errors: RuleError[] = [];
+  const goalValue = toCel(view.goal);
+  const planValue = toCel(view.plan) as ReturnType<typeof celMap>;
+  const taskValues = [...(planValue.get("tasks") as Iterable<unknown>)];
   for (const rule of pack.rules) {
-    const subjects: (CelRecord | null)[] = rule.each === "task" ? view.tasks : [null];
-    for (const task of subjects) {
-      const bindings = task === null ? { goal: view.goal, plan: view.plan } : { goal: view.goal, plan: view.plan, task };
-      const taskId = task === null ? null : (task.id as string);
+    const subjects: (number | null)[] = rule.each === "task" ? view.tasks.map((_, i) => i) : [null];
+    for (const i of subjects) {
+      const bindings = i === null ? { goal: goalValue, plan: planValue } : { goal: goalValue, plan: planValue, task: taskValues[i] };
+      const taskId = i === null ? null : (view.tasks[i]!.id as string);
       const result = rule.when(bindings);
       if (result === true) findings.push(finding(pack, rule.code, rule.family, taskId, "", render(rule, bindings)));
       else if (result !== false) {

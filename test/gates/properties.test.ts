@@ -1,40 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LEVELS, REVERSIBILITY, TASK_KINDS, VERIFY_SUBJECTS } from "../../src/formats/enums.ts";
 import type { Plan } from "../../src/formats/plan.ts";
 import { runGates } from "../../src/gates/index.ts";
 import { graphOf } from "../../src/graph/plan-graph.ts";
 import { applyRepairs, topologicalReorder } from "../../src/gates/repairs.ts";
+import { anyPlanOf, prose } from "../helpers/arbitrary-plans.ts";
 import { makeGoal, makePlan, mutate, notify, read, verify } from "../helpers/plans.ts";
 
 const NAMES = ["f0", "f1", "f2", "r0", "r1", "out"];
-const names = fc.subarray(NAMES, { maxLength: 3 });
-const prose = fc.string({ minLength: 1, maxLength: 12 });
 
 /** Any plan over a few ids and names, sound or not: gates must behave on all of them. */
-const anyPlan = fc.integer({ min: 1, max: 8 }).chain((n) => {
-  const ids = Array.from({ length: n }, (_, i) => `t${i}`);
-  const id = fc.constantFrom(...ids);
-  const task = (taskId: string) =>
-    fc.record({
-      id: fc.constant(taskId),
-      description: prose,
-      kind: fc.constantFrom(...TASK_KINDS),
-      risk: fc.constantFrom(...LEVELS),
-      blast_radius: fc.constantFrom(...LEVELS),
-      reversibility: fc.constantFrom(...REVERSIBILITY),
-      parallel_group: fc.constantFrom(null, "g1", "g2"),
-      preconditions: fc.array(fc.record({ fact: fc.constantFrom(...NAMES), established_by: fc.constantFrom(null, "env", ...ids) }), { maxLength: 2 }),
-      establishes: names,
-      produces: names,
-      mutates: names,
-      destroys: names,
-      verifies: fc.option(fc.record({ task: id, subject: fc.constantFrom(...VERIFY_SUBJECTS), reads: names }), { nil: null }),
-      rollback: fc.option(fc.record({ trigger: id, action: prose, requires: names, restores: names }), { nil: null }),
-    });
-  const dependency = fc.record({ from: id, to: id, kind: fc.constantFrom("hard", "soft") });
-  return fc.tuple(fc.tuple(...ids.map(task)), fc.array(dependency, { maxLength: 2 * n }));
-}).map(([tasks, deps]) => makePlan(tasks, deps));
+const anyPlan = anyPlanOf({ names: NAMES });
 
 /** Reads that need and establish a few facts, with random edges: the shape both repairs act on. */
 const repairablePlan = fc.integer({ min: 2, max: 7 }).chain((n) => {
