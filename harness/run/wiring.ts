@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { execa } from "execa";
-import { CRITIC_PROMPT, PLANNER_PROMPT, type PromptDescriptor } from "../../src/critic/prompts/index.ts";
+import { CRITIC_PROMPT, type PromptDescriptor } from "../../src/critic/prompts/index.ts";
 import { toGoal, type CorpusGoal } from "../../src/formats/goal.ts";
 import type { Fixture } from "../../src/formats/fixture.ts";
 import { InputError } from "../../src/formats/load.ts";
@@ -28,6 +28,7 @@ import { SECURITY_SUITE_PACKS } from "../corpus/security.ts";
 import { canonicalJson } from "../../src/canonical.ts";
 import type { CompiledPack } from "../../src/packs/compile.ts";
 import { loadPacks, packVersions } from "../../src/packs/load.ts";
+import { declaredAttributes, plannerPromptFor } from "../../src/packs/planner.ts";
 import type { TrialExecutor } from "./execute.ts";
 import { monitorEventLoop } from "./event-loop.ts";
 import { RUN_FILES } from "./store.ts";
@@ -131,14 +132,17 @@ export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisi
     describe: (config) => {
       const usesSim = [config.client.planner, config.client.critic].some((r) => r.provider === "sim" || r.replay?.as === "sim");
       // Pack versions sit beside the gate versions (and so in the config hash) only when a pack is loaded.
-      const gateVersions = { ...GATE_VERSIONS, ...packVersions(packsFor(config).all) };
+      const packs = packsFor(config);
+      const gateVersions = { ...GATE_VERSIONS, ...packVersions(packs.all) };
+      // Packs that declare attributes extend the planner's prompt and schema: record what is sent.
+      const planner = plannerPromptFor(declaredAttributes(packs.run));
       return {
         fingerprint: {
-          prompts: { planner: promptHashes(PLANNER_PROMPT), critic: promptHashes(CRITIC_PROMPT) },
+          prompts: { planner: promptHashes(planner), critic: promptHashes(CRITIC_PROMPT) },
           gate_versions: gateVersions,
           sim_version: usesSim ? SIM_VERSION : null,
         },
-        roles: { planner: roleSummary(config.client.planner, PLANNER_PROMPT), critic: roleSummary(config.client.critic, CRITIC_PROMPT) },
+        roles: { planner: roleSummary(config.client.planner, planner), critic: roleSummary(config.client.critic, CRITIC_PROMPT) },
         gateVersions,
         priceTableVersion: PRICE_TABLE_VERSION,
       };

@@ -1,3 +1,5 @@
+import { hashCanonical, sha256 } from "../canonical.ts";
+import { PLANNER_PROMPT } from "../critic/prompts/index.ts";
 import type { CompiledPack } from "./compile.ts";
 import type { AttributeDecl, AttributeType } from "./schema.ts";
 
@@ -24,7 +26,7 @@ const JSON_TYPES: Record<AttributeType, unknown> = {
 const TYPE_WORDS: Record<AttributeType, string> = { string: "a string", number: "a number", boolean: "true or false", string_list: "a list of strings" };
 
 /** The paragraph appended to the planner's system prompt: each attribute, its type and meaning. */
-export function attributeInstructions(attributes: Readonly<Record<string, AttributeDecl>>): string {
+function attributeInstructions(attributes: Readonly<Record<string, AttributeDecl>>): string {
   const lines = Object.entries(attributes).map(([name, d]) => `- "${name}" (${TYPE_WORDS[d.type]}): ${d.description}`);
   return [
     "",
@@ -39,7 +41,7 @@ export function attributeInstructions(attributes: Readonly<Record<string, Attrib
 type JsonObject = Record<string, unknown>;
 
 /** The planner's output schema with `attributes` on every task (the declared names, typed, nothing else). */
-export function schemaWithAttributes(schema: JsonObject, attributes: Readonly<Record<string, AttributeDecl>>): JsonObject {
+function schemaWithAttributes(schema: JsonObject, attributes: Readonly<Record<string, AttributeDecl>>): JsonObject {
   const tasks = (schema.properties as JsonObject).tasks as JsonObject;
   const item = tasks.items as JsonObject;
   const properties = Object.fromEntries(Object.entries(attributes).map(([name, d]) => [name, JSON_TYPES[d.type]]));
@@ -53,4 +55,16 @@ export function schemaWithAttributes(schema: JsonObject, attributes: Readonly<Re
       },
     },
   };
+}
+
+/**
+ * The planner's prompt descriptor for the attributes the enabled packs declare: the versioned one
+ * when there are none, else its system text with the attribute instructions and its schema with
+ * `attributes`, hashed anew (what the requests send is what the manifest records).
+ */
+export function plannerPromptFor(attributes: Readonly<Record<string, AttributeDecl>>): typeof PLANNER_PROMPT {
+  if (Object.keys(attributes).length === 0) return PLANNER_PROMPT;
+  const system = PLANNER_PROMPT.system + attributeInstructions(attributes);
+  const schema = schemaWithAttributes(PLANNER_PROMPT.schema, attributes);
+  return { ...PLANNER_PROMPT, system, system_sha256: sha256(system), schema, schema_sha256: hashCanonical(schema) };
 }

@@ -5,8 +5,8 @@ import type { Goal } from "../formats/goal.ts";
 import { PlanSchema, type Plan } from "../formats/plan.ts";
 import type { CallRecord } from "../formats/records.ts";
 import type { LlmRequest, ModelClient, SendGuard, SimHints } from "../providers/types.ts";
-import { PLANNER_PROMPT, renderTemplate } from "../critic/prompts/index.ts";
-import { attributeInstructions, schemaWithAttributes } from "../packs/planner.ts";
+import { renderTemplate } from "../critic/prompts/index.ts";
+import { plannerPromptFor } from "../packs/planner.ts";
 import type { AttributeDecl } from "../packs/schema.ts";
 
 /**
@@ -72,23 +72,22 @@ export function plannerRequest(
   call: PlannerCall,
   previous?: { plan: Plan; findings: readonly BlockingFinding[] },
 ): LlmRequest {
-  const template = PLANNER_PROMPT.templates[mode].text;
+  const prompt = plannerPromptFor(call.attributes ?? {});
+  const template = prompt.templates[mode].text;
   const findings = previous?.findings ?? [];
-  const attributes = call.attributes ?? {};
-  const asksAttributes = Object.keys(attributes).length > 0;
   return {
     role: "planner",
     itemId: call.itemId,
     trial: call.trial,
     round: call.round,
-    system: asksAttributes ? PLANNER_PROMPT.system + attributeInstructions(attributes) : PLANNER_PROMPT.system,
+    system: prompt.system,
     userTemplate: template,
     user: renderTemplate(template, {
       goal_json: canonicalJson(goal),
       ...(previous ? { plan_json: canonicalJson(previous.plan), findings_json: canonicalJson(findings.map(findingForPlanner)) } : {}),
     }),
-    schemaName: PLANNER_PROMPT.schemaName,
-    schema: asksAttributes ? schemaWithAttributes(PLANNER_PROMPT.schema, attributes) : PLANNER_PROMPT.schema,
+    schemaName: prompt.schemaName,
+    schema: prompt.schema,
     sim: {
       goal,
       mode,

@@ -7,6 +7,7 @@ import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { realEngine } from "../../harness/run/wiring.ts";
+import { PLANNER_PROMPT } from "../../src/critic/prompts/index.ts";
 import { GATE_VERSIONS } from "../../src/gates/index.ts";
 import { SHIPPED_PACKS_DIR } from "../../src/packs/load.ts";
 import { plan, rulePack, writePack } from "../packs/helpers.ts";
@@ -69,6 +70,13 @@ describe("fieldtest run --pack", () => {
     expect(ma.config_hash).not.toBe(m0.config_hash);
     expect(mb.config_hash).toBe(ma.config_hash);
     expect(ma.canary?.ok).toBe(true);
+    // finops declares attributes, so the planner is asked for them: the manifest records the prompt and schema sent.
+    const plannerCall = readTrialLog(a.out).records.find((r) => r.suite === "corpus")!.calls.find((c) => c.role === "planner")!;
+    const recorded = ma.roles.planner as unknown as { prompt: { system_sha256: string; schema_sha256: string } };
+    expect(recorded.prompt.system_sha256).toBe(plannerCall.context.system_prompt_sha256);
+    expect(recorded.prompt.schema_sha256).toBe(plannerCall.context.schema_sha256);
+    expect(recorded.prompt.system_sha256).not.toBe(PLANNER_PROMPT.system_sha256);
+    expect((m0.roles.planner as unknown as { prompt: { system_sha256: string } }).prompt.system_sha256).toBe(PLANNER_PROMPT.system_sha256);
   });
 
   it("pack findings are gate findings in the trials, and a diff attributes their deltas to the pack's version", async () => {
