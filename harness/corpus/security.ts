@@ -9,7 +9,7 @@ import { PlanSchema } from "../../src/formats/plan.ts";
 import { runGates } from "../../src/gates/index.ts";
 import type { SecurityVariantTruth } from "../../src/metrics/security-oracle.ts";
 import type { CompiledPack } from "../../src/packs/compile.ts";
-import { SHIPPED_PACKS_DIR } from "../../src/packs/load.ts";
+import { SHIPPED_PACKS_DIR } from "../packs.ts";
 import type { Problem } from "./validate.ts";
 
 /**

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { hashCanonical } from "../canonical.ts";
 import { canaryFileSchema, type CanaryFile } from "../formats/canary.ts";
@@ -9,8 +8,6 @@ import { InputError, readSource, validate } from "../formats/load.ts";
 import { compileRules, type CompiledPack } from "./compile.ts";
 import { PackManifestSchema } from "./schema.ts";
 
-/** The packs that ship with fieldtest (`packs/<name>/`). */
-export const SHIPPED_PACKS_DIR = fileURLToPath(new URL("../../packs/", import.meta.url));
 export const PACK_MANIFEST = "pack.yaml";
 export const PACK_CANARIES = "canaries";
 

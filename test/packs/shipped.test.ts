@@ -2,7 +2,8 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { judgePackCanaries } from "../../src/packs/canary.ts";
-import { loadPack, SHIPPED_PACKS_DIR } from "../../src/packs/load.ts";
+import { loadPack } from "../../src/packs/load.ts";
+import { SHIPPED_PACKS_DIR } from "../../harness/packs.ts";
 import type { CompiledPack } from "../../src/packs/compile.ts";
 
 const names = readdirSync(SHIPPED_PACKS_DIR).sort();

@@ -9,7 +9,7 @@ import { runSweep } from "../../harness/run/sweep.ts";
 import { realEngine } from "../../harness/run/wiring.ts";
 import { PLANNER_PROMPT } from "../../src/critic/prompts/index.ts";
 import { GATE_VERSIONS } from "../../src/gates/index.ts";
-import { SHIPPED_PACKS_DIR } from "../../src/packs/load.ts";
+import { SHIPPED_PACKS_DIR } from "../../harness/packs.ts";
 import { plan, rulePack, writePack } from "../packs/helpers.ts";
 import { cli, tempDir, testHost } from "./helpers.ts";
 
