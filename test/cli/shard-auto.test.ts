@@ -10,7 +10,7 @@ describe("fieldtest run --shard auto (spawned)", () => {
   it("takes the shard from a Kubernetes Indexed Job's environment", () => {
     const r = run({ JOB_COMPLETION_INDEX: "1", FIELDTEST_SHARD_COUNT: "4" }, "--dry-run");
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^dry run: \d+ engine trials, \d+ boundary trials \(shard 2\/4 of 1220\)/);
+    expect(r.stdout).toMatch(/^dry run: \d+ engine trials, \d+ critic-only trials \(shard 2\/4 of 1220\)/);
   });
 
   it("refuses, in one line and with exit 2, when the environment names no shard", () => {
