@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, linkSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -27,10 +27,18 @@ export async function chromiumPath(): Promise<string> {
   const binary = join(cacheDir, "chromium");
   if (existsSync(binary)) return binary;
   mkdirSync(cacheDir, { recursive: true });
-  // Test workers may race to unpack: each writes its own file and renames it into place whole.
+  // Test workers may race to unpack: each writes its own file, and the first to finish links it into place.
   const partial = `${binary}.${process.pid}.partial`;
   await pipeline(createReadStream(join(packageDir, "bin", "chromium.br")), createBrotliDecompress(), createWriteStream(partial, { mode: 0o755 }));
-  renameSync(partial, binary);
+  // Link, never rename: a rename would replace a binary another worker's Chromium is running,
+  // and Chromium re-executes its own file for every child process ("(deleted)", GPU process fails).
+  try {
+    linkSync(partial, binary);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+  } finally {
+    unlinkSync(partial);
+  }
   return binary;
 }
 

@@ -128,6 +128,8 @@ describe("report.html in headless Chromium", () => {
       expect(await page.locator(".view.active").count()).toBe(1);
       expect(await page.locator("#view-decision.active #verdict").getAttribute("data-decision")).toBe(decided.result.decision);
       await page.click('nav.tabs a[href="#items"]');
+      // Views follow hashchange, which fires after the click returns.
+      await page.waitForSelector("#view-items.active");
       expect(await page.locator(".view.active").getAttribute("id")).toBe("view-items");
       const visible = () => page.locator("#items-table tbody tr:visible");
       expect(await visible().count()).toBe(ITEMS_PER_PAGE);
@@ -146,6 +148,7 @@ describe("report.html in headless Chromium", () => {
 
       // The item view renders one item, its trials side by side, blockers with the round they came from.
       await page.click('#items-table a[href="#item/boundary%2Fseeded-a"]');
+      await page.waitForSelector('#item-view h2[data-item="boundary/seeded-a"]');
       expect(await page.locator("#item-view h2").getAttribute("data-item")).toBe("boundary/seeded-a");
       expect(await page.locator("#item-view .trial").count()).toBe(5);
       expect(await page.locator("#item-view .trial").first().textContent()).toContain("blocking since round 0");
@@ -153,6 +156,7 @@ describe("report.html in headless Chromium", () => {
 
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.evaluate(() => (location.hash = "#decision"));
+      await page.waitForSelector("#view-decision.active");
       await page.screenshot({ path: join(ARTIFACTS, "report.png"), fullPage: true });
       expect(p.errors).toEqual([]);
       expect(p.requests).toEqual([]);

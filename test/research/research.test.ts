@@ -162,10 +162,13 @@ describe("research.html in headless Chromium", () => {
       expect(await page.locator(".view.active").getAttribute("id")).toBe("view-runs");
       expect(await page.locator("#runs-table tbody tr").count()).toBe(r.runs.length);
       await page.click('nav.tabs a[href="#swap"]');
+      // Views follow hashchange, which fires after the click returns.
+      await page.waitForSelector("#view-swap.active");
       expect(await page.locator(".view.active").getAttribute("id")).toBe("view-swap");
       expect(await page.locator("#swap-differences li").count()).toBe(r.swap?.comparison.differences.length ?? 0);
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.click('nav.tabs a[href="#metrics"]');
+      await page.waitForSelector("#view-metrics.active");
       await page.screenshot({ path: join(ARTIFACTS, `${shot}.png`), fullPage: true });
       expect(p.errors).toEqual([]);
       expect(p.requests).toEqual([]);
