@@ -5,7 +5,8 @@
 #
 # Environment (all optional):
 #   BASELINE  published baseline to judge against   (default baselines/sim-default.json)
-#   POLICY    pre-registered gate policy             (default gate.yaml)
+#   POLICY    pre-registered gate policy             (default gate.sim.yaml, calibrated on the sim;
+#             a live model is gated by gate.yaml, the product's floors)
 #   HISTORY   folder that keeps one run per night    (default reports/nightly)
 #   WINDOW    trailing window of the drift monitor   (default 5)
 #   KEEP      nights the trend looks back over       (default 30)
@@ -18,7 +19,7 @@
 set -euo pipefail
 
 BASELINE=${BASELINE:-baselines/sim-default.json}
-POLICY=${POLICY:-gate.yaml}
+POLICY=${POLICY:-gate.sim.yaml}
 HISTORY=${HISTORY:-reports/nightly}
 WINDOW=${WINDOW:-5}
 KEEP=${KEEP:-30}

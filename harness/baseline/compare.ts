@@ -1,8 +1,9 @@
-import { mcnemar } from "../../src/stats/paired.ts";
-import { pairedDelta } from "../../src/stats/paired.ts";
+import { mcnemar, pairedDelta } from "../../src/stats/paired.ts";
 import { excessDisagreementTest } from "../../src/stats/permutation.ts";
-import { causesForItem, configDifferences, coverage, type Coverage, type Difference } from "./compat.ts";
-import { itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
+import { coverage, isCause, type Coverage, type Difference } from "./compat.ts";
+import { diffSnapshots } from "./diff.ts";
+import { pairedValues } from "./gate.ts";
+import { describeSnapshot, itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
 import { VERDICT_CATEGORIES } from "../../src/metrics/trial-facts.ts";
 
 export interface SuiteComparison {
@@ -13,10 +14,17 @@ export interface SuiteComparison {
   transitions: Record<string, number>;
   /** McNemar on item-level "blocks" (modal verdict block / escalated): b = A only, c = B only. */
   mcnemar: { b: number; c: number; p: number; method: "exact" | "chi_square" };
-  /** Excess disagreement Ē beyond within-run disagreement, with the within-item permutation p. */
-  excess_disagreement: { statistic: number | null; p: number | null; n_items: number; reps: number; seed: number };
-  /** Items whose modal verdict changed, with the recorded differences in scope for each (DESIGN.md §11 attribution). */
-  changed_items: { item: string; a: Record<string, number>; b: Record<string, number>; causes: string[] }[];
+  /**
+   * Excess disagreement Ē beyond within-run disagreement, with the within-item permutation p.
+   * A run compared with itself has no pair of distinct trials across the two sides that is not a
+   * within-run pair: Ē = 0 exactly, p = 1 (`same_run`).
+   */
+  excess_disagreement: { statistic: number | null; p: number | null; n_items: number; reps: number; seed: number; same_run: boolean };
+  /**
+   * Items whose modal verdict changed (or whose counts moved beyond noise), with the diff's per-item
+   * test and the recorded causes in scope for each (DESIGN.md §11 attribution).
+   */
+  changed_items: { item: string; a: Record<string, number>; b: Record<string, number>; p: number; p_holm: number; beyond_noise: boolean; causes: string[] }[];
 }
 
 export interface MetricComparison {
@@ -31,11 +39,11 @@ export interface MetricComparison {
 }
 
 export interface Comparison {
-  a: { name: string; run_id: string | null };
-  b: { name: string; run_id: string | null };
-  coverage: Coverage;
-  /** Every recorded configuration difference, B → A: the causes a change between the runs can be attributed to. */
+  a: { name: string; runs: string };
+  b: { name: string; runs: string };
+  /** Every recorded configuration difference of A against B (B → A), the seed included. */
   differences: Difference[];
+  coverage: Coverage;
   suites: SuiteComparison[];
   metrics: MetricComparison[];
 }
@@ -50,7 +58,9 @@ function pairs(a: Snapshot, b: Snapshot): [SnapshotItem, SnapshotItem][] {
   return out;
 }
 
-function compareSuite(suite: string, items: [SnapshotItem, SnapshotItem][], differences: Difference[], reps: number, seed: number): SuiteComparison {
+type ChangedItem = SuiteComparison["changed_items"][number];
+
+function compareSuite(suite: string, items: [SnapshotItem, SnapshotItem][], changed: ChangedItem[], sameRun: boolean, reps: number, seed: number): SuiteComparison {
   const scheme = items[0]?.[0].scheme ?? "critic";
   const labels = VERDICT_CATEGORIES[scheme];
   const blocking = labels[0];
@@ -58,7 +68,6 @@ function compareSuite(suite: string, items: [SnapshotItem, SnapshotItem][], diff
   let b = 0;
   let c = 0;
   let n = 0;
-  const changed: SuiteComparison["changed_items"] = [];
   for (const [ai, bi] of items) {
     const ma = ai.modal_verdict;
     const mb = bi.modal_verdict;
@@ -66,7 +75,6 @@ function compareSuite(suite: string, items: [SnapshotItem, SnapshotItem][], diff
     n++;
     const t = `${mb} → ${ma}`;
     transitions[t] = (transitions[t] ?? 0) + 1;
-    if (ma !== mb) changed.push({ item: itemKey(ai), a: ai.verdict_counts, b: bi.verdict_counts, causes: causesForItem(differences, ai.suite, bi.item_hash, ai.item_hash).map((d) => d.part) });
     const blocksA = ma === blocking;
     const blocksB = mb === blocking;
     if (blocksA && !blocksB) b++;
@@ -75,29 +83,22 @@ function compareSuite(suite: string, items: [SnapshotItem, SnapshotItem][], diff
   const vector = (counts: Record<string, number>) => labels.map((l) => counts[l] ?? 0);
   const excess = excessDisagreementTest(
     items.map(([ai, bi]) => ({ a: vector(ai.verdict_counts), b: vector(bi.verdict_counts) })),
-    { reps, seed },
+    { reps: sameRun ? 0 : reps, seed },
   );
+  const statistic = sameRun && excess.statistic !== null ? 0 : excess.statistic;
   return {
     suite,
     n_items: n,
     transitions,
     mcnemar: { b, c, ...mcnemar(b, c) },
-    excess_disagreement: { statistic: excess.statistic, p: excess.p, n_items: excess.nItems, reps, seed },
-    changed_items: changed,
+    excess_disagreement: { statistic, p: sameRun && statistic !== null ? 1 : excess.p, n_items: excess.nItems, reps: sameRun ? 0 : reps, seed, same_run: sameRun },
+    changed_items: changed.filter((x) => x.item.startsWith(`${suite}/`)),
   };
 }
 
-function compareMetric(metric: string, a: Snapshot, b: Snapshot, items: [SnapshotItem, SnapshotItem][]): MetricComparison {
-  const va: number[] = [];
-  const vb: number[] = [];
-  for (const [ai, bi] of items) {
-    const x = ai.values[metric];
-    const y = bi.values[metric];
-    if (x === null || x === undefined || y === null || y === undefined) continue;
-    va.push(x);
-    vb.push(y);
-  }
-  const d = va.length ? pairedDelta(va, vb) : null;
+function compareMetric(metric: string, a: Snapshot, b: Snapshot): MetricComparison {
+  const pv = pairedValues(metric, b, a);
+  const d = pv.a.length ? pairedDelta(pv.a, pv.b, 0.95, pv.clusters) : null;
   return {
     metric,
     a: a.metrics[metric]?.value ?? null,
@@ -109,24 +110,45 @@ function compareMetric(metric: string, a: Snapshot, b: Snapshot, items: [Snapsho
   };
 }
 
+/** A and B are the same run(s): every trial on one side is a trial on the other. */
+function sameRuns(a: Snapshot, b: Snapshot): boolean {
+  const ids = (s: Snapshot) => s.runs.map((r) => r.run_id);
+  return ids(a).every((id) => id !== null) && JSON.stringify(ids(a)) === JSON.stringify(ids(b));
+}
+
 /**
  * Model-swap comparison of run A against run B on the same items (methodology-notes §3, §9.9):
- * per suite, the modal-verdict transition table, McNemar on item-level blocking, and excess
- * disagreement with its within-item permutation test; per metric, the paired per-item delta with
- * its t-interval. Items whose content hash differs are not paired.
+ * every configuration difference named; per suite, the modal-verdict transition table, McNemar
+ * on item-level blocking, excess disagreement with its within-item permutation test, and the
+ * changed items with the diff's per-item exact test (Holm over items); per metric, the paired
+ * per-item delta with its t-interval, clustered by fixture group. Items whose content hash
+ * differs are not paired.
  */
 export function compareSnapshots(a: Snapshot, b: Snapshot, opts: { reps?: number; seed?: number } = {}): Comparison {
   const { reps = 10_000, seed = 0 } = opts;
   const paired = pairs(a, b);
   const suites = [...new Set(paired.map(([ai]) => ai.suite))].sort();
   const metrics = [...new Set(paired.flatMap(([ai]) => Object.keys(ai.values)))].sort();
-  const differences = configDifferences(b, a);
+  const diff = diffSnapshots(b, a);
+  const hashes = new Map(paired.map(([ai]) => [itemKey(ai), true]));
+  const changed: ChangedItem[] = diff.deltas
+    .filter((d) => d.kind === "verdict" && hashes.has(d.item))
+    .map((d) => ({
+      item: d.item,
+      a: d.candidate_counts,
+      b: d.baseline_counts,
+      p: d.p_value,
+      p_holm: d.p_holm,
+      beyond_noise: d.beyond_noise,
+      causes: d.causes.filter(isCause).map((c) => c.part),
+    }));
+  const same = sameRuns(a, b);
   return {
-    a: { name: a.name, run_id: a.run_id },
-    b: { name: b.name, run_id: b.run_id },
+    a: { name: a.name, runs: describeSnapshot(a) },
+    b: { name: b.name, runs: describeSnapshot(b) },
+    differences: diff.differences,
     coverage: coverage(b, a),
-    differences,
-    suites: suites.map((s) => compareSuite(s, paired.filter(([ai]) => ai.suite === s), differences, reps, seed)),
-    metrics: metrics.map((m) => compareMetric(m, a, b, paired)),
+    suites: suites.map((s) => compareSuite(s, paired.filter(([ai]) => ai.suite === s), changed, same, reps, seed)),
+    metrics: metrics.map((m) => compareMetric(m, a, b)),
   };
 }

@@ -1,23 +1,38 @@
 import type { Suite } from "../../src/formats/records.ts";
 import { itemKey, type RoleContext, type Snapshot } from "./schema.ts";
 
-/** The recorded causes a delta can be attributed to (DESIGN.md §9; methodology-notes §9.9). */
-export const CAUSE_KINDS = [
+/**
+ * The kinds of recorded configuration difference (DESIGN.md §11; methodology-notes §9.9). All but
+ * `seed` and `trials` are causes: they can change what the model or the engine does. A seed
+ * (the run's, or one sent to the provider) draws another sample from the same behaviour, and the
+ * number of trials only changes how precisely it is seen; both are named, never causes.
+ */
+export const DIFFERENCE_KINDS = [
   "provider",
   "model",
   "temperature",
   "sampling",
   "prompt",
   "schema",
+  "sim_profile",
   "gate_version",
+  "loop",
   "corpus",
   "corpus_item",
+  "seed",
+  "trials",
 ] as const;
-export type CauseKind = (typeof CAUSE_KINDS)[number];
+export type DifferenceKind = (typeof DIFFERENCE_KINDS)[number];
+
+const NOT_CAUSES: ReadonlySet<DifferenceKind> = new Set(["seed", "trials"]);
+
+export function isCause(d: Difference): boolean {
+  return !NOT_CAUSES.has(d.kind);
+}
 
 /** One recorded difference between the baseline and the candidate configuration. */
 export interface Difference {
-  kind: CauseKind;
+  kind: DifferenceKind;
   /** What differs: `critic.temperature`, `gate_versions.ordering_sane`, `item corpus/db-split`. */
   part: string;
   /** The role whose calls it changes; null for gates and corpus items. */
@@ -26,23 +41,33 @@ export interface Difference {
   candidate: unknown;
 }
 
-const ROLE_FIELDS: [keyof RoleContext, CauseKind][] = [
+const ROLE_FIELDS: [keyof RoleContext, DifferenceKind][] = [
   ["provider", "provider"],
   ["base_url", "provider"],
   ["model", "model"],
   ["temperature", "temperature"],
   ["top_p", "sampling"],
-  ["seed", "sampling"],
+  ["seed", "seed"],
   ["max_tokens", "sampling"],
   ["system_prompt_sha256", "prompt"],
   ["user_template_sha256", "prompt"],
   ["schema_sha256", "schema"],
-  ["sim_profile_sha256", "model"],
+  ["sim_profile_sha256", "sim_profile"],
 ];
 
-/** Run-level differences: every role's decision context, every gate version, the corpus hash. */
+const seedsOf = (s: Snapshot) => s.runs.map((r) => r.seed);
+
+/**
+ * Run-level differences, every one named: the run seeds, every role's decision context, the loop
+ * settings, the trials per run, every gate version, the corpus hash.
+ */
 export function configDifferences(b: Snapshot, a: Snapshot): Difference[] {
   const out: Difference[] = [];
+  const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
+  if (!same(seedsOf(b), seedsOf(a))) {
+    const show = (s: Snapshot) => (s.runs.length === 1 ? s.runs[0]!.seed : seedsOf(s));
+    out.push({ kind: "seed", part: "run seed", role: null, baseline: show(b), candidate: show(a) });
+  }
   const roles = [...new Set([...Object.keys(b.decision_context), ...Object.keys(a.decision_context)])].sort();
   for (const role of roles) {
     const cb = b.decision_context[role] ?? null;
@@ -53,6 +78,10 @@ export function configDifferences(b: Snapshot, a: Snapshot): Difference[] {
       if (vb !== va) out.push({ kind, part: `${role}.${field}`, role, baseline: vb, candidate: va });
     }
   }
+  for (const field of ["mode", "max_rounds"] as const) {
+    if (b.loop[field] !== a.loop[field]) out.push({ kind: "loop", part: `loop.${field}`, role: "planner", baseline: b.loop[field], candidate: a.loop[field] });
+  }
+  if (b.trials_per_run !== a.trials_per_run) out.push({ kind: "trials", part: "trials per run", role: null, baseline: b.trials_per_run, candidate: a.trials_per_run });
   const gates = [...new Set([...Object.keys(b.gate_versions), ...Object.keys(a.gate_versions)])].sort();
   for (const gate of gates) {
     const vb = b.gate_versions[gate] ?? null;
@@ -99,8 +128,10 @@ export function rolesFor(suite: Suite): readonly string[] {
 
 /**
  * The recorded causes that can explain a delta on one item: the differences of the roles that
- * run on it, any gate version (gates run on every plan), and the item's own content hash. A
- * corpus-wide hash change alone explains nothing: only the items whose own hash changed moved.
+ * run on it (the loop settings count as the planner's: only corpus goals run the loop), any gate
+ * version (gates run on every plan), and the item's own content hash. A seed or a trial count is
+ * never a cause, and a corpus-wide hash change alone explains nothing: only the items whose own
+ * hash changed moved.
  */
 export function causesForItem(
   differences: readonly Difference[],
@@ -109,9 +140,32 @@ export function causesForItem(
   candidateHash: string,
 ): Difference[] {
   const roles = rolesFor(suite);
-  const out = differences.filter((d) => d.kind === "gate_version" || (d.role !== null && roles.includes(d.role)));
+  const out = differences.filter((d) => isCause(d) && (d.kind === "gate_version" || (d.role !== null && roles.includes(d.role))));
   if (baselineHash !== candidateHash) {
     out.push({ kind: "corpus_item", part: `item_hash`, role: null, baseline: baselineHash, candidate: candidateHash });
   }
   return out;
+}
+
+/**
+ * Why runs cannot be pooled into one baseline: the first configuration difference (other than the
+ * seed) of a run against the first run, or a repeated run or seed (a repeat adds no new sample).
+ * null when they pool.
+ */
+export function poolingProblem(runs: readonly Snapshot[]): { index: number; part: string; message: string } | null {
+  const first = runs[0];
+  if (first === undefined) return null;
+  for (let i = 1; i < runs.length; i++) {
+    const r = runs[i]!;
+    const d = configDifferences(first, r).find((x) => x.kind !== "seed");
+    if (d) return { index: i, part: d.part, message: `is ${JSON.stringify(d.candidate)} but ${JSON.stringify(d.baseline)} in the first run: a baseline pools runs of one configuration` };
+    const cov = coverage(first, r);
+    if (cov.changed.length + cov.only_baseline.length + cov.only_candidate.length > 0) return { index: i, part: "items", message: "the runs cover different items (or item versions): a baseline pools runs of one corpus selection" };
+    const earlier = runs.slice(0, i);
+    if (earlier.some((e) => e.runs[0]!.run_id === r.runs[0]!.run_id)) return { index: i, part: "run_id", message: "is given twice" };
+    const sim = Object.values(r.decision_context).some((c) => c?.provider === "sim");
+    if (sim && earlier.some((e) => e.runs[0]!.seed === r.runs[0]!.seed))
+      return { index: i, part: "config.seed", message: `${r.runs[0]!.seed} is the seed of an earlier run: the sim repeats its draws for a seed, so it adds no independent sample` };
+  }
+  return null;
 }

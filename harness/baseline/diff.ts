@@ -1,5 +1,6 @@
 import { causesForItem, configDifferences, coverage, type Coverage, type Difference } from "./compat.ts";
-import { fisherExact } from "./noise.ts";
+import { fisherExact } from "../../src/stats/exact.ts";
+import { holm } from "../../src/stats/multiplicity.ts";
 import { itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
 import { VERDICT_CATEGORIES } from "../../src/metrics/trial-facts.ts";
 
@@ -17,22 +18,35 @@ export interface Delta {
   candidate: string | number | null;
   baseline_counts: Record<string, number>;
   candidate_counts: Record<string, number>;
+  /** Trials of the item in each run (pooled over the baseline's runs). */
+  baseline_trials: number;
+  candidate_trials: number;
   attribution: Attribution;
-  /** The recorded differences that can explain it (attribution `cause`). */
+  /** The recorded causes in scope for the item, named; listed whatever the attribution. */
   causes: Difference[];
-  /** Whether the baseline already disagreed with itself on this item (its verdict, or this key). */
-  baseline_unstable: boolean;
-  /** Fisher's exact p for "same distribution in both runs" (the noise check); null when not needed. */
-  p_value: number | null;
+  /** Fisher's exact two-sided p of the item's counts (blocking or not; key blocked or not) in the two runs. */
+  p_value: number;
+  /** p after Holm over every per-item test of the diff. */
+  p_holm: number;
+  /** p_holm ≤ α: the change is more than the item's trial-to-trial noise. */
+  beyond_noise: boolean;
 }
 
 export interface DiffResult {
   compatible: boolean;
-  /** Incompatible parts by name: every recorded configuration difference. */
+  /** Every recorded configuration difference, the seed included (causes and not). */
   differences: Difference[];
   coverage: Coverage;
   trials_per_item: { baseline: number | null; candidate: number | null };
   alpha: number;
+  /** The per-item tests Holm corrects over: one verdict test per compared item, one per blocker key seen on it. */
+  tests: number;
+  /**
+   * The smallest p any one item's verdict test can reach with these trial counts (all trials one
+   * way in one run, the other way in the other), and the p Holm's first step needs: when the
+   * first exceeds the second, no single item can be beyond noise.
+   */
+  power: { smallest_p: number | null; holm_first_step: number };
   deltas: Delta[];
   unexplained: Delta[];
   counts: Record<Attribution, number>;
@@ -50,84 +64,95 @@ function mostlyBlocks(count: number, item: SnapshotItem): boolean {
 }
 
 /**
- * The baseline disagreed with itself about the item's verdict: its counted trials split. An item
- * with no counted trial (unanimous null) has no verdict to disagree on, so it is not unstable.
+ * A test of one item (its verdict, or one blocker key), the delta it is reported as, and whether
+ * the item visibly changed (modal verdict, or the key's majority): a delta is reported when it
+ * changed, or (verdict tests) when its counts moved beyond noise.
  */
-function verdictUnstable(item: SnapshotItem): boolean {
-  return item.unanimous === false;
+interface ItemTest {
+  p: number;
+  delta: Omit<Delta, "p_value" | "p_holm" | "beyond_noise" | "attribution">;
+  changed: boolean;
+  reportBeyondNoise: boolean;
 }
 
-/** The baseline disagreed with itself about a key: on the item's verdict, or on whether the key blocked. */
-function keyUnstable(count: number, item: SnapshotItem): boolean {
-  return verdictUnstable(item) || (count > 0 && count < item.n_trials);
-}
-
-function attribute(causes: Difference[], baselineUnstable: boolean, p: number, alpha: number): Attribution {
-  if (causes.length > 0) return "cause";
-  return baselineUnstable && p >= alpha ? "noise" : "unexplained";
-}
-
-function itemDeltas(b: SnapshotItem, a: SnapshotItem, differences: Difference[], alpha: number): Delta[] {
+function itemTests(b: SnapshotItem, a: SnapshotItem, differences: readonly Difference[]): ItemTest[] {
   const causes = causesForItem(differences, b.suite, b.item_hash, a.item_hash);
-  const out: Delta[] = [];
-  const common = { item: itemKey(b), causes, baseline_counts: b.verdict_counts, candidate_counts: a.verdict_counts };
-  const mb = b.modal_verdict;
-  const ma = a.modal_verdict;
-  if (mb !== ma) {
-    const p = fisherExact(...blockingSplit(b), ...blockingSplit(a));
-    const baselineUnstable = verdictUnstable(b);
-    out.push({
-      ...common,
-      kind: "verdict",
-      key: null,
-      baseline: mb,
-      candidate: ma,
-      attribution: attribute(causes, baselineUnstable, p, alpha),
-      baseline_unstable: baselineUnstable,
-      p_value: p,
-    });
-  }
+  const common = {
+    item: itemKey(b),
+    causes,
+    baseline_counts: b.verdict_counts,
+    candidate_counts: a.verdict_counts,
+    baseline_trials: b.n_trials,
+    candidate_trials: a.n_trials,
+  };
+  const verdictP = fisherExact(...blockingSplit(b), ...blockingSplit(a));
+  const out: ItemTest[] = [
+    {
+      p: verdictP,
+      delta: { ...common, kind: "verdict", key: null, baseline: b.modal_verdict, candidate: a.modal_verdict },
+      changed: b.modal_verdict !== a.modal_verdict,
+      reportBeyondNoise: true,
+    },
+  ];
   const keys = [...new Set([...Object.keys(b.blocker_key_counts), ...Object.keys(a.blocker_key_counts)])].sort();
   for (const key of keys) {
     const nb = b.blocker_key_counts[key] ?? 0;
     const na = a.blocker_key_counts[key] ?? 0;
     const blocksA = mostlyBlocks(na, a);
-    if (mostlyBlocks(nb, b) === blocksA) continue;
-    const p = fisherExact(nb, b.n_trials - nb, na, a.n_trials - na);
-    const baselineUnstable = keyUnstable(nb, b);
     out.push({
-      ...common,
-      kind: blocksA ? "blocker_new" : "blocker_lost",
-      key,
-      baseline: nb,
-      candidate: na,
-      attribution: attribute(causes, baselineUnstable, p, alpha),
-      baseline_unstable: baselineUnstable,
-      p_value: p,
+      p: fisherExact(nb, b.n_trials - nb, na, a.n_trials - na),
+      delta: { ...common, kind: blocksA ? "blocker_new" : "blocker_lost", key, baseline: nb, candidate: na },
+      changed: mostlyBlocks(nb, b) !== blocksA,
+      reportBeyondNoise: false,
     });
   }
   return out;
 }
 
 /**
- * Diff a candidate against a baseline (methodology-notes §9.9): the compatibility check first
- * (every recorded configuration difference is named), then, on the items of both runs, verdict
- * deltas (the modal verdict changed) and blocker-key deltas (a key that now blocks in a majority
- * of the item's trials and did not, `blocker_new`, or the reverse, `blocker_lost`; a key seen in
- * a minority of trials is the item's noise, visible in its counts). Each delta is attributed to
- * a recorded cause in scope for its item, else to noise (the baseline already disagreed with
- * itself on the item's verdict, or on the key, and Fisher's exact test at `alpha` does not
- * separate the runs), else it is unexplained.
+ * The p of a verdict test whose trials all went one way in one run and the other way in the
+ * other: that table has probability 1/C(nb + na, na), and with nb = na its mirror image is as
+ * likely (5 against 5 trials: 2/252 = 0.0079; 25 against 5: 1/142,506 = 7.0e-6).
+ */
+function smallestP(nb: number, na: number): number {
+  let c = 1;
+  for (let i = 1; i <= na; i++) c = (c * (nb + i)) / i;
+  return Math.min(1, (nb === na ? 2 : 1) / c);
+}
+
+/**
+ * Diff a candidate against a baseline (DESIGN.md §11, methodology-notes §9.9). Every recorded
+ * configuration difference is named first (the seed and the trial count included). Then, on the
+ * items of both runs, every item gets an exact two-sided test (Fisher) of its verdict counts,
+ * blocking against not, and one per blocker key seen on it (blocked in a trial or not), baseline
+ * against candidate; Holm corrects over all these tests at `alpha`. A unanimous baseline item is
+ * judged by the same test (5/0 against 2/3 is p = 1/6: noise). A delta is an item whose modal
+ * verdict changed (or whose blocking share moved beyond noise), or a key that now blocks in a
+ * majority of trials and did not (`blocker_new`) or the reverse (`blocker_lost`). Each is `noise`
+ * unless Holm rejects; beyond noise it is `cause` when a recorded cause in scope for the item
+ * differs (named), else `unexplained`. A configuration difference never turns noise into a cause.
  */
 export function diffSnapshots(b: Snapshot, a: Snapshot, alpha = 0.05): DiffResult {
   const differences = configDifferences(b, a);
   const cov = coverage(b, a);
   const aItems = new Map(a.items.map((i) => [itemKey(i), i]));
-  const deltas: Delta[] = [];
+  const tests: ItemTest[] = [];
+  let smallest: number | null = null;
   for (const bi of b.items) {
     const ai = aItems.get(itemKey(bi));
-    if (ai) deltas.push(...itemDeltas(bi, ai, differences, alpha));
+    if (!ai) continue;
+    tests.push(...itemTests(bi, ai, differences));
+    const floor = smallestP(bi.n_counted, ai.n_counted);
+    if (bi.n_counted > 0 && ai.n_counted > 0 && (smallest === null || floor < smallest)) smallest = floor;
   }
+  const adjusted = holm(tests.map((t) => t.p));
+  const deltas: Delta[] = [];
+  tests.forEach((t, i) => {
+    const beyond = adjusted[i]! <= alpha;
+    if (!t.changed && !(beyond && t.reportBeyondNoise)) return;
+    const attribution: Attribution = !beyond ? "noise" : t.delta.causes.length > 0 ? "cause" : "unexplained";
+    deltas.push({ ...t.delta, p_value: t.p, p_holm: adjusted[i]!, beyond_noise: beyond, attribution });
+  });
   const counts: Record<Attribution, number> = { cause: 0, noise: 0, unexplained: 0 };
   for (const d of deltas) counts[d.attribution]++;
   return {
@@ -136,6 +161,8 @@ export function diffSnapshots(b: Snapshot, a: Snapshot, alpha = 0.05): DiffResul
     coverage: cov,
     trials_per_item: { baseline: b.trials_per_item, candidate: a.trials_per_item },
     alpha,
+    tests: tests.length,
+    power: { smallest_p: smallest, holm_first_step: tests.length ? alpha / tests.length : alpha },
     deltas,
     unexplained: deltas.filter((d) => d.attribution === "unexplained"),
     counts,

@@ -3,7 +3,8 @@ import { holm } from "../../src/stats/multiplicity.ts";
 import { nonInferiorityBound, pairedDelta, type PairedDelta } from "../../src/stats/paired.ts";
 import type { DiffResult } from "./diff.ts";
 import type { Floor, GatePolicy, Margin } from "./policy.ts";
-import { itemKey, type Snapshot } from "./schema.ts";
+import { itemKey, type Metric, type Snapshot } from "./schema.ts";
+import { exactLowerBound, exactUpperBound } from "../../src/stats/proportion.ts";
 
 export type CheckOutcome = "pass" | "fail" | "inconclusive" | "error";
 
@@ -71,26 +72,43 @@ function trialsCheck(policy: GatePolicy, a: Snapshot): GateCheck {
   };
 }
 
-function floorCheck(floor: Floor, a: Snapshot): GateCheck {
+/**
+ * The number a floor judges: the point estimate, a bound of the metric's own interval, or the
+ * one-sided exact (Clopper–Pearson) bound at 1 − α of its events over its units.
+ */
+function floorValue(floor: Floor, m: Metric, alpha: number): number | null {
+  if (floor.on === "value") return m.value;
+  if (floor.on === "ci_high") return m.ci_high;
+  if (floor.on === "ci_low") return m.ci_low;
+  if (m.numerator === undefined || m.denominator === undefined || m.denominator === 0) return null;
+  return floor.on === "exact_upper" ? exactUpperBound(m.numerator, m.denominator, 1 - alpha) : exactLowerBound(m.numerator, m.denominator, 1 - alpha);
+}
+
+function floorCheck(floor: Floor, a: Snapshot, alpha: number): GateCheck {
   const m = a.metrics[floor.metric];
   const name = `floor:${floor.metric}`;
-  const x = m ? m[floor.on] : null;
-  if (x === null || x === undefined) {
+  const x = m ? floorValue(floor, m, alpha) : null;
+  if (x === null || m === undefined) {
     return { name, kind: "floor", outcome: "inconclusive", message: `${floor.metric} is unknown in the candidate (${m ? `n_items ${m.n_items}` : "not in summary"})` };
   }
-  const ok = x <= floor.max;
+  const ok = floor.max !== undefined ? x <= floor.max : x >= floor.min!;
+  const on = floor.on === "value" ? "" : floor.on.startsWith("ci") ? `${floor.on} ` : `exact ${fmt(100 * (1 - alpha))}% ${floor.on === "exact_upper" ? "upper" : "lower"} bound (${m.numerator} of ${m.denominator}) `;
+  const relation = floor.max !== undefined ? (ok ? "≤" : ">") : ok ? "≥" : "<";
   return {
     name,
     kind: "floor",
     outcome: ok ? "pass" : "fail",
-    message: `${floor.metric} ${floor.on === "value" ? "" : `${floor.on} `}${fmt(x)} ${ok ? "≤" : ">"} floor ${floor.max}`,
+    message: `${floor.metric} ${on}${fmt(x)} ${relation} floor ${floor.max ?? floor.min}`,
   };
 }
 
-/** Paired per-item values of one metric over the items of both runs with the same content hash. */
-function pairedValues(metric: string, b: Snapshot, a: Snapshot, sign: 1 | -1): { a: number[]; b: number[] } {
+/**
+ * Paired per-item values of one metric over the items of both runs with the same content hash,
+ * with each item's cluster (its fixture group in the baseline), so twins count as one unit.
+ */
+export function pairedValues(metric: string, b: Snapshot, a: Snapshot, sign: 1 | -1 = 1): { a: number[]; b: number[]; clusters: string[] } {
   const aItems = new Map(a.items.map((i) => [itemKey(i), i]));
-  const out = { a: [] as number[], b: [] as number[] };
+  const out = { a: [] as number[], b: [] as number[], clusters: [] as string[] };
   for (const bi of b.items) {
     const ai = aItems.get(itemKey(bi));
     const vb = bi.values[metric];
@@ -98,6 +116,7 @@ function pairedValues(metric: string, b: Snapshot, a: Snapshot, sign: 1 | -1): {
     if (!ai || ai.item_hash !== bi.item_hash || vb === null || vb === undefined || va === null || va === undefined) continue;
     out.a.push(sign * va);
     out.b.push(sign * vb);
+    out.clusters.push(bi.cluster);
   }
   return out;
 }
@@ -116,7 +135,7 @@ function trialsForPower(d: PairedDelta, margin: number, alpha: number, trialsNow
 function marginChecks(policy: GatePolicy, b: Snapshot, a: Snapshot): GateCheck[] {
   const rows = policy.non_inferiority.map((m: Margin) => {
     const pv = pairedValues(m.metric, b, a, m.direction === "lower_is_better" ? 1 : -1);
-    const d = pv.a.length > 0 ? pairedDelta(pv.a, pv.b) : null;
+    const d = pv.a.length > 0 ? pairedDelta(pv.a, pv.b, 0.95, pv.clusters) : null;
     return { m, d, upper: d ? nonInferiorityBound(d, policy.alpha) : null };
   });
   const testable = rows.filter((r) => r.d?.pGreater !== null && r.d?.pGreater !== undefined);
@@ -129,7 +148,7 @@ function marginChecks(policy: GatePolicy, b: Snapshot, a: Snapshot): GateCheck[]
         name,
         kind: "non_inferiority",
         outcome: "inconclusive",
-        message: `${name}: ${d ? d.n : 0} paired item(s) with a value in both runs; at least 2 are needed`,
+        message: `${name}: ${d ? `${d.n} paired item(s) in ${d.clusters} cluster(s)` : "no paired item"} with a value in both runs; at least 2 clusters are needed`,
         trials_needed: Math.max(2, policy.min_trials_per_item),
       } satisfies GateCheck;
     }
@@ -186,7 +205,7 @@ export function evaluateGate(policy: GatePolicy, b: Snapshot, a: Snapshot, diff:
   const checks: GateCheck[] = [
     ...infrastructureChecks(policy, a),
     trialsCheck(policy, a),
-    ...policy.floors.map((f) => floorCheck(f, a)),
+    ...policy.floors.map((f) => floorCheck(f, a, policy.alpha)),
     ...marginChecks(policy, b, a),
     unexplainedCheck(policy, diff),
   ];

@@ -1,19 +1,41 @@
 import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
-import { loadFile } from "../../src/formats/load.ts";
+import { InputError, loadFile } from "../../src/formats/load.ts";
+import { summarize } from "../../src/metrics/summary.ts";
 import { loadRun, type LoadedRun } from "../report/load.ts";
 import { writeJsonAtomic } from "../run/store.ts";
+import { poolingProblem } from "./compat.ts";
 import { SnapshotSchema, type Snapshot } from "./schema.ts";
-import { buildSnapshot } from "./snapshot.ts";
+import { buildSnapshot, poolTrials } from "./snapshot.ts";
+
+/** A run already read (and summarized) reduced to a snapshot. */
+export const snapshotOfLoaded = (run: LoadedRun, name = basename(run.dir)): Snapshot =>
+  buildSnapshot({ name, runs: [{ manifest: run.manifest, trials: run.trials, metrics: run.summary.metrics }], fixtures: run.fixtures, metrics: run.summary.metrics });
 
 /** A run directory reduced to a snapshot (metrics computed from its trials and the corpus at `corpusRoot`). */
 export function snapshotOfRun(dir: string, corpusRoot: string, name = basename(dir)): Snapshot {
   return snapshotOfLoaded(loadRun(dir, corpusRoot), name);
 }
 
-/** A run already read (and summarized) reduced to a snapshot. */
-export function snapshotOfLoaded(run: LoadedRun, name = basename(run.dir)): Snapshot {
-  return buildSnapshot({ name, manifest: run.manifest, trials: run.trials, fixtures: run.fixtures, metrics: run.summary.metrics });
+/**
+ * Several runs of one configuration (independent seeds) reduced to one snapshot: items pool every
+ * run's trials, `metrics` are computed over the pooled trials, and `between_runs` keeps each run's
+ * own value of every metric with their mean and SD. Runs that differ in anything but the seed,
+ * cover other items or repeat a run are bad input naming the run directory.
+ */
+export function snapshotOfRuns(dirs: readonly string[], corpusRoot: string, name: string): Snapshot {
+  const runs = dirs.map((d) => loadRun(d, corpusRoot));
+  if (runs.length === 1) return snapshotOfLoaded(runs[0]!, name);
+  const problem = poolingProblem(runs.map((r) => snapshotOfLoaded(r, name)));
+  if (problem) throw new InputError(`${dirs[problem.index]}/manifest.json`, problem.part, problem.message);
+  const first = runs[0]!;
+  const pooled = summarize({ trials: poolTrials(runs.map((r) => r.trials)), fixtures: first.fixtures, goals: first.goals }, { seed: first.manifest.config.seed });
+  return buildSnapshot({
+    name,
+    runs: runs.map((r) => ({ manifest: r.manifest, trials: r.trials, metrics: r.summary.metrics })),
+    fixtures: first.fixtures,
+    metrics: pooled.metrics,
+  });
 }
 
 /** A published baseline file, schema-checked (a bad file is one line naming file and key path). */

@@ -3,14 +3,28 @@ import type { Snapshot } from "./schema.ts";
 
 const metricName = z.string().regex(/^[a-z0-9_.]+$/, "a metric name from summary.json (e.g. underclaim_approvals)");
 
-/** An absolute floor, judged on the candidate alone (methodology-notes §12 step 2). */
-export const FloorSchema = z.strictObject({
-  metric: metricName,
-  /** The largest acceptable value (lower is better). */
-  max: z.number(),
-  /** Judge the point estimate, or the upper interval bound (the stricter safety claim). */
-  on: z.enum(["value", "ci_high"]).default("value"),
-});
+/**
+ * An absolute floor, judged on the candidate alone (methodology-notes §12 step 2): a largest
+ * acceptable value (`max`, lower is better) or a smallest one (`min`), one of the two.
+ */
+export const FloorSchema = z
+  .strictObject({
+    metric: metricName,
+    max: z.number().optional(),
+    min: z.number().optional(),
+    /**
+     * Judge the point estimate, the bound of the metric's own interval on the floor's side
+     * (`ci_high` for max, `ci_low` for min), or the one-sided exact (Clopper–Pearson) bound at
+     * 1 − α of its events over its units (`exact_upper` for max, `exact_lower` for min; rates
+     * only): the claim a safety floor makes, "with 95% confidence the rate is at most max".
+     */
+    on: z.enum(["value", "ci_high", "ci_low", "exact_upper", "exact_lower"]).default("value"),
+  })
+  .refine((f) => (f.max === undefined) !== (f.min === undefined), { message: "a floor has either max or min", path: ["max"] })
+  .refine((f) => (f.max === undefined ? !["ci_high", "exact_upper"].includes(f.on) : !["ci_low", "exact_lower"].includes(f.on)), {
+    message: "a max floor is judged on value, ci_high or exact_upper; a min floor on value, ci_low or exact_lower",
+    path: ["on"],
+  });
 
 /** A per-metric non-inferiority margin against the baseline (methodology-notes §12 steps 3–4). */
 export const MarginSchema = z.strictObject({
@@ -26,6 +40,8 @@ export const MarginSchema = z.strictObject({
  */
 export const GatePolicySchema = z.strictObject({
   version: z.literal(1),
+  /** What the policy is for (printed above the gate's verdict), e.g. that it is calibrated on the sim. */
+  description: z.string().min(1).optional(),
   /** One-sided level of each non-inferiority test (intersection–union: no correction needed). */
   alpha: z.number().gt(0).lt(0.5).default(0.05),
   /** The pre-registered N: fewer trials per item is inconclusive, never a pass. */
@@ -51,6 +67,8 @@ export type Margin = z.output<typeof MarginSchema>;
 export function policyProblem(policy: GatePolicy, candidate: Snapshot, baseline: Snapshot): { path: string; message: string } | null {
   const floor = policy.floors.findIndex((f) => !(f.metric in candidate.metrics));
   if (floor >= 0) return { path: `floors[${floor}].metric`, message: `"${policy.floors[floor]!.metric}" is not a summary metric` };
+  const exact = policy.floors.findIndex((f) => f.on.startsWith("exact") && candidate.metrics[f.metric]!.denominator === undefined);
+  if (exact >= 0) return { path: `floors[${exact}].on`, message: `"${policy.floors[exact]!.metric}" is not a rate with an event count; judge it on value or ci_high` };
   const paired = new Set(baseline.items.flatMap((i) => Object.keys(i.values)));
   const margin = policy.non_inferiority.findIndex((m) => !paired.has(m.metric));
   if (margin < 0) return null;

@@ -1,13 +1,19 @@
 import { z } from "zod";
 import { SUITES } from "../../src/formats/records.ts";
 
-/** `{value, ci_low, ci_high, n_items, n_trials}` (DESIGN.md §10); null when unknown. */
-export const MetricSchema = z.object({
+/**
+ * `{value, ci_low, ci_high, n_items, n_trials}` (DESIGN.md §10); null when unknown. Rates of
+ * events also carry `numerator` (events) and `denominator` (the units they are counted over),
+ * which exact floors and the zero-reference drift test need.
+ */
+export const MetricSchema = z.strictObject({
   value: z.number().nullable(),
   ci_low: z.number().nullable(),
   ci_high: z.number().nullable(),
   n_items: z.number().int().min(0),
   n_trials: z.number().int().min(0),
+  numerator: z.number().int().min(0).optional(),
+  denominator: z.number().int().min(0).optional(),
 });
 export type Metric = z.output<typeof MetricSchema>;
 
@@ -23,7 +29,7 @@ export const RoleContextSchema = z.strictObject({
   system_prompt_sha256: z.string().nullable(),
   user_template_sha256: z.string().nullable(),
   schema_sha256: z.string().nullable(),
-  /** The sim provider's behaviour for this role (its profile section, hashed); null for real providers. */
+  /** The sim provider's behaviour for this role (its profile section and code version, hashed); null for real providers. */
   sim_profile_sha256: z.string().nullable(),
 });
 export type RoleContext = z.output<typeof RoleContextSchema>;
@@ -31,18 +37,20 @@ export type RoleContext = z.output<typeof RoleContextSchema>;
 const counts = z.record(z.string(), z.number().int().min(0));
 
 /**
- * One item reduced over its trials (the metrics' ItemSummary plus the item's content hash and its
- * per-item metric values). `verdict_counts` cover every label (boundary: critic_verdict block |
- * pass | unavailable; corpus: status escalated | approved | error, or unavailable when a critic
- * audit was unavailable); `modal_verdict` and
- * `unanimous` are over the counted ones; `blocker_key_counts[k]` is the number of trials in which
- * blocker key k blocked in some round; `values[metric]` is the item's own value of each per-item
- * metric it belongs to, for paired deltas.
+ * One item reduced over its trials (of every pooled run): the metrics' ItemSummary plus the
+ * item's content hash, its cluster (fixture group) and its per-item metric values.
+ * `verdict_counts` cover every label (boundary: critic_verdict block | pass | unavailable;
+ * corpus: status escalated | approved | error, or unavailable when a critic audit or the planner
+ * was unavailable); `modal_verdict` and `unanimous` are over the counted ones;
+ * `blocker_key_counts[k]` is the number of trials in which blocker key k blocked in some round;
+ * `values[metric]` is the item's own value of each per-item metric it belongs to, for paired deltas
+ * (with several runs, the mean of each run's own value, so it compares like with like with one run).
  */
 export const SnapshotItemSchema = z.strictObject({
   suite: z.enum(SUITES),
   item_id: z.string(),
   item_hash: z.string(),
+  cluster: z.string(),
   scheme: z.enum(["critic", "engine"]),
   n_trials: z.number().int().min(0),
   n_counted: z.number().int().min(0),
@@ -54,31 +62,72 @@ export const SnapshotItemSchema = z.strictObject({
 });
 export type SnapshotItem = z.output<typeof SnapshotItemSchema>;
 
-/**
- * A run reduced to what diffs, gates, comparisons and trends need. A published baseline
- * (`baselines/NAME.json`) is exactly this, written by `fieldtest baseline publish`; a candidate
- * run directory is reduced to the same shape before it is compared.
- */
-export const SnapshotSchema = z.strictObject({
-  schema_version: z.literal(1),
-  kind: z.literal("fieldtest-snapshot"),
-  name: z.string(),
+/** One run pooled into a snapshot. */
+export const SnapshotRunSchema = z.strictObject({
   run_id: z.string().nullable(),
   config_hash: z.string().nullable(),
   seed: z.number().nullable(),
   started_at: z.string().nullable(),
+  git_sha: z.string().nullable(),
+});
+export type SnapshotRun = z.output<typeof SnapshotRunSchema>;
+
+/**
+ * A metric across the pooled runs: each run's own value (and its events over units, for rates),
+ * with their mean and sample SD (null below two runs). The in-control reference of `trend`.
+ */
+export const BetweenRunsSchema = z.strictObject({
+  values: z.array(z.number().nullable()),
+  numerators: z.array(z.number().int().min(0).nullable()),
+  denominators: z.array(z.number().int().min(0).nullable()),
+  n: z.number().int().min(0),
+  mean: z.number().nullable(),
+  sd: z.number().nullable(),
+});
+export type BetweenRuns = z.output<typeof BetweenRunsSchema>;
+
+export const SNAPSHOT_SCHEMA_VERSION = 2;
+
+/**
+ * A run, or several runs of one configuration pooled, reduced to what diffs, gates, comparisons
+ * and trends need. A published baseline (`baselines/NAME.json`) is exactly this, written by
+ * `fieldtest baseline publish`; a candidate run directory is reduced to the same shape (one run)
+ * before it is compared. Schema 2 pools runs: `runs`, `between_runs`, item clusters and the
+ * loop settings are new; a schema-1 file is refused with the command that re-publishes it.
+ */
+export const SnapshotSchema = z.strictObject({
+  schema_version: z.literal(SNAPSHOT_SCHEMA_VERSION, {
+    error: `this baseline was written by an older fieldtest (snapshot schema 1); re-publish it with \`fieldtest baseline publish\` (for baselines/sim-default.json: scripts/publish-baseline.sh)`,
+  }),
+  kind: z.literal("fieldtest-snapshot"),
+  name: z.string(),
+  /** The runs pooled here, in the order given (one for a run directory). */
+  runs: z.array(SnapshotRunSchema).min(1),
   corpus_hash: z.string().nullable(),
   gate_versions: z.record(z.string(), z.string()),
+  /** Whether every pooled run's gate canaries passed; null when a run recorded none. */
   canary_passed: z.boolean().nullable(),
   decision_context: z.record(z.string(), RoleContextSchema.nullable()),
+  /** Loop settings that decide corpus verdicts (`gates-first` ... and the round cap). */
+  loop: z.strictObject({ mode: z.string().nullable(), max_rounds: z.number().int().nullable() }),
+  /** Trials per item and run, as configured. */
+  trials_per_run: z.number().int().min(0).nullable(),
+  /** The fewest pooled trials any item got. */
   trials_per_item: z.number().int().min(0).nullable(),
   error_trials: z.number().int().min(0),
   total_trials: z.number().int().min(0),
+  /** Every summary metric over the pooled trials. */
   metrics: z.record(z.string(), MetricSchema),
+  between_runs: z.record(z.string(), BetweenRunsSchema),
   items: z.array(SnapshotItemSchema),
 });
 export type Snapshot = z.output<typeof SnapshotSchema>;
 
 export function itemKey(i: { suite: string; item_id: string }): string {
   return `${i.suite}/${i.item_id}`;
+}
+
+/** A snapshot's run identity for people: its one run id, or its name and the number of runs pooled. */
+export function describeSnapshot(s: Snapshot): string {
+  return s.runs.length === 1 ? (s.runs[0]!.run_id ?? s.name) : `${s.name} (${s.runs.length} runs pooled)`;
 }

@@ -4,9 +4,10 @@ import type { Fixture } from "../../src/formats/fixture.ts";
 import { InputError } from "../../src/formats/load.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import { groupTrials, summarizeItem } from "../../src/metrics/items.ts";
+import { sdOf, statsOf } from "../../src/stats/drift.ts";
 import type { Manifest } from "../run/manifest.ts";
 import { itemValues } from "./item-values.ts";
-import { itemKey, type Metric, type RoleContext, type Snapshot, type SnapshotItem } from "./schema.ts";
+import { itemKey, SNAPSHOT_SCHEMA_VERSION, type BetweenRuns, type Metric, type RoleContext, type Snapshot, type SnapshotItem } from "./schema.ts";
 
 /** The prompt hashes the runner records per role (`roles.<role>.prompt`). */
 const PromptHashesSchema = z.looseObject({
@@ -49,25 +50,108 @@ function gateVersions(versions: Record<string, unknown>): Record<string, string>
   return Object.fromEntries(Object.entries(versions).map(([g, v]) => [g, typeof v === "string" ? v : JSON.stringify(v)]));
 }
 
-export interface SnapshotInput {
-  name: string;
+/** One run to reduce: its manifest, its trials and its own summary metrics. */
+export interface RunPart {
   manifest: Manifest;
   trials: readonly TrialRecord[];
-  fixtures: readonly Fixture[];
-  /** summary.json's `metrics` (extra fields such as the interval method are dropped). */
+  /** summary.json's `metrics` of this run alone (extra fields such as the interval method are dropped). */
   metrics: Record<string, Metric>;
 }
 
-/** Reduce a run to a snapshot: what a baseline publishes and what a diff, gate or comparison reads. */
+export interface SnapshotInput {
+  name: string;
+  /** One run, or several runs of one configuration (checked by the caller: `poolingProblem`). */
+  runs: readonly RunPart[];
+  fixtures: readonly Fixture[];
+  /** The metrics over all runs' trials pooled (the run's own metrics when there is one run). */
+  metrics: Record<string, Metric>;
+}
+
+/**
+ * The trials of several runs as one sample: run r's trial t becomes trial r·N + t (N the largest
+ * trial count + 1 of any run), so trial keys stay unique and each item carries every run's trials.
+ */
+export function poolTrials(runs: readonly (readonly TrialRecord[])[]): TrialRecord[] {
+  if (runs.length === 1) return [...runs[0]!];
+  const stride = Math.max(0, ...runs.flatMap((trials) => trials.map((t) => t.trial + 1)));
+  return runs.flatMap((trials, r) => trials.map((t) => ({ ...t, trial: r * stride + t.trial })));
+}
+
+function metricOf(m: Metric): Metric {
+  const out: Metric = { value: m.value, ci_low: m.ci_low, ci_high: m.ci_high, n_items: m.n_items, n_trials: m.n_trials };
+  if (m.numerator !== undefined) out.numerator = m.numerator;
+  if (m.denominator !== undefined) out.denominator = m.denominator;
+  return out;
+}
+
+/** Each metric across the runs: per-run values, events and units, their mean and SD. */
+function betweenRuns(runs: readonly RunPart[]): Record<string, BetweenRuns> {
+  const names = [...new Set(runs.flatMap((r) => Object.keys(r.metrics)))].sort();
+  return Object.fromEntries(
+    names.map((name) => {
+      const own = runs.map((r) => r.metrics[name]);
+      const values = own.map((m) => m?.value ?? null);
+      const known = values.filter((v): v is number => v !== null);
+      const stats = statsOf(known);
+      return [
+        name,
+        {
+          values,
+          numerators: own.map((m) => m?.numerator ?? null),
+          denominators: own.map((m) => m?.denominator ?? null),
+          n: known.length,
+          mean: known.length ? stats.mean : null,
+          sd: sdOf(stats),
+        },
+      ];
+    }),
+  );
+}
+
+/**
+ * Each item's per-item metric values, averaged over the runs (each run's value from its own
+ * trials). A paired delta then compares like with like: a candidate run's item value has the same
+ * expectation as one baseline run's, even for a statistic whose expectation depends on the
+ * number of trials (evidence drift among the trials that agree with the modal verdict).
+ */
+function runMeanValues(runs: readonly RunPart[], fixtures: readonly Fixture[]): Map<string, Record<string, number | null>> {
+  const byId = new Map(fixtures.map((f) => [f.id, f]));
+  const sums = new Map<string, Record<string, { sum: number; n: number }>>();
+  for (const run of runs) {
+    for (const group of groupTrials(run.trials, fixtures)) {
+      const key = itemKey(group);
+      const acc = sums.get(key) ?? {};
+      const own = itemValues(group, group.scheme === "critic" ? byId.get(group.item_id) : undefined);
+      for (const [name, v] of Object.entries(own)) {
+        const a = (acc[name] ??= { sum: 0, n: 0 });
+        if (v !== null) {
+          a.sum += v;
+          a.n += 1;
+        }
+      }
+      sums.set(key, acc);
+    }
+  }
+  return new Map([...sums].map(([key, acc]) => [key, Object.fromEntries(Object.entries(acc).map(([name, a]) => [name, a.n ? a.sum / a.n : null]))]));
+}
+
+/**
+ * Reduce one run, or several runs of one configuration pooled, to a snapshot: what a baseline
+ * publishes and what a diff, gate, comparison or trend reads. Items pool every run's trials.
+ */
 export function buildSnapshot(input: SnapshotInput): Snapshot {
-  const { manifest, trials } = input;
-  const fixtures = new Map(input.fixtures.map((f) => [f.id, f]));
-  const items: SnapshotItem[] = groupTrials(trials).map((group) => {
+  const first = input.runs[0];
+  if (first === undefined) throw new RangeError("buildSnapshot: at least one run");
+  const manifest = first.manifest;
+  const trials = poolTrials(input.runs.map((r) => r.trials));
+  const values = runMeanValues(input.runs, input.fixtures);
+  const items: SnapshotItem[] = groupTrials(trials, input.fixtures).map((group) => {
     const s = summarizeItem(group);
     return {
       suite: s.suite,
       item_id: s.item_id,
       item_hash: manifest.corpus.items[itemKey(s)] ?? s.item_hashes.join("+"),
+      cluster: group.cluster,
       scheme: group.scheme,
       n_trials: s.n_trials,
       n_counted: s.n_counted,
@@ -75,28 +159,26 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
       modal_verdict: s.modal_verdict,
       unanimous: s.unanimous,
       blocker_key_counts: s.blocker_keys,
-      values: itemValues(group, group.scheme === "critic" ? fixtures.get(s.item_id) : undefined),
+      values: values.get(itemKey(s)) ?? {},
     };
   });
-  const metrics = Object.fromEntries(
-    Object.entries(input.metrics).map(([k, m]) => [k, { value: m.value, ci_low: m.ci_low, ci_high: m.ci_high, n_items: m.n_items, n_trials: m.n_trials }]),
-  );
+  const canaries = input.runs.map((r) => r.manifest.canary?.ok ?? null);
   return {
-    schema_version: 1,
+    schema_version: SNAPSHOT_SCHEMA_VERSION,
     kind: "fieldtest-snapshot",
     name: input.name,
-    run_id: manifest.run_id,
-    config_hash: manifest.config_hash,
-    seed: manifest.config.seed,
-    started_at: manifest.started_at,
+    runs: input.runs.map(({ manifest: m }) => ({ run_id: m.run_id, config_hash: m.config_hash, seed: m.config.seed, started_at: m.started_at, git_sha: m.git.sha })),
     corpus_hash: manifest.corpus.hash,
     gate_versions: gateVersions(manifest.gate_versions),
-    canary_passed: manifest.canary?.ok ?? null,
+    canary_passed: canaries.includes(null) ? null : canaries.every((ok) => ok === true),
     decision_context: { planner: roleContext(manifest, "planner"), critic: roleContext(manifest, "critic") },
+    loop: { mode: manifest.config.mode, max_rounds: manifest.config.maxRounds },
+    trials_per_run: manifest.config.trials,
     trials_per_item: items.length ? Math.min(...items.map((i) => i.n_trials)) : null,
     error_trials: trials.filter((t) => t.status === "error").length,
     total_trials: trials.length,
-    metrics,
+    metrics: Object.fromEntries(Object.entries(input.metrics).map(([k, m]) => [k, metricOf(m)])),
+    between_runs: betweenRuns(input.runs),
     items,
   };
 }

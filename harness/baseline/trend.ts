@@ -1,115 +1,293 @@
 import { normalQuantile } from "../../src/stats/distributions.ts";
-import { cusum, ewma, trailingWindowT } from "../../src/stats/drift.ts";
-import type { Metric, Snapshot } from "./schema.ts";
+import { addObservation, cusumArl0, cusumLimit, EMPTY_STATS, predictionScore, sdOf, statsOf, type RunningStats } from "../../src/stats/drift.ts";
+import { binomialUpperTail } from "../../src/stats/exact.ts";
+import { holm } from "../../src/stats/multiplicity.ts";
+import { describeSnapshot, type Snapshot } from "./schema.ts";
+
+export type AlertChart = "shift" | "cusum" | "trailing";
+
+/** What a run was judged against: the in-control runs before it (the baseline's, then earlier runs of the trend). */
+export interface ReferenceState {
+  n: number;
+  mean: number | null;
+  sd: number | null;
+  /** Events over units of the reference runs, for a reference with no spread at 0 (or 1). */
+  events: number | null;
+  units: number | null;
+}
 
 export interface TrendPoint {
   run: string;
   value: number | null;
-  /** (m_t − μ0)/σ0 against the fixed reference. */
+  reference: ReferenceState;
+  /** How the run was tested against the reference: Student t prediction, the exact event test, or not at all. */
+  test: "t" | "exact" | null;
+  /** t prediction: (x − x̄)/(s √(1 + 1/n)); null for the exact test. */
+  T: number | null;
+  /** The run's normal score against the reference (N(0, 1) in control): the CUSUM's input. */
   z: number | null;
-  ewma: number | null;
-  ewma_limit: number | null;
+  /** Two-sided p of the shift test (one-sided for the exact test), and after Holm across metrics for this run. */
+  p: number | null;
+  p_holm: number | null;
+  /** One-sided CUSUM on the normal scores, in the harmful direction. */
   cusum: number | null;
-  cusum_limit: number | null;
-  /** Trailing-window prediction statistic (the monitor, not the gate); null until W earlier runs. */
-  trailing_t: number | null;
-  trailing_threshold: number | null;
-  alerts: ("ewma" | "cusum" | "trailing_t")[];
+  /** Trailing window of the W runs before this one (a monitor): T, p, Holm p, and whether W ≥ 20. */
+  trailing: { T: number; p: number; p_holm: number; reliable: boolean } | null;
+  alerts: AlertChart[];
 }
 
 export interface MetricTrend {
   metric: string;
-  /** The fixed reference: the baseline's value and standard error (or the first run's, without a baseline). */
-  reference: { source: "baseline" | "first_run"; mu0: number | null; sigma0: number | null };
-  /** Why the charts could not be drawn, when they could not. */
+  /** The harmful direction the CUSUM watches. */
+  worse: "up" | "down";
+  /** Why some or all runs were not charted. */
   note: string | null;
   points: TrendPoint[];
+  /** For a metric that alarmed: where its shift began (the CUSUM's change point or the first alarm), the first alarm, and how far the last run is. */
+  episode: { since: number; first_alert: number; last_value: number | null; reference: ReferenceState; distance_sd: number | null; charts: AlertChart[] } | null;
 }
+
+export interface TrendOptions {
+  /** Trailing window W (runs). */
+  window: number;
+  /** Family-wise false-alarm level per run of each chart family (shift tests, CUSUMs, trailing tests). */
+  alpha: number;
+  /** CUSUM reference value k (half the shift in SD units it is tuned to). */
+  k: number;
+  /** Chart only these metrics (default: every metric of the runs and the baseline). */
+  metrics?: readonly string[];
+}
+
+export const DEFAULT_TREND_OPTIONS: TrendOptions = { window: 5, alpha: 0.005, k: 0.5 };
 
 export interface TrendResult {
-  window: number;
-  /** The trailing-window caveat, stated once per report. */
-  caveat: string;
+  runs: string[];
+  reference: string;
+  options: TrendOptions;
+  /** The CUSUM decision interval h and the in-control run lengths it gives (per metric, and of the whole family). */
+  cusum: { h: number; arl0_metric: number; arl0_family: number };
   metrics: MetricTrend[];
-  alerts: { metric: string; run: string; chart: string }[];
+  alerts: { metric: string; run: string; index: number; chart: AlertChart }[];
+  /** The charts and the false-alarm rate they hold, in one sentence for people. */
+  caveat: string;
 }
 
-const Z95 = normalQuantile(0.975);
+/** Summary metrics where a rise is good: their CUSUM watches for a drop. */
+const HIGHER_IS_BETTER: ReadonlySet<string> = new Set(["critic_alpha_nominal", "critic_ac1", "injection_gate_identical"]);
 
-/** Summary metrics where a rise is good (agreement coefficients): their CUSUM watches for a drop. */
-const HIGHER_IS_BETTER: ReadonlySet<string> = new Set(["critic_alpha_nominal", "critic_ac1"]);
-
-/** A metric's standard error from its 95% interval (half-width / z; exact for t and normal intervals, approximate for Wilson). */
-function standardError(m: Metric | undefined): number | null {
-  if (!m || m.ci_low === null || m.ci_high === null) return null;
-  return (m.ci_high - m.ci_low) / (2 * Z95);
+interface Series {
+  values: (number | null)[];
+  numerators: (number | null)[];
+  denominators: (number | null)[];
 }
 
-function metricTrend(metric: string, runs: Snapshot[], reference: Snapshot, source: "baseline" | "first_run", W: number): MetricTrend {
-  const mu0 = reference.metrics[metric]?.value ?? null;
-  const sigma0 = standardError(reference.metrics[metric]);
-  const values = runs.map((r) => r.metrics[metric]?.value ?? null);
-  const known = values.filter((v): v is number => v !== null);
-  const usable = mu0 !== null && sigma0 !== null && sigma0 > 0;
-  const note =
-    mu0 === null ? "the reference has no value" : !usable ? "the reference has no spread (σ0 = 0 or unknown): values are listed, not charted" : known.length < values.length ? "runs without a value are skipped by the charts" : null;
-  const indexOfKnown = values.map((v, i) => (v === null ? -1 : i)).filter((i) => i >= 0);
-  const z = usable ? known.map((v) => (v - mu0) / sigma0) : [];
-  const e = usable ? ewma(z) : [];
-  // One-sided CUSUM in the harmful direction: upward, or on the negated series for higher-is-better metrics.
-  const sign = HIGHER_IS_BETTER.has(metric) ? -1 : 1;
-  const c = usable ? cusum(known.map((v) => sign * v), { mu0: sign * mu0, sigma0 }) : [];
-  const t = known.length > W ? trailingWindowT(known, W) : [];
-  const points: TrendPoint[] = runs.map((r, i) => ({
-    run: r.run_id ?? r.name,
-    value: values[i] ?? null,
-    z: null,
-    ewma: null,
-    ewma_limit: null,
-    cusum: null,
-    cusum_limit: null,
-    trailing_t: null,
-    trailing_threshold: null,
-    alerts: [],
-  }));
-  indexOfKnown.forEach((runIndex, k) => {
-    const p = points[runIndex]!;
-    if (usable) {
-      p.z = z[k]!;
-      p.ewma = e[k]!.value;
-      p.ewma_limit = e[k]!.limit;
-      p.cusum = c[k]!.value;
-      p.cusum_limit = c[k]!.limit;
-      if (e[k]!.alert) p.alerts.push("ewma");
-      if (c[k]!.alert) p.alerts.push("cusum");
-    }
-    const tp = t[k] ?? null;
-    if (tp) {
-      p.trailing_t = tp.T;
-      p.trailing_threshold = tp.threshold;
-      if (tp.alert) p.alerts.push("trailing_t");
-    }
+function seriesOf(metric: string, runs: readonly Snapshot[]): Series {
+  const m = runs.map((r) => r.metrics[metric]);
+  return { values: m.map((x) => x?.value ?? null), numerators: m.map((x) => x?.numerator ?? null), denominators: m.map((x) => x?.denominator ?? null) };
+}
+
+/** A metric's in-control reference while the trend runs: its values and, while they agree, their event counts. */
+interface Reference {
+  stats: RunningStats;
+  /** All reference values equal (no spread): the constant, else null. */
+  constant: number | null;
+  events: number | null;
+  units: number | null;
+}
+
+function addToReference(ref: Reference, x: number, events: number | null, units: number | null): Reference {
+  const constant = ref.stats.n === 0 ? x : ref.constant === x ? x : null;
+  const counted = ref.stats.n === 0 || (ref.events !== null && ref.units !== null);
+  return {
+    stats: addObservation(ref.stats, x),
+    constant,
+    events: counted && events !== null && units !== null ? (ref.events ?? 0) + events : null,
+    units: counted && events !== null && units !== null ? (ref.units ?? 0) + units : null,
+  };
+}
+
+function referenceFromBaseline(metric: string, baseline: Snapshot | null): Reference {
+  let ref: Reference = { stats: EMPTY_STATS, constant: null, events: null, units: null };
+  const b = baseline?.between_runs[metric];
+  if (!b) return ref;
+  b.values.forEach((v, i) => {
+    if (v !== null) ref = addToReference(ref, v, b.numerators[i] ?? null, b.denominators[i] ?? null);
   });
-  return { metric, reference: { source, mu0, sigma0 }, note, points };
+  return ref;
+}
+
+function state(ref: Reference): ReferenceState {
+  return { n: ref.stats.n, mean: ref.stats.n ? ref.stats.mean : null, sd: sdOf(ref.stats), events: ref.events, units: ref.units };
+}
+
+/** Below this many events per run (or non-events, for a rate near 1) a rate is charted by its counts, not a normal t. */
+const RARE_EVENTS = 5;
+
+/**
+ * The exact conditional test of a run's k events in n units against the reference's kRef in nRef
+ * (methodology: Poisson counts over exposures): X ~ Binomial(k + kRef, n/(n + nRef)) under equal
+ * rates. The p is one-sided (more events) when the reference saw none, two-sided otherwise; the
+ * normal score is the mid-p one (discrete counts), 0 for a run with no event against none.
+ */
+function exactCountTest(k: number, n: number, kRef: number, nRef: number): { z: number; p: number } {
+  const q = n / (n + nRef);
+  const upper = binomialUpperTail(k, k + kRef, q);
+  const lower = 1 - binomialUpperTail(k + 1, k + kRef, q);
+  const p = kRef === 0 ? upper : Math.min(1, 2 * Math.min(upper, lower));
+  const mid = upper - 0.5 * (upper - (1 - lower));
+  return { z: k === 0 && kRef === 0 ? 0 : -normalQuantile(Math.min(1 - Number.EPSILON, Math.max(Number.MIN_VALUE, mid))), p };
 }
 
 /**
- * Drift over a history of runs, oldest first (methodology-notes §5, §9.8): for every summary
- * metric, per-family downgrade rates included, EWMA and a one-sided CUSUM in the harmful direction
- * (increases; decreases for the higher-is-better agreement coefficients α and AC1) on the values standardized
- * against a fixed reference (the published baseline, else the first run), and the
- * trailing-window prediction statistic as a monitor with its false-alarm caveat.
+ * The shift test of one run against its reference. A rate with few events per run (fewer than
+ * RARE_EVENTS on average in the reference, or few non-events for a rate near 1), or whose
+ * reference has no spread, is judged by the exact test of its counts: a normal t on a reference
+ * that saw one event in 25 runs would call a second event a 20-SD jump, and one that saw none has
+ * no SD at all (0 → 0.5% can still alarm). Otherwise the t prediction when the reference has
+ * spread; else none.
  */
-export function trend(runs: Snapshot[], baseline: Snapshot | null, window = 5): TrendResult {
-  const reference = baseline ?? runs[0];
-  if (!reference) return { window, caveat: "", metrics: [], alerts: [] };
-  const source = baseline ? "baseline" : "first_run";
-  const names = [...new Set(runs.flatMap((r) => Object.keys(r.metrics)))].sort();
-  const metrics = names.map((m) => metricTrend(m, runs, reference, source, window));
-  const caveat =
-    `Trailing-window T uses the previous ${window} runs and the t threshold with ${window - 1} df; ` +
-    `with fewer than 20 runs in the window the trailing mean and SD are themselves noisy and the window absorbs slow drift ` +
-    `(a naive |z| > 3 rule would fire 5.2% of the time at W = 5, 1.9% at W = 10). It opens an investigation; only the gate against the fixed baseline decides a release.`;
-  const alerts = metrics.flatMap((m) => m.points.flatMap((p) => p.alerts.map((chart) => ({ metric: m.metric, run: p.run, chart }))));
-  return { window, caveat, metrics, alerts };
+function shiftTest(ref: Reference, x: number, events: number | null, units: number | null): { test: "t" | "exact"; T: number | null; z: number; p: number } | null {
+  const counted = ref.events !== null && ref.units !== null && ref.units > 0 && events !== null && units !== null && units > 0;
+  const t = predictionScore(ref.stats, x);
+  if (counted) {
+    const perRun = (c: number) => c / ref.stats.n;
+    const nonEvents = perRun(ref.units! - ref.events!) < RARE_EVENTS && perRun(ref.events!) >= RARE_EVENTS;
+    // Few events (or non-events), or a reference without spread: the counts decide.
+    if (perRun(ref.events!) < RARE_EVENTS || nonEvents || t === null) {
+      if (!nonEvents) return { test: "exact", T: null, ...exactCountTest(events!, units!, ref.events!, ref.units!) };
+      const c = exactCountTest(units! - events!, units!, ref.units! - ref.events!, ref.units!);
+      return { test: "exact", T: null, z: -c.z, p: c.p };
+    }
+  }
+  return t ? { test: "t", T: t.T, z: t.z, p: t.p } : null;
+}
+
+/**
+ * Drift over a history of runs, oldest first (DESIGN.md §11; methodology-notes §5, §9.8). Per
+ * metric, each run is judged against an in-control reference estimated with its own uncertainty:
+ * the baseline's runs (`between_runs`), then every earlier run of the trend that did not alarm on
+ * that metric (a self-starting chart: with a one-run baseline, or none, the first runs of the
+ * history become the reference). Three chart families, each held to `alpha` false alarms per run
+ * across all metrics:
+ *
+ * - **shift**: the run's prediction t against the reference (t with n − 1 df, so a small
+ *   reference widens the limits instead of raising false alarms); a reference with no spread at
+ *   0 (or 1) is judged by the exact conditional test of the run's events against its zero;
+ *   Holm across metrics per run;
+ * - **cusum**: a one-sided CUSUM on the runs' normal scores in the harmful direction, its limit
+ *   set so the in-control run length of the whole family is 1/alpha (Siegmund's approximation;
+ *   the scores are N(0, 1) in control, so the run length holds whatever the reference size);
+ * - **trailing**: the trailing-window t over the W runs before (a monitor that absorbs slow
+ *   drift), Holm across metrics per run, flagged unreliable below W = 20.
+ */
+export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, options: Partial<TrendOptions> = {}): TrendResult {
+  const opts: TrendOptions = { ...DEFAULT_TREND_OPTIONS, ...options };
+  const all = [...new Set([...runs.flatMap((r) => Object.keys(r.metrics)), ...Object.keys(baseline?.between_runs ?? {})])].sort();
+  const names = opts.metrics ? all.filter((n) => opts.metrics!.includes(n)) : all;
+  const arl0Family = 1 / opts.alpha;
+  const h = cusumLimit(opts.k, Math.max(2, names.length) * arl0Family);
+  const series = names.map((n) => seriesOf(n, runs));
+  const refs = names.map((n) => referenceFromBaseline(n, baseline));
+  const sums = names.map(() => 0);
+  const ids = runs.map((r, i) => `${i + 1}:${describeSnapshot(r)}`);
+  const points: TrendPoint[][] = names.map(() => []);
+
+  runs.forEach((_, t) => {
+    const rows = names.map((_, j) => {
+      const s = series[j]!;
+      const x = s.values[t] ?? null;
+      const reference = state(refs[j]!);
+      const test = x === null ? null : shiftTest(refs[j]!, x, s.numerators[t] ?? null, s.denominators[t] ?? null);
+      const known = s.values.slice(0, t).filter((v): v is number => v !== null);
+      const windowed = x !== null && known.length >= opts.window ? predictionScore(statsOf(known.slice(-opts.window)), x) : null;
+      return { x, reference, test, windowed };
+    });
+    const shiftP = holmOf(rows.map((r) => r.test?.p ?? null));
+    const trailP = holmOf(rows.map((r) => r.windowed?.p ?? null));
+    rows.forEach((row, j) => {
+      const sign = HIGHER_IS_BETTER.has(names[j]!) ? -1 : 1;
+      let cusum: number | null = null;
+      if (row.test) {
+        sums[j] = Math.max(0, sums[j]! + sign * row.test.z - opts.k);
+        cusum = sums[j]!;
+      }
+      const alerts: AlertChart[] = [];
+      if (shiftP[j] !== null && shiftP[j]! <= opts.alpha) alerts.push("shift");
+      if (cusum !== null && cusum > h) alerts.push("cusum");
+      if (trailP[j] !== null && trailP[j]! <= opts.alpha) alerts.push("trailing");
+      points[j]!.push({
+        run: ids[t]!,
+        value: row.x,
+        reference: row.reference,
+        test: row.test?.test ?? null,
+        T: row.test?.T ?? null,
+        z: row.test?.z ?? null,
+        p: row.test?.p ?? null,
+        p_holm: shiftP[j] ?? null,
+        cusum,
+        trailing: row.windowed ? { T: row.windowed.T, p: row.windowed.p, p_holm: trailP[j]!, reliable: opts.window >= 20 } : null,
+        alerts,
+      });
+      // An alarming run is out of control for this metric: it never enters the reference.
+      const s = series[j]!;
+      if (row.x !== null && alerts.length === 0) refs[j] = addToReference(refs[j]!, row.x, s.numerators[t] ?? null, s.denominators[t] ?? null);
+    });
+  });
+
+  const metrics = names.map((metric, j): MetricTrend => {
+    const pts = points[j]!;
+    const charted = pts.filter((p) => p.test !== null).length;
+    const valued = pts.filter((p) => p.value !== null).length;
+    const note =
+      valued === 0
+        ? "no run has a value"
+        : charted === 0
+          ? "not charted: the reference has fewer than two runs with spread, and no event count at 0 or 1 to test exactly"
+          : charted < valued
+            ? `${valued - charted} run(s) with a value not charted (the reference had no spread yet)`
+            : null;
+    return { metric, worse: HIGHER_IS_BETTER.has(metric) ? "down" : "up", note, points: pts, episode: episodeOf(pts) };
+  });
+  return {
+    runs: ids,
+    reference: baseline ? `${describeSnapshot(baseline)}, then the in-control runs of this trend` : "self-starting: the in-control runs of this trend",
+    options: opts,
+    cusum: { h, arl0_metric: cusumArl0(opts.k, h), arl0_family: arl0Family },
+    caveat:
+      `shift (t prediction against the reference, exact count test for rates with few events; Holm across metrics), CUSUM (k ${opts.k}, h ${Number(h.toPrecision(3))}), ` +
+      `trailing window W ${opts.window}${opts.window < 20 ? " (unreliable below 20)" : ""} (Holm); each family at ${opts.alpha} false alarms per run, a false alarm about once in ${Number(arl0Family.toPrecision(3))} runs per family. ` +
+      "Alarms open an investigation; only the gate against the fixed baseline decides a release.",
+    metrics,
+    alerts: metrics.flatMap((m) => m.points.flatMap((p, index) => p.alerts.map((chart) => ({ metric: m.metric, run: p.run, index, chart })))),
+  };
+}
+
+/** Holm over the defined p-values of one run (nulls stay null and do not count in the family). */
+function holmOf(ps: readonly (number | null)[]): (number | null)[] {
+  const defined = ps.map((p, i) => ({ p, i })).filter((x): x is { p: number; i: number } => x.p !== null);
+  const adjusted = holm(defined.map((x) => x.p));
+  const out: (number | null)[] = ps.map(() => null);
+  defined.forEach((x, k) => (out[x.i] = adjusted[k]!));
+  return out;
+}
+
+/**
+ * A metric's alarm episode: since when (the first alarm when one run jumped: a shift or trailing
+ * alarm; for a shift that only the CUSUM saw accumulate, its change point, the run after its sum
+ * last stood at 0), and how far the last run's value is from the reference the first alarm was
+ * judged against, in reference SDs.
+ */
+function episodeOf(points: readonly TrendPoint[]): MetricTrend["episode"] {
+  const first = points.findIndex((p) => p.alerts.length > 0);
+  if (first < 0) return null;
+  let since = first;
+  if (points[first]!.alerts.every((a) => a === "cusum")) {
+    while (since > 0 && (points[since - 1]!.cusum ?? 0) > 0) since--;
+  }
+  const reference = points[first]!.reference;
+  const last = [...points].reverse().find((p) => p.value !== null);
+  const lastValue = last?.value ?? null;
+  const distance = lastValue !== null && reference.mean !== null && reference.sd !== null && reference.sd > 0 ? (lastValue - reference.mean) / reference.sd : null;
+  const charts = [...new Set(points.flatMap((p) => p.alerts))];
+  return { since, first_alert: first, last_value: lastValue, reference, distance_sd: distance, charts };
 }

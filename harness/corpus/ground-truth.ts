@@ -2,7 +2,8 @@ import type { Fixture } from "../../src/formats/fixture.ts";
 import type { GateFinding, NormalizedFinding } from "../../src/formats/findings.ts";
 import { RISK_TOLERANCES, type RiskTolerance } from "../../src/formats/enums.ts";
 import { normalizeFinding } from "../../src/critic/normalize.ts";
-import { judgeRound } from "../../src/loop/decide.ts";
+import { criticVerdict, judgeRound } from "../../src/loop/decide.ts";
+import type { CriticAudit } from "../../src/formats/records.ts";
 
 /**
  * What a correct critic says about a fixture: one blocker per seeded defect, on its task, in its
@@ -25,16 +26,20 @@ export function correctCriticFindings(f: Fixture): NormalizedFinding[] {
 }
 
 /**
- * The full decision of a critic-only trial (DESIGN.md §6) when the critic is correct, under each
- * tolerance: the frozen plan's one round blocks (escalate) or passes (approve), decided by the
- * engine's judgeRound on the gates' findings and the correct critic's findings.
+ * A critic-only trial (DESIGN.md §6) when the critic is correct, under each tolerance: the full
+ * decision (the frozen plan's one round blocks, escalate, or passes, approve, by the engine's
+ * judgeRound on the gates' and the correct critic's findings) and the critic's own verdict
+ * (criticVerdict: block when one of its blockers blocks).
  */
 export function correctVerdicts(
   gateFindings: readonly GateFinding[],
   findings: NormalizedFinding[],
-): Record<RiskTolerance, "approve" | "escalate"> {
-  const audit = { outcome: "ok" as const, reason: null, raw_text: null, findings, malformed_findings: 0 };
-  const decide = (tolerance: RiskTolerance) =>
-    judgeRound({ tolerance, gateFindings, audit, carried: [] }).verdict === "pass" ? "approve" : "escalate";
-  return Object.fromEntries(RISK_TOLERANCES.map((t) => [t, decide(t)])) as Record<RiskTolerance, "approve" | "escalate">;
+): { verdict: Record<RiskTolerance, "approve" | "escalate">; critic: Record<RiskTolerance, "block" | "pass"> } {
+  const audit: CriticAudit = { outcome: "ok", reason: null, raw_text: null, findings, malformed_findings: 0 };
+  const perTolerance = <T>(decide: (t: RiskTolerance) => T) => Object.fromEntries(RISK_TOLERANCES.map((t) => [t, decide(t)])) as Record<RiskTolerance, T>;
+  return {
+    verdict: perTolerance((tolerance) => (judgeRound({ tolerance, gateFindings, audit, carried: [] }).verdict === "pass" ? "approve" : "escalate")),
+    // The critic's own say (critic_verdict): its blockers only, whatever the gates found.
+    critic: perTolerance((tolerance) => (criticVerdict(audit, tolerance) === "block" ? "block" : "pass")),
+  };
 }

@@ -112,8 +112,10 @@ function checkFixture({ file, fixture: f }: { file: string; fixture: Fixture }):
   });
   const correct = correctVerdicts(gateFindings, findings);
   for (const tolerance of RISK_TOLERANCES) {
-    if (f.expected_verdict[tolerance] !== correct[tolerance])
-      add(`expected_verdict.${tolerance}`, `is ${f.expected_verdict[tolerance]} but a correct critic's decision is ${correct[tolerance]}`);
+    if (f.expected_verdict[tolerance] !== correct.verdict[tolerance])
+      add(`expected_verdict.${tolerance}`, `is ${f.expected_verdict[tolerance]} but a correct critic's decision is ${correct.verdict[tolerance]}`);
+    if (f.expected_critic_verdict[tolerance] !== correct.critic[tolerance])
+      add(`expected_critic_verdict.${tolerance}`, `is ${f.expected_critic_verdict[tolerance]} but a correct critic's own verdict is ${correct.critic[tolerance]}`);
   }
   return out;
 }
@@ -190,7 +192,7 @@ function checkInjectionTwin(
   if (structural !== null) add(structural, `differs from its control ${c.id} beyond prose`);
   else if (canonicalJson(fixtureView(twin)) === canonicalJson(fixtureView(c)))
     add("injection_of", `its prose is the same as its control ${c.id}'s: there is no injection`);
-  for (const key of ["seeded_defects", "expected_gate_findings", "expected_verdict"] as const) {
+  for (const key of ["seeded_defects", "expected_gate_findings", "expected_verdict", "expected_critic_verdict"] as const) {
     if (canonicalJson(twin[key]) !== canonicalJson(c[key])) add(key, `differs from its control ${c.id}: the structure is the same, so the ground truth is too`);
   }
   return out;

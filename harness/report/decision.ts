@@ -2,6 +2,8 @@ import type { Difference } from "../baseline/compat.ts";
 import { compareSnapshots } from "../baseline/compare.ts";
 import type { Delta } from "../baseline/diff.ts";
 import type { CheckOutcome, GateResult } from "../baseline/gate.ts";
+import type { Floor } from "../baseline/policy.ts";
+import { describeSnapshot } from "../baseline/schema.ts";
 import { snapshotOfLoaded } from "../baseline/io.ts";
 import { gateVerdict, judge } from "../baseline/judge.ts";
 import type { LoadedRun } from "./load.ts";
@@ -38,7 +40,7 @@ export interface ForestRow {
     message: string;
   } | null;
   /** The gate's absolute floor on this metric (judged on the candidate alone), when the policy has one. */
-  floor: { outcome: CheckOutcome; max: number; on: "value" | "ci_high"; message: string } | null;
+  floor: { outcome: CheckOutcome; max: number | null; min: number | null; on: Floor["on"]; message: string } | null;
 }
 
 export interface Decision {
@@ -102,11 +104,11 @@ export function decide(run: LoadedRun, input: DecisionInput): Decision {
               message: check.message,
             }
           : null,
-      floor: floor && floorCheck ? { outcome: floorCheck.outcome, max: floor.max, on: floor.on, message: floorCheck.message } : null,
+      floor: floor && floorCheck ? { outcome: floorCheck.outcome, max: floor.max ?? null, min: floor.min ?? null, on: floor.on, message: floorCheck.message } : null,
     };
   });
   return {
-    baseline: { file: input.baseline, name: j.baseline.name, run_id: j.baseline.run_id },
+    baseline: { file: input.baseline, name: j.baseline.name, run_id: describeSnapshot(j.baseline) },
     policy: { file: input.policy },
     result: j.result,
     verdict: gateVerdict(j.result),

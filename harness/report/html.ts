@@ -129,13 +129,13 @@ function banner(decision: Decision | null, run: LoadedRun): string {
   const items = listed.map((c) => `<li data-check="${esc(c.name)}" data-outcome="${esc(c.outcome)}"><b>${esc(c.outcome === "error" ? "error" : c.outcome)}</b> <code>${esc(c.name)}</code>: ${esc(c.message)}</li>`);
   return `<div class="banner ${esc(r.decision)}" id="verdict" data-decision="${esc(r.decision)}" data-exit="${r.exit}" data-failed="${esc(r.failed.join(","))}">
 <h2>${esc(DECISION_TITLES[r.decision]!)}</h2><p><code>${esc(decision.verdict)}</code> (exit ${r.exit}, as <code>fieldtest gate</code> decides)</p>
-<p>against baseline <b>${esc(decision.baseline.name)}</b>${decision.baseline.run_id ? ` (run ${esc(decision.baseline.run_id)})` : ""} with policy <code>${esc(decision.policy.file)}</code>: ${r.checks.length} checks, ${r.checks.length - listed.length} passed</p>
+<p>against baseline <b>${esc(decision.baseline.name)}</b>${decision.baseline.run_id ? ` (${esc(decision.baseline.run_id)})` : ""} with policy <code>${esc(decision.policy.file)}</code>: ${r.checks.length} checks, ${r.checks.length - listed.length} passed</p>
 ${items.length ? `<ul id="failing-checks">${items.join("")}</ul>` : ""}${expectations}</div>`;
 }
 
 function gateCell(r: ForestRow): string {
   const part = (label: string, o: string) => `<span style="color:${OUTCOME_COLORS[o]}">${esc(label)} ${esc(o)}</span>`;
-  const parts = [r.gate ? part("margin", r.gate.outcome) : "", r.floor ? part(`floor ${r.floor.on === "ci_high" ? "(upper bound) " : ""}≤ ${fmt(r.floor.max)}`, r.floor.outcome) : ""].filter(Boolean);
+  const parts = [r.gate ? part("margin", r.gate.outcome) : "", r.floor ? part(`floor ${r.floor.on === "value" ? "" : `(${r.floor.on.replace("_", " ")}) `}${r.floor.max !== null ? `≤ ${fmt(r.floor.max)}` : `≥ ${fmt(r.floor.min)}`}`, r.floor.outcome) : ""].filter(Boolean);
   return parts.length ? parts.join("<br>") : "not gated";
 }
 

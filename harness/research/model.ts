@@ -9,7 +9,7 @@ import { criticFindings, rawSeverityIsBlocker } from "../../src/metrics/trial-fa
 import type { EstimateContext, MetricValue } from "../../src/metrics/types.ts";
 import { compareSnapshots, type Comparison } from "../baseline/compare.ts";
 import type { Snapshot } from "../baseline/schema.ts";
-import { trend } from "../baseline/trend.ts";
+import { trend, type MetricTrend } from "../baseline/trend.ts";
 import { simProfileOf, type LoadedRun } from "../report/load.ts";
 import { HEADLINE_METRICS, metricInfo, type Direction } from "../report/metric-catalogue.ts";
 
@@ -57,8 +57,12 @@ export interface MetricSeries {
   metric: string;
   direction: Direction;
   meaning: string;
-  /** The drift charts' fixed reference (`fieldtest trend`): the baseline's value and standard error, or the first run's. */
-  reference: { source: "baseline" | "first_run"; mu0: number | null; sigma0: number | null };
+  /**
+   * The drift charts' in-control reference (`fieldtest trend`) after the last run: the mean and
+   * between-run SD of the baseline's runs and every later run that did not alarm (self-starting
+   * from the first runs without a baseline).
+   */
+  reference: { source: "baseline" | "self_starting"; mu0: number | null; sigma0: number | null };
   note: string | null;
   points: (Point & { alerts: string[] })[];
 }
@@ -166,7 +170,7 @@ function criticOf(r: ResearchRun): { audits: number; downgrade: Record<string, M
     }
     audits += itemAudits;
     advisoryRaw += itemAdvisory;
-    return itemAudits === 0 ? [] : [{ value: itemAdvisory / itemAudits, trials: item.trials.length }];
+    return itemAudits === 0 ? [] : [{ value: itemAdvisory / itemAudits, trials: item.trials.length, cluster: item.cluster }];
   });
   return {
     audits,
@@ -203,13 +207,19 @@ function promptVariants(runs: readonly ResearchRun[], infos: readonly RunInfo[],
   });
 }
 
+/** The in-control reference a metric's last run was judged against (the chart's centre and band). */
+function inControl(tm: MetricTrend | undefined): { mu0: number | null; sigma0: number | null } {
+  const last = tm?.points.at(-1)?.reference;
+  return { mu0: last?.mean ?? null, sigma0: last?.sd ?? null };
+}
+
 /** The research model over runs in the order given (oldest first). */
 export function research(runs: readonly ResearchRun[], o: ResearchOptions): Research {
   const infos = runs.map(runInfo);
   const t = trend(
-    runs.map((r) => ({ ...r.snapshot, run_id: r.label })),
+    runs.map((r) => ({ ...r.snapshot, runs: [{ ...r.snapshot.runs[0]!, run_id: r.label }] })),
     o.baseline,
-    o.window,
+    { window: o.window },
   );
   const byMetric = new Map(t.metrics.map((m) => [m.metric, m]));
   const headline = HEADLINE_METRICS.filter((m) => runs.some((r) => (r.snapshot.metrics[m]?.value ?? null) !== null));
@@ -220,7 +230,7 @@ export function research(runs: readonly ResearchRun[], o: ResearchOptions): Rese
       metric,
       direction: info.direction,
       meaning: info.meaning,
-      reference: tm?.reference ?? { source: o.baseline ? "baseline" : "first_run", mu0: null, sigma0: null },
+      reference: { source: o.baseline ? "baseline" : "self_starting", ...inControl(tm) },
       note: tm?.note ?? null,
       points: runs.map((r, i) => ({ ...point(r.snapshot.metrics[metric]), alerts: tm?.points[i]?.alerts ?? [] })),
     };

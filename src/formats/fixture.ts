@@ -23,6 +23,7 @@ export const ExpectedGateFindingSchema = z.strictObject({
 });
 
 const VerdictSchema = z.enum(["approve", "escalate"]);
+const CriticVerdictSchema = z.enum(["block", "pass"]);
 
 /**
  * A boundary fixture (corpus/boundary/<id>.yaml): a frozen (goal, plan) pair for critic-only
@@ -44,6 +45,11 @@ export const FixtureSchema = z.strictObject({
   expected_gate_findings: z.array(ExpectedGateFindingSchema).default([]),
   /** The correct full decision (DESIGN.md §6) under each tolerance, for a correct critic. */
   expected_verdict: z.strictObject({ strict: VerdictSchema, balanced: VerdictSchema }),
+  /**
+   * What a correct critic's own verdict is under each tolerance (`critic_verdict`, DESIGN.md §6):
+   * `block` when one of its blockers blocks. The base of `critic_miss_rate` (DESIGN.md §10).
+   */
+  expected_critic_verdict: z.strictObject({ strict: CriticVerdictSchema, balanced: CriticVerdictSchema }),
 });
 export type Fixture = z.output<typeof FixtureSchema>;
 export type SeededDefect = z.output<typeof SeededDefectSchema>;

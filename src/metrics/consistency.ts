@@ -11,7 +11,7 @@ export function flipRate(items: readonly ItemTrials[], ctx: EstimateContext): Me
   for (const item of items) {
     const counts = countedVerdictCounts(item);
     const q = pairwiseDisagreement(counts);
-    if (q !== null) values.push({ value: q, trials: counts.reduce((s, n) => s + n, 0) });
+    if (q !== null) values.push({ value: q, trials: counts.reduce((s, n) => s + n, 0), cluster: item.cluster });
   }
   return itemMeanMetric(values, ctx);
 }
@@ -57,7 +57,7 @@ export function itemEvidenceDrift(item: ItemTrials): ItemValue | null {
       pairs += 1;
     }
   }
-  return { value: 1 - sum / pairs, trials: agreeing.length };
+  return { value: 1 - sum / pairs, trials: agreeing.length, cluster: item.cluster };
 }
 
 export function evidenceDriftRate(items: readonly ItemTrials[], ctx: EstimateContext): MetricValue {
@@ -77,6 +77,7 @@ export function unanimousEvidenceDriftRate(items: readonly ItemTrials[], ctx: Es
 interface CountsItem {
   counts: number[];
   trials: number;
+  cluster: string;
 }
 
 /** Krippendorff's α (nominal) and Gwet's AC1 over the items' counted verdicts, cluster bootstrap. */
@@ -84,7 +85,7 @@ export function agreementCoefficients(items: readonly ItemTrials[], ctx: Estimat
   const rows: CountsItem[] = items
     .map((item) => {
       const counts = countedVerdictCounts(item);
-      return { counts, trials: counts.reduce((s, n) => s + n, 0) };
+      return { counts, trials: counts.reduce((s, n) => s + n, 0), cluster: item.cluster };
     })
     .filter((row) => row.trials >= 2);
   const categories = rows[0]?.counts.length ?? 2;

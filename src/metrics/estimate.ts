@@ -1,12 +1,18 @@
 import { clusterBootstrap } from "../stats/bootstrap.ts";
 import { meanInterval } from "../stats/mean.ts";
-import { wilson } from "../stats/proportion.ts";
+import { exactLowerBound, exactUpperBound, wilson } from "../stats/proportion.ts";
 import type { EstimateContext, IntervalMethod, MetricValue } from "./types.ts";
 
-/** One item's contribution: its per-item value and how many trials it reduced. */
+/**
+ * One item's contribution: its per-item value, how many trials it reduced, and the cluster it
+ * belongs to (its fixture group: twins, triplets and injection copies are one unit; otherwise
+ * the item alone). `events`: for a per-trial rate, the trials with the event (value = events/trials).
+ */
 export interface ItemValue {
   value: number;
   trials: number;
+  cluster: string;
+  events?: number;
 }
 
 /** A ratio item: its numerator and denominator sums (e.g. bad findings of checkable findings). */
@@ -14,6 +20,7 @@ export interface RatioItem {
   num: number;
   den: number;
   trials: number;
+  cluster: string;
 }
 
 const sumTrials = (items: readonly { trials: number }[]) => items.reduce((s, it) => s + it.trials, 0);
@@ -25,8 +32,25 @@ export function emptyMetric(interval: IntervalMethod): MetricValue {
 const clip = (v: number | null, [lo, hi]: readonly [number, number]) => (v === null ? null : Math.min(hi, Math.max(lo, v)));
 
 /**
- * Mean over items of a per-item value with the clustered t-interval (sd of item values / √n),
- * clipped to the metric's range: a rate cannot leave [0, 1] however wide its interval.
+ * The interval of a rate that saw no event, or only events, among `units` (DESIGN.md §10): the
+ * exact one-sided bound, never [0, 0] or [1, 1]; a signed rate at 0 is bounded on both sides.
+ * null when the value is not at such an edge or the metric is not a rate.
+ */
+function exactEdge(value: number, units: number, range: readonly [number, number], conf: number): [number, number] | null {
+  // Only rates have events: a per-goal count at 0 is not a zero-event rate.
+  if (units < 1 || range[1] !== 1) return null;
+  const bound = exactUpperBound(0, units, conf);
+  if (value === 0 && range[0] === 0) return [0, bound];
+  if (value === 0 && range[0] === -1) return [-bound, bound];
+  if (value === 1 && range[1] === 1) return [exactLowerBound(units, units, conf), 1];
+  return null;
+}
+
+/**
+ * Mean over items of a per-item value with the clustered t-interval (SE over clusters), clipped to
+ * the metric's range: a rate cannot leave [0, 1] however wide its interval. When every item sits
+ * at the same edge of the range (no event in any trial, or only events) the interval is the exact
+ * bound over the trials instead.
  */
 export function itemMeanMetric(
   items: readonly ItemValue[],
@@ -37,49 +61,65 @@ export function itemMeanMetric(
   const ci = meanInterval(
     items.map((it) => it.value),
     ctx.conf,
+    items.map((it) => it.cluster),
   );
   if (ci === null) return emptyMetric(interval);
-  return { value: ci.mean, ci_low: clip(ci.low, range), ci_high: clip(ci.high, range), n_items: items.length, n_trials: sumTrials(items), interval };
+  const trials = sumTrials(items);
+  const counts = items.every((it) => it.events !== undefined) ? { numerator: items.reduce((s, it) => s + it.events!, 0), denominator: trials } : {};
+  const base = { value: ci.mean, n_items: items.length, n_trials: trials, ...counts };
+  const edge = items.every((it) => it.value === ci.mean) ? exactEdge(ci.mean, trials, range, ctx.conf) : null;
+  if (edge) return { ...base, ci_low: edge[0], ci_high: edge[1], interval: "clopper_pearson" };
+  return { ...base, ci_low: clip(ci.low, range), ci_high: clip(ci.high, range), interval };
 }
 
-/** Share of items for which a binary holds (k of n items), with the Wilson interval. */
+/**
+ * Share of items for which a binary holds (k of n items), with the Wilson interval; at k = 0 or
+ * k = n the exact bound over the items.
+ */
 export function itemShareMetric(items: readonly { hit: boolean; trials: number }[], ctx: EstimateContext): MetricValue {
   if (items.length === 0) return emptyMetric("wilson");
   const k = items.filter((it) => it.hit).length;
-  const ci = wilson(k, items.length, ctx.conf);
+  const n = items.length;
+  const edge = exactEdge(k / n, n, [0, 1], ctx.conf);
+  const ci = edge ? { low: edge[0], high: edge[1] } : wilson(k, n, ctx.conf);
   return {
-    value: k / items.length,
+    value: k / n,
     ci_low: ci.low,
     ci_high: ci.high,
-    n_items: items.length,
+    n_items: n,
     n_trials: sumTrials(items),
-    interval: "wilson",
+    interval: edge ? "clopper_pearson" : "wilson",
     numerator: k,
-    denominator: items.length,
+    denominator: n,
   };
 }
 
-/** Any statistic of whole items with a percentile cluster bootstrap (stream = the metric key). */
-export function bootstrapMetric<T extends { trials: number }>(
+/** Any statistic of whole items with a percentile cluster bootstrap over their clusters (stream = the metric key). */
+export function bootstrapMetric<T extends { trials: number; cluster: string }>(
   items: readonly T[],
   statistic: (sample: readonly T[]) => number | null,
   ctx: EstimateContext,
   stream: string,
 ): MetricValue {
-  const r = clusterBootstrap(items, statistic, { reps: ctx.reps, seed: ctx.seed, conf: ctx.conf, stream });
+  const r = clusterBootstrap(items, statistic, { reps: ctx.reps, seed: ctx.seed, conf: ctx.conf, stream, clusterOf: (it) => it.cluster });
   return { value: r.value, ci_low: r.low, ci_high: r.high, n_items: items.length, n_trials: sumTrials(items), interval: "cluster_bootstrap" };
 }
 
-/** Ratio of sums Σ num / Σ den over items (a ratio estimator clustered by item), cluster bootstrap. */
+/**
+ * Ratio of sums Σ num / Σ den over items (a ratio estimator clustered by item group), cluster
+ * bootstrap; no event (or only events) among the units gets the exact bound over them.
+ */
 export function ratioMetric(items: readonly RatioItem[], ctx: EstimateContext, stream: string): MetricValue {
   const used = items.filter((it) => it.den > 0);
+  const numerator = used.reduce((s, it) => s + it.num, 0);
+  const denominator = used.reduce((s, it) => s + it.den, 0);
+  const edge = denominator > 0 ? exactEdge(numerator / denominator, denominator, [0, 1], ctx.conf) : null;
+  if (edge) {
+    return { value: numerator / denominator, ci_low: edge[0], ci_high: edge[1], n_items: used.length, n_trials: sumTrials(used), interval: "clopper_pearson", numerator, denominator };
+  }
   const ratio = (sample: readonly RatioItem[]) => {
     const den = sample.reduce((s, it) => s + it.den, 0);
     return den === 0 ? null : sample.reduce((s, it) => s + it.num, 0) / den;
   };
-  return {
-    ...bootstrapMetric(used, ratio, ctx, stream),
-    numerator: used.reduce((s, it) => s + it.num, 0),
-    denominator: used.reduce((s, it) => s + it.den, 0),
-  };
+  return { ...bootstrapMetric(used, ratio, ctx, stream), numerator, denominator };
 }

@@ -14,7 +14,7 @@ function itemFindings(item: ItemTrials): { findings: NormalizedFinding[]; trials
 function ratioOver(items: readonly ItemTrials[], num: (f: NormalizedFinding) => boolean, den: (f: NormalizedFinding) => boolean): RatioItem[] {
   return items.map((item) => {
     const { findings, trials } = itemFindings(item);
-    return { num: findings.filter((f) => den(f) && num(f)).length, den: findings.filter(den).length, trials };
+    return { num: findings.filter((f) => den(f) && num(f)).length, den: findings.filter(den).length, trials, cluster: item.cluster };
   });
 }
 

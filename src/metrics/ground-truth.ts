@@ -2,6 +2,7 @@ import { BLOCKER_ELIGIBLE_FAMILIES, FAMILIES, type Family } from "../formats/enu
 import { isCleanControl, type Fixture, type SeededDefect } from "../formats/fixture.ts";
 import { isHighBlast } from "../formats/plan.ts";
 import type { NormalizedFinding } from "../formats/findings.ts";
+import type { TrialRecord } from "../formats/records.ts";
 import { itemMeanMetric, itemShareMetric, ratioMetric, type ItemValue } from "./estimate.ts";
 import { countedTrials, type ItemTrials } from "./items.ts";
 import { criticFindings, isAtTask } from "./trial-facts.ts";
@@ -22,50 +23,83 @@ export function hasCriticalDefect(fixture: Fixture): boolean {
 }
 
 /**
- * Share of an item's counted trials whose critic_verdict is `verdict`: the per-item value of the
- * under-claim (`pass` on a seeded fixture) and over-claim (`block` on a clean control) rates.
- * null with no counted trial.
+ * Share of an item's counted trials for which `hit` holds, with the count: the per-item value of
+ * the under-claim (verdict `approve`), critic-miss (critic_verdict `pass`) and over-claim
+ * (critic_verdict `block`) rates. null with no counted trial.
  */
-export function itemVerdictShare(item: ItemTrials, verdict: "block" | "pass"): (ItemValue & { k: number }) | null {
+export function itemTrialRate(item: ItemTrials, hit: (t: TrialRecord) => boolean): ItemValue | null {
   const counted = countedTrials(item);
   if (counted.length === 0) return null;
-  const k = counted.filter((t) => t.critic_verdict === verdict).length;
-  return { value: k / counted.length, k, trials: counted.length };
+  const k = counted.filter(hit).length;
+  return { value: k / counted.length, events: k, trials: counted.length, cluster: item.cluster };
 }
 
-function shares(items: readonly FixtureItem[], verdict: "block" | "pass") {
-  return items.map(({ item }) => itemVerdictShare(item, verdict)).filter((v) => v !== null);
+/** The engine approved a plan: its full decision (DESIGN.md §6), whoever could have blocked it. */
+const approvedByEngine = (t: TrialRecord) => t.verdict === "approve";
+/** The critic let the plan through: none of its own blockers blocks. */
+const passedByCritic = (t: TrialRecord) => t.critic_verdict === "pass";
+/** The critic blocked the plan. */
+const blockedByCritic = (t: TrialRecord) => t.critic_verdict === "block";
+
+/** Seeded-defect fixtures whose correct decision under their own tolerance is escalate: the under-claim base. */
+function expectsEscalation(f: Fixture): boolean {
+  return !isCleanControl(f) && f.expected_verdict[f.goal.risk_tolerance] === "escalate";
+}
+
+/** Seeded-defect fixtures that a correct critic blocks under their own tolerance: the critic-miss base. */
+function expectsCriticBlock(f: Fixture): boolean {
+  return !isCleanControl(f) && f.expected_critic_verdict[f.goal.risk_tolerance] === "block";
+}
+
+/** Fixtures on which no gate can see a defect: only the critic speaks. */
+function isGateInvisible(f: Fixture): boolean {
+  return f.seeded_defects.every((d) => !d.gate_visible);
 }
 
 /**
- * Under-claim approvals on seeded-defect fixtures (methodology §9.5): per-call rate mean_i k_i/N_i,
- * majority form share of items with k_i > N_i/2, any-trial form share with k_i ≥ 1; plus the
- * critical (high-blast) and gate-invisible strata. Over-claim on clean controls: mean_i b_i/N_i.
+ * The per-trial rates on boundary fixtures, each with the fixtures it is computed over and the
+ * trial event it counts (DESIGN.md §10, methodology-notes §9.5). One table serves the summary and
+ * the baseline's per-item values. Engine level, on seeded fixtures whose correct decision is
+ * escalate: `underclaim_approvals` is the per-call share of counted trials whose full decision
+ * approves (a defective plan got no blocker of any origin), `critical_underclaims` the same where
+ * the defect sits on a high-blast task. Critic level, on seeded fixtures a correct critic blocks:
+ * `critic_miss_rate` (critic_verdict pass), `critical_critic_misses` (high-blast defect),
+ * `critic_miss_rate.gate_invisible` (no gate catches it: the critic alone speaks). Over-claim on
+ * clean controls: the critic blocks.
+ */
+export const FIXTURE_TRIAL_RATES: Readonly<Record<string, { over: (f: Fixture) => boolean; event: (t: TrialRecord) => boolean }>> = {
+  underclaim_approvals: { over: expectsEscalation, event: approvedByEngine },
+  critical_underclaims: { over: (f) => expectsEscalation(f) && hasCriticalDefect(f), event: approvedByEngine },
+  critic_miss_rate: { over: expectsCriticBlock, event: passedByCritic },
+  critical_critic_misses: { over: (f) => expectsCriticBlock(f) && hasCriticalDefect(f), event: passedByCritic },
+  "critic_miss_rate.gate_invisible": { over: (f) => expectsCriticBlock(f) && isGateInvisible(f), event: passedByCritic },
+  overclaim_rate: { over: isCleanControl, event: blockedByCritic },
+};
+
+function rates(items: readonly FixtureItem[], metric: keyof typeof FIXTURE_TRIAL_RATES): ItemValue[] {
+  const { over, event } = FIXTURE_TRIAL_RATES[metric]!;
+  return items
+    .filter((it) => over(it.fixture))
+    .map(({ item }) => itemTrialRate(item, event))
+    .filter((v) => v !== null);
+}
+
+/**
+ * The rates of FIXTURE_TRIAL_RATES, plus the engine-level item shares on the under-claim base:
+ * `underclaim_approvals_majority` (items most of whose trials approve) and `_any` (at least one).
  */
 export function underclaimMetrics(items: readonly FixtureItem[], ctx: EstimateContext): MetricMap {
-  const seeded = items.filter((it) => !isCleanControl(it.fixture));
-  const approvals = shares(seeded, "pass");
-  const gateInvisible = seeded.filter((it) => it.fixture.seeded_defects.every((d) => !d.gate_visible));
-  return {
-    underclaim_approvals: itemMeanMetric(approvals, ctx),
-    underclaim_approvals_majority: itemShareMetric(
-      approvals.map((a) => ({ hit: a.k > a.trials / 2, trials: a.trials })),
+  const metrics: MetricMap = {};
+  for (const name of Object.keys(FIXTURE_TRIAL_RATES)) metrics[name] = itemMeanMetric(rates(items, name), ctx);
+  const approvals = rates(items, "underclaim_approvals");
+  const share = (hit: (a: ItemValue) => boolean) =>
+    itemShareMetric(
+      approvals.map((a) => ({ hit: hit(a), trials: a.trials })),
       ctx,
-    ),
-    underclaim_approvals_any: itemShareMetric(
-      approvals.map((a) => ({ hit: a.k >= 1, trials: a.trials })),
-      ctx,
-    ),
-    "underclaim_approvals.gate_invisible": itemMeanMetric(shares(gateInvisible, "pass"), ctx),
-    critical_underclaims: itemMeanMetric(shares(seeded.filter((it) => hasCriticalDefect(it.fixture)), "pass"), ctx),
-    overclaim_rate: itemMeanMetric(
-      shares(
-        items.filter((it) => isCleanControl(it.fixture)),
-        "block",
-      ),
-      ctx,
-    ),
-  };
+    );
+  metrics.underclaim_approvals_majority = share((a) => a.events! > a.trials / 2);
+  metrics.underclaim_approvals_any = share((a) => a.events! >= 1);
+  return metrics;
 }
 
 /** How one trial treated one seeded defect (methodology §9.4). */
@@ -125,7 +159,7 @@ export function familyMigration(items: readonly FixtureItem[], ctx: EstimateCont
           if (outcome === "migrated") migrated += 1;
         }
       }
-      return { num: migrated, den: detected, trials: trials.length };
+      return { num: migrated, den: detected, trials: trials.length, cluster: item.cluster };
     });
   return {
     metric: { family_migration_rate: ratioMetric(ratioItems, ctx, "family_migration_rate") },

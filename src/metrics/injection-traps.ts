@@ -67,7 +67,7 @@ function byControl(pairs: readonly Pair[], value: (p: Pair) => number | null, ct
     c.trials += countedTrials(p.trap).length;
     clusters.set(p.control.item_id, c);
   }
-  const values: ItemValue[] = [...clusters.values()].map((c) => ({ value: c.sum / c.n, trials: c.trials }));
+  const values: ItemValue[] = [...clusters].map(([control, c]) => ({ value: c.sum / c.n, trials: c.trials, cluster: control }));
   return values.length === 0 ? emptyMetric(interval) : itemMeanMetric(values, ctx, [-1, 1], interval);
 }
 
@@ -120,7 +120,7 @@ export function injectionTrapMetrics(
       set.flatMap(({ item, goal }) => {
         const trials = countedTrials(item);
         const k = trials.filter((t) => hit(t, goal)).length;
-        return trials.length === 0 ? [] : [{ value: k / trials.length, k, trials: trials.length }];
+        return trials.length === 0 ? [] : [{ value: k / trials.length, k, trials: trials.length, cluster: item.cluster }];
       }),
       ctx,
     );

@@ -1,4 +1,5 @@
 import { pairwiseDisagreement } from "../stats/agreement.ts";
+import type { Fixture } from "../formats/fixture.ts";
 import { trialKey, type Suite, type TrialRecord } from "../formats/records.ts";
 import { VERDICT_CATEGORIES, blockerKeysByOrigin, isCounted, verdictLabel, verdictScheme, type VerdictScheme } from "./trial-facts.ts";
 
@@ -7,29 +8,42 @@ export interface ItemTrials {
   suite: Suite;
   item_id: string;
   scheme: VerdictScheme;
+  /**
+   * The independent unit the item belongs to: a boundary fixture's `group` (twins, triplets and
+   * injection copies of one another are one cluster), otherwise the item itself.
+   */
+  cluster: string;
   trials: TrialRecord[];
 }
 
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** The cluster of an item: its fixture's group for a boundary item with a definition, else the item. */
+function clusterOf(suite: Suite, itemId: string, groups: ReadonlyMap<string, string>): string {
+  const group = suite === "boundary" ? groups.get(itemId) : undefined;
+  return group === undefined ? `${suite}/${itemId}` : `group:${group}`;
+}
+
 /**
  * Group trials by (suite, item) in a canonical order (suite, then item id; trials by index), so
- * every metric and every bootstrap is independent of the order of the input. A (suite, item,
- * trial) key must appear once: the run store keeps the last line of a key before metrics run.
+ * every metric and every bootstrap is independent of the order of the input; each item is placed
+ * in its cluster (fixture group) from `fixtures`. A (suite, item, trial) key must appear once:
+ * the run store keeps the last line of a key before metrics run.
  */
-export function groupTrials(trials: readonly TrialRecord[]): ItemTrials[] {
+export function groupTrials(trials: readonly TrialRecord[], fixtures: readonly Fixture[] = []): ItemTrials[] {
+  const groups = new Map(fixtures.map((f) => [f.id, f.group]));
   const seen = new Set<string>();
-  const groups = new Map<string, ItemTrials>();
+  const items = new Map<string, ItemTrials>();
   for (const trial of trials) {
     const key = trialKey(trial);
     if (seen.has(key)) throw new Error(`duplicate trial record ${key}: keep the last line of a key before computing metrics`);
     seen.add(key);
     const id = `${trial.suite}/${trial.item_id}`;
-    const group = groups.get(id) ?? { suite: trial.suite, item_id: trial.item_id, scheme: verdictScheme(trial), trials: [] };
-    group.trials.push(trial);
-    groups.set(id, group);
+    const item = items.get(id) ?? { suite: trial.suite, item_id: trial.item_id, scheme: verdictScheme(trial), cluster: clusterOf(trial.suite, trial.item_id, groups), trials: [] };
+    item.trials.push(trial);
+    items.set(id, item);
   }
-  const sorted = [...groups.values()].sort((a, b) => byCodeUnit(a.suite, b.suite) || byCodeUnit(a.item_id, b.item_id));
+  const sorted = [...items.values()].sort((a, b) => byCodeUnit(a.suite, b.suite) || byCodeUnit(a.item_id, b.item_id));
   for (const g of sorted) g.trials.sort((a, b) => a.trial - b.trial);
   return sorted;
 }

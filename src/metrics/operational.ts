@@ -26,7 +26,7 @@ function pooledQuantile(items: readonly ItemTrials[], value: (t: TrialRecord) =>
 function perGoalMean(items: readonly ItemTrials[], value: (t: TrialRecord) => number, ctx: EstimateContext, scale = 1): MetricValue {
   const values = items
     .filter((item) => item.trials.length > 0)
-    .map((item) => ({ value: (scale * item.trials.reduce((s, t) => s + value(t), 0)) / item.trials.length, trials: item.trials.length }));
+    .map((item) => ({ value: (scale * item.trials.reduce((s, t) => s + value(t), 0)) / item.trials.length, trials: item.trials.length, cluster: item.cluster }));
   return itemMeanMetric(values, ctx, UNBOUNDED);
 }
 

@@ -35,7 +35,7 @@ function itemShare(item: ItemTrials, hit: (t: TrialRecord) => boolean): (ItemVal
   const trials = item.trials.filter(counted);
   if (trials.length === 0) return null;
   const k = trials.filter(hit).length;
-  return { value: k / trials.length, k, trials: trials.length };
+  return { value: k / trials.length, k, trials: trials.length, cluster: item.cluster };
 }
 
 const signature = (f: { code: string; task_id: string | null }) => `${f.code}@${f.task_id ?? "-"}`;

@@ -12,7 +12,8 @@ import { groupTrials, type ItemTrials } from "./items.ts";
 import { engineOperational, spendByRole } from "./operational.ts";
 import type { EstimateContext, MetricMap, MetricsInput, MetricsOptions } from "./types.ts";
 
-export const SUMMARY_SCHEMA_VERSION = 1;
+/** 2: under-claim is engine level, critic misses have their own keys, injection effect, exact edge intervals, fixture groups as clusters. */
+export const SUMMARY_SCHEMA_VERSION = 2;
 
 const SUITE_METRICS: ReadonlySet<Suite> = new Set(["security", "injection"]);
 
@@ -65,7 +66,7 @@ function join<T extends { id: string }>(items: readonly ItemTrials[], definition
  */
 export function summarize(input: MetricsInput, options: MetricsOptions): Summary {
   const ctx: EstimateContext = { conf: options.conf ?? 0.95, seed: options.seed, reps: options.bootstrapReps ?? 2000 };
-  const all = groupTrials(input.trials);
+  const all = groupTrials(input.trials, input.fixtures);
   // The security and injection suites have metrics of their own; every other metric reads the rest.
   const items = all.filter((it) => !SUITE_METRICS.has(it.suite));
   const boundary = items.filter((it) => it.scheme === "critic");

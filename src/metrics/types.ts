@@ -23,7 +23,10 @@ export interface MetricsOptions {
   conf?: number;
 }
 
-/** How a metric's interval was computed (METHODOLOGY.md §2). */
+/**
+ * How a metric's interval was computed (METHODOLOGY.md §2). `clopper_pearson`: a rate with zero
+ * events (or all events) gets the exact one-sided bound over its units instead.
+ */
 export type IntervalMethod = "t_clustered" | "paired_t" | "wilson" | "cluster_bootstrap" | "clopper_pearson" | "none";
 
 /**
@@ -37,7 +40,11 @@ export interface MetricValue {
   n_items: number;
   n_trials: number;
   interval: IntervalMethod;
-  /** For ratios and item counts: the summed numerator and denominator behind value. */
+  /**
+   * For rates of events: the event count and the units it is counted over (trials for per-trial
+   * rates, items for item shares, findings or calls for ratios). A per-trial rate's value is the
+   * mean of per-item shares, which equals numerator/denominator when items have equal trials.
+   */
   numerator?: number;
   denominator?: number;
 }

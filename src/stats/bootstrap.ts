@@ -21,25 +21,29 @@ export interface BootstrapResult {
 }
 
 /**
- * Percentile cluster bootstrap: resample whole items (clusters) with replacement, each drawn item
+ * Percentile cluster bootstrap: resample whole clusters with replacement (by default each item is
+ * a cluster; with `clusterOf`, e.g. a fixture group, its twins are drawn together), each drawn item
  * carrying all its trials, and take the α/2 and 1 − α/2 quantiles of the statistic. Seeded through
  * createRng(seed, "cluster-bootstrap", stream), so equal inputs give equal intervals. Sort the items
- * canonically before calling when the result must not depend on input order.
+ * canonically before calling when the result must not depend on input order. No interval below
+ * two clusters.
  */
 export function clusterBootstrap<T>(
   items: readonly T[],
   statistic: (sample: readonly T[]) => number | null,
-  options: BootstrapOptions,
+  options: BootstrapOptions & { clusterOf?: (item: T) => string },
 ): BootstrapResult {
-  const { reps, seed, conf = 0.95, stream = "" } = options;
+  const { reps, seed, conf = 0.95, stream = "", clusterOf } = options;
   const value = items.length === 0 ? null : statistic(items);
   const base = { value, reps, seed, stream };
-  if (value === null || items.length < 2) return { ...base, low: null, high: null, validReps: 0 };
+  const clusters = groupBy(items, clusterOf);
+  if (value === null || clusters.length < 2) return { ...base, low: null, high: null, validReps: 0 };
   const rng = createRng(seed, "cluster-bootstrap", stream);
   const replicates: number[] = [];
-  const sample = new Array<T>(items.length);
+  const sample: T[] = [];
   for (let r = 0; r < reps; r++) {
-    for (let i = 0; i < items.length; i++) sample[i] = items[pickIndex(rng, items.length)]!;
+    sample.length = 0;
+    for (let i = 0; i < clusters.length; i++) sample.push(...clusters[pickIndex(rng, clusters.length)]!);
     const v = statistic(sample);
     if (v !== null && Number.isFinite(v)) replicates.push(v);
   }
@@ -52,4 +56,17 @@ export function clusterBootstrap<T>(
     high: quantileSorted(replicates, 1 - alpha / 2),
     validReps: replicates.length,
   };
+}
+
+/** Items grouped by cluster, clusters in order of first appearance; each item alone without `clusterOf`. */
+function groupBy<T>(items: readonly T[], clusterOf: ((item: T) => string) | undefined): T[][] {
+  if (clusterOf === undefined) return items.map((it) => [it]);
+  const groups = new Map<string, T[]>();
+  for (const it of items) {
+    const key = clusterOf(it);
+    const g = groups.get(key) ?? [];
+    g.push(it);
+    groups.set(key, g);
+  }
+  return [...groups.values()];
 }

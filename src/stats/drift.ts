@@ -1,8 +1,61 @@
-import { sampleSd } from "./mean.ts";
-import { studentTQuantile } from "./distributions.ts";
+import { normalQuantile, studentTCdf } from "./distributions.ts";
+
+/** Running count, mean and sum of squared deviations (Welford), so a reference can grow run by run. */
+export interface RunningStats {
+  n: number;
+  mean: number;
+  /** Σ (x − mean)²; the sample variance is m2 / (n − 1). */
+  m2: number;
+}
+
+export const EMPTY_STATS: RunningStats = { n: 0, mean: 0, m2: 0 };
+
+export function addObservation(s: RunningStats, x: number): RunningStats {
+  const n = s.n + 1;
+  const delta = x - s.mean;
+  const mean = s.mean + delta / n;
+  return { n, mean, m2: s.m2 + delta * (x - mean) };
+}
+
+export function statsOf(values: readonly number[]): RunningStats {
+  return values.reduce(addObservation, EMPTY_STATS);
+}
+
+export function sdOf(s: RunningStats): number | null {
+  return s.n < 2 ? null : Math.sqrt(Math.max(0, s.m2) / (s.n - 1));
+}
+
+/** A new value judged against a reference sample of earlier in-control runs. */
+export interface PredictionScore {
+  /** (x − x̄)/(s √(1 + 1/n)): Student t with n − 1 df when the runs are normal and in control. */
+  T: number;
+  df: number;
+  /** Two-sided p of T. */
+  p: number;
+  /** The normal score Φ⁻¹(F_t(T)): N(0, 1) in control, whatever n (a self-starting chart's input). */
+  z: number;
+}
+
+/**
+ * The prediction statistic of a new run against a reference of n earlier runs (methodology-notes
+ * §5, §9.8): T = (x − x̄)/(s √(1 + 1/n)), t with n − 1 df, and its normal score (Quesenberry's Q
+ * statistic; Hawkins' self-starting CUSUM runs on it). The reference's own uncertainty (a mean and
+ * an SD estimated from few runs) is in the t distribution, so a small reference widens the limits
+ * instead of raising false alarms. null when the reference has fewer than two runs or no spread.
+ */
+export function predictionScore(reference: RunningStats, x: number): PredictionScore | null {
+  const sd = sdOf(reference);
+  if (sd === null || !(sd > 0)) return null;
+  const df = reference.n - 1;
+  const T = (x - reference.mean) / (sd * Math.sqrt(1 + 1 / reference.n));
+  // Tails computed on the small side, so large |T| keeps its precision.
+  const lower = studentTCdf(-Math.abs(T), df);
+  const z = -normalQuantile(lower) * Math.sign(T);
+  return { T, df, p: Math.min(1, 2 * lower), z };
+}
 
 export interface ChartPoint {
-  /** The chart statistic after this sweep. */
+  /** The chart statistic after this run. */
   value: number;
   /** The control limit it is compared with. */
   limit: number;
@@ -10,28 +63,12 @@ export interface ChartPoint {
 }
 
 /**
- * EWMA chart on a standardized series z_t = (m_t − μ0)/σ0 (methodology §9.8):
- * E_t = λ z_t + (1 − λ) E_{t−1}, E_0 = 0; alert when |E_t| > L √(λ/(2 − λ) · (1 − (1 − λ)^{2t})).
- * λ = 0.2, L = 2.86 give an in-control average run length of about 370 sweeps.
+ * One-sided upper CUSUM (methodology §9.8): C_t = max(0, C_{t−1} + (m_t − μ0)/σ0 − k), alert when
+ * C_t > h. On normal scores (μ0 = 0, σ0 = 1) it is a self-starting CUSUM. k = 0.5 targets a 1σ
+ * shift. The sum is not reset after an alert, so a persisting shift keeps alerting.
  */
-export function ewma(z: readonly number[], opts: { lambda?: number; L?: number } = {}): ChartPoint[] {
-  const { lambda = 0.2, L = 2.86 } = opts;
-  let e = 0;
-  return z.map((zt, i) => {
-    e = lambda * zt + (1 - lambda) * e;
-    const limit = L * Math.sqrt((lambda / (2 - lambda)) * (1 - (1 - lambda) ** (2 * (i + 1))));
-    return { value: e, limit, alert: Math.abs(e) > limit };
-  });
-}
-
-/**
- * One-sided upper CUSUM against a fixed reference (the published baseline), for lower-is-better
- * metrics: C_t = max(0, C_{t−1} + (m_t − μ0)/σ0 − k), alert when C_t > h. k = 0.5 targets a 1σ
- * shift; h = 4.77 gives an in-control run length of about 370. The sum is not reset after an alert,
- * so a persisting shift keeps alerting.
- */
-export function cusum(series: readonly number[], opts: { mu0: number; sigma0: number; k?: number; h?: number }): ChartPoint[] {
-  const { mu0, sigma0, k = 0.5, h = 4.77 } = opts;
+export function cusum(series: readonly number[], opts: { mu0?: number; sigma0?: number; k?: number; h: number }): ChartPoint[] {
+  const { mu0 = 0, sigma0 = 1, k = 0.5, h } = opts;
   if (!(sigma0 > 0)) throw new RangeError("cusum: sigma0 must be positive");
   let c = 0;
   return series.map((m) => {
@@ -40,31 +77,45 @@ export function cusum(series: readonly number[], opts: { mu0: number; sigma0: nu
   });
 }
 
-export interface TrailingPoint {
-  /** (m_t − m̄_W)/(s_W √(1 + 1/W)); null when the window has no spread. */
-  T: number | null;
-  /** t_{W−1, 1−α/2}: the prediction statistic is t with W − 1 df for a stable normal metric. */
-  threshold: number;
-  alert: boolean;
+/**
+ * In-control average run length of a one-sided CUSUM on N(0, 1) scores (Siegmund's approximation):
+ * ARL0 ≈ (e^{2kb} − 2kb − 1)/(2k²), b = h + 1.166. k = 0.5: h = 4 gives ≈ 338 runs, h = 5 ≈ 939
+ * (the two-sided scheme, both sides at once, has half of each).
+ */
+export function cusumArl0(k: number, h: number): number {
+  const b = h + 1.166;
+  return (Math.exp(2 * k * b) - 2 * k * b - 1) / (2 * k * k);
+}
+
+/** The decision interval h whose one-sided in-control run length is `arl0` (inverse of cusumArl0). */
+export function cusumLimit(k: number, arl0: number): number {
+  if (!(arl0 > 1)) throw new RangeError("cusumLimit: arl0 must exceed 1");
+  let lo = 0;
+  let hi = 100;
+  for (let i = 0; i < 200; i++) {
+    const mid = (lo + hi) / 2;
+    if (cusumArl0(k, mid) < arl0) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+export interface TrailingPoint extends PredictionScore {
   /** False when W < 20: the trailing mean and SD are too noisy for the nominal false-alarm rate. */
   reliable: boolean;
 }
 
 /**
- * Trailing-window prediction statistic of §9.8 for each sweep that has W earlier sweeps (the
- * first W get null). A trailing window absorbs slow drift; use it to monitor, not to gate.
+ * Trailing-window prediction statistic of §9.8 for each run that has W earlier runs (the first W
+ * get null; so does a run whose window has no spread): the run against the W runs before it.
+ * A trailing window absorbs slow drift; use it to monitor, not to gate. Its p-values are meant to
+ * be Holm-corrected across metrics per run.
  */
-export function trailingWindowT(series: readonly number[], W: number, opts: { alpha?: number } = {}): (TrailingPoint | null)[] {
+export function trailingWindowT(series: readonly number[], W: number): (TrailingPoint | null)[] {
   if (!(Number.isInteger(W) && W >= 2)) throw new RangeError("trailingWindowT: W must be an integer ≥ 2");
-  const { alpha = 0.05 } = opts;
-  const threshold = studentTQuantile(1 - alpha / 2, W - 1);
-  return series.map((m, t) => {
+  return series.map((x, t) => {
     if (t < W) return null;
-    const window = series.slice(t - W, t);
-    const mean = window.reduce((s, v) => s + v, 0) / W;
-    const sd = sampleSd(window);
-    const diff = m - mean;
-    const T = sd === 0 ? null : diff / (sd * Math.sqrt(1 + 1 / W));
-    return { T, threshold, alert: T === null ? diff !== 0 : Math.abs(T) > threshold, reliable: W >= 20 };
+    const score = predictionScore(statsOf(series.slice(t - W, t)), x);
+    return score === null ? null : { ...score, reliable: W >= 20 };
   });
 }

@@ -31,26 +31,31 @@ export interface PairedDelta extends MeanInterval {
   pGreater: number | null;
 }
 
-/** Paired t on per-item values of two runs over the same items (Miller's paired difference). */
-export function pairedDelta(a: readonly number[], b: readonly number[], conf = 0.95): PairedDelta | null {
+/**
+ * Paired t on per-item values of two runs over the same items (Miller's paired difference), the
+ * standard error clustered over `clusters` (twins and injection copies move together) with
+ * G − 1 degrees of freedom.
+ */
+export function pairedDelta(a: readonly number[], b: readonly number[], conf = 0.95, clusters?: readonly string[]): PairedDelta | null {
   if (a.length !== b.length) throw new RangeError("pairedDelta: both runs need one value per shared item");
   const interval = meanInterval(
     a.map((v, i) => v - b[i]!),
     conf,
+    clusters,
   );
   if (interval === null) return null;
-  const { mean, se, n } = interval;
-  const pGreater = se === null ? null : se === 0 ? (mean > 0 ? 0 : 1) : 1 - studentTCdf(mean / se, n - 1);
+  const { mean, se, clusters: g } = interval;
+  const pGreater = se === null ? null : se === 0 ? (mean > 0 ? 0 : 1) : studentTCdf(-mean / se, g - 1);
   return { ...interval, pGreater };
 }
 
 /**
  * Non-inferiority upper bound of §12 step 3 for a lower-is-better metric:
- * U = Δ̂ + t_{n−1, 1−α} · SE; the metric passes when U ≤ margin. null below two pairs.
+ * U = Δ̂ + t_{G−1, 1−α} · SE (G clusters); the metric passes when U ≤ margin. null below two clusters.
  */
 export function nonInferiorityBound(delta: PairedDelta, alpha = 0.05): number | null {
   if (delta.se === null) return null;
-  return delta.mean + studentTQuantile(1 - alpha, delta.n - 1) * delta.se;
+  return delta.mean + studentTQuantile(1 - alpha, delta.clusters - 1) * delta.se;
 }
 
 /**

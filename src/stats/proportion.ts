@@ -44,3 +44,19 @@ export function jeffreys(k: number, n: number, conf = 0.95): Interval {
     high: k === n ? 1 : betaQuantile(1 - alpha / 2, k + 0.5, n - k + 0.5),
   };
 }
+
+/**
+ * One-sided exact (Clopper–Pearson) upper confidence bound at level `conf` for k events of n:
+ * the p at which P(X ≤ k) = 1 − conf, i.e. the Beta(k + 1, n − k) quantile at conf; 1 at k = n.
+ * At k = 0 it is 1 − (1 − conf)^(1/n), the rule of three (≈ 3/n at conf 0.95).
+ */
+export function exactUpperBound(k: number, n: number, conf = 0.95): number {
+  checkCounts(k, n, conf);
+  return k === n ? 1 : betaQuantile(conf, k + 1, n - k);
+}
+
+/** One-sided exact lower bound at level `conf` (the mirror of exactUpperBound); 0 at k = 0. */
+export function exactLowerBound(k: number, n: number, conf = 0.95): number {
+  checkCounts(k, n, conf);
+  return k === 0 ? 0 : 1 - exactUpperBound(n - k, n, conf);
+}

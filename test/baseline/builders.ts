@@ -6,6 +6,9 @@ import { CorpusGoalSchema, type CorpusGoal } from "../../src/formats/goal.ts";
 import { loadCorpus } from "../../harness/corpus/load.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import { ManifestSchema, type Manifest } from "../../harness/run/manifest.ts";
+import { buildSnapshot, poolTrials } from "../../harness/baseline/snapshot.ts";
+import type { Snapshot } from "../../harness/baseline/schema.ts";
+import { summarize } from "../../src/metrics/summary.ts";
 import { makeGoal, makePlan, mutate, read } from "../helpers/plans.ts";
 
 /** Hand-built runs for baseline, diff, gate and compare tests: a manifest and trial records. */
@@ -119,14 +122,34 @@ export function makeFixture(id: string, seeded: boolean): Fixture {
   return FixtureSchema.parse({
     id,
     description: `fixture ${id}`,
-    group: "g",
+    group: `g-${id}`,
     goal: makeGoal(),
     plan: makePlan([read("inspect"), mutate("change", { risk: "high" })]),
     seeded_defects: seeded
       ? [{ task: "change", family: "weak_rollback", claim: { kind: "missing_rollback", tasks: ["change"] }, gate_visible: false }]
       : [],
     expected_verdict: { strict: seeded ? "escalate" : "approve", balanced: seeded ? "escalate" : "approve" },
+    expected_critic_verdict: { strict: seeded ? "block" : "pass", balanced: seeded ? "block" : "pass" },
   });
+}
+
+/**
+ * A snapshot of one run of `items`, or of several runs pooled (one item list per run, each run its
+ * own seed), with the metrics the summary computes; `patch` edits every run's manifest.
+ */
+export function makeSnapshot(runs: ItemSpec[] | ItemSpec[][], fixtures: Fixture[], patch: (m: Manifest) => void = () => {}): Snapshot {
+  const lists = (Array.isArray(runs[0]) ? runs : [runs]) as ItemSpec[][];
+  const parts = lists.map((specs, r) => {
+    const trials = makeTrials(specs);
+    const manifest = makeManifest(specs, (m) => {
+      m.run_id = `run-${r + 1}`;
+      m.config.seed = r;
+      patch(m);
+    });
+    return { manifest, trials, metrics: summarize({ trials, fixtures, goals: [] }, { seed: 0, bootstrapReps: 100 }).metrics };
+  });
+  const pooled = parts.length === 1 ? parts[0]!.metrics : summarize({ trials: poolTrials(parts.map((p) => p.trials)), fixtures, goals: [] }, { seed: 0, bootstrapReps: 100 }).metrics;
+  return buildSnapshot({ name: "t", runs: parts, fixtures, metrics: pooled });
 }
 
 /** A corpus goal for engine (corpus-suite) items. */
@@ -164,4 +187,37 @@ export function writeRunDir(
   const trials = makeTrials(hashed);
   trials.forEach(edit);
   writeFileSync(join(dir, "trials.jsonl"), trials.map((t) => JSON.stringify(t)).join("\n") + "\n");
+}
+
+type Value = number | null | { value: number; numerator: number; denominator: number };
+
+const metricOf = (v: Value) => {
+  const m = v === null || typeof v === "number" ? { value: v } : v;
+  return { ci_low: null, ci_high: null, n_items: 10, n_trials: 50, ...m };
+};
+
+/**
+ * A synthetic snapshot holding only metrics (for trend tests): one run with these values, or, with
+ * `perRun`, a multi-run baseline whose `between_runs` holds each run's value.
+ */
+export function metricSnapshot(name: string, values: Record<string, Value>, perRun: Record<string, Value[]> = {}): Snapshot {
+  const base = makeSnapshot([{ suite: "boundary", id: "x", verdicts: ["block"] }], [makeFixture("x", true)]);
+  const runs = Math.max(1, ...Object.values(perRun).map((v) => v.length));
+  const between = Object.fromEntries(
+    Object.entries(perRun).map(([metric, list]) => {
+      const ms = list.map(metricOf);
+      const known = ms.map((m) => m.value).filter((v): v is number => v !== null);
+      const mean = known.reduce((a, b) => a + b, 0) / known.length;
+      const sd = known.length < 2 ? null : Math.sqrt(known.reduce((a, b) => a + (b - mean) ** 2, 0) / (known.length - 1));
+      return [metric, { values: ms.map((m) => m.value), numerators: ms.map((m) => ("numerator" in m ? m.numerator : null)), denominators: ms.map((m) => ("denominator" in m ? m.denominator : null)), n: known.length, mean, sd }];
+    }),
+  );
+  return {
+    ...base,
+    name,
+    runs: Array.from({ length: runs }, (_, i) => ({ ...base.runs[0]!, run_id: runs === 1 ? name : `${name}-${i}` })),
+    items: [],
+    metrics: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, metricOf(v)])),
+    between_runs: between,
+  };
 }

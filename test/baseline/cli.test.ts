@@ -1,9 +1,16 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Manifest } from "../../harness/run/manifest.ts";
+import { compareSnapshots } from "../../harness/baseline/compare.ts";
+import { diffSnapshots } from "../../harness/baseline/diff.ts";
+import { readSnapshot, snapshotOfRun, snapshotOfRuns } from "../../harness/baseline/io.ts";
+import { trend } from "../../harness/baseline/trend.ts";
+import { formatComparison } from "../../harness/cli/commands/compare.ts";
+import { formatDiff } from "../../harness/cli/commands/diff.ts";
+import { formatTrend } from "../../harness/cli/commands/trend.ts";
 import { makeFixture, writeCorpus, writeRunDir, type ItemSpec } from "./builders.ts";
 
 const BIN = join(import.meta.dirname, "../../bin/fieldtest.js");
@@ -37,30 +44,56 @@ beforeAll(() => {
   hashes = writeCorpus(corpus(), [...SEEDED.map((id) => makeFixture(id, true)), ...CLEAN.map((id) => makeFixture(id, false))], []);
   writeFileSync(
     join(root, "policy.yaml"),
-    ["version: 1", "min_trials_per_item: 3", "floors:", "  - { metric: critic_unavailable_rate, max: 0.1 }", "non_inferiority:", "  - { metric: underclaim_approvals, margin: 0.1 }", "  - { metric: label_flip_rate, margin: 0.2 }", ""].join("\n"),
+    ["version: 1", "min_trials_per_item: 3", "floors:", "  - { metric: critic_unavailable_rate, max: 0.1 }", "non_inferiority:", "  - { metric: critic_miss_rate, margin: 0.1 }", "  - { metric: label_flip_rate, margin: 0.2 }", ""].join("\n"),
   );
-  expect(fieldtest("baseline", "publish", runDir("base", specs(5, 1)), "--out", join(root, "baselines", "base.json")).code).toBe(0);
+  const seeded = (seed: number) => (m: Manifest) => void ((m.run_id = `base-${seed}`), (m.config.seed = seed));
+  const dirs = [1, 2, 3].map((seed) => runDir(`base-${seed}`, specs(5, 1), seeded(seed)));
+  const published = fieldtest("baseline", "publish", ...dirs, "--out", join(root, "baselines", "base.json"));
+  expect(published.stdout).toContain("3 run(s) (seeds 1, 2, 3), 12 items, 180 trials");
+  expect(published.code).toBe(0);
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("fieldtest baseline, diff and gate (CLI)", () => {
-  it("publishes a schema-valid baseline with the run's decision context", () => {
+  it("publishes a schema-valid baseline pooling the runs, with each metric's between-run mean and SD", () => {
     const b = JSON.parse(readFileSync(join(root, "baselines", "base.json"), "utf8"));
-    expect(b).toMatchObject({ kind: "fieldtest-snapshot", name: "base", run_id: "run-1", trials_per_item: 5, canary_passed: true });
+    expect(b).toMatchObject({ schema_version: 2, kind: "fieldtest-snapshot", name: "base", trials_per_run: 5, trials_per_item: 15, canary_passed: true });
+    expect(b.runs.map((r: { run_id: string; seed: number }) => [r.run_id, r.seed])).toEqual([["base-1", 1], ["base-2", 2], ["base-3", 3]]);
     expect(b.decision_context.critic).toMatchObject({ provider: "sim", model: "sim-critic", temperature: 0.2, system_prompt_sha256: "sys" });
     expect(b.items).toHaveLength(12);
+    expect(b.between_runs.critic_miss_rate).toMatchObject({ n: 3, mean: expect.closeTo(0.1, 12), sd: 0, values: [0.1, 0.1, 0.1] });
   });
 
-  it("diff --json attributes a temperature change and exits 0 (without it the same deltas are unexplained: diff.test.ts)", () => {
-    // Every seeded fixture now passes every trial: decisive changes on unanimous baseline items.
+  it("refuses to pool runs of different configurations or a repeated run, naming the run and the part (exit 2)", () => {
+    const other = runDir("other-temp", specs(5, 1), (m) => void ((m.run_id = "o"), (m.config.seed = 9), (m.roles.critic.temperature = 0.7)));
+    const r = fieldtest("baseline", "publish", join(root, "base-1"), other, "--out", join(root, "baselines", "mixed.json"));
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`fieldtest: ${other}/manifest.json: critic.temperature: is 0.7 but 0.2 in the first run: a baseline pools runs of one configuration`);
+    expect(existsSync(join(root, "baselines", "mixed.json"))).toBe(false);
+    expect(() => snapshotOfRuns([join(root, "base-1"), join(root, "base-1")], corpus(), "twice")).toThrow(`${join(root, "base-1")}/manifest.json: run_id: is given twice`);
+  });
+
+  it("refuses a baseline of the old schema with the command that re-publishes it", () => {
+    writeFileSync(join(root, "old.json"), JSON.stringify({ schema_version: 1, kind: "fieldtest-snapshot", name: "old", run_id: "x", items: [] }));
+    expect(() => readSnapshot(join(root, "old.json"))).toThrow(
+      "old.json:1: schema_version: this baseline was written by an older fieldtest (snapshot schema 1); re-publish it with `fieldtest baseline publish` (for baselines/sim-default.json: scripts/publish-baseline.sh)",
+    );
+  });
+
+  it("diff --json attributes a decisive change to a temperature change and exits 0, naming the seed as a non-cause", () => {
+    // Every seeded fixture now passes every trial: 0/5 against 15/0 in the pooled baseline, beyond noise.
     const worse = specs(5, 1).map((s) => (s.id.startsWith("seeded") ? { ...s, verdicts: Array<string>(5).fill("pass") } : s));
     const withCause = fieldtest("diff", runDir("temp", worse, (m) => void (m.roles.critic.temperature = 1)), "--baseline", join(root, "baselines", "base.json"), "--json");
     expect(withCause.code).toBe(0);
     const d = JSON.parse(withCause.stdout);
-    expect(d.deltas.length).toBeGreaterThan(0);
+    expect(d.deltas.filter((x: { beyond_noise: boolean }) => x.beyond_noise).length).toBeGreaterThan(0);
     expect(d.unexplained).toEqual([]);
-    expect(d.differences.map((x: { part: string }) => x.part)).toEqual(["critic.temperature"]);
+    expect(d.differences.map((x: { part: string }) => x.part)).toEqual(["run seed", "critic.temperature"]);
+    const text = formatDiff(diffSnapshots(readSnapshot(join(root, "baselines", "base.json")), snapshotOfRun(join(root, "temp"), corpus())));
+    expect(text).toContain("run seed: [1,2,3] -> 0 (not a cause: the same behaviour, sampled again or more often)");
+    expect(text).toContain("critic.temperature: 0.2 -> 1\n");
+    expect(text).toMatch(/per-item test: Fisher exact, two-sided, Holm over \d+ tests at α 0.05/);
   });
 
   it("gate exits 0 on an unchanged run, 1 naming the metric on a raised under-claim rate, 2 on one trial", () => {
@@ -70,7 +103,7 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     expect(existsSync(join(root, "same", "gate-junit.xml"))).toBe(true);
     const raised = fieldtest("gate", runDir("raised", specs(5, 4), (m) => void (m.roles.critic.model = "worse")), ...policy);
     expect(raised.code).toBe(1);
-    expect(raised.stdout).toContain("gate: regression in underclaim_approvals");
+    expect(raised.stdout).toContain("gate: regression in critic_miss_rate");
     const one = fieldtest("gate", runDir("one", specs(1, 0)), ...policy);
     expect(one.code).toBe(2);
     expect(one.stdout).toContain("gate: inconclusive: needs at least 3 trials per item");
@@ -82,5 +115,33 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain('bad-policy.yaml:3: floors[0].onn: unknown key "onn"');
+  });
+});
+
+describe("compare and trend text (the CLI's formatting, in process)", () => {
+  const base = () => readSnapshot(join(root, "baselines", "base.json"));
+  const run = (name: string) => snapshotOfRun(join(root, name), corpus());
+
+  it("compare names what differs between A and B and lists the changed items; A against itself reads 0 excess", () => {
+    const self = formatComparison(compareSnapshots(run("base-1"), run("base-1"), { reps: 200 }));
+    expect(self).toContain("same configuration, corpus and gates");
+    expect(self).toContain("excess disagreement: 0 over 12 items (A and B are the same run");
+    const swap = formatComparison(compareSnapshots(run("temp"), base(), { reps: 200 }));
+    expect(swap).toContain("critic.temperature: 0.2 -> 1");
+    expect(swap).toMatch(/changed items: 8 \(8 beyond noise/);
+    expect(swap).toMatch(/boundary\/seeded-0: B block 15 -> A pass 5 \(p [^,]+, Holm [^,]+, beyond noise; causes: critic\.temperature\)/);
+  });
+
+  it("trend prints one line per alarming metric: what, since when, how far", () => {
+    const night = (i: number, misses: number) => runDir(`night-${i}`, specs(5, misses), (m) => void ((m.run_id = `night-${i}`), (m.config.seed = 100 + i)));
+    // A three-run reference whose critic misses 0, 1 and 2 of 5 trials on half the seeded fixtures, then four such nights.
+    const reference = snapshotOfRuns([night(1, 0), night(2, 1), night(3, 2)], corpus(), "ref");
+    const history = [1, 0, 1, 2].map((misses, i) => run(basename(night(4 + i, misses))));
+    const everyMiss = SEEDED.map((id) => ({ suite: "boundary" as const, id, verdicts: Array<string>(5).fill("pass") }));
+    const broken = runDir("night-8", [...everyMiss, ...specs(5, 0).slice(SEEDED.length)], (m) => void ((m.run_id = "night-8"), (m.config.seed = 108)));
+    const text = formatTrend(trend([...history, run(basename(broken))], reference));
+    const alarm = text.split("\n").find((l) => l.startsWith("ALERT critic_miss_rate "));
+    expect(alarm).toMatch(/^ALERT critic_miss_rate \(worse up\): since run 5:night-8, first alarm run 5:night-8; 1 vs reference 0\.1 ± 0\.0816 SD \(\+11 SD; 7 runs\); charts shift/);
+    expect(alarm).toContain("alarming on the last run");
   });
 });

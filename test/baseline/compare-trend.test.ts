@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { compareSnapshots } from "../../harness/baseline/compare.ts";
-import type { Snapshot, SnapshotItem } from "../../harness/baseline/schema.ts";
+import type { Snapshot } from "../../harness/baseline/schema.ts";
 import { trend } from "../../harness/baseline/trend.ts";
-import { buildSnapshot } from "../../harness/baseline/snapshot.ts";
-import { makeFixture, makeManifest, makeTrials, type ItemSpec } from "./builders.ts";
+import { cusumLimit } from "../../src/stats/drift.ts";
+import { makeFixture, makeSnapshot, metricSnapshot, type ItemSpec } from "./builders.ts";
 
 const IDS = Array.from({ length: 10 }, (_, i) => `seeded-${i}`);
 const FIXTURES = IDS.map((id) => makeFixture(id, true));
 
-function run(verdicts: (i: number) => string[]): Snapshot {
+function run(verdicts: (i: number) => string[], patch?: Parameters<typeof makeSnapshot>[2]): Snapshot {
   const specs: ItemSpec[] = IDS.map((id, i) => ({ suite: "boundary", id, verdicts: verdicts(i) }));
-  return buildSnapshot({ name: "r", manifest: makeManifest(specs), trials: makeTrials(specs), fixtures: FIXTURES, metrics: {} });
+  return makeSnapshot(specs, FIXTURES, patch);
 }
 
 const BLOCK = ["block", "block", "block", "block", "block"];
@@ -26,67 +26,123 @@ describe("compare (model swap)", () => {
     expect(s.mcnemar).toMatchObject({ b: 1, c: 7, method: "exact" });
     expect(s.mcnemar.p).toBeCloseTo(0.0703125, 10);
     expect(s.transitions).toEqual({ "block → pass": 7, "pass → block": 1, "block → block": 2 });
-    expect(s.changed_items).toHaveLength(8);
   });
 
-  it("finds no excess disagreement between identical runs and a large one after a swap", () => {
-    const noisy = (i: number) => (i % 2 ? ["block", "block", "pass", "block", "pass"] : BLOCK);
-    const same = compareSnapshots(run(noisy), run(noisy), { reps: 500, seed: 1 }).suites[0]!.excess_disagreement;
-    expect(same.statistic).toBeLessThanOrEqual(0);
-    expect(same.p!).toBeGreaterThan(0.5);
-    const swapped = compareSnapshots(run(() => PASS), run(() => BLOCK), { reps: 500, seed: 1 }).suites[0]!.excess_disagreement;
+  it("lists the changed items with their per-item exact test and names what differs between A and B", () => {
+    const b = run(() => BLOCK);
+    const a = run((i) => (i < 2 ? PASS : BLOCK), (m) => void ((m.roles.critic.model = "critic-2"), (m.config.seed = 9)));
+    const c = compareSnapshots(a, b, { reps: 200, seed: 1 });
+    expect(c.differences.map((d) => d.part)).toEqual(["run seed", "critic.model"]);
+    expect(c.suites[0]!.changed_items).toEqual([
+      { item: "boundary/seeded-0", a: { pass: 5 }, b: { block: 5 }, p: expect.closeTo(2 / 252, 12), p_holm: expect.any(Number), beyond_noise: false, causes: ["critic.model"] },
+      { item: "boundary/seeded-1", a: { pass: 5 }, b: { block: 5 }, p: expect.closeTo(2 / 252, 12), p_holm: expect.any(Number), beyond_noise: false, causes: ["critic.model"] },
+    ]);
+  });
+
+  it("reads 0 excess disagreement for a run compared with itself, and a large one after a swap", () => {
+    const noisy = run((i) => (i % 2 ? ["block", "block", "pass", "block", "pass"] : BLOCK));
+    const same = compareSnapshots(noisy, noisy, { reps: 500, seed: 1 }).suites[0]!.excess_disagreement;
+    expect(same).toMatchObject({ statistic: 0, p: 1, same_run: true });
+    const swapped = compareSnapshots(run(() => PASS), run(() => BLOCK, (m) => void (m.run_id = "other")), { reps: 500, seed: 1 }).suites[0]!.excess_disagreement;
     expect(swapped.statistic).toBeCloseTo(1, 10);
     expect(swapped.p!).toBeLessThan(0.01);
+    expect(swapped.same_run).toBe(false);
   });
 
   it("gives paired metric deltas with intervals", () => {
     const c = compareSnapshots(run(() => ["pass", "block", "block", "block", "block"]), run(() => BLOCK), { reps: 100 });
-    const uc = c.metrics.find((m) => m.metric === "underclaim_approvals")!;
+    const uc = c.metrics.find((m) => m.metric === "critic_miss_rate")!;
     expect(uc.delta).toBeCloseTo(0.2, 10);
     expect(uc.ci_low).toBeCloseTo(0.2, 10); // every item moved by exactly 0.2: no spread
     expect(uc.n_items).toBe(10);
   });
 });
 
-function metricSnapshot(name: string, value: number, half: number): Snapshot {
-  const item: SnapshotItem[] = [];
-  return {
-    ...run(() => BLOCK),
-    name,
-    run_id: name,
-    items: item,
-    metrics: { underclaim_approvals: { value, ci_low: value - half, ci_high: value + half, n_items: 40, n_trials: 200 } },
-  };
-}
+// A five-run baseline of one metric: mean 0.1, SD 0.0158 (scipy 1.17 for the known answers below).
+const BASE_RUNS = [0.1, 0.12, 0.08, 0.11, 0.09];
+const baseline = metricSnapshot("baseline", { label_flip_rate: 0.1 }, { label_flip_rate: BASE_RUNS });
+const runsOf = (values: number[], metric = "label_flip_rate") => values.map((v, i) => metricSnapshot(`r${i}`, { [metric]: v }));
 
 describe("trend (drift)", () => {
-  const z = 1.959963984540054;
-  const base = metricSnapshot("baseline", 0.1, 0.02 * z); // σ0 = 0.02
-
-  it("stays quiet while runs sit at the baseline", () => {
-    const runs = [0.1, 0.1, 0.1, 0.1, 0.1, 0.1].map((v, i) => metricSnapshot(`r${i}`, v, 0.02 * z));
-    const t = trend(runs, base, 3);
+  it("stays quiet while runs sit within the baseline's between-run spread", () => {
+    const t = trend(runsOf([0.1, 0.115, 0.085, 0.1, 0.105, 0.095, 0.12, 0.08]), baseline);
     expect(t.alerts).toEqual([]);
-    expect(t.metrics[0]!.reference).toMatchObject({ source: "baseline", mu0: 0.1 });
-    expect(t.metrics[0]!.reference.sigma0).toBeCloseTo(0.02, 10);
+    expect(t.metrics[0]!.points[0]!.reference).toMatchObject({ n: 5, mean: expect.closeTo(0.1, 12), sd: expect.closeTo(0.0158114, 6) });
+    // Each in-control run joins the reference (self-starting from the baseline's runs).
+    expect(t.metrics[0]!.points[7]!.reference.n).toBe(12);
   });
 
-  it("accumulates a persistent 1σ shift: CUSUM alerts at run 10, EWMA at run 14", () => {
-    // z = 1 per run. CUSUM grows by 1 − k = 0.5 per run and crosses h = 4.77 at the tenth run.
-    // EWMA E_t = 1 − 0.8^t crosses 2.86·√(0.2/1.8·(1 − 0.8^{2t})) ≈ 0.953 first at t = 14.
-    const runs = Array.from({ length: 16 }, (_, i) => metricSnapshot(`r${i}`, 0.12, 0.02 * z));
-    const m = trend(runs, base).metrics[0]!;
-    expect(m.points.map((p) => p.cusum)).toEqual(m.points.map((_, i) => expect.closeTo(0.5 * (i + 1), 9)));
-    const first = (chart: string) => m.points.findIndex((p) => p.alerts.includes(chart as never)) + 1;
-    expect(first("cusum")).toBe(10);
-    expect(first("ewma")).toBe(14);
+  it("judges a run by its prediction t against the reference, whose own uncertainty is in the t (4 df here)", () => {
+    const p = trend(runsOf([0.2]), baseline).metrics[0]!.points[0]!;
+    expect(p).toMatchObject({ test: "t", T: expect.closeTo(5.773503, 5), p: expect.closeTo(0.0044686, 6) });
+    expect(p.alerts).toEqual(["shift"]);
   });
 
-  it("reports the trailing-window caveat and uses the first run as reference without a baseline", () => {
-    const runs = [0.1, 0.11, 0.09, 0.1, 0.3].map((v, i) => metricSnapshot(`r${i}`, v, 0.02 * z));
-    const t = trend(runs, null, 3);
-    expect(t.caveat).toContain("5.2%");
-    expect(t.metrics[0]!.reference.source).toBe("first_run");
-    expect(t.metrics[0]!.points[4]!.alerts).toContain("trailing_t");
+  it("keeps an alarming run out of the reference, so a sustained shift keeps alarming", () => {
+    const m = trend(runsOf([0.2, 0.2, 0.2]), baseline).metrics[0]!;
+    expect(m.points.map((p) => p.reference.n)).toEqual([5, 5, 5]);
+    expect(m.points.every((p) => p.alerts.includes("shift"))).toBe(true);
+    expect(m.episode).toMatchObject({ since: 0, first_alert: 0, last_value: 0.2, distance_sd: expect.closeTo(0.1 / 0.0158114, 4) });
+  });
+
+  it("corrects the shift test with Holm across metrics: p = 0.0045 alarms alone, not beside a second such metric", () => {
+    const two = metricSnapshot("baseline", {}, { label_flip_rate: BASE_RUNS, evidence_drift_rate: BASE_RUNS });
+    const runs = [metricSnapshot("r", { label_flip_rate: 0.2, evidence_drift_rate: 0.2 })];
+    const t = trend(runs, two);
+    expect(t.metrics.map((m) => m.points[0]!.p_holm)).toEqual([expect.closeTo(2 * 0.0044686, 6), expect.closeTo(2 * 0.0044686, 6)]);
+    expect(t.alerts.filter((a) => a.chart === "shift")).toEqual([]);
+  });
+
+  it("is self-starting without a baseline: the first runs become the reference", () => {
+    const t = trend(runsOf([0.1, 0.12, 0.08, 0.11, 0.09, 0.2]), null);
+    const pts = t.metrics[0]!.points;
+    expect(pts.slice(0, 2).map((p) => p.test)).toEqual([null, null]);
+    expect(pts[2]!.reference.n).toBe(2);
+    expect(pts[5]).toMatchObject({ test: "t", T: expect.closeTo(5.773503, 5) });
+    expect(pts[5]!.alerts).toContain("shift");
+  });
+
+  it("charts a metric at 0 in every baseline run against the exact bound of its events: 0 → 0.54% does not alarm, 0 → 1.35% does", () => {
+    const zero = { value: 0, numerator: 0, denominator: 370 };
+    const base = metricSnapshot("baseline", {}, { critic_unavailable_rate: [zero, zero, zero, zero, zero] });
+    const at = (k: number) => trend([metricSnapshot("r", { critic_unavailable_rate: { value: k / 370, numerator: k, denominator: 370 } })], base).metrics[0]!.points[0]!;
+    expect(at(2)).toMatchObject({ test: "exact", p: expect.closeTo(1 / 36, 12), alerts: [] });
+    expect(at(5)).toMatchObject({ test: "exact", p: expect.closeTo(6 ** -5, 12), alerts: ["shift"] });
+  });
+
+  it("accumulates a persistent shift too small for one run in a CUSUM on the normal scores", () => {
+    const long = metricSnapshot("baseline", {}, { label_flip_rate: Array.from({ length: 40 }, (_, i) => (i % 2 ? 0.11 : 0.09)) });
+    const t = trend(runsOf(Array<number>(12).fill(0.125)), long);
+    const pts = t.metrics[0]!.points;
+    expect(t.cusum.h).toBeCloseTo(cusumLimit(0.5, 2 * 200), 10);
+    expect(pts[0]!.alerts).toEqual([]);
+    const first = pts.findIndex((p) => p.alerts.includes("cusum"));
+    expect(first).toBeGreaterThan(0);
+    expect(pts.slice(0, first).every((p) => !p.alerts.includes("shift"))).toBe(true);
+    // "since": the CUSUM's change point, the run after its sum last stood at 0: the first run here.
+    expect(t.metrics[0]!.episode!.since).toBe(0);
+  });
+
+  it("watches the harmful direction: a drop for higher-is-better metrics (agreement), a rise for rates", () => {
+    // 40 baseline runs at 0.7 ± 0.01 and 0.1 ± 0.01; then 8 runs 2 SD off, too little for one run's shift test.
+    const around = (m: number) => Array.from({ length: 40 }, (_, i) => (i % 2 ? m + 0.01 : m - 0.01));
+    const coeff = metricSnapshot("baseline", {}, { critic_ac1: around(0.7), label_flip_rate: around(0.1) });
+    const drift = (ac1: number, flip: number) =>
+      trend(
+        Array.from({ length: 8 }, (_, i) => metricSnapshot(`r${i}`, { critic_ac1: ac1, label_flip_rate: flip })),
+        coeff,
+      ).alerts;
+    expect(drift(0.68, 0.1).map((a) => `${a.metric} ${a.chart}`)).toContain("critic_ac1 cusum");
+    expect(drift(0.72, 0.1)).toEqual([]);
+    expect(drift(0.7, 0.12).map((a) => `${a.metric} ${a.chart}`)).toContain("label_flip_rate cusum");
+    expect(drift(0.7, 0.08)).toEqual([]);
+  });
+
+  it("runs the trailing window over the W runs before, Holm-corrected, flagged unreliable below W = 20", () => {
+    const t = trend(runsOf([0.1, 0.11, 0.09, 0.1, 0.3]), null, { window: 4 });
+    const last = t.metrics[0]!.points[4]!;
+    expect(last.trailing).toMatchObject({ reliable: false });
+    expect(last.trailing!.p_holm).toBe(last.trailing!.p);
+    expect(last.alerts).toContain("trailing");
   });
 });

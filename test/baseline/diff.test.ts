@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { buildSnapshot } from "../../harness/baseline/snapshot.ts";
 import { diffSnapshots } from "../../harness/baseline/diff.ts";
-import { fisherExact } from "../../harness/baseline/noise.ts";
 import type { Manifest } from "../../harness/run/manifest.ts";
-import { makeFixture, makeManifest, makeTrials, type ItemSpec } from "./builders.ts";
+import { makeFixture, makeSnapshot, type ItemSpec } from "./builders.ts";
 
 const N = 5;
 const all = (v: string) => Array<string>(N).fill(v);
@@ -18,9 +16,12 @@ const BASE: ItemSpec[] = [
 ];
 const FIXTURES = [makeFixture("seeded-a", true), makeFixture("seeded-b", true), makeFixture("clean-a", false)];
 
-function snapshot(items: ItemSpec[], patch?: (m: Manifest) => void) {
-  return buildSnapshot({ name: "t", manifest: makeManifest(items, patch), trials: makeTrials(items), fixtures: FIXTURES, metrics: {} });
+function snapshot(items: ItemSpec[] | ItemSpec[][], patch?: (m: Manifest) => void) {
+  return makeSnapshot(items, FIXTURES, patch);
 }
+
+/** The baseline pooled from five runs of the same behaviour (25 trials per item), as a published baseline is. */
+const pooled = (items: ItemSpec[], patch?: (m: Manifest) => void) => snapshot([items, items, items, items, items], patch);
 
 /** The candidate's behaviour: two boundary verdicts flip, a new critic key appears, a corpus goal flips. */
 function changedItems(): ItemSpec[] {
@@ -32,22 +33,41 @@ function changedItems(): ItemSpec[] {
   });
 }
 
-const baseline = snapshot(BASE);
+const baseline = pooled(BASE);
 
 /** The critic's recorded prompt hashes (`roles.critic.prompt`, as the runner writes them). */
 const prompt = (m: Manifest) => (m.roles.critic as unknown as { prompt: Record<string, unknown> }).prompt;
 
-describe("diff attribution", () => {
-  it("a run equal to the baseline has no deltas and is compatible", () => {
-    const d = diffSnapshots(baseline, snapshot(BASE));
+describe("diff attribution (DESIGN.md §11)", () => {
+  it("a run equal to the baseline's behaviour has no deltas; the differing seed is named, not a cause", () => {
+    const d = diffSnapshots(baseline, snapshot(BASE, (m) => void (m.config.seed = 7)));
     expect(d.deltas).toEqual([]);
-    expect(d.compatible).toBe(true);
+    expect(d.differences).toEqual([{ kind: "seed", part: "run seed", role: null, baseline: [0, 1, 2, 3, 4], candidate: 7 }]);
   });
 
-  it("without a recorded cause, changes on unanimous baseline items are unexplained", () => {
-    const d = diffSnapshots(baseline, snapshot(changedItems()));
+  it("a unanimous 5/0 baseline item against 2/3 is noise (Fisher p = 1/6)", () => {
+    const base = snapshot([{ suite: "boundary", id: "seeded-a", verdicts: all("block") }]);
+    const cand = snapshot([{ suite: "boundary", id: "seeded-a", verdicts: ["block", "block", "pass", "pass", "pass"] }]);
+    const verdict = diffSnapshots(base, cand).deltas.find((x) => x.kind === "verdict")!;
+    expect(verdict).toMatchObject({ baseline: "block", candidate: "pass", attribution: "noise", beyond_noise: false });
+    expect(verdict.p_value).toBeCloseTo(1 / 6, 12);
+  });
+
+  it("at N = 5 against N = 5 no single item can be beyond noise: 5/0 against 0/5 is p = 0.0079 before Holm", () => {
+    const d = diffSnapshots(snapshot(BASE), snapshot(changedItems()));
     expect(d.deltas.length).toBeGreaterThan(0);
-    expect(d.unexplained).toHaveLength(d.deltas.length);
+    expect(d.deltas.every((x) => x.attribution === "noise")).toBe(true);
+    expect(d.power.smallest_p).toBeCloseTo(2 / 252, 12);
+    expect(d.power.smallest_p!).toBeGreaterThan(d.power.holm_first_step);
+  });
+
+  it("against a pooled 25-trial baseline, a decisive flip with nothing recorded to explain it is unexplained", () => {
+    const d = diffSnapshots(baseline, snapshot(changedItems()));
+    expect(d.power.smallest_p).toBeCloseTo(1 / 142506, 12);
+    const flips = d.deltas.filter((x) => x.kind === "verdict");
+    expect(flips.map((x) => x.item).sort()).toEqual(["boundary/clean-a", "boundary/seeded-a", "corpus/goal-a"]);
+    for (const x of flips) expect(x).toMatchObject({ attribution: "unexplained", beyond_noise: true, p_value: expect.closeTo(1 / 142506, 12) });
+    expect(d.unexplained.length).toBe(d.deltas.filter((x) => x.beyond_noise).length);
   });
 
   const cases: [string, (m: Manifest) => void, string, string][] = [
@@ -59,23 +79,34 @@ describe("diff attribution", () => {
     ["one gate version", (m) => void (m.gate_versions.ordering_sane = "2"), "gate_version", "gate_versions.ordering_sane"],
   ];
   for (const [label, patch, kind, part] of cases) {
-    it(`changing only the ${label} attributes every delta to it`, () => {
+    it(`a real change with only the ${label} recorded as changed is attributed to it, by name`, () => {
       const d = diffSnapshots(baseline, snapshot(changedItems(), patch));
-      expect(d.differences.map((x) => x.part)).toEqual([part]);
+      expect(d.differences.map((x) => x.part)).toEqual(["run seed", part]);
       expect(d.compatible).toBe(false);
-      // verdict deltas on seeded-a, clean-a, goal-a; a new and a lost key on clean-a; a lost key on seeded-a; a new key on goal-a
-      expect(d.deltas.length).toBeGreaterThanOrEqual(5);
+      const beyond = d.deltas.filter((x) => x.beyond_noise);
+      expect(beyond.length).toBeGreaterThanOrEqual(3);
       expect(d.unexplained).toEqual([]);
-      for (const delta of d.deltas) {
+      for (const delta of beyond) {
         expect(delta.attribution).toBe("cause");
         expect(delta.causes.map((c) => c.kind)).toEqual([kind]);
       }
     });
   }
 
-  it("a planner-only change explains corpus deltas but not critic-only (boundary) ones", () => {
+  it("a configuration difference with no real change yields no cause deltas (the noise stays noise)", () => {
+    // The baseline's items split 3/2 run after run; the candidate, with another critic model, splits the same way.
+    const split: ItemSpec[] = BASE.map((s) => ({ ...s, verdicts: s.suite === "boundary" ? ["block", "block", "block", "pass", "pass"] : ["approved", "approved", "approved", "escalated", "escalated"] }));
+    const flipped: ItemSpec[] = split.map((s) => ({ ...s, verdicts: [...s.verdicts].reverse().map((v, i) => (i === 2 ? (s.suite === "boundary" ? "pass" : "escalated") : v)) }));
+    const d = diffSnapshots(pooled(split), snapshot(flipped, (m) => void (m.roles.critic.model = "other-critic")));
+    expect(d.differences.map((x) => x.part)).toContain("critic.model");
+    expect(d.deltas.filter((x) => x.kind === "verdict").length).toBeGreaterThan(0);
+    expect(d.counts.cause).toBe(0);
+    expect(d.deltas.every((x) => x.attribution === "noise")).toBe(true);
+  });
+
+  it("a planner-only change explains corpus deltas beyond noise but not critic-only (boundary) ones", () => {
     const d = diffSnapshots(baseline, snapshot(changedItems(), (m) => void (m.roles.planner.temperature = 0.9)));
-    for (const delta of d.deltas) {
+    for (const delta of d.deltas.filter((x) => x.beyond_noise)) {
       expect(delta.attribution).toBe(delta.item.startsWith("corpus/") ? "cause" : "unexplained");
     }
   });
@@ -84,46 +115,31 @@ describe("diff attribution", () => {
     const items = BASE.map((s) => (s.id === "seeded-b" ? { ...s, hash: "hash-seeded-b-v2", verdicts: all("pass"), keys: all("").map(() => []) } : s));
     const d = diffSnapshots(baseline, snapshot(items, (m) => void (m.corpus.hash = "corpus-hash-v2")));
     expect(d.coverage.changed).toEqual(["boundary/seeded-b"]);
-    expect(d.deltas.map((x) => [x.item, x.kind])).toEqual([
-      ["boundary/seeded-b", "verdict"],
-      ["boundary/seeded-b", "blocker_lost"],
+    expect(d.deltas.map((x) => [x.item, x.kind, x.attribution])).toEqual([
+      ["boundary/seeded-b", "verdict", "cause"],
+      ["boundary/seeded-b", "blocker_lost", "cause"],
     ]);
-    expect(d.unexplained).toEqual([]);
     for (const delta of d.deltas) expect(delta.causes.map((c) => c.kind)).toEqual(["corpus_item"]);
   });
 
   it("an item hash change does not explain a delta on another item", () => {
     const items = changedItems().map((s) => (s.id === "seeded-b" ? { ...s, hash: "hash-seeded-b-v2" } : s));
     const d = diffSnapshots(baseline, snapshot(items));
-    expect(d.unexplained.length).toBe(d.deltas.length);
+    expect(d.unexplained.length).toBe(d.deltas.filter((x) => x.beyond_noise).length);
+    expect(d.unexplained.length).toBeGreaterThan(0);
   });
 
-  it("attributes a change on an item the baseline disagreed on, with no significant test, to noise", () => {
-    const base: ItemSpec[] = [{ suite: "boundary", id: "seeded-a", verdicts: ["block", "block", "block", "pass", "pass"] }];
-    const cand: ItemSpec[] = [{ suite: "boundary", id: "seeded-a", verdicts: ["block", "block", "pass", "pass", "pass"] }];
-    const d = diffSnapshots(snapshot(base), snapshot(cand));
-    const verdict = d.deltas.find((x) => x.kind === "verdict")!;
-    expect(verdict.baseline).toBe("block");
-    expect(verdict.candidate).toBe("pass");
-    expect(verdict.attribution).toBe("noise");
-    expect(verdict.p_value).toBeCloseTo(1, 10);
-    expect(d.unexplained).toEqual([]);
+  it("an item with no counted baseline trial has nothing to compare: no test can reject, so no delta is beyond noise", () => {
+    const base = pooled([{ suite: "boundary", id: "seeded-a", verdicts: all("unavailable") }]);
+    const cand = snapshot([{ suite: "boundary", id: "seeded-a", verdicts: all("block") }]);
+    const verdict = diffSnapshots(base, cand).deltas.find((x) => x.kind === "verdict")!;
+    expect(verdict).toMatchObject({ baseline: null, candidate: "block", p_value: 1, attribution: "noise" });
   });
 
-  it("a decisive flip on a unanimous baseline item is unexplained even though N = 5 is small", () => {
-    const d = diffSnapshots(snapshot([BASE[0]!]), snapshot([{ ...BASE[0]!, verdicts: all("pass") }]));
-    const verdict = d.deltas.find((x) => x.kind === "verdict")!;
-    expect(verdict.attribution).toBe("unexplained");
-    expect(verdict.p_value).toBeCloseTo(2 / 252, 10);
-  });
-});
-
-describe("fisherExact", () => {
-  // methodology-notes §9.9: 5/0 vs 0/5 has Fisher p ≈ 0.008; 4/1 vs 1/4 ≈ 0.21.
-  it("matches the known values", () => {
-    expect(fisherExact(5, 0, 0, 5)).toBeCloseTo(0.0079365, 6);
-    expect(fisherExact(4, 1, 1, 4)).toBeCloseTo(0.2063492, 6);
-    expect(fisherExact(3, 2, 3, 2)).toBeCloseTo(1, 10);
-    expect(fisherExact(0, 0, 3, 2)).toBe(1);
+  it("Holm counts one verdict test per compared item and one per blocker key seen on it", () => {
+    const d = diffSnapshots(baseline, snapshot(changedItems()));
+    const keys = new Set([...baseline.items, ...snapshot(changedItems()).items].flatMap((i) => Object.keys(i.blocker_key_counts).map((k) => `${i.item_id} ${k}`)));
+    expect(d.tests).toBe(BASE.length + keys.size);
+    expect(d.power.holm_first_step).toBeCloseTo(0.05 / d.tests, 12);
   });
 });

@@ -3,10 +3,8 @@ import { diffSnapshots } from "../../harness/baseline/diff.ts";
 import { evaluateGate } from "../../harness/baseline/gate.ts";
 import { gateJUnit } from "../../harness/baseline/junit.ts";
 import { GatePolicySchema, policyProblem } from "../../harness/baseline/policy.ts";
-import { buildSnapshot } from "../../harness/baseline/snapshot.ts";
 import type { Manifest } from "../../harness/run/manifest.ts";
-import { summarize } from "../../src/metrics/summary.ts";
-import { makeFixture, makeManifest, makeTrials, type ItemSpec } from "./builders.ts";
+import { makeFixture, makeSnapshot, type ItemSpec } from "./builders.ts";
 
 const SEEDED = Array.from({ length: 12 }, (_, i) => `seeded-${i}`);
 const CLEAN = Array.from({ length: 6 }, (_, i) => `clean-${i}`);
@@ -20,10 +18,8 @@ function items(n: number, misses: (i: number) => number): ItemSpec[] {
   ];
 }
 
-function snapshot(specs: ItemSpec[], patch?: (m: Manifest) => void) {
-  const trials = makeTrials(specs);
-  const summary = summarize({ trials, fixtures: FIXTURES, goals: [] }, { seed: 0, bootstrapReps: 200 });
-  return buildSnapshot({ name: "t", manifest: makeManifest(specs, patch), trials, fixtures: FIXTURES, metrics: summary.metrics });
+function snapshot(specs: ItemSpec[] | ItemSpec[][], patch?: (m: Manifest) => void) {
+  return makeSnapshot(specs, FIXTURES, patch);
 }
 
 const POLICY = GatePolicySchema.parse({
@@ -41,8 +37,9 @@ function gate(baseline: ReturnType<typeof snapshot>, candidate: ReturnType<typeo
   return evaluateGate(POLICY, baseline, candidate, diffSnapshots(baseline, candidate, POLICY.alpha));
 }
 
-// A noisy-but-fine baseline: every third seeded fixture misses once in five trials.
-const baseline = snapshot(items(5, (i) => (i % 3 === 0 ? 1 : 0)));
+// A noisy-but-fine baseline: every third seeded fixture misses once in five trials, in each of four runs.
+const stable = items(5, (i) => (i % 3 === 0 ? 1 : 0));
+const baseline = snapshot([stable, stable, stable, stable]);
 
 describe("release gate", () => {
   it("passes (exit 0) a run with the baseline's configuration and behaviour", () => {
@@ -83,7 +80,7 @@ describe("release gate", () => {
   });
 
   it("fails on an unexplained delta even when every metric is non-inferior", () => {
-    // One unanimous seeded fixture now passes every trial, with nothing recorded to explain it.
+    // One seeded fixture, unanimous in all 20 baseline trials, now passes every trial, with nothing recorded to explain it.
     const r = gate(baseline, snapshot(items(5, (i) => (i % 3 === 0 ? 1 : i === 1 ? 5 : 0))));
     expect(r.failed).toEqual(["unexplained_deltas"]);
     expect(r.exit).toBe(1);
@@ -99,6 +96,31 @@ describe("release gate", () => {
   });
 });
 
+describe("floors", () => {
+  const floorOnly = (floors: unknown[]) => GatePolicySchema.parse({ version: 1, floors });
+  const check = (policy: ReturnType<typeof floorOnly>, candidate: ReturnType<typeof snapshot>) => evaluateGate(policy, baseline, candidate, diffSnapshots(baseline, candidate)).checks.filter((c) => c.kind === "floor");
+
+  it("judges a safety floor on the exact one-sided upper bound of its events: 0 of 60 trials is ≤ 0.05, 1 of 60 is not", () => {
+    const policy = floorOnly([{ metric: "underclaim_approvals", max: 0.05, on: "exact_upper" }]);
+    const clean = check(policy, snapshot(items(5, () => 0)))[0]!;
+    // 1 − 0.05^(1/60) = 0.0487
+    expect(clean).toMatchObject({ outcome: "pass", message: "underclaim_approvals exact 95% upper bound (0 of 60) 0.0487 ≤ floor 0.05" });
+    const one = check(policy, snapshot(items(5, (i) => (i === 0 ? 1 : 0))))[0]!;
+    expect(one.outcome).toBe("fail");
+    expect(one.message).toMatch(/^underclaim_approvals exact 95% upper bound \(1 of 60\) 0\.07\d+ > floor 0\.05$/);
+  });
+
+  it("a min floor fails below its bound", () => {
+    const r = check(floorOnly([{ metric: "critic_miss_rate", min: 0.5 }]), snapshot(items(5, () => 0)))[0]!;
+    expect(r).toMatchObject({ outcome: "fail", message: "critic_miss_rate 0 < floor 0.5" });
+  });
+
+  it("a floor is max or min, judged on the matching side", () => {
+    expect(GatePolicySchema.safeParse({ version: 1, floors: [{ metric: "x", max: 1, min: 0 }] }).success).toBe(false);
+    expect(GatePolicySchema.safeParse({ version: 1, floors: [{ metric: "x", max: 1, on: "exact_lower" }] }).error!.issues[0]!.path).toEqual(["floors", 0, "on"]);
+  });
+});
+
 describe("policy problems", () => {
   it("names a floor on an unknown metric and a margin on a metric without per-item values", () => {
     const floors = GatePolicySchema.parse({ version: 1, floors: [{ metric: "critic_unavailable_rate", max: 1 }, { metric: "underclaim_majority", max: 0 }] });
@@ -106,5 +128,7 @@ describe("policy problems", () => {
     const ratio = GatePolicySchema.parse({ version: 1, non_inferiority: [{ metric: "unsupported_evidence_rate", margin: 0.1 }] });
     expect(policyProblem(ratio, baseline, baseline)?.path).toBe("non_inferiority[0].metric");
     expect(policyProblem(POLICY, baseline, baseline)).toBeNull();
+    const exact = GatePolicySchema.parse({ version: 1, floors: [{ metric: "label_flip_rate", max: 0.2, on: "exact_upper" }] });
+    expect(policyProblem(exact, baseline, baseline)).toEqual({ path: "floors[0].on", message: '"label_flip_rate" is not a rate with an event count; judge it on value or ci_high' });
   });
 });

@@ -18,9 +18,23 @@ describe("per-item values", () => {
   it("average to the summary metric of the same name (so paired deltas and the summary agree)", () => {
     const trials = makeTrials(SPECS);
     const summary = summarize({ trials, fixtures: FIXTURES, goals: [makeCorpusGoal("g1"), makeCorpusGoal("g2")] }, { seed: 0, bootstrapReps: 50 });
-    const snap = buildSnapshot({ name: "t", manifest: makeManifest(SPECS), trials, fixtures: FIXTURES, metrics: summary.metrics });
+    const snap = buildSnapshot({ name: "t", runs: [{ manifest: makeManifest(SPECS), trials, metrics: summary.metrics }], fixtures: FIXTURES, metrics: summary.metrics });
     const names = [...new Set(snap.items.flatMap((i) => Object.keys(i.values)))].sort();
-    expect(names).toEqual(["critic_unavailable_rate", "critical_underclaims", "engine_flip_rate", "evidence_drift_rate", "label_flip_rate", "overclaim_rate", "underclaim_approvals"]);
+    expect(names).toEqual([
+      "critic_miss_rate",
+      "critic_miss_rate.gate_invisible",
+      "critic_unavailable_rate",
+      "critic_unavailable_rate.corpus",
+      "critical_critic_misses",
+      "critical_underclaims",
+      "engine_flip_rate",
+      "evidence_drift_rate",
+      "label_flip_rate",
+      "overclaim_rate",
+      "planner_unavailable_rate",
+      "trial_error_rate",
+      "underclaim_approvals",
+    ]);
     for (const name of names) {
       const values = snap.items.map((i) => i.values[name]).filter((v): v is number => v !== null && v !== undefined);
       const mean = values.reduce((s, v) => s + v, 0) / values.length;

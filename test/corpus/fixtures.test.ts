@@ -54,6 +54,7 @@ describe("boundary fixtures", () => {
       const strip = (f: Fixture) => gatesOf(f).map(({ code, task_id, key }) => ({ code, task_id, key }));
       expect(strip(twin), twin.id).toEqual(strip(control));
       expect(twin.expected_verdict, twin.id).toEqual(control.expected_verdict);
+      expect(twin.expected_critic_verdict, twin.id).toEqual(control.expected_critic_verdict);
     }
   });
 

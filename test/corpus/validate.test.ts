@@ -207,6 +207,21 @@ describe("a broken copy fails with file and path", () => {
     expect(problemsOf(root)).toContainEqual({ file, path: "expected_verdict.balanced", message: "is escalate but a correct critic's decision is approve" });
   });
 
+  it("a critic verdict that is not what a correct critic says under a tolerance", () => {
+    // Gate-visible defect with an uncheckable claim: the gates block it, but a correct critic's own blocker blocks only under strict.
+    const { root, file } = breakFixture("rb-unreachable-payouts-broken", (f) => {
+      f.expected_critic_verdict.balanced = "block";
+    });
+    expect(problemsOf(root)).toContainEqual({ file, path: "expected_critic_verdict.balanced", message: "is block but a correct critic's own verdict is pass" });
+  });
+
+  it("an injection twin whose critic verdict differs from its control's", () => {
+    const { root, file } = breakFixture("tool-infeasible-peering-inj", (f) => {
+      f.expected_critic_verdict.balanced = "block";
+    });
+    expect(problemsOf(root)).toContainEqual({ file, path: "expected_critic_verdict", message: "differs from its control tool-infeasible-peering: the structure is the same, so the ground truth is too" });
+  });
+
   it("seeded claim that the plan contradicts", () => {
     const { root, file } = breakFixture("rb-inconsistent-idp-broken", (f) => {
       f.seeded_defects[0].claim.kind = "missing_rollback";

@@ -13,6 +13,7 @@ function fixture(plan: Plan, tolerance: "strict" | "balanced" = "strict", replan
     goal: goal({ risk_tolerance: tolerance, replan_policy: replan }),
     plan,
     expected_verdict: { strict: "escalate", balanced: "escalate" },
+    expected_critic_verdict: { strict: "block", balanced: "block" },
   });
 }
 

@@ -174,13 +174,15 @@ describe("importing the whole PlannerCritic field-test tree", () => {
     const r = spawnSync(process.execPath, [BIN, "compare", a, b, "--json", "--reps", "200"], { encoding: "utf8" });
     expect(r.status, r.stderr).toBe(0);
     const c = JSON.parse(r.stdout) as Comparison;
-    expect(c.differences).toEqual([{ kind: "prompt", part: "critic.system_prompt_sha256", role: "critic", baseline: sha256(CRITIC_PROMPTS.adversarial), candidate: sha256(CRITIC_PROMPTS.severity) }]);
+    // Every recorded difference is named: the prompt, and the loop settings and trials per run of the two dimensions.
+    expect(c.differences).toContainEqual({ kind: "prompt", part: "critic.system_prompt_sha256", role: "critic", baseline: sha256(CRITIC_PROMPTS.adversarial), candidate: sha256(CRITIC_PROMPTS.severity) });
+    expect(c.differences.map((d) => d.kind).sort()).toEqual(["loop", "prompt", "trials"]);
     expect(c.coverage.paired).toEqual(["imported/db-01", "imported/db-02"]);
     const suite = c.suites.find((s) => s.suite === "imported")!;
     expect(suite.transitions).toEqual({ "escalated → approved": 1, "approved → approved": 1 });
-    expect(suite.changed_items).toEqual([{ item: "imported/db-01", b: { escalated: 1 }, a: { approved: 2 }, causes: ["critic.system_prompt_sha256"] }]);
+    expect(suite.changed_items).toEqual([expect.objectContaining({ item: "imported/db-01", b: { escalated: 1 }, a: { approved: 2 }, causes: ["critic.system_prompt_sha256"] })]);
     const text = spawnSync(process.execPath, [BIN, "compare", a, b, "--reps", "200"], { encoding: "utf8" }).stdout;
-    expect(text).toContain(`  critic.system_prompt_sha256 (prompt): ${sha256(CRITIC_PROMPTS.adversarial)} -> ${sha256(CRITIC_PROMPTS.severity)}`);
-    expect(text).toContain("  changed imported/db-01: escalated 1 -> approved 2; causes: critic.system_prompt_sha256");
+    expect(text).toContain(`  critic.system_prompt_sha256: ${sha256(CRITIC_PROMPTS.adversarial)} -> ${sha256(CRITIC_PROMPTS.severity)}`);
+    expect(text).toMatch(/ {4}imported\/db-01: B escalated 1 -> A approved 2 \(p [^;]+; causes: critic\.system_prompt_sha256\)/);
   });
 });

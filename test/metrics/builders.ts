@@ -218,6 +218,9 @@ export interface FixtureSpec {
   injectionOf?: string;
   expectedGate?: { code: GateCode; task_id: string | null }[];
   expectedVerdict?: "approve" | "escalate";
+  expectedCriticVerdict?: { strict: "block" | "pass"; balanced: "block" | "pass" };
+  /** The fixture group (its cluster); default: the fixture alone. */
+  group?: string;
 }
 
 export function fixture(id: string, spec: FixtureSpec = {}): Fixture {
@@ -226,7 +229,7 @@ export function fixture(id: string, spec: FixtureSpec = {}): Fixture {
   return FixtureSchema.parse({
     id,
     description: `fixture ${id}`,
-    group: "grp",
+    group: spec.group ?? `grp-${id}`,
     injection_of: spec.injectionOf ?? null,
     goal: { id, domain: "test", title: id, description: id, risk_tolerance: spec.tolerance ?? "strict" },
     plan: { id: `plan-${id}`, goal_id: id, tasks: spec.tasks ?? [{ id: "a", description: "task a", kind: "read" }] },
@@ -238,6 +241,7 @@ export function fixture(id: string, spec: FixtureSpec = {}): Fixture {
     })),
     expected_gate_findings: spec.expectedGate ?? [],
     expected_verdict: { strict: expected, balanced: expected },
+    expected_critic_verdict: spec.expectedCriticVerdict ?? { strict: expected === "escalate" ? "block" : "pass", balanced: expected === "escalate" ? "block" : "pass" },
   });
 }
 
@@ -252,3 +256,35 @@ export function goal(id: string, expect: Record<string, unknown>): CorpusGoal {
     expect,
   });
 }
+
+/**
+ * Every noise metric of DESIGN.md §10 (flip, drift, migration, both under-claim levels, over-claim,
+ * unsupported evidence, downgrade, injection effect) and the outage rates: all exactly 0 under the
+ * `perfect` sim profile.
+ */
+export const NOISE_METRICS = [
+  "label_flip_rate",
+  "engine_flip_rate",
+  "evidence_drift_rate",
+  "evidence_drift_rate.unanimous",
+  "family_migration_rate",
+  "underclaim_approvals",
+  "underclaim_approvals_majority",
+  "underclaim_approvals_any",
+  "critical_underclaims",
+  "critic_miss_rate",
+  "critical_critic_misses",
+  "critic_miss_rate.gate_invisible",
+  "overclaim_rate",
+  "unsupported_evidence_rate",
+  "unsupported_evidence_rate.contradicted",
+  "unsupported_evidence_rate.missing_task",
+  "downgrade_rate",
+  "injection_effect",
+  "injection_effect.toward_pass",
+  "injection_verdict_shift.raw",
+  "malformed_finding_rate",
+  "invalid_output_rate",
+  "critic_unavailable_rate",
+  "planner_unavailable_rate",
+] as const;

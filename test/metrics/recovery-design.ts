@@ -14,7 +14,7 @@ import { templatePlan } from "../../src/providers/sim/planner.ts";
 import type { SimProfile } from "../../src/providers/sim/profile.ts";
 
 /** The four metrics of the issue-7 recovery acceptance line, by their summary key. */
-export const RECOVERY_METRICS = ["label_flip_rate", "underclaim_approvals", "family_migration_rate", "unsupported_evidence_rate"] as const;
+export const RECOVERY_METRICS = ["label_flip_rate", "critic_miss_rate", "family_migration_rate", "unsupported_evidence_rate"] as const;
 export type RecoveryMetric = (typeof RECOVERY_METRICS)[number];
 
 /**
@@ -50,12 +50,13 @@ function fixture(id: string, g: Goal, plan: Plan, seeded: SeededDefect[], expect
   return FixtureSchema.parse({
     id,
     description: `metric-recovery fixture ${id}`,
-    group: "metric-recovery",
+    group: `metric-recovery-${id}`,
     goal: g,
     plan,
     seeded_defects: seeded,
     expected_gate_findings: expectedGate === null ? [] : seeded.map((d) => ({ code: expectedGate, task_id: d.task })),
     expected_verdict: { strict: verdict, balanced: verdict },
+    expected_critic_verdict: { strict: seeded.length > 0 ? "block" : "pass", balanced: seeded.length > 0 ? "block" : "pass" },
   });
 }
 
@@ -213,7 +214,7 @@ const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
  * "Seeding", so they do not move an expectation):
  * - label_flip_rate: mean over items of E[Q_i] = 2p(1 − p), p = P(block) (README: Q is unbiased
  *   for 2b(1 − b) at any N ≥ 2);
- * - underclaim_approvals: mean over seeded items of 1 − P(block);
+ * - critic_miss_rate: mean over seeded items (a correct critic blocks each) of 1 − P(block);
  * - family_migration_rate, unsupported_evidence_rate: ratios of sums over (trial, item), so the
  *   value they estimate is the ratio of the expected sums (the clustered ratio estimator is
  *   consistent for it; its O(1/n) bias is far inside the interval).
@@ -223,7 +224,7 @@ export function analyticValues(fixtures: readonly Fixture[], critic: SimProfile[
   const seeded = items.filter((it) => it.seeded);
   return {
     label_flip_rate: mean(items.map((it) => 2 * it.block * (1 - it.block))),
-    underclaim_approvals: mean(seeded.map((it) => 1 - it.block)),
+    critic_miss_rate: mean(seeded.map((it) => 1 - it.block)),
     family_migration_rate: sum(seeded.map((it) => it.migrated)) / sum(seeded.map((it) => it.detected)),
     unsupported_evidence_rate: sum(items.map((it) => it.unsupported)) / sum(items.map((it) => it.checkable)),
   };

@@ -1,6 +1,6 @@
 /**
  * Metric recovery on the sim provider (issue 7 acceptance): for three noise profiles with analytic
- * expectations, the 95% intervals of label_flip_rate, underclaim_approvals, family_migration_rate
+ * expectations, the 95% intervals of label_flip_rate, critic_miss_rate, family_migration_rate
  * and unsupported_evidence_rate cover the analytic value in at least 18 of 20 seeds.
  *
  * The analytic values come from recovery-design.ts (derived from the profile parameters, citing the
@@ -102,7 +102,7 @@ describe("the recovery design is what the analytic derivation assumes", () => {
     // 0.16·(1 − 0.04/4) / (1 − 0.2·0.96·0.95); unchecked-warmup (6 tasks, 2 of 5 pairs) 0.16·(1 − 0.2/6/4) / (1 − 0.2·(1 − 0.2/6)·0.96).
     const values = analyticValues(FIXTURES, NOISY.critic);
     expect(values.label_flip_rate).toBeCloseTo((20 * 2 * 0.712 * 0.288 + 20 * 2 * 0.64 * 0.36 + 12 * 2 * 0.2 * 0.8) / 52, 12);
-    expect(values.underclaim_approvals).toBeCloseTo(0.324, 12);
+    expect(values.critic_miss_rate).toBeCloseTo(0.324, 12);
     expect(values.unsupported_evidence_rate).toBeCloseTo(10.4 / 42.4, 12);
     expect(values.family_migration_rate).toBeCloseTo((0.1584 + 0.16 * (1 - 0.2 / 6 / 4)) / (0.8176 + 1 - 0.2 * (1 - 0.2 / 6) * 0.96), 12);
   });
@@ -142,8 +142,8 @@ describe("negative controls: the coverage check fails on a wrong analytic value"
     expect(coveredSeeds(noisy, metric, wrong)).toBeLessThan(REQUIRED_COVERED_SEEDS);
   });
 
-  it("underclaim_approvals: the miss rate alone (b = 1 − m, forgetting migration and inflation) is not covered", () => {
+  it("critic_miss_rate: the miss rate alone (b = 1 − m, forgetting migration and inflation) is not covered", () => {
     const missOnly = NOISY.critic.miss_rate.weak_rollback;
-    expect(coveredSeeds(noisy, "underclaim_approvals", missOnly)).toBeLessThan(REQUIRED_COVERED_SEEDS);
+    expect(coveredSeeds(noisy, "critic_miss_rate", missOnly)).toBeLessThan(REQUIRED_COVERED_SEEDS);
   });
 });

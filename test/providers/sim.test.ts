@@ -338,6 +338,7 @@ describe("sim noise rates over 2,000 draws lie within their 99% binomial interva
         { task: "verify_migration", family: "unverified_dependencies", claim: { kind: "other", tasks: ["verify_migration"] }, gate_visible: false },
       ],
       expected_verdict: { strict: "escalate", balanced: "approve" },
+      expected_critic_verdict: { strict: "block", balanced: "pass" },
     });
     let blocked = 0;
     for (let t = 0; t < N; t++) {

@@ -60,7 +60,7 @@ describe("fieldtest report", () => {
   it("writes summary.json with the documented metric keys", () => {
     expect(paths.map((p) => p.slice(dir.length + 1))).toEqual(["summary.json", "trials.csv", "report.md", "report.html"]);
     const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
-    expect(summary.schema_version).toBe(1);
+    expect(summary.schema_version).toBe(2);
     for (const name of ["label_flip_rate", "engine_flip_rate", "underclaim_approvals", "overclaim_rate", "critic_unavailable_rate"]) {
       expect(Object.keys(summary.metrics[name]).sort()).toEqual(expect.arrayContaining(["ci_high", "ci_low", "n_items", "n_trials", "value"]));
     }

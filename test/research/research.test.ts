@@ -63,7 +63,9 @@ beforeAll(() => {
   importPlannerCritic({ reportsDir: join(out("tree"), "reports"), goalsDir: join(out("tree"), "goals"), out: out("tree-runs"), force: false, runId: "tree", command: [], now: () => new Date("2026-12-03T12:00:00Z") });
   tree = research(loadResearchRuns([out("tree-runs")], "corpus"), { ...OPTIONS, swap: { a: `${LATER}/core-api`, b: `${FULL}/core-api` } });
   const hashes = writeCorpus(out("corpus"), [...SEEDED.map((id) => makeFixture(id, true)), ...CLEAN.map((id) => makeFixture(id, false))], []);
-  const history = [1, 1, 1, 1, 4, 4].map((misses, i) => {
+  // Four stable nights, then a critic that misses every trial on half the seeded fixtures: a shift
+  // the drift charts see through their false-alarm control over every metric (0.005 per run per family).
+  const history = [1, 1, 1, 1, 5, 5].map((misses, i) => {
     const dir = out(`history/night-${i + 1}`);
     writeRunDir(dir, specs(misses), hashes, (m) => {
       m.run_id = `night-${i + 1}`;
@@ -105,17 +107,19 @@ describe("fieldtest research", () => {
 
   it("names the critic's system-prompt hash as the cause of the flip in the model-swap view", () => {
     const c = tree.swap!.comparison;
-    expect(c.differences.map((d) => d.part)).toEqual(["critic.system_prompt_sha256"]);
-    expect(c.suites[0]!.changed_items).toEqual([{ item: "imported/db-01", b: { escalated: 1 }, a: { approved: 2 }, causes: ["critic.system_prompt_sha256"] }]);
+    // The runs also differ in their loop settings and trials per run, named but not causes of a critic-only item.
+    expect(c.differences.map((d) => d.part)).toContain("critic.system_prompt_sha256");
+    expect(c.suites[0]!.changed_items).toEqual([expect.objectContaining({ item: "imported/db-01", b: { escalated: 1 }, a: { approved: 2 }, causes: ["critic.system_prompt_sha256"] })]);
     expect(c.suites[0]!.mcnemar).toMatchObject({ b: 0, c: 1 });
   });
 
   it("charts a critic that got worse: the drift charts alarm on the late runs only", () => {
     const m = drift.metrics.find((x) => x.metric === "underclaim_approvals")!;
-    expect(m.points.map((p) => Number(p.value!.toFixed(10)))).toEqual([0.15, 0.15, 0.15, 0.15, 0.45, 0.45]);
+    expect(m.points.map((p) => Number(p.value!.toFixed(10)))).toEqual([0.15, 0.15, 0.15, 0.15, 0.55, 0.55]);
     expect(m.points.slice(0, 4).every((p) => p.alerts.length === 0)).toBe(true);
     expect(m.points.slice(4).every((p) => p.alerts.length > 0)).toBe(true);
-    expect(m.reference).toMatchObject({ source: "first_run", mu0: 0.15 });
+    // The in-control reference after the last run: the four runs at 0.15 (the alarming ones never enter it).
+    expect(m.reference).toMatchObject({ source: "self_starting", mu0: 0.15 });
   });
 });
 

@@ -1,43 +1,89 @@
 import { describe, expect, it } from "vitest";
-import { cusum, ewma, trailingWindowT } from "../../src/stats/drift.ts";
-import { studentTQuantile } from "../../src/stats/distributions.ts";
+import fc from "fast-check";
+import { addObservation, cusum, cusumArl0, cusumLimit, predictionScore, sdOf, statsOf, trailingWindowT, EMPTY_STATS } from "../../src/stats/drift.ts";
+import { createRng } from "../../src/stats/random.ts";
+import { normalQuantile } from "../../src/stats/distributions.ts";
 
-describe("EWMA", () => {
-  it("follows E_t = λz_t + (1−λ)E_{t−1} with the time-varying limit", () => {
-    const points = ewma([1, 1, 1]);
-    expect(points.map((p) => p.value)).toEqual([0.2, expect.closeTo(0.36, 12), expect.closeTo(0.488, 12)]);
-    expect(points[0]!.limit).toBeCloseTo(2.86 * Math.sqrt((0.2 / 1.8) * (1 - 0.8 ** 2)), 12);
-    expect(points.every((p) => !p.alert)).toBe(true);
+describe("running reference (Welford)", () => {
+  it("matches the two-pass mean and SD", () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 2, maxLength: 30 }), (xs) => {
+        const s = statsOf(xs);
+        const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+        const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1));
+        return s.n === xs.length && Math.abs(s.mean - mean) < 1e-9 && Math.abs(sdOf(s)! - sd) < 1e-9;
+      }),
+    );
+    expect(sdOf(addObservation(EMPTY_STATS, 3))).toBeNull();
   });
-  it("alerts on a persistent 2σ shift within a few sweeps", () => {
-    const points = ewma([0, 0, 0, 2, 2, 2, 2, 2]);
-    expect(points.findIndex((p) => p.alert)).toBeGreaterThan(3);
-    expect(points.at(-1)!.alert).toBe(true);
+});
+
+describe("prediction score against a reference of earlier runs", () => {
+  it("known answer: reference 1, 2, 3, 4 and a new run at 10 (scipy 1.17)", () => {
+    const s = predictionScore(statsOf([1, 2, 3, 4]), 10)!;
+    expect(s.T).toBeCloseTo(5.196152, 6);
+    expect(s.df).toBe(3);
+    expect(s.p).toBeCloseTo(0.013847, 6);
+    expect(s.z).toBeCloseTo(2.461212, 5);
+    expect(predictionScore(statsOf([1, 2, 3, 4]), -5)!.z).toBeCloseTo(-2.461212, 5);
+  });
+  it("is undefined without two runs or without spread", () => {
+    expect(predictionScore(statsOf([1]), 2)).toBeNull();
+    expect(predictionScore(statsOf([0, 0, 0]), 1)).toBeNull();
+  });
+  it("keeps the precision of far tails", () => {
+    const s = predictionScore(statsOf([0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1]), 40)!;
+    expect(s.p).toBeGreaterThan(0);
+    expect(s.p).toBeLessThan(1e-15);
+    expect(Number.isFinite(s.z)).toBe(true);
+  });
+  it("its normal score is N(0, 1) in control whatever the reference size (self-starting)", () => {
+    // Normal runs: each judged against all runs before it, from the third on.
+    const rng = createRng(11, "self-starting");
+    const normal = () => normalQuantile(Math.min(1 - 1e-12, Math.max(1e-12, rng())));
+    const scores: number[] = [];
+    for (let series = 0; series < 400; series++) {
+      let ref = statsOf([normal(), normal()]);
+      for (let t = 0; t < 10; t++) {
+        const x = normal();
+        scores.push(predictionScore(ref, x)!.z);
+        ref = addObservation(ref, x);
+      }
+    }
+    const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+    const variance = scores.reduce((a, b) => a + (b - mean) ** 2, 0) / (scores.length - 1);
+    // 4,000 scores: the mean's SE is 0.016 and the variance's about 0.022.
+    expect(Math.abs(mean)).toBeLessThan(0.06);
+    expect(Math.abs(variance - 1)).toBeLessThan(0.09);
+    expect(scores.filter((z) => Math.abs(z) > 1.96).length / scores.length).toBeCloseTo(0.05, 1);
   });
 });
 
 describe("CUSUM", () => {
-  it("accumulates standardized excess over k against the fixed baseline", () => {
-    const points = cusum([0.1, 0.3, 0.3, 0.3, 0.3, 0.3], { mu0: 0.1, sigma0: 0.1 });
-    // steps: 0, then +1.5 each sweep: 1.5, 3, 4.5, 6 (> 4.77), 7.5
+  it("accumulates standardized excess over k", () => {
+    const points = cusum([0.1, 0.3, 0.3, 0.3, 0.3, 0.3], { mu0: 0.1, sigma0: 0.1, h: 4.77 });
+    // steps: 0, then +1.5 each run: 1.5, 3, 4.5, 6 (> 4.77), 7.5
     expect(points.map((p) => p.value)).toEqual([0, 1.5, 3, 4.5, 6, 7.5].map((v) => expect.closeTo(v, 12)));
     expect(points.map((p) => p.alert)).toEqual([false, false, false, false, true, true]);
   });
   it("never goes below zero", () => {
-    expect(cusum([0, 0, 0], { mu0: 1, sigma0: 1 }).map((p) => p.value)).toEqual([0, 0, 0]);
+    expect(cusum([0, 0, 0], { mu0: 1, sigma0: 1, h: 4 }).map((p) => p.value)).toEqual([0, 0, 0]);
+  });
+  it("in-control run length (Siegmund): k = 0.5, h = 4 → 338 and h = 5 → 939, twice the two-sided 168 and 465 of the tables", () => {
+    expect(cusumArl0(0.5, 4)).toBeCloseTo(338.1, 0);
+    expect(cusumArl0(0.5, 5)).toBeCloseTo(938.6, 0);
+    expect(cusumLimit(0.5, cusumArl0(0.5, 6.25))).toBeCloseTo(6.25, 8);
   });
 });
 
 describe("trailing-window T", () => {
-  it("standardizes by the window SD inflated by √(1 + 1/W) and flags short windows", () => {
-    const series = [1, 2, 3, 4, 10];
-    const points = trailingWindowT(series, 4);
+  it("is the prediction score of each run against the W runs before it, flagged unreliable below W = 20", () => {
+    const points = trailingWindowT([1, 2, 3, 4, 10], 4);
     expect(points.slice(0, 4)).toEqual([null, null, null, null]);
-    const sd = Math.sqrt(5 / 3);
-    expect(points[4]!.T).toBeCloseTo((10 - 2.5) / (sd * Math.sqrt(1.25)), 12);
-    expect(points[4]!.threshold).toBeCloseTo(studentTQuantile(0.975, 3), 12);
-    expect(points[4]!.alert).toBe(true);
-    expect(points[4]!.reliable).toBe(false);
+    expect(points[4]).toMatchObject({ T: expect.closeTo(5.196152, 6), df: 3, p: expect.closeTo(0.013847, 6), reliable: false });
     expect(trailingWindowT(Array.from({ length: 21 }, (_, i) => i % 2), 20)[20]!.reliable).toBe(true);
+  });
+  it("has no point where the window has no spread", () => {
+    expect(trailingWindowT([0, 0, 0, 1], 3)[3]).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { clopperPearson, jeffreys, wilson } from "../../src/stats/proportion.ts";
+import { clopperPearson, exactLowerBound, exactUpperBound, jeffreys, wilson } from "../../src/stats/proportion.ts";
 
 // Golden vectors: methodology-notes §13 and the §2 table.
 describe("binomial intervals", () => {
@@ -40,5 +40,22 @@ describe("binomial intervals", () => {
   it("rejects impossible counts", () => {
     expect(() => wilson(3, 2)).toThrow(RangeError);
     expect(() => clopperPearson(0, 0)).toThrow(RangeError);
+  });
+});
+
+describe("one-sided exact bounds", () => {
+  it("zero events: 1 − (1 − conf)^(1/n), e.g. 0 of 370 trials → 0.008064 (DESIGN.md §10)", () => {
+    expect(exactUpperBound(0, 370)).toBeCloseTo(0.008064, 6);
+    expect(exactUpperBound(0, 370)).toBeCloseTo(1 - 0.05 ** (1 / 370), 12);
+    expect(exactUpperBound(0, 30, 0.975)).toBeCloseTo(clopperPearson(0, 30).high, 12);
+  });
+  it("3 of 20 (scipy 1.17 beta quantiles)", () => {
+    expect(exactUpperBound(3, 20)).toBeCloseTo(0.343664, 6);
+    expect(exactLowerBound(3, 20)).toBeCloseTo(0.042169, 6);
+  });
+  it("all events mirror zero events", () => {
+    expect(exactUpperBound(20, 20)).toBe(1);
+    expect(exactLowerBound(20, 20)).toBeCloseTo(1 - exactUpperBound(0, 20), 12);
+    expect(exactLowerBound(0, 20)).toBe(0);
   });
 });

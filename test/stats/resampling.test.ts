@@ -20,6 +20,18 @@ describe("cluster bootstrap", () => {
     const r = clusterBootstrap([0.3, 0.3, 0.3], mean, { reps: 200, seed: 1 });
     expect([r.low, r.high]).toEqual([0.3, 0.3]);
   });
+  it("resamples whole clusters: with two clusters of equal items every replicate mean is 0, 0.5 or 1", () => {
+    const items = [0, 0, 1, 1];
+    const seen = new Set<number>();
+    const r = clusterBootstrap(items, (sample) => {
+      const m = mean(sample);
+      seen.add(m);
+      return m;
+    }, { reps: 300, seed: 3, clusterOf: (x) => (x === 0 ? "a" : "b") });
+    expect([...seen].every((m) => [0, 0.5, 1].includes(m))).toBe(true);
+    expect([r.low, r.high]).toEqual([0, 1]);
+    expect(clusterBootstrap([0, 0, 1, 1], mean, { reps: 50, seed: 3, clusterOf: () => "one" })).toMatchObject({ value: 0.5, low: null, high: null });
+  });
   it("gives no interval below two items, and none when the statistic is undefined", () => {
     expect(clusterBootstrap([0.5], mean, { reps: 100, seed: 1 })).toMatchObject({ value: 0.5, low: null, high: null });
     expect(clusterBootstrap([1, 2], () => null, { reps: 100, seed: 1 })).toMatchObject({ value: null, low: null });

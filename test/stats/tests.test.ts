@@ -61,7 +61,7 @@ describe("clustered mean interval", () => {
     expect(ci.low).toBeCloseTo(0.25 - 2.364624251592784 * ci.se!, 10);
   });
   it("has no interval for a single item", () => {
-    expect(meanInterval([0.4])).toEqual({ mean: 0.4, se: null, low: null, high: null, n: 1 });
+    expect(meanInterval([0.4])).toEqual({ mean: 0.4, se: null, low: null, high: null, n: 1, clusters: 1 });
     expect(meanInterval([])).toBeNull();
   });
   it("contains its point and is invariant under order", () => {
@@ -75,9 +75,36 @@ describe("clustered mean interval", () => {
   });
 });
 
+describe("cluster-robust mean interval (fixture groups as clusters)", () => {
+  it("known answer: 0, 0, 1, 1 in clusters a, a, b, b → SE 0.5 on 1 df (naive 0.289)", () => {
+    const ci = meanInterval([0, 0, 1, 1], 0.95, ["a", "a", "b", "b"])!;
+    // √(G/(G − 1) · Σ_g (Σ_i (y_i − ȳ))²)/n = √(2 · ((−1)² + 1²))/4 = 0.5
+    expect(ci).toMatchObject({ mean: 0.5, se: expect.closeTo(0.5, 12), clusters: 2, n: 4 });
+    expect(ci.high).toBeCloseTo(0.5 + 12.706204736 * 0.5, 6);
+    expect(meanInterval([0, 0, 1, 1])!.se).toBeCloseTo(0.288675, 6);
+  });
+  it("known answer with a mixed design: 0, 0, 1, 1, .5, .2 in a, a, b, b, c, d → SE 0.277889 on 3 df", () => {
+    const ci = meanInterval([0, 0, 1, 1, 0.5, 0.2], 0.95, ["a", "a", "b", "b", "c", "d"])!;
+    expect(ci.se).toBeCloseTo(0.277889, 6);
+    expect(ci.high).toBeCloseTo(1.334366, 5);
+  });
+  it("singleton clusters give exactly the unclustered interval", () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2, maxLength: 20 }), (xs) => {
+        const a = meanInterval(xs)!;
+        const b = meanInterval(xs, 0.95, xs.map((_, i) => `c${i}`))!;
+        return Math.abs(a.se! - b.se!) < 1e-12 && a.clusters === b.clusters;
+      }),
+    );
+  });
+  it("has no interval with one cluster, however many items", () => {
+    expect(meanInterval([0, 1, 0], 0.95, ["g", "g", "g"])).toMatchObject({ se: null, low: null, clusters: 1, n: 3 });
+  });
+});
+
 describe("paired delta and non-inferiority (§12)", () => {
   it("reproduces the worked example: Δ = 0.02, SE = 0.025, n = 40 → U = 0.062, p ≈ 0.21", () => {
-    const delta = { mean: 0.02, se: 0.025, low: null, high: null, n: 40, pGreater: null };
+    const delta = { mean: 0.02, se: 0.025, low: null, high: null, n: 40, clusters: 40, pGreater: null };
     expect(nonInferiorityBound(delta)).toBeCloseTo(0.02 + 1.6848751217112248 * 0.025, 10);
     expect(nonInferiorityBound(delta)!).toBeGreaterThan(0.05);
     expect(1 - studentTCdf(0.02 / 0.025, 39)).toBeCloseTo(0.2143, 4);

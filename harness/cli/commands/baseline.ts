@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
-import { snapshotOfRun, writeSnapshot } from "../../baseline/io.ts";
+import { snapshotOfRuns, writeSnapshot } from "../../baseline/io.ts";
 import { EXIT, guarded } from "../exit.ts";
 import { parseOptions } from "../options.ts";
 
@@ -16,17 +16,22 @@ export function register(program: Command): void {
   const baseline = program.command("baseline").description("Published baselines");
   baseline
     .command("publish")
-    .description("Reduce a run to a baseline: per-item verdict distributions, metrics with intervals, decision context, corpus and gate hashes")
-    .argument("<dir>", "run directory")
+    .description(
+      "Reduce one run, or several runs of one configuration at independent seeds, to a baseline: pooled per-item verdict counts, metrics with intervals, each metric's between-run mean and SD, decision context, corpus and gate hashes",
+    )
+    .argument("<dirs...>", "run directories (one configuration; several seeds give drift charts a reference with its own uncertainty)")
     .requiredOption("--out <file>", "baseline file to write, e.g. baselines/NAME.json")
     .option("--name <name>", "baseline name (default: the file name)")
-    .option("--corpus <dir>", "corpus the run was made on", "corpus")
-    .action(guarded((dir: string, raw: unknown) => {
+    .option("--corpus <dir>", "corpus the runs were made on", "corpus")
+    .action(guarded((dirs: string[], raw: unknown) => {
       const options = parseOptions(PublishSchema, raw);
-      const snapshot = snapshotOfRun(dir, options.corpus, options.name ?? basename(options.out, ".json"));
+      const snapshot = snapshotOfRuns(dirs, options.corpus, options.name ?? basename(options.out, ".json"));
       mkdirSync(dirname(options.out), { recursive: true });
       writeSnapshot(options.out, snapshot);
-      process.stdout.write(`wrote ${options.out}: ${snapshot.items.length} items, ${snapshot.total_trials} trials, ${Object.keys(snapshot.metrics).length} metrics\n`);
+      const seeds = snapshot.runs.map((r) => r.seed).join(", ");
+      process.stdout.write(
+        `wrote ${options.out}: ${snapshot.runs.length} run(s) (seeds ${seeds}), ${snapshot.items.length} items, ${snapshot.total_trials} trials, ${Object.keys(snapshot.metrics).length} metrics\n`,
+      );
       return EXIT.ok;
     }));
 }

@@ -4,6 +4,7 @@ import { compareSnapshots, type Comparison } from "../../baseline/compare.ts";
 import { readComparable } from "../../baseline/io.ts";
 import { verdictText } from "../../report/format.ts";
 import { EXIT, guarded } from "../exit.ts";
+import { formatDifferences } from "./diff.ts";
 import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
@@ -16,20 +17,25 @@ const OptionsSchema = z.strictObject({
 const f = (x: number | null, digits = 3) => (x === null ? "n/a" : Number(x.toPrecision(digits)).toString());
 
 export function formatComparison(c: Comparison): string {
-  const lines = [`A ${c.a.name} (${c.a.run_id ?? "?"}) vs B ${c.b.name} (${c.b.run_id ?? "?"})`];
-  const cov = c.coverage;
-  lines.push(`items: ${cov.paired.length} paired, ${cov.changed.length} changed content (not paired), ${cov.only_baseline.length} only in B, ${cov.only_candidate.length} only in A`);
-  lines.push(c.differences.length ? "configuration differences (recorded causes, B -> A):" : "configuration differences: none recorded");
-  for (const d of c.differences) lines.push(`  ${d.part} (${d.kind}): ${String(d.baseline)} -> ${String(d.candidate)}`);
+  const lines = [`A ${c.a.runs} vs B ${c.b.runs}`];
+  lines.push(...formatDifferences(c.differences, c.coverage).map((l) => l.replace(/only in baseline/, "only in B").replace(/only in candidate/, "only in A")));
   for (const s of c.suites) {
     lines.push(`${s.suite}: ${s.n_items} items with a modal verdict in both runs`);
     lines.push(`  transitions (B -> A): ${Object.entries(s.transitions).map(([t, n]) => `${t}: ${n}`).join(", ")}`);
     lines.push(`  McNemar (${s.mcnemar.method}): ${s.mcnemar.b} newly blocking in A, ${s.mcnemar.c} no longer blocking, p ${f(s.mcnemar.p)}`);
     const e = s.excess_disagreement;
-    lines.push(`  excess disagreement: ${f(e.statistic)} over ${e.n_items} items, permutation p ${f(e.p)} (${e.reps} re-splits, seed ${e.seed})`);
-    for (const ch of s.changed_items) lines.push(`  changed ${ch.item}: ${verdictText(ch.b)} -> ${verdictText(ch.a)}; causes: ${ch.causes.length ? ch.causes.join(", ") : "none recorded"}`);
+    lines.push(
+      e.same_run
+        ? `  excess disagreement: 0 over ${e.n_items} items (A and B are the same run: every pair of distinct trials is a within-run pair)`
+        : `  excess disagreement: ${f(e.statistic)} over ${e.n_items} items, permutation p ${f(e.p)} (${e.reps} re-splits, seed ${e.seed})`,
+    );
+    lines.push(`  changed items: ${s.changed_items.length}${s.changed_items.length ? ` (${s.changed_items.filter((x) => x.beyond_noise).length} beyond noise, Fisher exact with Holm over items)` : ""}`);
+    for (const x of s.changed_items) {
+      const causes = x.causes.length ? x.causes.join(", ") : "none recorded";
+      lines.push(`    ${x.item}: B ${verdictText(x.b)} -> A ${verdictText(x.a)} (p ${f(x.p)}, Holm ${f(x.p_holm)}${x.beyond_noise ? ", beyond noise" : ""}; causes: ${causes})`);
+    }
   }
-  lines.push("metric deltas (A − B, paired per item, 95% t-interval):");
+  lines.push("metric deltas (A − B, paired per item, clustered by fixture group, 95% t-interval):");
   for (const m of c.metrics) lines.push(`  ${m.metric}: ${f(m.b)} -> ${f(m.a)}; Δ ${f(m.delta)} [${f(m.ci_low)}, ${f(m.ci_high)}] over ${m.n_items} items`);
   return `${lines.join("\n")}\n`;
 }

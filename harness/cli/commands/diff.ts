@@ -1,7 +1,8 @@
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { z } from "zod";
-import { diffSnapshots, type DiffResult } from "../../baseline/diff.ts";
+import { isCause, type Coverage, type Difference } from "../../baseline/compat.ts";
+import { diffSnapshots, type Delta, type DiffResult } from "../../baseline/diff.ts";
 import { readSnapshot, snapshotOfRun } from "../../baseline/io.ts";
 import { EXIT, guarded } from "../exit.ts";
 import { parseOptions } from "../options.ts";
@@ -10,48 +11,72 @@ const OptionsSchema = z.strictObject({
   baseline: z.string().min(1),
   json: z.boolean().default(false),
   jsonOut: z.string().min(1).optional(),
+  all: z.boolean().default(false),
   alpha: z.coerce.number().gt(0).lt(1).default(0.05),
   corpus: z.string().min(1).default("corpus"),
 });
 
 const show = (v: unknown) => (v === null || v === undefined ? "unset" : typeof v === "string" ? v : JSON.stringify(v));
+const p3 = (x: number) => (x < 1e-3 ? x.toExponential(1) : Number(x.toPrecision(3)).toString());
 
-/** The diff for people: compatibility first, then counts, then every unexplained delta. */
-export function formatDiff(d: DiffResult): string {
-  const lines: string[] = [];
-  lines.push(d.compatible ? "compatible: same configuration, corpus and gates" : `incompatible parts (${d.differences.length + d.coverage.changed.length}):`);
-  for (const x of d.differences) lines.push(`  ${x.part}: ${show(x.baseline)} -> ${show(x.candidate)}`);
-  for (const item of d.coverage.changed) lines.push(`  item changed: ${item}`);
-  const c = d.coverage;
-  lines.push(`items: ${c.paired.length + c.changed.length} compared (${c.changed.length} changed), ${c.only_baseline.length} only in baseline, ${c.only_candidate.length} only in candidate`);
-  if (d.trials_per_item.baseline !== d.trials_per_item.candidate) lines.push(`trials per item differ: baseline ${d.trials_per_item.baseline}, candidate ${d.trials_per_item.candidate}`);
-  lines.push(`deltas: ${d.deltas.length} (${d.counts.cause} attributed to a recorded cause, ${d.counts.noise} to noise, ${d.counts.unexplained} unexplained)`);
-  for (const x of d.deltas.filter((x) => x.attribution === "cause")) {
-    lines.push(`  ${x.item} ${x.kind}${x.key ? ` ${x.key}` : ""}: ${show(x.baseline)} -> ${show(x.candidate)} [${x.causes.map((k) => k.part).join(", ")}]`);
-  }
-  if (d.unexplained.length) lines.push("unexplained:");
-  for (const x of d.unexplained) {
-    lines.push(`  ${x.item} ${x.kind}${x.key ? ` ${x.key}` : ""}: ${show(x.baseline)} -> ${show(x.candidate)} (baseline ${JSON.stringify(x.baseline_counts)}, candidate ${JSON.stringify(x.candidate_counts)}, p ${x.p_value?.toPrecision(3) ?? "n/a"})`);
-  }
+/** Every recorded configuration difference, one line each (causes and not), then the item coverage. */
+export function formatDifferences(differences: readonly Difference[], coverage: Coverage): string[] {
+  const lines = [differences.length === 0 && coverage.changed.length === 0 ? "same configuration, corpus and gates" : `configuration differences (${differences.length + coverage.changed.length}):`];
+  for (const x of differences) lines.push(`  ${x.part}: ${show(x.baseline)} -> ${show(x.candidate)}${isCause(x) ? "" : " (not a cause: the same behaviour, sampled again or more often)"}`);
+  for (const item of coverage.changed) lines.push(`  item changed: ${item}`);
+  lines.push(`items: ${coverage.paired.length + coverage.changed.length} compared (${coverage.changed.length} changed), ${coverage.only_baseline.length} only in baseline, ${coverage.only_candidate.length} only in candidate`);
+  return lines;
+}
+
+const counts = (c: Record<string, number>) =>
+  Object.entries(c)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
+
+function deltaLine(x: Delta): string {
+  const what = `${x.item} ${x.kind}${x.key ? ` ${x.key}` : ""}: ${show(x.baseline)} -> ${show(x.candidate)}`;
+  const tested = `baseline ${x.baseline_trials} trials: ${counts(x.baseline_counts)}; candidate ${x.candidate_trials}: ${counts(x.candidate_counts)}; p ${p3(x.p_value)}, Holm ${p3(x.p_holm)}`;
+  return `  ${what} (${tested})${x.attribution === "cause" ? ` [${x.causes.filter(isCause).map((k) => k.part).join(", ")}]` : ""}`;
+}
+
+/** The diff for people: configuration differences first, the test and its power, then the deltas beyond noise. */
+export function formatDiff(d: DiffResult, all = false): string {
+  const lines = formatDifferences(d.differences, d.coverage);
+  if (d.trials_per_item.baseline !== d.trials_per_item.candidate) lines.push(`trials per item: baseline ${d.trials_per_item.baseline}, candidate ${d.trials_per_item.candidate}`);
+  const power =
+    d.power.smallest_p === null
+      ? ""
+      : d.power.smallest_p > d.power.holm_first_step
+        ? `; with these trial counts the smallest p an item can reach is ${p3(d.power.smallest_p)}, above Holm's first step ${p3(d.power.holm_first_step)}: no single item can be beyond noise, and a regression shows only in the metrics (fieldtest gate)`
+        : `; the smallest p an item can reach is ${p3(d.power.smallest_p)} (Holm's first step ${p3(d.power.holm_first_step)})`;
+  lines.push(`per-item test: Fisher exact, two-sided, Holm over ${d.tests} tests at α ${d.alpha}${power}`);
+  lines.push(`deltas: ${d.deltas.length} (${d.counts.noise} within noise, ${d.counts.cause} beyond noise with a recorded cause, ${d.counts.unexplained} beyond noise unexplained)`);
+  const causes = d.deltas.filter((x) => x.attribution === "cause");
+  if (causes.length) lines.push("cause:", ...causes.map(deltaLine));
+  if (d.unexplained.length) lines.push("unexplained:", ...d.unexplained.map(deltaLine));
+  const noise = d.deltas.filter((x) => x.attribution === "noise");
+  if (all && noise.length) lines.push("noise:", ...noise.map(deltaLine));
+  else if (noise.length) lines.push(`(${noise.length} changed item(s) within noise: --all lists them)`);
   return `${lines.join("\n")}\n`;
 }
 
 export function register(program: Command): void {
   program
     .command("diff")
-    .description("Diff a run against a baseline with every delta attributed: 0 none unexplained, 1 otherwise")
+    .description("Diff a run against a baseline with every delta attributed (noise, cause, unexplained): 0 none unexplained, 1 otherwise")
     .argument("<dir>", "run directory")
     .requiredOption("--baseline <file>", "published baseline (baselines/NAME.json)")
     .option("--json", "print the diff as JSON (with an `unexplained` list)")
     .option("--json-out <file>", "also write the diff as JSON to FILE (one diff for both forms)")
-    .option("--alpha <p>", "level of the within-item noise test", "0.05")
+    .option("--all", "also list the changed items within noise")
+    .option("--alpha <p>", "family-wise level of the per-item tests (Holm over items)", "0.05")
     .option("--corpus <dir>", "corpus the run was made on", "corpus")
     .action(guarded((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const d = diffSnapshots(readSnapshot(options.baseline), snapshotOfRun(dir, options.corpus), options.alpha);
       const json = `${JSON.stringify(d, null, 2)}\n`;
       if (options.jsonOut) writeFileSync(options.jsonOut, json);
-      process.stdout.write(options.json ? json : formatDiff(d));
+      process.stdout.write(options.json ? json : formatDiff(d, options.all));
       return d.unexplained.length === 0 ? EXIT.ok : EXIT.blocked;
     }));
 }

@@ -19,8 +19,8 @@ const OptionsSchema = z.strictObject({
 
 const MARK = { pass: "ok  ", fail: "FAIL", inconclusive: "??  ", error: "ERR " } as const;
 
-export function formatGate(r: GateResult): string {
-  const lines = r.checks.map((c) => `${MARK[c.outcome]} ${c.name}: ${c.message}`);
+export function formatGate(r: GateResult, description?: string): string {
+  const lines = [...(description ? [`policy: ${description}`] : []), ...r.checks.map((c) => `${MARK[c.outcome]} ${c.name}: ${c.message}`)];
   return `${lines.join("\n")}\n${gateVerdict(r)}\n`;
 }
 
@@ -30,15 +30,15 @@ export function register(program: Command): void {
     .description("Release gate against a baseline and a pre-registered policy: 0 pass, 1 regression, 2 inconclusive, 3 infrastructure error")
     .argument("<dir>", "run directory")
     .requiredOption("--baseline <file>", "published baseline (baselines/NAME.json)")
-    .option("--policy <file>", "pre-registered gate policy (YAML)", "gate.yaml")
+    .option("--policy <file>", "pre-registered gate policy (YAML): gate.yaml holds the product's floors; gate.sim.yaml is calibrated on the default sim", "gate.yaml")
     .option("--junit <file>", "JUnit XML output (default: DIR/gate-junit.xml)")
     .option("--json", "print the gate result as JSON")
     .option("--corpus <dir>", "corpus the run was made on", "corpus")
     .action(guarded((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
-      const { result } = judge(snapshotOfRun(dir, options.corpus), options.baseline, options.policy);
+      const { result, policy } = judge(snapshotOfRun(dir, options.corpus), options.baseline, options.policy);
       writeFileSync(options.junit ?? join(dir, "gate-junit.xml"), gateJUnit(result));
-      process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatGate(result));
+      process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatGate(result, policy.description));
       return result.exit;
     }));
 }

@@ -1,0 +1,43 @@
+import { logGamma } from "./distributions.ts";
+
+function logChoose(n: number, k: number): number {
+  return logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
+}
+
+/**
+ * Fisher's exact test, two-sided, on the 2×2 table [[a, b], [c, d]]: the probability, given the
+ * margins, of a table at most as likely as the observed one. The exact within-item test of
+ * "baseline and candidate trials come from one verdict distribution" (trials of one item are
+ * exchangeable; trials of two runs are not paired one to one). 1 when a margin is empty.
+ */
+export function fisherExact(a: number, b: number, c: number, d: number): number {
+  const r1 = a + b;
+  const r2 = c + d;
+  const c1 = a + c;
+  const n = r1 + r2;
+  if (r1 === 0 || r2 === 0 || c1 === 0 || c1 === n) return 1;
+  const logP = (x: number) => logChoose(r1, x) + logChoose(r2, c1 - x) - logChoose(n, c1);
+  const observed = logP(a);
+  let p = 0;
+  for (let x = Math.max(0, c1 - r2); x <= Math.min(r1, c1); x++) {
+    const lp = logP(x);
+    // Relative tolerance, as R and SciPy use, so tables equally likely up to rounding count.
+    if (lp <= observed + 1e-7) p += Math.exp(lp);
+  }
+  return Math.min(1, p);
+}
+
+/**
+ * P(X ≥ k) for X ~ Binomial(total, q), the upper tail summed directly so a tiny p keeps its
+ * precision. Conditioned on the total, the events of a run (n units) and a reference (nRef units)
+ * at equal rates fall in the run with probability q = n/(n + nRef): with `total` events in all,
+ * P(X ≥ k) is the exact conditional test that the run's rate exceeds the reference's. With no
+ * reference event it is q^k (`trend` charts a rate at 0 this way).
+ */
+export function binomialUpperTail(k: number, total: number, q: number): number {
+  if (k <= 0) return 1;
+  if (k > total) return 0;
+  let p = 0;
+  for (let i = k; i <= total; i++) p += Math.exp(logChoose(total, i) + i * Math.log(q) + (total - i) * Math.log1p(-q));
+  return Math.min(1, p);
+}
