@@ -29,6 +29,7 @@ import { realEngine, realHost } from "../harness/run/wiring.ts";
 import { loadFile } from "../src/formats/load.ts";
 import { pairedDelta } from "../src/stats/paired.ts";
 import { clopperPearson } from "../src/stats/proportion.ts";
+import { createRng } from "../src/stats/random.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -120,6 +121,49 @@ const firstShiftAlarm = alarmsOf(shifted, N).reduce((m, a) => Math.min(m, a.inde
 const shiftMetrics = [...new Set(alarmsOf(shifted, N).map((a) => a.metric))];
 console.log(
   `${SHIFT_RUNS}-run high-miss shift after the ${N} stable runs: first alarm at shift run ${Number.isFinite(firstShiftAlarm) ? firstShiftAlarm : "none"} of ${SHIFT_RUNS} (required ≤ 3); alarming: ${shiftMetrics.join(", ") || "none"}`,
+);
+// The same false-alarm count over many histories: random splits of the 28 in-control runs (the
+// baseline's 8, from their recorded per-run values, and the 20 A/A runs) into an 8-run reference
+// and a 20-run history.
+const SPLITS = 60;
+const names = Object.keys(baseline.between_runs);
+const asRun = (metrics: Snapshot["metrics"]): Snapshot => ({ ...baseline, runs: [baseline.runs[0]!], metrics, between_runs: {}, items: [] });
+const baselineRuns = baseline.runs.map((_, r) =>
+  asRun(
+    Object.fromEntries(
+      names.map((n) => {
+        const b = baseline.between_runs[n]!;
+        const numerator = b.numerators[r] ?? undefined;
+        const denominator = b.denominators[r] ?? undefined;
+        return [n, { value: b.values[r] ?? null, ci_low: null, ci_high: null, n_items: 0, n_trials: 0, ...(numerator !== undefined && denominator !== undefined ? { numerator, denominator } : {}) }];
+      }),
+    ),
+  ),
+);
+const reference = (runs: Snapshot[]): Snapshot => ({
+  ...baseline,
+  between_runs: Object.fromEntries(
+    names.map((n) => {
+      const ms = runs.map((r) => r.metrics[n]);
+      const values = ms.map((m) => m?.value ?? null);
+      const known = values.filter((v): v is number => v !== null);
+      const mean = known.reduce((a, b) => a + b, 0) / Math.max(1, known.length);
+      const sd = known.length < 2 ? null : Math.sqrt(known.reduce((a, b) => a + (b - mean) ** 2, 0) / (known.length - 1));
+      return [n, { values, numerators: ms.map((m) => m?.numerator ?? null), denominators: ms.map((m) => m?.denominator ?? null), n: known.length, mean: known.length ? mean : null, sd }];
+    }),
+  ),
+});
+const inControl = [...baselineRuns, ...aa];
+const rng = createRng(11, "calibration-splits");
+const alarmingPerSplit: number[] = [];
+for (let i = 0; i < SPLITS; i++) {
+  const order = inControl.map((r) => ({ r, key: rng() })).sort((a, b) => a.key - b.key).map((x) => x.r);
+  const t = trend(order.slice(baseline.runs.length), reference(order.slice(0, baseline.runs.length)));
+  alarmingPerSplit.push(new Set(t.alerts.map((a) => a.metric)).size);
+}
+const meanAlarming = alarmingPerSplit.reduce((a, b) => a + b, 0) / SPLITS;
+console.log(
+  `  over ${SPLITS} random splits of the ${inControl.length} in-control runs into a ${baseline.runs.length}-run reference and a ${inControl.length - baseline.runs.length}-run history: ${meanAlarming.toFixed(2)} alarming metrics per trend; trends with any alarm ${pct(alarmingPerSplit.filter((n) => n > 0).length, SPLITS)}; with more than one ${alarmingPerSplit.filter((n) => n > 1).length}`,
 );
 const cold = trend(hm.slice(0, SHIFT_RUNS), baseline);
 const coldFirst = cold.alerts.reduce((m, a) => Math.min(m, a.index + 1), Infinity);

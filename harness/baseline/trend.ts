@@ -11,7 +11,7 @@ export interface ReferenceState {
   n: number;
   mean: number | null;
   sd: number | null;
-  /** Events over units of the reference runs, for a reference with no spread at 0 (or 1). */
+  /** Events over units of the reference runs (rates of events only), for the exact count test. */
   events: number | null;
   units: number | null;
 }
@@ -86,28 +86,24 @@ function seriesOf(metric: string, runs: readonly Snapshot[]): Series {
   return { values: m.map((x) => x?.value ?? null), numerators: m.map((x) => x?.numerator ?? null), denominators: m.map((x) => x?.denominator ?? null) };
 }
 
-/** A metric's in-control reference while the trend runs: its values and, while they agree, their event counts. */
+/** A metric's in-control reference while the trend runs: its values and, while every run has them, their event counts. */
 interface Reference {
   stats: RunningStats;
-  /** All reference values equal (no spread): the constant, else null. */
-  constant: number | null;
   events: number | null;
   units: number | null;
 }
 
 function addToReference(ref: Reference, x: number, events: number | null, units: number | null): Reference {
-  const constant = ref.stats.n === 0 ? x : ref.constant === x ? x : null;
   const counted = ref.stats.n === 0 || (ref.events !== null && ref.units !== null);
   return {
     stats: addObservation(ref.stats, x),
-    constant,
     events: counted && events !== null && units !== null ? (ref.events ?? 0) + events : null,
     units: counted && events !== null && units !== null ? (ref.units ?? 0) + units : null,
   };
 }
 
 function referenceFromBaseline(metric: string, baseline: Snapshot | null): Reference {
-  let ref: Reference = { stats: EMPTY_STATS, constant: null, events: null, units: null };
+  let ref: Reference = { stats: EMPTY_STATS, events: null, units: null };
   const b = baseline?.between_runs[metric];
   if (!b) return ref;
   b.values.forEach((v, i) => {
@@ -242,7 +238,7 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
       valued === 0
         ? "no run has a value"
         : charted === 0
-          ? "not charted: the reference has fewer than two runs with spread, and no event count at 0 or 1 to test exactly"
+          ? "not charted: the reference has fewer than two runs with spread, and the metric has no event count to test exactly"
           : charted < valued
             ? `${valued - charted} run(s) with a value not charted (the reference had no spread yet)`
             : null;

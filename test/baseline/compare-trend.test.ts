@@ -110,6 +110,14 @@ describe("trend (drift)", () => {
     expect(at(5)).toMatchObject({ test: "exact", p: expect.closeTo(6 ** -5, 12), alerts: ["shift"] });
   });
 
+  it("judges a rate with few events by its counts: one more event after one in 25 runs is not a 20-SD jump", () => {
+    const share = (k: number) => ({ value: k / 33, numerator: k, denominator: 33 });
+    const rare = metricSnapshot("baseline", {}, { underclaim_approvals_majority: Array.from({ length: 25 }, (_, i) => share(i === 3 ? 1 : 0)) });
+    const p = trend([metricSnapshot("r", { underclaim_approvals_majority: share(1) })], rare).metrics[0]!.points[0]!;
+    // X ~ Binomial(2, 1/26): P(X ≥ 1) = 1 − (25/26)², two-sided 0.150; the t on these values would read T ≈ 4.7.
+    expect(p).toMatchObject({ test: "exact", p: expect.closeTo(2 * (1 - (25 / 26) ** 2), 12), alerts: [] });
+  });
+
   it("accumulates a persistent shift too small for one run in a CUSUM on the normal scores", () => {
     const long = metricSnapshot("baseline", {}, { label_flip_rate: Array.from({ length: 40 }, (_, i) => (i % 2 ? 0.11 : 0.09)) });
     const t = trend(runsOf(Array<number>(12).fill(0.125)), long);

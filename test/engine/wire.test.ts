@@ -31,6 +31,7 @@ async function criticOnly(critic: RoleScript) {
     goal: goal(),
     plan: SOUND,
     expected_verdict: { strict: "approve", balanced: "approve" },
+    expected_critic_verdict: { strict: "pass", balanced: "pass" },
   });
   return { outcome: await runCriticTrial(fixture, { client: e.client, itemId: "fx", trial: 0 }), ...e };
 }
