@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { compareSnapshots } from "../../harness/baseline/compare.ts";
 import type { Snapshot } from "../../harness/baseline/schema.ts";
 import { trend } from "../../harness/baseline/trend.ts";
+import { formatTrend } from "../../harness/cli/commands/trend.ts";
 import { cusumLimit } from "../../src/stats/drift.ts";
 import { makeFixture, makeSnapshot, metricSnapshot, type ItemSpec } from "./builders.ts";
 
@@ -83,6 +84,14 @@ describe("trend (drift)", () => {
     expect(m.points.map((p) => p.reference.n)).toEqual([5, 5, 5]);
     expect(m.points.every((p) => p.alerts.includes("shift"))).toBe(true);
     expect(m.episode).toMatchObject({ since: 0, first_alert: 0, last_value: 0.2, distance_sd: expect.closeTo(0.1 / 0.0158114, 4) });
+  });
+
+  it("prints one line per alarming metric: what, since when, how far in reference SDs", () => {
+    const text = formatTrend(trend(runsOf([0.1, 0.2, 0.2]), baseline));
+    expect(text.split("\n").filter((l) => l.startsWith("ALERT"))).toEqual([
+      "ALERT label_flip_rate (worse up): since run 2:r1, first alarm run 2:r1; 0.2 vs reference 0.1 ± 0.0141 SD (+7.07 SD; 6 runs); charts shift, cusum; alarming on the last run",
+    ]);
+    expect(text).toContain("1 metric(s) alarming, 0 in control, 0 not charted");
   });
 
   it("corrects the shift test with Holm across metrics: p = 0.0045 alarms alone, not beside a second such metric", () => {

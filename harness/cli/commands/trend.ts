@@ -26,12 +26,13 @@ const f = (x: number | null | undefined) => (x === null || x === undefined ? "n/
 function alarmLine(m: MetricTrend, runs: readonly string[]): string {
   const e = m.episode!;
   const ref = e.reference;
-  const far =
-    e.distance_sd !== null
+  // A rate judged by its counts is described by them; otherwise by the distance in reference SDs.
+  const counted = m.points[e.first_alert]!.test === "exact" && ref.events !== null;
+  const far = counted
+    ? `${f(e.last_value)} vs reference ${f(ref.mean)} (${ref.events} events in ${ref.units} units over ${ref.n} runs; exact count test)`
+    : e.distance_sd !== null
       ? `${f(e.last_value)} vs reference ${f(ref.mean)} ± ${f(ref.sd)} SD (${e.distance_sd >= 0 ? "+" : ""}${f(e.distance_sd)} SD; ${ref.n} runs)`
-      : ref.events !== null
-        ? `${f(e.last_value)} vs reference ${f(ref.mean)} (${ref.events} events in ${ref.units} units over ${ref.n} runs)`
-        : `${f(e.last_value)} vs reference ${f(ref.mean)}`;
+      : `${f(e.last_value)} vs reference ${f(ref.mean)}`;
   const last = m.points.at(-1)!;
   const unreliable = e.charts.includes("trailing") && !(m.points.find((p) => p.trailing)?.trailing?.reliable ?? false) ? " (trailing window below 20 runs: unreliable)" : "";
   return `ALERT ${m.metric} (worse ${m.worse}): since run ${runs[e.since]}, first alarm run ${runs[e.first_alert]}; ${far}; charts ${e.charts.join(", ")}${unreliable}${last.alerts.length ? "; alarming on the last run" : "; not on the last run"}`;
