@@ -10,10 +10,13 @@
 #
 # The seeds are kept apart from the ones a user or the calibration benchmark runs (0 and up to a
 # few hundred), so a run checked against the baseline is an independent sample, never one of its
-# own runs. Run it from the repository root after any change that moves sim results on purpose
-# (engine, critic, gates, prompts, sim, corpus), and commit the baseline with that change.
+# own runs. It runs in the repository root (OUT and WORK are relative to it). Run it after any change
+# that moves sim results on purpose (engine, critic, gates, prompts, sim, corpus), and commit the
+# baseline with that change.
 set -euo pipefail
 
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
 OUT=${OUT:-baselines/sim-default.json}
 SEEDS=${SEEDS:-"1000 1001 1002 1003 1004 1005 1006 1007"}
 if [ -z "${WORK:-}" ]; then
@@ -22,7 +25,6 @@ if [ -z "${WORK:-}" ]; then
 fi
 
 # This checkout's CLI, straight from its build (as scripts/nightly.sh calls it).
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 fieldtest() { node "$ROOT/bin/fieldtest.js" "$@"; }
 
 dirs=()
