@@ -1,6 +1,6 @@
 // The README's two report screenshots (docs/report.png, docs/research.png), made from real sim runs.
 //
-//   npx tsx scripts/screenshots.ts [WORKDIR]     (after `npm ci`, which builds the CLI; the browser is the tests')
+//   node dist/scripts/screenshots.js [WORKDIR]     (after `npm ci` or `npm run build`; the browser is the tests')
 //
 // report.png: the noisy sim profile's sweep decided against baselines/sim-default.json with
 // gate.yaml (a regression), its Decision tab. research.png: seven boundary sweeps, the last three
@@ -10,9 +10,9 @@ import { execa } from "execa";
 import { mkdirSync, mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PACKAGE_ROOT as ROOT } from "../harness/package.ts";
 import { openPage } from "../test/helpers/browser.ts";
 
-const ROOT = join(import.meta.dirname, "..");
 const DOCS = join(ROOT, "docs");
 const work = process.argv[2] ?? mkdtempSync(join(tmpdir(), "ft-screenshots-"));
 const profile = (name: string) => join(ROOT, "src/providers/sim/profiles", `${name}.yaml`);

@@ -1,5 +1,6 @@
-import { celEnv, isCelError, isCelList, parse, plan, type CelEnv } from "@bufbuild/cel";
+import type { CelEnv, parse } from "@bufbuild/cel";
 import type { CanaryFile } from "../formats/canary.ts";
+import { cel } from "./cel.ts";
 import type { Family } from "../formats/enums.ts";
 import { GATE_CODE_NAMES, type PackGateId } from "../formats/findings.ts";
 import { InputError } from "../formats/load.ts";
@@ -46,7 +47,8 @@ export interface ManifestSource {
 }
 
 // One environment for every rule: the standard library only (no extension can load code).
-const ENV: CelEnv = celEnv();
+let env: CelEnv | undefined;
+const environment = (): CelEnv => (env ??= cel().celEnv());
 
 /** `line:column` (1-based) of an offset into a field's text. */
 function position(text: string, offset: number): string {
@@ -86,7 +88,7 @@ function compileExpression(
   };
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(text);
+    parsed = cel().parse(text);
   } catch (e) {
     if (isParseFailure(e)) return fail(at(offsetOf(text, e.location.start.line, e.location.start.column)), `syntax error: ${e.rawMessage}`);
     throw e;
@@ -101,7 +103,7 @@ function compileExpression(
     if (e instanceof CheckError) return fail(at(offsets[String(e.exprId)] ?? 0), e.message);
     throw e;
   }
-  const program = plan(ENV, parsed);
+  const program = cel().plan(environment(), parsed);
   // The views are plain objects, lists, strings, bigints, numbers, booleans and nulls: CEL inputs all.
   return (bindings) => program(bindings as Parameters<typeof program>[0]);
 }
@@ -163,9 +165,9 @@ export function compileRules(manifest: PackManifest, source: ManifestSource): Co
 /** A CEL value as message text: lists joined with ", ", null as "none". */
 export function celText(value: unknown): string {
   if (value === null || value === undefined) return "none";
-  if (isCelList(value)) return [...value].map(celText).join(", ");
+  if (cel().isCelList(value)) return [...value].map(celText).join(", ");
   if (Array.isArray(value)) return value.map(celText).join(", ");
-  if (isCelError(value)) return "?";
+  if (cel().isCelError(value)) return "?";
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }

@@ -1,9 +1,10 @@
-import { celList, celMap, isCelError } from "@bufbuild/cel";
+import type { celMap } from "@bufbuild/cel";
 import type { GateFinding } from "../formats/findings.ts";
 import type { Goal } from "../formats/goal.ts";
 import type { Plan } from "../formats/plan.ts";
 import { keyPrefix } from "../gates/finding.ts";
 import { celText, MISTYPED_ATTRIBUTE_CODE, type CompiledPack, type CompiledRule } from "./compile.ts";
+import { cel } from "./cel.ts";
 import { planView } from "./view.ts";
 
 /** A rule that could not be judged on a plan (a method called on a null field, a non-bool result). */
@@ -29,6 +30,7 @@ function finding(pack: CompiledPack, code: string, family: GateFinding["family"]
  * access, which made a rule over a plan two orders of magnitude slower.
  */
 function toCel(v: unknown): unknown {
+  const { celList, celMap } = cel();
   if (Array.isArray(v)) return celList(v.map(toCel) as Parameters<typeof celList>[0]);
   if (v !== null && typeof v === "object") return celMap(new Map(Object.entries(v).map(([k, x]) => [k, toCel(x)])) as Parameters<typeof celMap>[0]);
   return v;
@@ -62,7 +64,7 @@ export function judgePlan(goal: Goal, plan: Plan, pack: CompiledPack): PackJudge
       const result = rule.when(bindings);
       if (result === true) findings.push(finding(pack, rule.code, rule.family, taskId, "", render(rule, bindings)));
       else if (result !== false) {
-        const why = isCelError(result) ? result.message : `the condition gave ${celText(result)}, not a bool`;
+        const why = cel().isCelError(result) ? result.message : `the condition gave ${celText(result)}, not a bool`;
         errors.push({ code: rule.code, task_id: taskId, message: why });
       }
     }
