@@ -1,5 +1,7 @@
 import { Command, CommanderError, type Help } from "commander";
-import { PACKAGE_VERSION } from "../package.ts";
+import { join } from "node:path";
+import { keepParsedYaml } from "../../src/formats/yaml-cache.ts";
+import { PACKAGE_ROOT, PACKAGE_VERSION } from "../package.ts";
 import { commandsFor } from "./commands/index.ts";
 import { exitWith, reportFatal } from "./exit.ts";
 
@@ -19,6 +21,9 @@ const program = new Command("fieldtest")
   // Usage mistakes are bad input: one line, prefixed like every other error, exit 2.
   .configureOutput({ outputError: (text, write) => write(`fieldtest: ${text.replace(/^error: /, "")}`) })
   .exitOverride();
+
+// Parsed YAML (the corpus above all) is kept between commands, in the package's own cache folder.
+keepParsedYaml(join(PACKAGE_ROOT, "node_modules", ".cache", "fieldtest", "yaml"));
 
 const argv = process.argv.slice(2);
 const commands = commandsFor(argv);

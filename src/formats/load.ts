@@ -4,6 +4,7 @@ import type { Document } from "yaml";
 import type { z } from "zod";
 import { deepFreeze } from "../canonical.ts";
 import { InputError } from "./input-error.ts";
+import { keepYaml, keptYaml } from "./yaml-cache.ts";
 
 export { InputError };
 
@@ -36,8 +37,17 @@ export function parseSource(file: string, text: string): ParsedSource {
   let yaml: ParsedSource | undefined;
   if (data === undefined) {
     const json = parseJson(text);
-    if (json === NOT_JSON) yaml = parseYaml(file, text);
-    data = remember(text, json === NOT_JSON ? yaml!.data : json.value);
+    if (json !== NOT_JSON) data = json.value;
+    else {
+      const kept = keptYaml(text);
+      if (kept) data = kept.value;
+      else {
+        yaml = parseYaml(file, text);
+        data = yaml.data;
+        keepYaml(text, data);
+      }
+    }
+    data = remember(text, data);
   }
   return { file, data, lineOf: (path) => (yaml ??= parseYaml(file, text)).lineOf(path) };
 }
