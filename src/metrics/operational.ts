@@ -33,8 +33,8 @@ function perGoalMean(items: readonly ItemTrials[], value: (t: TrialRecord) => nu
 /**
  * Engine operations per corpus goal (DESIGN.md §10 operational keys). Latency quantiles pool
  * trials of one status; per-goal means reduce each goal over its trials first. Blockers are
- * distinct keys over all rounds of a trial; escalations are per 100 decided trials (approved or
- * escalated) by every recorded reason; LLM calls count transport attempts.
+ * distinct keys over all rounds of a decided trial (approved or escalated); escalations are per
+ * 100 decided trials by every recorded reason; LLM calls count transport attempts of every trial.
  */
 export function engineOperational(goals: readonly ItemTrials[], ctx: EstimateContext): MetricMap {
   const metrics: MetricMap = {};
@@ -43,12 +43,14 @@ export function engineOperational(goals: readonly ItemTrials[], ctx: EstimateCon
     metrics[`latency_ms_p50.${status}`] = pooledQuantile(goals, latency, 0.5);
     metrics[`latency_ms_p95.${status}`] = pooledQuantile(goals, latency, 0.95);
   }
-  for (const origin of ["gate", "critic"] as BlockerOrigin[]) {
-    metrics[`blockers_per_goal.${origin}`] = perGoalMean(goals, (t) => blockerKeysByOrigin(t)[origin].size, ctx);
-  }
+  // An errored trial was cut short by the infrastructure: its blockers and escalations say
+  // nothing about the plan, so both are over decided trials (approved or escalated) only.
   const decided = goals
     .map((g) => ({ ...g, trials: g.trials.filter((t) => t.status !== "error") }))
     .filter((g) => g.trials.length > 0);
+  for (const origin of ["gate", "critic"] as BlockerOrigin[]) {
+    metrics[`blockers_per_goal.${origin}`] = perGoalMean(decided, (t) => blockerKeysByOrigin(t)[origin].size, ctx);
+  }
   metrics.escalations_per_100_goals = perGoalMean(decided, (t) => (t.status === "escalated" ? 1 : 0), ctx, 100);
   for (const reason of ESCALATION_REASONS) {
     metrics[`escalations_per_100_goals.${reason}`] = perGoalMean(decided, (t) => (t.escalation_reasons.includes(reason) ? 1 : 0), ctx, 100);

@@ -28,9 +28,9 @@ describe("operational metrics", () => {
     expect(op["latency_ms_p50.escalated"]).toMatchObject({ value: 300, n_trials: 1 });
     expect(op["latency_ms_p50.error"]).toMatchObject({ value: 50, n_trials: 1 });
   });
-  it("blockers per goal count distinct keys per trial by origin, reduced per goal first", () => {
-    // g1: gate (1 + 0)/2 = 0.5, critic (1 + 0)/2 = 0.5; g2: 0 → means 0.25
-    expect(op["blockers_per_goal.gate"]).toMatchObject({ value: 0.25, n_items: 2, n_trials: 4 });
+  it("blockers per goal count distinct keys per decided trial by origin, reduced per goal first (an errored trial is left out)", () => {
+    // g1: gate (1 + 0)/2 = 0.5, critic (1 + 0)/2 = 0.5; g2: its one decided trial, 0 → means 0.25
+    expect(op["blockers_per_goal.gate"]).toMatchObject({ value: 0.25, n_items: 2, n_trials: 3 });
     expect(op["blockers_per_goal.critic"]!.value).toBe(0.25);
   });
   it("escalations per 100 goals leave errors out and count every recorded reason", () => {
