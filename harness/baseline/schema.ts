@@ -1,20 +1,9 @@
 import { z } from "zod";
 import { SUITES } from "../../src/formats/records.ts";
+import { MetricCoreSchema } from "../../src/formats/summary.ts";
 
-/**
- * `{value, ci_low, ci_high, n_items, n_trials}` (DESIGN.md §10); null when unknown. Rates of
- * events also carry `numerator` (events) and `denominator` (the units they are counted over),
- * which exact floors and the zero-reference drift test need.
- */
-export const MetricSchema = z.strictObject({
-  value: z.number().nullable(),
-  ci_low: z.number().nullable(),
-  ci_high: z.number().nullable(),
-  n_items: z.number().int().min(0),
-  n_trials: z.number().int().min(0),
-  numerator: z.number().int().min(0).optional(),
-  denominator: z.number().int().min(0).optional(),
-});
+/** `{value, ci_low, ci_high, n_items, n_trials}` (DESIGN.md §10), with `numerator`/`denominator` on rates of events. */
+export const MetricSchema = MetricCoreSchema;
 export type Metric = z.output<typeof MetricSchema>;
 
 /** The request-side decision context of one role, as the run's manifest records it (DESIGN.md §7). */

@@ -1,4 +1,6 @@
+import type { RunSpend } from "../../src/formats/summary.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
+import { formatSpend } from "../run/budget.ts";
 
 /** A number for people: 3 significant digits, integers as they are; null is "n/a", never 0. */
 export function fmt(x: number | null | undefined): string {
@@ -19,4 +21,19 @@ export function verdictText(counts: Record<string, number>): string {
     .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
     .map(([v, n]) => `${v} ${n}`)
     .join(" · ");
+}
+
+export const SPEND_COLUMNS = ["session", "started", "outcome", "calls", "input tokens", "output tokens", "cost"];
+
+/** What each session of the run spent (from the spend journal), then the run in all. */
+export function spendRows(spend: RunSpend): string[][] {
+  const row = (s: Omit<RunSpend, "sessions">, label: string[]) => [...label, String(s.calls), String(s.input_tokens), String(s.output_tokens), formatSpend(s)];
+  return [...spend.sessions.map((s) => row(s, [s.id, s.started_at, s.outcome])), row(spend, ["run", "", ""])];
+}
+
+/** Says when the cost is not whole: the calls of unknown cost make it a lower bound. */
+export function spendNote(spend: RunSpend): string {
+  return spend.cost_usd_is_lower_bound
+    ? `The cost is a lower bound: ${spend.unknown_cost_calls} call(s) have unknown cost (no usage reported, a timeout or cut body the provider may have billed, or in flight at a crash).`
+    : "Every call's cost is known.";
 }

@@ -4,7 +4,7 @@ import type { ItemSummary } from "../../src/metrics/items.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { criticFindings } from "../../src/metrics/trial-facts.ts";
 import { gateOutcome, type Decision, type ForestRow } from "./decision.ts";
-import { fmt, fmtMetric, verdictText } from "./format.ts";
+import { fmt, fmtMetric, SPEND_COLUMNS, spendNote, spendRows, verdictText } from "./format.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
 import { directionMark, HEADLINE_METRICS, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
 import { figure, jsonScript, page, SORT_SCRIPT, sortable, type View } from "./page.ts";
@@ -261,7 +261,8 @@ function runView(run: LoadedRun, decision: Decision | null): string {
       }</section>`
     : "";
   return `<section><h2>Run</h2><table><tbody>${facts.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join("")}</tbody></table>
-<h3>Roles</h3><table><thead><tr><th>role</th><th>provider</th><th>model</th><th>temperature</th><th>system prompt</th></tr></thead><tbody>${role("planner")}${role("critic")}</tbody></table></section>${checks}`;
+<h3>Roles</h3><table><thead><tr><th>role</th><th>provider</th><th>model</th><th>temperature</th><th>system prompt</th></tr></thead><tbody>${role("planner")}${role("critic")}</tbody></table>
+<h3>Spend</h3><table id="spend"><thead><tr>${SPEND_COLUMNS.map((c) => `<th>${esc(c)}</th>`).join("")}</tr></thead><tbody>${spendRows(run.spend).map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")}</tbody></table><p>${esc(spendNote(run.spend))}</p></section>${checks}`;
 }
 
 function badges(run: LoadedRun): string {

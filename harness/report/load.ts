@@ -4,8 +4,10 @@ import type { TrialRecord } from "../../src/formats/records.ts";
 import { summarize, type Summary } from "../../src/metrics/summary.ts";
 import { fixtureItemKey, goalItemKey, loadCorpus } from "../corpus/load.ts";
 import { readManifest, type Manifest } from "../run/manifest.ts";
+import { readSpend, runSpend } from "../run/journal.ts";
 import { IMPORTED_SUITE } from "../run/settings.ts";
 import { readTrialLog } from "../run/store.ts";
+import type { RunSpend } from "../../src/formats/summary.ts";
 
 /** A run directory read back with the corpus definitions it was run on, and its summary. */
 export interface LoadedRun {
@@ -15,6 +17,8 @@ export interface LoadedRun {
   fixtures: Fixture[];
   goals: CorpusGoal[];
   summary: Summary;
+  /** What the run spent, from its spend journal (per session, killed ones included). */
+  spend: RunSpend;
   /** Why some numbers may not mean what they say (a corpus that changed since the run). */
   warnings: string[];
 }
@@ -37,8 +41,8 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   const fixtures = corpus.fixtures.map((f) => f.fixture).filter((f) => same(fixtureItemKey(f.id)));
   const goals = corpus.goals.map((g) => g.goal).filter((g) => same(goalItemKey(g.id)));
   const warnings: string[] = [];
-  // A resume after a crash leaves the torn line in place, so one can sit mid-file; it is never data.
-  if (log.torn > 0) warnings.push(`${log.torn} line(s) of trials.jsonl are not complete JSON (torn writes) and were skipped`);
+  // A crash mid-write can leave the last line torn (the next writer cuts it off); it is never data.
+  if (log.torn > 0) warnings.push("the last line of trials.jsonl is not complete JSON (a torn write) and was skipped");
   const changed = Object.keys(recorded).filter((k) => hashes[k] !== undefined && !same(k));
   if (changed.length > 0) {
     warnings.push(`${changed.length} corpus item(s) changed since the run (${changed.slice(0, 5).join(", ")}${changed.length > 5 ? ", ..." : ""}): left out of ground-truth metrics`);
@@ -46,7 +50,8 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   const security = corpus.security.filter((s) => same(`security/${s.id}`)).map(({ id, kind, cwe, catches }) => ({ id, kind, cwe, catches }));
   const injection = corpus.injection.filter((i) => same(`injection/${i.id}`)).map(({ id, control, kind, field }) => ({ id, control, kind, field }));
   const summary = summarize({ trials, fixtures, goals, security, injection }, { seed: manifest.config.seed });
-  return { dir, manifest, trials, fixtures, goals, summary, warnings };
+  const spend = runSpend(manifest.sessions, readSpend(dir).tally);
+  return { dir, manifest, trials, fixtures, goals, summary, spend, warnings };
 }
 
 /** The sim profile when a role runs on the simulator (or replays a simulated run); null for real providers. */

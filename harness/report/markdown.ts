@@ -1,7 +1,7 @@
 import type { ItemSummary } from "../../src/metrics/items.ts";
 import { gateOutcome, type Decision } from "./decision.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
-import { fmt, fmtMetric, verdictText } from "./format.ts";
+import { fmt, fmtMetric, SPEND_COLUMNS, spendNote, spendRows, verdictText } from "./format.ts";
 import { directionMark, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
 import { triage } from "./triage.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
@@ -81,6 +81,12 @@ export function renderMarkdown(run: LoadedRun, items: ItemSummary[], decision: D
     "## Operational",
     "",
     table(["metric", "value [95% interval]", "direction", "items", "trials"], metricRows(summary.operational, Object.keys(summary.operational).sort())),
+    "",
+    "## Spend",
+    "",
+    table(SPEND_COLUMNS, spendRows(run.spend)),
+    "",
+    spendNote(run.spend),
     "",
     `## Items whose trials disagree (${unstable.length} of ${items.length})`,
     "",

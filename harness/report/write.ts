@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { RunSpend } from "../../src/formats/summary.ts";
 import { itemSummaries } from "../../src/metrics/items.ts";
 import { RUN_FILES, writeJsonAtomic } from "../run/store.ts";
 import { decide, type Decision, type DecisionInput } from "./decision.ts";
@@ -17,6 +18,7 @@ export function summaryFile(run: LoadedRun) {
   return {
     ...run.summary,
     run: { run_id: m.run_id, state: m.state, started_at: m.started_at, finished_at: m.finished_at, config_hash: m.config_hash, corpus_hash: m.corpus.hash },
+    spend: run.spend,
     warnings: run.warnings,
     items: itemSummaries(run.trials),
   };
@@ -24,9 +26,10 @@ export function summaryFile(run: LoadedRun) {
 
 /**
  * Write summary.json, trials.csv, report.md and report.html into the run directory; returns their
- * paths. With a baseline and a policy the reports lead with the release gate's decision.
+ * paths, the decision and what the run spent. With a baseline and a policy the reports lead with
+ * the release gate's decision.
  */
-export function writeReport(dir: string, corpusRoot = "corpus", decisionInput: DecisionInput | null = null): { paths: string[]; decision: Decision | null } {
+export function writeReport(dir: string, corpusRoot = "corpus", decisionInput: DecisionInput | null = null): { paths: string[]; decision: Decision | null; spend: RunSpend } {
   const run = loadRun(dir, corpusRoot);
   const decision = decisionInput === null ? null : decide(run, decisionInput);
   const items = itemSummaries(run.trials);
@@ -40,5 +43,5 @@ export function writeReport(dir: string, corpusRoot = "corpus", decisionInput: D
   writeFileSync(paths.csv, trialsCsv(run.trials));
   writeFileSync(paths.md, renderMarkdown(run, items, decision));
   writeFileSync(paths.html, renderHtml(run, items, decision));
-  return { paths: Object.values(paths), decision };
+  return { paths: Object.values(paths), decision, spend: run.spend };
 }

@@ -1,5 +1,6 @@
 import type { Estimate } from "../config.ts";
-import type { CallRecord, Role } from "../../src/formats/records.ts";
+import type { Role, Spend, SpendLine } from "../../src/formats/records.ts";
+import { NO_SPEND } from "./journal.ts";
 import type { RunConfig } from "./settings.ts";
 
 /** USD for one call of `model` with the given tokens; null when the price table does not know it. */
@@ -79,43 +80,67 @@ export function estimateSweep(
   };
 }
 
-/** Why a sweep may not start, or null when the estimate fits the limits. */
-export function refuseByEstimate(estimate: SweepEstimate, limits: { budgetUsd: number | null; maxCalls: number | null }): string | null {
-  if (limits.maxCalls !== null && estimate.calls > limits.maxCalls) {
-    return `estimated ${estimate.calls} LLM calls exceed --max-calls ${limits.maxCalls}`;
+/** What a run may spend: the limits and what earlier sessions of it already spent (its journal). */
+export interface Limits {
+  budgetUsd: number | null;
+  maxCalls: number | null;
+}
+
+/**
+ * Why a sweep may not start, or null when the estimate fits the limits. `spent` is what earlier
+ * sessions of the run already spent (from its journal), so a resume cannot spend the ceiling again.
+ */
+export function refuseByEstimate(estimate: SweepEstimate, limits: Limits, spent: Spend = NO_SPEND): string | null {
+  const already = (what: string) => (spent.calls > 0 ? ` (${what} already spent + the estimate for the trials left)` : "");
+  if (limits.maxCalls !== null && spent.calls + estimate.calls > limits.maxCalls) {
+    return `estimated ${spent.calls + estimate.calls} LLM calls${already(`${spent.calls} calls`)} exceed --max-calls ${limits.maxCalls}`;
   }
   if (limits.budgetUsd !== null) {
     if (estimate.costUsd === null) {
       const unknown = estimate.roles.filter((r) => r.costUsd === null).map((r) => `${r.provider}/${r.model}`);
       return `--budget-usd needs a price, and the price table has none for ${unknown.join(", ")} (use --max-calls instead)`;
     }
-    if (estimate.costUsd > limits.budgetUsd) {
-      return `estimated cost $${estimate.costUsd.toFixed(4)} exceeds --budget-usd ${limits.budgetUsd}`;
+    const total = spent.cost_usd + estimate.costUsd;
+    if (total > limits.budgetUsd) {
+      return `estimated cost $${total.toFixed(4)}${already(`${formatSpend(spent)}`)} exceeds --budget-usd ${limits.budgetUsd}`;
     }
   }
   return null;
 }
 
+/** `$0.1234`, or `at least $0.1234 (2 calls of unknown cost)` when the journal cannot give the whole cost. */
+export function formatSpend(spend: Pick<Spend, "cost_usd" | "unknown_cost_calls">): string {
+  const usd = `$${spend.cost_usd.toFixed(4)}`;
+  return spend.unknown_cost_calls > 0 ? `at least ${usd} (${spend.unknown_cost_calls} call(s) of unknown cost)` : usd;
+}
+
+/** Why a returned send's cost is unknown, in words. */
+function unknownCostWhy(line: Extract<SpendLine, { event: "returned" }>): string {
+  if (line.outcome === "ok") return line.usage === null ? "the provider reported no usage" : "the model has no price in the price table";
+  return `it failed (${line.error_class ?? "error"}) after the request was sent, so the provider may have billed it`;
+}
+
 /**
- * The run's spending ceiling, consulted before every call. Once it refuses a call it stays
- * tripped; the trial that asked is remembered so its (partial) outcome is never recorded.
+ * The run's spending ceiling, consulted before every send. It counts from what the run's journal
+ * says earlier sessions spent. Once it refuses a send it stays tripped; the trial that asked is
+ * remembered so its (partial) outcome is never recorded. With a USD limit, a send of unknown cost
+ * trips it at once: spend that cannot be known cannot be proven under the limit (fail closed).
  */
 export class BudgetGuard {
-  calls = 0;
-  spentUsd = 0;
-  unknownCostCalls = 0;
+  calls: number;
+  spentUsd: number;
   tripped: string | null = null;
   private readonly cut = new Set<string>();
 
   constructor(
-    private readonly limits: { budgetUsd: number | null; maxCalls: number | null },
+    private readonly limits: Limits,
     /** Key of the trial making the current call (from async context). */
     private readonly currentTrial: () => string | undefined,
-    /** Calls and spend already made by earlier sessions of this run (a resume keeps counting). */
-    already: { calls: number; costUsd: number } = { calls: 0, costUsd: 0 },
+    /** What earlier sessions of this run spent (a resume keeps counting). */
+    already: Pick<Spend, "calls" | "cost_usd"> = NO_SPEND,
   ) {
     this.calls = already.calls;
-    this.spentUsd = already.costUsd;
+    this.spentUsd = already.cost_usd;
   }
 
   /** Refuses every further call from now on (cancellation). */
@@ -137,9 +162,11 @@ export class BudgetGuard {
     return "ok";
   }
 
-  onCall(record: Pick<CallRecord, "cost_usd">): void {
-    if (record.cost_usd === null) this.unknownCostCalls++;
-    else this.spentUsd += record.cost_usd;
+  /** A journaled send event: a return adds its cost, or trips a USD limit when its cost is unknown. */
+  onSpend(line: SpendLine): void {
+    if (line.event !== "returned") return;
+    if (line.cost_usd !== null) this.spentUsd += line.cost_usd;
+    else if (this.limits.budgetUsd !== null) this.tripped ??= `--budget-usd ${this.limits.budgetUsd}: a ${line.role} call's cost is unknown (${unknownCostWhy(line)}), so the spend cannot be proven under the limit`;
   }
 
   /** Whether a call of this trial was refused: its outcome is partial and must not be recorded. */

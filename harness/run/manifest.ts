@@ -1,12 +1,12 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { loadFile } from "../../src/formats/load.ts";
-import { DecisionContextSchema } from "../../src/formats/records.ts";
+import { DecisionContextSchema, SpendSchema } from "../../src/formats/records.ts";
 import { LoopStatsSchema } from "./event-loop.ts";
 import { RecordedConfigSchema } from "./settings.ts";
 import { RUN_FILES, type TrialHead } from "./store.ts";
 
-export const MANIFEST_SCHEMA_VERSION = 1;
+export const MANIFEST_SCHEMA_VERSION = 2;
 
 export const RUN_STATES = ["running", "completed", "interrupted", "budget_stopped", "canary_failed"] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -18,21 +18,26 @@ const RoleSummarySchema = z.looseObject(
   DecisionContextSchema.pick({ provider: true, model: true, base_url: true, temperature: true, top_p: true, seed: true, max_tokens: true }).shape,
 );
 
+/** A session whose process died before it could say how it ended (found so by the next session). */
+export const CRASHED = "crashed";
+
 /** One invocation that wrote to the run (the first run, then each resume). */
 const SessionSchema = z.strictObject({
+  /** Names the session's lines in the spend journal. */
+  id: z.string(),
   command: z.array(z.string()),
   started_at: z.string(),
   finished_at: z.string().nullable(),
-  outcome: z.enum(RUN_STATES),
+  outcome: z.enum([...RUN_STATES, CRASHED]),
   trials_written: z.number().int().min(0),
-  calls: z.number().int().min(0),
-  cost_usd: z.number().nullable(),
+  /** From the spend journal: what this session sent and paid, a killed session included. */
+  spend: SpendSchema,
 });
 export type Session = z.output<typeof SessionSchema>;
 
 /** `manifest.json` (DESIGN.md §8), validated when read back by resume and merge. */
 export const ManifestSchema = z.strictObject({
-  schema_version: z.literal(MANIFEST_SCHEMA_VERSION),
+  schema_version: z.literal(MANIFEST_SCHEMA_VERSION, { error: `expected ${MANIFEST_SCHEMA_VERSION} (a manifest of another fieldtest version)` }),
   run_id: z.string(),
   state: z.enum(RUN_STATES),
   started_at: z.string(),
@@ -40,7 +45,7 @@ export const ManifestSchema = z.strictObject({
   harness: z.strictObject({ name: z.string(), version: z.string() }),
   git: z.strictObject({ sha: z.string().nullable(), dirty: z.boolean().nullable() }),
   node: z.string(),
-  /** The command line that made the run (credential header values redacted; no environment). */
+  /** The command line that made the run (credential header values and URL credentials redacted; no environment). */
   command: z.array(z.string()),
   /** The run's config; suites `["imported"]` for a run converted by `fieldtest import`. */
   config: RecordedConfigSchema,
@@ -68,7 +73,14 @@ export const ManifestSchema = z.strictObject({
   }),
   canary: z.strictObject({ ok: z.boolean(), failures: z.array(z.string()), results: z.unknown() }).nullable(),
   sessions: z.array(SessionSchema),
-  /** Over the recorded trials; `calls` counts every transport attempt (sessions count what was sent, dropped trials included). */
+  /** The run's spend over every session, from its journal (DESIGN.md §8); `cost_usd_is_lower_bound` marks a cost that is not whole. */
+  spend: SpendSchema,
+  /**
+   * Credentials the run used that are never recorded (the userinfo and query of a role's base URL):
+   * a resume must be given them again.
+   */
+  withheld_credentials: z.array(z.string()),
+  /** Over the recorded trials; `calls` counts every transport attempt (`spend` counts what was sent, dropped trials included). */
   totals: z.strictObject({
     recorded: z.number().int().min(0),
     errors: z.number().int().min(0),

@@ -2,7 +2,9 @@ import { join } from "node:path";
 import { InputError } from "../../src/formats/load.ts";
 import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
 import { MANIFEST_SCHEMA_VERSION, readManifest, totalsOf, type Manifest } from "./manifest.ts";
-import { acquireLock, prepareOutDir, readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic } from "./store.ts";
+import { copySpend, readSpend } from "./journal.ts";
+import { claimOutDir } from "./lock.ts";
+import { readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic } from "./store.ts";
 import { planTrials, type RunSuite } from "./work.ts";
 
 export interface MergeInput {
@@ -74,12 +76,13 @@ export function loadMergeInput(dir: string): MergeInput {
 export function mergeRuns(inputs: readonly MergeInput[], out: string, opts: { now: () => Date; runId: string; command: string[]; force: boolean }): Manifest {
   const records = checkMergeable(inputs);
   const first = inputs[0]!.manifest;
-  prepareOutDir(out, opts.force);
-  const release = acquireLock(out, opts.now);
+  const release = claimOutDir(out, { now: opts.now, force: opts.force });
   try {
     const log = new TrialLog(out);
     for (const r of records) log.append(r);
     log.close();
+    copySpend(inputs.map((i) => i.dir), out);
+    const spent = readSpend(out).tally;
     const canaries = inputs.map((i) => i.manifest.canary);
     const manifest: Manifest = {
       ...first,
@@ -95,7 +98,9 @@ export function mergeRuns(inputs: readonly MergeInput[], out: string, opts: { no
         failures: canaries.flatMap((c, i) => (c === null ? [`${inputs[i]!.dir}: no canary result`] : c.failures.map((f) => `${inputs[i]!.dir}: ${f}`))),
         results: canaries.find((c) => c !== null)?.results ?? null,
       },
-      sessions: inputs.flatMap((i) => i.manifest.sessions),
+      sessions: inputs.flatMap((i) => i.manifest.sessions.map((s) => ({ ...s, spend: spent.session(s.id) }))),
+      spend: spent.total(),
+      withheld_credentials: [...new Set(inputs.flatMap((i) => i.manifest.withheld_credentials))],
       totals: totalsOf(records.map(trialHead)),
       merged_from: inputs.map((i) => ({ dir: i.dir, run_id: i.manifest.run_id, shard: i.manifest.plan.shard })),
     };

@@ -1,3 +1,5 @@
+import { hasCredentials, withoutCredentials } from "../../src/providers/endpoint.ts";
+
 /** Header names whose values are credentials. */
 const SECRET_NAME = /auth|key|token|secret|cookie|passw|session|credential/i;
 /** Values that look like credentials whatever their header name. */
@@ -20,9 +22,25 @@ export function splitHeader(text: string): [string, string] | null {
   return m ? [m[1]!.trim(), m[2]!] : null;
 }
 
+/** A URL anywhere in a text (an argument, a message). */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
+
+/** Every URL in the text without its userinfo and query (DESIGN.md §8: no credential reaches a file). */
+export function redactUrls(text: string): string {
+  return text.replace(URL_IN_TEXT, (url) => {
+    try {
+      return hasCredentials(url) ? withoutCredentials(url) : url;
+    } catch {
+      // Not a parseable URL: whatever follows the scheme may still hold userinfo or a query.
+      return url.replace(/\/\/[^/@?#]*@/, "//").replace(/[?#].*$/, "");
+    }
+  });
+}
+
 /**
  * The command line as recorded in the manifest: every `--header` value that looks like a
- * credential is replaced. Environment variables are never read here.
+ * credential is replaced, and every URL loses its userinfo and query. Environment variables are
+ * never read here.
  */
 export function redactArgv(argv: readonly string[]): string[] {
   const out: string[] = [];
@@ -32,7 +50,7 @@ export function redactArgv(argv: readonly string[]): string[] {
       out.push(a, redactHeaderArg(argv[++i]!));
     } else if (a.startsWith("--header=")) {
       out.push(`--header=${redactHeaderArg(a.slice("--header=".length))}`);
-    } else out.push(a);
+    } else out.push(redactUrls(a));
   }
   return out;
 }

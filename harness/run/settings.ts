@@ -5,6 +5,7 @@ import { CATEGORIES } from "../../src/formats/enums.ts";
 import { InputError, loadFile } from "../../src/formats/load.ts";
 import type { Suite } from "../../src/formats/records.ts";
 import { ClientConfigSchema, WIRE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
+import { hasCredentials, withoutCredentials } from "../../src/providers/endpoint.ts";
 import { ENGINE_MODES } from "../../src/loop/engine.ts";
 import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/providers/sim/profile.ts";
 import { EstimateSchema, type ConfigFile, type Estimate, type RolePatch } from "../config.ts";
@@ -118,6 +119,7 @@ export const RunCliSchema = z.strictObject({
     .optional(),
   out: z.string().min(1).optional(),
   force: z.boolean().optional(),
+  breakLock: z.boolean().optional(),
   failOnExpectations: z.boolean().optional(),
   resume: z.string().min(1).optional(),
   retryErrors: z.boolean().optional(),
@@ -131,7 +133,7 @@ export const RunCliSchema = z.strictObject({
 export type RunCli = z.output<typeof RunCliSchema>;
 
 /** Options that only make sense for a fresh run (the recorded values stand on resume). */
-export const FRESH_ONLY: readonly (keyof RunCli)[] = ["shard", "out", "force", "dryRun", "replay", "replayFallThrough", "pack"];
+export const FRESH_ONLY: readonly (keyof RunCli)[] = ["shard", "out", "force", "replay", "replayFallThrough", "pack"];
 
 /** Options that choose a role's provider or model: `--replay` takes both from the recorded run. */
 const ROLE_CHOICE: readonly (keyof RunCli)[] = ["provider", "model", "plannerProvider", "plannerModel", "criticProvider", "criticModel", "baseUrl"];
@@ -286,20 +288,35 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
 /** The `packs` key of a config: absent when no pack is enabled, so a config without packs hashes as it always did. */
 const packsOf = (dirs: readonly string[] | undefined): { packs?: string[] } => (dirs && dirs.length > 0 ? { packs: [...dirs] } : {});
 
-/** The config as the manifest records it: credential header values replaced. */
+/** The config as the manifest records it: credential header values replaced, base URLs without userinfo or query. */
 export function recordedConfig(config: RunConfig): RunConfig {
-  const role = (r: RoleConfig): RoleConfig => (r.headers ? { ...r, headers: redactHeaders(r.headers) } : r);
+  const role = (r: RoleConfig): RoleConfig => ({
+    ...r,
+    ...(r.headers ? { headers: redactHeaders(r.headers) } : {}),
+    ...(r.baseUrl ? { baseUrl: withoutCredentials(r.baseUrl) } : {}),
+  });
   return { ...config, client: { ...config.client, planner: role(config.client.planner), critic: role(config.client.critic) } };
 }
 
-/** Roles whose recorded headers were redacted and that the resume command line did not supply again. */
-export function missingCredentials(config: RunConfig): string[] {
+const withheldUrl = (role: string) => `${role}.baseUrl`;
+
+/** What the recorded config leaves out and a resume must be given again: `planner.baseUrl` when its URL had userinfo or a query. */
+export function withheldCredentials(config: RunConfig): string[] {
+  return ROLE_NAMES.filter((role) => config.client[role].baseUrl !== undefined && hasCredentials(config.client[role].baseUrl!)).map(withheldUrl);
+}
+
+/** Credentials the run used that were never recorded and that the resume command line did not supply again. */
+export function missingCredentials(config: RunConfig, withheld: readonly string[]): string[] {
   const out: string[] = [];
-  for (const role of ["planner", "critic"] as const) {
+  for (const role of ROLE_NAMES) {
     for (const [k, v] of Object.entries(config.client[role].headers ?? {})) if (v === REDACTED) out.push(`${role}: --header ${k}=...`);
+    const url = config.client[role].baseUrl;
+    if (withheld.includes(withheldUrl(role)) && (url === undefined || !hasCredentials(url))) out.push(`${role}: --base-url (its userinfo and query)`);
   }
   return out;
 }
+
+const ROLE_NAMES = ["planner", "critic"] as const;
 
 /** Hash of what can change a result: the recorded config plus the code fingerprint. */
 export function configHash(config: RunConfig, fingerprint: Fingerprint): string {

@@ -1,18 +1,22 @@
 import { join } from "node:path";
 import { recordedCorpus, type Corpus } from "../corpus/load.ts";
-import type { CallRecord, Role } from "../../src/formats/records.ts";
+import type { Role } from "../../src/formats/records.ts";
 import { InputError } from "../../src/formats/load.ts";
 import type { SimProfile } from "../../src/providers/sim/profile.ts";
+import type { Spend } from "../../src/formats/records.ts";
+import type { AttemptEvent } from "../../src/providers/types.ts";
 import type { ConfigFile } from "../config.ts";
 import type { LoopMonitor } from "./event-loop.ts";
-import { BudgetGuard, estimateSweep, refuseByEstimate, type PriceOf, type SweepEstimate } from "./budget.ts";
+import { BudgetGuard, estimateSweep, formatSpend, refuseByEstimate, type PriceOf, type SweepEstimate } from "./budget.ts";
 import { currentTrialKey, executeTrials, StopControl, type TrialExecutor } from "./execute.ts";
-import { MANIFEST_SCHEMA_VERSION, readManifest, runIdFor, totalsOf, type Manifest, type RunState, type Session } from "./manifest.ts";
+import { NO_SPEND, readSpend, SpendJournal, SpendTally } from "./journal.ts";
+import { acquireLock, claimOutDir, type LockOptions } from "./lock.ts";
+import { CRASHED, MANIFEST_SCHEMA_VERSION, readManifest, runIdFor, totalsOf, type Manifest, type RunState, type Session } from "./manifest.ts";
 import { mostlyErrors } from "./outage.ts";
 import { Progress, formatUsd, isInteractive, loopText, startPlainProgress } from "./progress.ts";
 import { redactArgv } from "./redact.ts";
-import { configHash, diffValues, FRESH_ONLY, missingCredentials, recordedConfig, resolveRun, type Fingerprint, type ResolvedRun, type RunCli, type RunConfig } from "./settings.ts";
-import { acquireLock, prepareOutDir, readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
+import { configHash, diffValues, FRESH_ONLY, missingCredentials, recordedConfig, resolveRun, withheldCredentials, type Fingerprint, type ResolvedRun, type RunCli, type RunConfig } from "./settings.ts";
+import { readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
 import { formatSummary, formatTable, summarizeByCategory } from "./summary.ts";
 import { pendingTrials, planTrials, selectItems, shardTrials, type TrialWork, type WorkItem } from "./work.ts";
 
@@ -26,7 +30,8 @@ export interface CanaryOutcome {
 
 export interface CallHooks {
   beforeCall(role: Role): "ok" | "budget_exceeded";
-  onCall(record: CallRecord): void;
+  /** Every provider send as it leaves and returns: journaled before the call is recorded. */
+  onAttempt(event: AttemptEvent): void;
 }
 
 /** What the runner needs from the rest of fieldtest (wired in harness/run/wiring.ts, faked in tests). */
@@ -112,6 +117,21 @@ function printEstimate(out: NodeJS.WriteStream, est: SweepEstimate, counts: { co
   for (const r of est.roles) for (const line of r.derivation) out.write(`  ${r.role}: ${line}\n`);
 }
 
+/** What a resume's dry run adds: what the journal says was spent, and what the limits leave. */
+function printSpent(out: NodeJS.WriteStream, spent: Spend, sessions: number, limits: { budgetUsd: number | null; maxCalls: number | null }, est: SweepEstimate): void {
+  out.write(`\nalready spent (spend journal, ${sessions} session(s)): ${spent.calls} calls, ${formatSpend(spent)}\n`);
+  if (limits.maxCalls !== null) out.write(`--max-calls ${limits.maxCalls}: ${Math.max(0, limits.maxCalls - spent.calls)} calls left for an estimated ${est.calls}\n`);
+  if (limits.budgetUsd !== null) out.write(`--budget-usd ${limits.budgetUsd}: $${Math.max(0, limits.budgetUsd - spent.cost_usd).toFixed(4)} left for an estimated ${formatUsd(est.costUsd)}\n`);
+}
+
+/** Engine trials, and critic-only ones: boundary, security and injection trials make one critic call each. */
+const countsOf = (trials: readonly TrialWork[]) => ({ corpus: trials.filter((t) => t.suite === "corpus").length, boundary: trials.filter((t) => t.suite !== "corpus").length });
+
+function estimateOf(trials: readonly TrialWork[], resolved: ResolvedRun, engine: SweepEngine): SweepEstimate {
+  const counts = countsOf(trials);
+  return estimateSweep({ corpusTrials: counts.corpus, boundaryTrials: counts.boundary }, resolved.config, resolved.estimate, engine.price);
+}
+
 interface Prepared {
   dir: string;
   resolved: ResolvedRun;
@@ -121,6 +141,8 @@ interface Prepared {
   owned: TrialWork[];
   manifest: Manifest;
   recorded: TrialHead[];
+  /** What the run's journal says every earlier session spent. */
+  spent: SpendTally;
 }
 
 /** `fieldtest run`: a fresh sweep or `--resume DIR`. Returns the exit code. */
@@ -128,7 +150,11 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
   const started = host.now();
   const corpus = engine.loadCorpus();
   const allItems = corpusItems(corpus);
-  let prep: Prepared;
+  const lockOptions: LockOptions = { now: host.now, breakLock: cli.breakLock === true, notify: (line) => host.stderr.write(`fieldtest: ${line}\n`) };
+  const refused = (refusal: string) => {
+    host.stderr.write(`fieldtest: budget refused: ${refusal}; nothing was called (see --dry-run)\n`);
+    return 3;
+  };
 
   if (cli.resume !== undefined) {
     const stray = FRESH_ONLY.find((k) => cli[k] !== undefined);
@@ -151,8 +177,6 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
       ];
       throw new InputError(dir, "config", `differs from the recorded run, refusing to resume:\n  ${diff.join("\n  ") || "(hash differs)"}`);
     }
-    const missing = missingCredentials(resolved.config);
-    if (missing.length) throw new InputError("command line", "--header", `the run sent credential headers that are never recorded; pass them again: ${missing.join(", ")}`);
     const now = recordedCorpus(corpus, resolved.config.suites);
     if (now.hash !== manifest.corpus.hash) {
       const changed = diffValues(manifest.corpus.items, now.items).map((l) => l.split(":")[0]);
@@ -161,37 +185,53 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
     const items = selectItems(allItems, resolved.config);
     const plan = planTrials(items, resolved.config.trials);
     const owned = shardTrials(plan, manifest.plan.shard);
-    const log = readTrialLog(dir, trialHead);
-    prep = { dir, resolved, corpus, items, plan, owned, manifest, recorded: log.records };
-    if (log.torn > 0) host.stderr.write(`fieldtest: ${join(dir, RUN_FILES.trials)}: ignored ${log.torn} torn line(s) from an interrupted write\n`);
-  } else {
-    const resolved = resolveRun(file, cli, { loadProfile: engine.loadProfile });
-    const items = selectItems(allItems, resolved.config);
-    if (items.length === 0) throw new InputError("command line", "--only/--domain/--category", "the selection matches no corpus goal or boundary fixture");
-    const plan = planTrials(items, resolved.config.trials);
-    const owned = shardTrials(plan, resolved.operational.shard);
-    const described = engine.describe(resolved.config);
-    const est = estimateSweep(
-      // Boundary, security and injection trials are all critic-only: one critic call each.
-      { corpusTrials: owned.filter((t) => t.suite === "corpus").length, boundaryTrials: owned.filter((t) => t.suite !== "corpus").length },
-      resolved.config,
-      resolved.estimate,
-      engine.price,
-    );
-    const shard = resolved.operational.shard;
-    if (cli.dryRun) {
-      printEstimate(host.stdout, est, { corpus: owned.filter((t) => t.suite === "corpus").length, boundary: owned.filter((t) => t.suite !== "corpus").length }, shard ? ` (shard ${shard.index}/${shard.count} of ${plan.length})` : "");
-      return 0;
+    const missing = cli.dryRun ? [] : missingCredentials(resolved.config, manifest.withheld_credentials);
+    if (missing.length) throw new InputError("command line", "--header/--base-url", `the run used credentials that are never recorded; pass them again: ${missing.join(", ")}`);
+    // The lock first: the journal and the log are read as no one else is writing them.
+    const release = cli.dryRun ? () => {} : acquireLock(dir, lockOptions);
+    try {
+      const log = readTrialLog(dir, trialHead);
+      const { tally } = readSpend(dir);
+      const pending = pendingTrials(owned, log.records, cli.retryErrors === true);
+      const est = estimateOf(pending, resolved, engine);
+      if (cli.dryRun) {
+        printEstimate(host.stdout, est, countsOf(pending), ` left of ${owned.length} (resume of ${dir})`);
+        printSpent(host.stdout, tally.total(), tally.sessionIds().length, resolved.operational, est);
+        return 0;
+      }
+      const refusal = refuseByEstimate(est, resolved.operational, tally.total());
+      if (refusal) {
+        refreshSpend(manifest, tally);
+        writeJsonAtomic(join(dir, RUN_FILES.manifest), manifest);
+        return refused(`${refusal}; raise the limit on resume (--budget-usd X, --max-calls N)`);
+      }
+      engine.checkApiKeys(resolved.config);
+      if (log.torn > 0) host.stderr.write(`fieldtest: ${join(dir, RUN_FILES.trials)}: ignored a torn last line from an interrupted write\n`);
+      return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: log.records, spent: tally }, cli, engine, host, started);
+    } finally {
+      release();
     }
-    const refusal = refuseByEstimate(est, resolved.operational);
-    if (refusal) {
-      host.stderr.write(`fieldtest: budget refused: ${refusal}; nothing was called (see --dry-run)\n`);
-      return 3;
-    }
-    engine.checkApiKeys(resolved.config);
-    const runId = runIdFor(started, host.randomId());
-    const dir = cli.out ?? join("runs", runId);
-    prepareOutDir(dir, cli.force === true);
+  }
+
+  const resolved = resolveRun(file, cli, { loadProfile: engine.loadProfile });
+  const items = selectItems(allItems, resolved.config);
+  if (items.length === 0) throw new InputError("command line", "--only/--domain/--category", "the selection matches no corpus goal or boundary fixture");
+  const plan = planTrials(items, resolved.config.trials);
+  const owned = shardTrials(plan, resolved.operational.shard);
+  const described = engine.describe(resolved.config);
+  const est = estimateOf(owned, resolved, engine);
+  const shard = resolved.operational.shard;
+  if (cli.dryRun) {
+    printEstimate(host.stdout, est, countsOf(owned), shard ? ` (shard ${shard.index}/${shard.count} of ${plan.length})` : "");
+    return 0;
+  }
+  const refusal = refuseByEstimate(est, resolved.operational);
+  if (refusal) return refused(refusal);
+  engine.checkApiKeys(resolved.config);
+  const runId = runIdFor(started, host.randomId());
+  const dir = cli.out ?? join("runs", runId);
+  const release = claimOutDir(dir, { ...lockOptions, force: cli.force === true });
+  try {
     const git = await host.git();
     const manifest: Manifest = {
       schema_version: MANIFEST_SCHEMA_VERSION,
@@ -214,37 +254,58 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
       operational: { concurrency: resolved.operational.concurrency, budget_usd: resolved.operational.budgetUsd, max_calls: resolved.operational.maxCalls },
       canary: null,
       sessions: [],
+      spend: NO_SPEND,
+      withheld_credentials: withheldCredentials(resolved.config),
       totals: { recorded: 0, errors: 0, calls: 0, cost_usd: 0 },
       merged_from: null,
     };
-    prep = { dir, resolved, corpus, items, plan, owned, manifest, recorded: [] };
+    return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: [], spent: new SpendTally() }, cli, engine, host, started);
+  } finally {
+    release();
   }
-  return execute(prep, cli, engine, host, started);
 }
 
+/**
+ * Brings the manifest's record of earlier sessions up to date, under the run's lock: a session that
+ * never said how it ended died with its process, and every session's spend is what the journal says.
+ */
+function refreshSpend(manifest: Manifest, tally: SpendTally): void {
+  for (const s of manifest.sessions) {
+    if (s.outcome === "running") s.outcome = CRASHED;
+    s.spend = tally.session(s.id);
+  }
+  manifest.spend = tally.total();
+}
+
+/** Runs the pending trials of a prepared run whose lock the caller holds. */
 async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: SweepHost, started: Date): Promise<number> {
-  const { dir, resolved, manifest } = prep;
-  const release = acquireLock(dir, host.now);
-  const log = new TrialLog(dir);
+  const { dir, resolved, manifest, spent: tally } = prep;
+  refreshSpend(manifest, tally);
   const session: Session = {
+    id: `${manifest.sessions.length + 1}-${host.randomId()}`,
     command: ["fieldtest", ...redactArgv(host.argv)],
     started_at: started.toISOString(),
     finished_at: null,
     outcome: "running",
     trials_written: 0,
-    calls: 0,
-    cost_usd: 0,
+    spend: NO_SPEND,
   };
+  const before = tally.total();
+  const journal = new SpendJournal(dir, session.id, host.now);
+  const log = new TrialLog(dir);
   manifest.sessions.push(session);
   manifest.state = "running";
   manifest.finished_at = null;
+  manifest.spend = before;
   manifest.operational = { concurrency: resolved.operational.concurrency, budget_usd: resolved.operational.budgetUsd, max_calls: resolved.operational.maxCalls };
   const saveManifest = () => writeJsonAtomic(join(dir, RUN_FILES.manifest), manifest);
   saveManifest();
+  if (before.unknown_cost_calls > 0) {
+    host.stderr.write(`fieldtest: note: ${before.unknown_cost_calls} earlier call(s) have unknown cost (no usage reported, a timeout, or in flight at a crash); the run has spent ${formatSpend(before)}\n`);
+  }
 
   const stop = new StopControl();
-  const spentBefore = manifest.sessions.slice(0, -1).reduce((t, s) => ({ calls: t.calls + s.calls, costUsd: t.costUsd + (s.cost_usd ?? 0) }), { calls: 0, costUsd: 0 });
-  const guard = new BudgetGuard(resolved.operational, currentTrialKey, spentBefore);
+  const guard = new BudgetGuard(resolved.operational, currentTrialKey, before);
   let disposeSignals = () => {};
   let reporter: { stop(): void } | null = null;
   let loop: LoopMonitor | null = null;
@@ -258,14 +319,22 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
 
     const pending = pendingTrials(prep.owned, prep.recorded, cli.retryErrors === true);
     loop = host.monitorEventLoop?.() ?? null;
-    const progress = new Progress(prep.owned, pending, host.now().getTime(), () => guard.calls - spentBefore.calls, () => loop?.read() ?? null);
+    const progress = new Progress(prep.owned, pending, host.now().getTime(), () => guard.calls - before.calls, () => loop?.read() ?? null);
+    const stopWhenTripped = () => {
+      if (guard.tripped !== null && stop.mode === "run") stop.stop("drain", guard.tripped);
+    };
     const executor = engine.createExecutor(resolved.config, prep.corpus, {
       beforeCall: () => {
         const verdict = guard.beforeCall();
-        if (verdict === "budget_exceeded" && stop.mode === "run") stop.stop("drain", guard.tripped ?? "budget");
+        stopWhenTripped();
         return verdict;
       },
-      onCall: (record) => guard.onCall(record),
+      onAttempt: (event) => {
+        const line = journal.record(event, currentTrialKey() ?? null);
+        tally.add(line);
+        guard.onSpend(line);
+        stopWhenTripped();
+      },
     });
     disposeSignals = host.onSignal((signal) => {
       if (signal === "SIGINT" && stop.mode === "run") {
@@ -306,8 +375,9 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
       host.stderr.write(`fieldtest: interrupted; every finished trial is saved. Resume with:\n  ${resumeCommand(dir)}\n`);
       return finish("interrupted", EXIT_INTERRUPTED);
     }
-    if (stop.mode !== "run") {
-      host.stderr.write(`fieldtest: budget reached (${stop.reason}); stopped cleanly. Resume (raising the limit) with:\n  ${resumeCommand(dir)} --budget-usd X | --max-calls N\n`);
+    // A limit reached by the run's last calls cut nothing short: the run is complete.
+    if (stop.mode !== "run" && pendingTrials(prep.owned, readTrialLog(dir, trialHead).records, false).length > 0) {
+      host.stderr.write(`fieldtest: budget reached (${stop.reason}); stopped cleanly, spent ${formatSpend(tally.total())}. Resume (raising the limit) with:\n  ${resumeCommand(dir)} --budget-usd X | --max-calls N\n`);
       return finish("budget_stopped", 3);
     }
     return complete();
@@ -316,7 +386,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     loop?.stop();
     disposeSignals();
     log.close();
-    release();
+    journal.close();
   }
 
   function finish(state: RunState, code: number, read = readTrialLog(dir, trialHead)): number {
@@ -324,8 +394,8 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     manifest.finished_at = state === "completed" ? host.now().toISOString() : null;
     session.finished_at = host.now().toISOString();
     session.outcome = state;
-    session.calls = guard.calls - spentBefore.calls;
-    session.cost_usd = guard.unknownCostCalls > 0 ? null : guard.spentUsd - spentBefore.costUsd;
+    session.spend = tally.session(session.id);
+    manifest.spend = tally.total();
     manifest.totals = totalsOf(read.records);
     saveManifest();
     return code;
@@ -339,14 +409,14 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
       return finish("interrupted", 3, read);
     }
     finish("completed", 0, read);
-    const paths = [join(dir, RUN_FILES.manifest), join(dir, RUN_FILES.trials)];
+    const paths = [join(dir, RUN_FILES.manifest), join(dir, RUN_FILES.trials), join(dir, RUN_FILES.spend)];
     // A shard's numbers mean little alone: the merged run gets the report.
     const report = engine.writeReport && !manifest.plan.shard ? engine.writeReport(dir) : null;
     if (report) paths.push(...report.paths);
     const out = host.stdout;
     out.write(`\n${formatSummary(summarizeByCategory(read.records, prep.items))}\n`);
     if (report?.headline.length) out.write(`\n${report.headline.join("\n")}\n`);
-    out.write(`\ncalls ${manifest.totals.calls}  cost ${formatUsd(manifest.totals.cost_usd)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}${loopText(manifest.operational.event_loop ?? null)}\n`);
+    out.write(`\nspent ${manifest.spend.calls} calls, ${formatSpend(manifest.spend)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}${loopText(manifest.operational.event_loop ?? null)}\n`);
     if (manifest.plan.shard) out.write(`shard ${manifest.plan.shard.index}/${manifest.plan.shard.count}: merge the shards with  npx --no-install fieldtest merge DIR... --out DIR\n`);
     out.write(`wrote:\n${paths.map((p) => `  ${p}`).join("\n")}\n`);
     // Errors carry no verdict: a run of mostly errors is an outage, whatever its summary says.

@@ -14,8 +14,9 @@ import type { RoleConfig } from "../../src/providers/config.ts";
 import { estimateCost, PRICE_TABLE_VERSION } from "../../src/providers/prices.ts";
 import { SIM_VERSION } from "../../src/providers/sim/adapter.ts";
 import { loadSimProfile } from "../../src/providers/sim/profile.ts";
-import { z } from "zod";
 import { loadFile } from "../../src/formats/load.ts";
+import { SummaryFileSchema, type SummaryFile } from "../../src/formats/summary.ts";
+import { publicBaseUrl } from "../../src/providers/endpoint.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { runCanaries } from "../canary.ts";
 import { fmtMetric } from "../report/format.ts";
@@ -31,7 +32,7 @@ import { loadPacks, packVersions } from "../../src/packs/load.ts";
 import { declaredAttributes, plannerPromptFor } from "../../src/packs/planner.ts";
 import type { TrialExecutor } from "./execute.ts";
 import { monitorEventLoop } from "./event-loop.ts";
-import { RUN_FILES } from "./store.ts";
+import { readTrialLog, RUN_FILES } from "./store.ts";
 import type { CallHooks, RunReport, SweepEngine, SweepHost } from "./sweep.ts";
 import type { RunConfig } from "./settings.ts";
 
@@ -49,7 +50,7 @@ function roleSummary(r: RoleConfig, prompt: PromptDescriptor<string>) {
   return {
     provider: r.provider,
     model: r.model,
-    base_url: r.baseUrl ?? null,
+    base_url: r.baseUrl === undefined ? null : publicBaseUrl(r.baseUrl),
     temperature: r.temperature ?? null,
     top_p: r.topP ?? null,
     seed: r.seed ?? null,
@@ -57,6 +58,9 @@ function roleSummary(r: RoleConfig, prompt: PromptDescriptor<string>) {
     prompt: promptHashes(prompt),
   };
 }
+
+/** What a replayed run answers with: its recorded calls, read by the one trial-log reader. */
+const replayedTrials = (dir: string) => readTrialLog(dir, (r) => ({ suite: r.suite, item_id: r.item_id, trial: r.trial, calls: r.calls })).records;
 
 /** The packs a run gates with: its own (`--pack`, `packs:`), and for the security suite also the packs the suite names. */
 export interface RunPacks {
@@ -79,7 +83,7 @@ export function runPacks(config: RunConfig): RunPacks {
  * variants also with the suite's.
  */
 export function engineExecutor(config: RunConfig, corpus: Corpus, hooks: CallHooks, packs: RunPacks = runPacks(config)): TrialExecutor {
-  const client = createModelClient(config.client, hooks);
+  const client = createModelClient(config.client, { ...hooks, recordedTrials: replayedTrials });
   const goals = new Map<string, CorpusGoal>(corpus.goals.map(({ goal }) => [goal.id, goal]));
   const frozen: Record<"boundary" | "security" | "injection", Map<string, Fixture>> = {
     boundary: new Map(corpus.fixtures.map(({ fixture }) => [fixture.id, fixture])),
@@ -93,18 +97,15 @@ export function engineExecutor(config: RunConfig, corpus: Corpus, hooks: CallHoo
   };
 }
 
-const MetricSchema = z.looseObject({ value: z.number().nullable(), ci_low: z.number().nullable(), ci_high: z.number().nullable(), n_items: z.number(), n_trials: z.number() });
-const FailingSchema = z.looseObject({ failing_items: z.array(z.string()) });
-/** What the end-of-run table reads back from summary.json. */
-const SummaryHeadSchema = z.looseObject({
-  metrics: z.record(z.string(), MetricSchema),
-  expectations: z.looseObject({ goals: FailingSchema, fixtures: FailingSchema }),
-});
+/** `summary.json` of a run, validated (a bad file is one line naming the file, the line and the key path). */
+export function readSummary(dir: string): SummaryFile {
+  return loadFile(join(dir, RUN_FILES.summary), SummaryFileSchema);
+}
 
 /** Writes the run's reports, then reads the headline metrics and failed expectations back from summary.json. */
 export function reportRun(dir: string, corpusRoot = "corpus", decisionInput: DecisionInput | null = null): RunReport {
   const { paths, decision } = writeReport(dir, corpusRoot, decisionInput);
-  const summary = loadFile(join(dir, RUN_FILES.summary), SummaryHeadSchema);
+  const summary = readSummary(dir);
   // Metrics with no item (a run of the security suite alone has no boundary fixture) are left out.
   const shown = HEADLINE_METRICS.filter((m) => summary.metrics[m] !== undefined && summary.metrics[m]!.n_items > 0);
   const width = Math.max(...shown.map((m) => m.length));

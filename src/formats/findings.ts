@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FAMILIES, type Family, type Severity } from "./enums.ts";
+import { FAMILIES, SEVERITIES, type Family } from "./enums.ts";
 
 export const GATE_IDS = [
   "schema_valid",
@@ -67,14 +67,15 @@ export const GateFindingSchema = z.strictObject({
 export type GateFinding = z.output<typeof GateFindingSchema>;
 
 /** What a deterministic repair did, recorded beside the gate findings. */
-export interface RepairNote {
-  origin: "repair";
-  repair: "topological_reorder" | "precondition_closer";
-  severity: "info";
-  task_id: string | null;
-  message: string;
-  moved: string[];
-}
+export const RepairNoteSchema = z.strictObject({
+  origin: z.literal("repair"),
+  repair: z.enum(["topological_reorder", "precondition_closer"]),
+  severity: z.literal("info"),
+  task_id: z.string().nullable(),
+  message: z.string(),
+  moved: z.array(z.string()),
+});
+export type RepairNote = z.output<typeof RepairNoteSchema>;
 
 export const CLAIM_KINDS = [
   "misordered",
@@ -121,25 +122,22 @@ export const NORMALIZATION_RULES = [
 ] as const;
 export type NormalizationRule = (typeof NORMALIZATION_RULES)[number];
 
-export interface CriticEvidence {
-  claim: string;
-  tasks: string[];
-  facts: string[];
-}
+export type CriticEvidence = z.output<typeof CriticEvidenceSchema>;
 
 /** A critic finding after normalization; `raw` keeps what the model said. */
-export interface NormalizedFinding {
-  origin: "critic";
-  raw: { family: unknown; severity: unknown };
-  family: string;
-  severity: Severity;
-  task_id: string | null;
-  message: string;
-  suggested_fix: string | null;
-  evidence: CriticEvidence | null;
-  evidence_status: EvidenceStatus;
-  evidence_reason: string;
-  normalization: NormalizationRule[];
+export const NormalizedFindingSchema = z.strictObject({
+  origin: z.literal("critic"),
+  raw: z.strictObject({ family: z.unknown(), severity: z.unknown() }),
+  family: z.string(),
+  severity: z.enum(SEVERITIES),
+  task_id: z.string().nullable(),
+  message: z.string(),
+  suggested_fix: z.string().nullable(),
+  evidence: CriticEvidenceSchema.nullable(),
+  evidence_status: z.enum(EVIDENCE_STATUSES),
+  evidence_reason: z.string(),
+  normalization: z.array(z.enum(NORMALIZATION_RULES)),
   /** `critic:family:task_id:claim:evidence tasks` (DESIGN.md §6). */
-  key: string;
-}
+  key: z.string(),
+});
+export type NormalizedFinding = z.output<typeof NormalizedFindingSchema>;

@@ -174,18 +174,21 @@ export function readSource(file: string): ParsedSource {
   return parseSource(file, text);
 }
 
+/** Where a zod issue points and what it says; an unknown key is named in the path. */
+export function issueAt(issue: z.core.$ZodIssue): { keys: readonly PropertyKey[]; path: string; detail: string } {
+  if (issue.code === "unrecognized_keys") {
+    const keys = [...issue.path, issue.keys[0]!];
+    return { keys, path: formatPath(keys), detail: `unknown key "${issue.keys[0]}"` };
+  }
+  return { keys: issue.path, path: formatPath(issue.path), detail: issue.message };
+}
+
 /** Validate parsed data with a zod schema; the first issue becomes an InputError. */
 export function validate<S extends z.ZodType>(source: ParsedSource, schema: S): z.output<S> {
   const result = schema.safeParse(source.data);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  let path = issue.path;
-  let detail = issue.message;
-  if (issue.code === "unrecognized_keys") {
-    path = [...issue.path, issue.keys[0]!];
-    detail = `unknown key "${issue.keys[0]}"`;
-  }
-  throw new InputError(source.file, formatPath(path) || "(root)", detail, source.lineOf(path));
+  const { keys, path, detail } = issueAt(result.error.issues[0]!);
+  throw new InputError(source.file, path || "(root)", detail, source.lineOf(keys));
 }
 
 export function loadFile<S extends z.ZodType>(file: string, schema: S): z.output<S> {

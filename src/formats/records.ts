@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { EscalationReason } from "./enums.ts";
-import type { GateFinding, NormalizedFinding, RepairNote } from "./findings.ts";
-import type { Plan } from "./plan.ts";
+import { ESCALATION_REASONS } from "./enums.ts";
+import { GateFindingSchema, NormalizedFindingSchema, RepairNoteSchema } from "./findings.ts";
+import { PlanSchema } from "./plan.ts";
 
 export const ROLES = ["planner", "critic"] as const;
 export type Role = (typeof ROLES)[number];
@@ -25,118 +25,139 @@ export const DecisionContextSchema = z.strictObject({
 });
 export type DecisionContext = z.output<typeof DecisionContextSchema>;
 
-export type ModelMismatch = null | "snapshot" | "different";
+export const MODEL_MISMATCHES = ["snapshot", "different"] as const;
+export type ModelMismatch = null | (typeof MODEL_MISMATCHES)[number];
 
-export interface TransportAttempt {
-  index: number;
-  latency_ms: number;
-  outcome: "ok" | "error";
-  error_class: string | null;
-  http_status: number | null;
-}
+/** One send of a request (a retry is another one); "LLM calls" count these. */
+export const TransportAttemptSchema = z.strictObject({
+  index: z.number().int().min(0),
+  latency_ms: z.number().min(0),
+  outcome: z.enum(["ok", "error"]),
+  error_class: z.string().nullable(),
+  http_status: z.number().int().nullable(),
+});
+export type TransportAttempt = z.output<typeof TransportAttemptSchema>;
 
-export interface Usage {
-  input_tokens: number;
-  output_tokens: number;
-}
+export const UsageSchema = z.strictObject({ input_tokens: z.number().int().min(0), output_tokens: z.number().int().min(0) });
+export type Usage = z.output<typeof UsageSchema>;
 
 /**
  * One model call as the harness made it: one structured-output attempt, with every transport
  * attempt (retries) inside it. "LLM calls" in the metrics count transport attempts.
  */
-export interface CallRecord {
-  role: Role;
-  round: number;
+export const CallRecordSchema = z.strictObject({
+  role: z.enum(ROLES),
+  round: z.number().int().min(0),
   /** SHA-256 of the canonical wire request plus role and trial index: the cache and replay key. */
-  request_sha256: string;
+  request_sha256: z.string(),
   /** Structured-output attempt index (0 = first ask; later ones carry validation feedback). */
-  attempt: number;
-  context: DecisionContext;
-  reported: { model: string | null; system_fingerprint: string | null };
-  model_mismatch: ModelMismatch;
-  usage: Usage | null;
-  /** USD; null when the price is unknown (never 0 for unknown). */
-  cost_usd: number | null;
-  latency_ms: number;
-  outcome: "ok" | "invalid_output" | "error";
-  error_class: string | null;
-  http_status: number | null;
-  transport_attempts: TransportAttempt[];
-  raw_text: string | null;
+  attempt: z.number().int().min(0),
+  context: DecisionContextSchema,
+  reported: z.strictObject({ model: z.string().nullable(), system_fingerprint: z.string().nullable() }),
+  model_mismatch: z.enum(MODEL_MISMATCHES).nullable(),
+  usage: UsageSchema.nullable(),
+  /** USD; null when the price is unknown or an attempt may have been billed without usage (never 0 for unknown). */
+  cost_usd: z.number().min(0).nullable(),
+  latency_ms: z.number().min(0),
+  outcome: z.enum(["ok", "invalid_output", "error"]),
+  error_class: z.string().nullable(),
+  http_status: z.number().int().nullable(),
+  transport_attempts: z.array(TransportAttemptSchema),
+  raw_text: z.string().nullable(),
   /** Validation error fed back to the model on the next attempt, if any. */
-  validation_error: string | null;
-  cached: boolean;
-}
+  validation_error: z.string().nullable(),
+  cached: z.boolean(),
+  // Imported runs only (`fieldtest import`): what the source log held, and what it lacked.
+  messages: z.array(z.strictObject({ role: z.string(), content: z.string() })).optional(),
+  logged_at: z.string().optional(),
+  not_recorded: z.array(z.string()).optional(),
+  inferred: z.array(z.string()).optional(),
+});
+export type CallRecord = z.output<typeof CallRecordSchema>;
 
-export type CriticOutcome = "ok" | "critic_unavailable";
+export const CRITIC_OUTCOMES = ["ok", "critic_unavailable"] as const;
+export type CriticOutcome = (typeof CRITIC_OUTCOMES)[number];
 
-export interface CriticAudit {
-  outcome: CriticOutcome;
+export const CriticAuditSchema = z.strictObject({
+  outcome: z.enum(CRITIC_OUTCOMES),
   /** For critic_unavailable: invalid_output | provider_error | budget_exceeded. */
-  reason: string | null;
-  raw_text: string | null;
-  findings: NormalizedFinding[];
-  malformed_findings: number;
-}
+  reason: z.string().nullable(),
+  raw_text: z.string().nullable(),
+  findings: z.array(NormalizedFindingSchema),
+  malformed_findings: z.number().int().min(0),
+});
+export type CriticAudit = z.output<typeof CriticAuditSchema>;
 
-export type RoundDecision = "approve" | "revise" | "escalate";
+export const ROUND_DECISIONS = ["approve", "revise", "escalate"] as const;
+export type RoundDecision = (typeof ROUND_DECISIONS)[number];
 
-export interface RoundRecord {
-  index: number;
-  plan: Plan;
+export const RoundRecordSchema = z.strictObject({
+  index: z.number().int().min(0),
+  plan: PlanSchema,
   /** SHA-256 of the plan's structural content (DESIGN.md §6). */
-  structural_hash: string;
-  gate_findings: GateFinding[];
-  repairs: RepairNote[];
+  structural_hash: z.string(),
+  gate_findings: z.array(GateFindingSchema),
+  repairs: z.array(RepairNoteSchema),
   /** null when the critic did not run this round (mode or gate blockers). */
-  critic: CriticAudit | null;
+  critic: CriticAuditSchema.nullable(),
   /** Critic blockers carried forward from earlier rounds (re-checked on this plan). */
-  carried_forward: NormalizedFinding[];
+  carried_forward: z.array(NormalizedFindingSchema),
   /** Keys of every blocker that blocks in this round, gate and critic. */
-  blocker_keys: string[];
-  decision: RoundDecision;
-  reason: EscalationReason | null;
-}
+  blocker_keys: z.array(z.string()),
+  decision: z.enum(ROUND_DECISIONS),
+  reason: z.enum(ESCALATION_REASONS).nullable(),
+});
+export type RoundRecord = z.output<typeof RoundRecordSchema>;
 
 export const TRIAL_STATUSES = ["approved", "escalated", "error"] as const;
 export type TrialStatus = (typeof TRIAL_STATUSES)[number];
 export const SUITES = ["corpus", "boundary", "imported", "security", "injection"] as const;
 export type Suite = (typeof SUITES)[number];
-export type CriticVerdict = "block" | "pass" | "unavailable";
+export const CRITIC_VERDICTS = ["block", "pass", "unavailable"] as const;
+export type CriticVerdict = (typeof CRITIC_VERDICTS)[number];
 
-export interface TrialRecord {
-  schema_version: 1;
-  suite: Suite;
-  item_id: string;
-  trial: number;
-  status: TrialStatus;
-  /** The first escalation reason by DESIGN.md §6 order; null when approved. */
-  escalation_reason: EscalationReason | null;
-  /** Every reason that applied (includes critic_unavailable / planner_unavailable whenever they happened). */
-  escalation_reasons: EscalationReason[];
-  /** For status error: what went wrong (infrastructure, not a verdict). */
-  error: string | null;
-  item_hash: string;
-  rounds: RoundRecord[];
-  /** Critic-only trials (boundary suite); null for engine trials. */
-  critic_verdict: CriticVerdict | null;
-  verdict: "approve" | "escalate";
-  calls: CallRecord[];
-  /** Sum of call costs; null when any call's cost is null. */
-  cost_usd: number | null;
-  latency_ms: number;
-  started_at: string;
-  finished_at: string;
-}
+export const TRIAL_SCHEMA_VERSION = 1;
 
-/** Reading trials.jsonl: the identifying head is checked strictly, the body is trusted as written by us. */
+/** The identifying head of a trial line (DESIGN.md §8): its first fields, checked before the rest. */
 export const TrialHeadSchema = z.looseObject({
-  schema_version: z.literal(1),
+  schema_version: z.literal(TRIAL_SCHEMA_VERSION),
   suite: z.enum(SUITES),
   item_id: z.string(),
   trial: z.number().int().min(0),
   status: z.enum(TRIAL_STATUSES),
 });
+
+/** One line of trials.jsonl: one finished trial (DESIGN.md §8). */
+export const TrialRecordSchema = z.strictObject({
+  ...TrialHeadSchema.shape,
+  /** The first escalation reason by DESIGN.md §6 order; null when approved. */
+  escalation_reason: z.enum(ESCALATION_REASONS).nullable(),
+  /** Every reason that applied (includes critic_unavailable / planner_unavailable whenever they happened). */
+  escalation_reasons: z.array(z.enum(ESCALATION_REASONS)),
+  /** For status error: what went wrong (infrastructure, not a verdict). */
+  error: z.string().nullable(),
+  item_hash: z.string(),
+  rounds: z.array(RoundRecordSchema),
+  /** Critic-only trials (boundary suite); null for engine trials. */
+  critic_verdict: z.enum(CRITIC_VERDICTS).nullable(),
+  verdict: z.enum(["approve", "escalate"]),
+  calls: z.array(CallRecordSchema),
+  /** Sum of call costs; null when any call's cost is null. */
+  cost_usd: z.number().min(0).nullable(),
+  latency_ms: z.number().min(0),
+  started_at: z.string(),
+  finished_at: z.string(),
+  /** Imported runs only: where the trial came from and what did not carry over (harness/import). */
+  conversion: z
+    .strictObject({
+      source: z.strictObject({ trace: z.string(), planner_log: z.string().nullable(), critic_log: z.string().nullable() }),
+      rules: z.array(z.string()),
+      notes: z.array(z.strictObject({ kind: z.string(), subject: z.string(), detail: z.string() })),
+      unmatched_log_calls: z.number().int().min(0),
+    })
+    .optional(),
+});
+export type TrialRecord = z.output<typeof TrialRecordSchema>;
 
 export function trialKey(t: { suite: string; item_id: string; trial: number }): string {
   return `${t.suite}/${t.item_id}/${t.trial}`;
@@ -147,3 +168,60 @@ export type EngineOutcome = Pick<
   TrialRecord,
   "status" | "escalation_reason" | "escalation_reasons" | "error" | "rounds" | "critic_verdict" | "verdict" | "calls"
 >;
+
+export const SPEND_SCHEMA_VERSION = 1;
+
+/**
+ * One line of a run's spend journal (DESIGN.md §8), written as a provider send leaves ("sent") and
+ * as it returns ("returned"), paired by (session, id). A send with no return was in flight when
+ * its process died: it counts as a call, and its cost is unknown unless the provider is the sim.
+ */
+export const SpendLineSchema = z.discriminatedUnion("event", [
+  z.strictObject({
+    schema_version: z.literal(SPEND_SCHEMA_VERSION),
+    event: z.literal("sent"),
+    session: z.string(),
+    id: z.number().int().min(0),
+    at: z.string(),
+    /** `suite/item/trial` of the trial that made the call (null outside a sweep). */
+    trial_key: z.string().nullable(),
+    role: z.enum(ROLES),
+    provider: z.string(),
+    model: z.string(),
+    round: z.number().int().min(0),
+    /** Structured-output attempt, and transport attempt (retry) within it. */
+    attempt: z.number().int().min(0),
+    index: z.number().int().min(0),
+  }),
+  z.strictObject({
+    schema_version: z.literal(SPEND_SCHEMA_VERSION),
+    event: z.literal("returned"),
+    session: z.string(),
+    id: z.number().int().min(0),
+    at: z.string(),
+    role: z.enum(ROLES),
+    outcome: z.enum(["ok", "error"]),
+    error_class: z.string().nullable(),
+    http_status: z.number().int().nullable(),
+    usage: UsageSchema.nullable(),
+    /** null: unknown (no usage reported, an unpriced model, or a failure the provider may have billed). */
+    cost_usd: z.number().min(0).nullable(),
+  }),
+]);
+export type SpendLine = z.output<typeof SpendLineSchema>;
+
+/** What a run (or one session of it) spent, summed from the spend journal. */
+export const SpendSchema = z.strictObject({
+  /** Provider sends (transport attempts, retries included): what --max-calls counts. */
+  calls: z.number().int().min(0),
+  /** Tokens the provider reported (sends without usage add nothing). */
+  input_tokens: z.number().int().min(0),
+  output_tokens: z.number().int().min(0),
+  /** USD of the sends whose cost is known: the whole cost, or a lower bound (next field). */
+  cost_usd: z.number().min(0),
+  /** Sends whose cost is unknown: no usage reported, a timeout or cut body, or in flight at a crash. */
+  unknown_cost_calls: z.number().int().min(0),
+  /** true when some send's cost is unknown: the run cost at least `cost_usd`. */
+  cost_usd_is_lower_bound: z.boolean(),
+});
+export type Spend = z.output<typeof SpendSchema>;

@@ -1,18 +1,19 @@
 import type { z } from "zod";
-import { ROLES, type CallRecord, type Role, type TransportAttempt } from "../formats/records.ts";
+import { ROLES, type CallRecord, type Role, type TransportAttempt, type Usage } from "../formats/records.ts";
 import { TransportError, type Conversation, type ProviderAdapter, type Reply, type TransportTiming } from "./adapter.ts";
 import { apiKeyFor, API_KEY_ENV, type Env } from "./api-keys.ts";
 import { createDirectoryCache, type ReplyStore } from "./cache.ts";
 import { ClientConfigSchema, type ClientConfig, type ResolvedClientConfig, type RoleConfig, type WireProvider } from "./config.ts";
 import { decisionContext, modelMismatch, requestHash } from "./context.ts";
+import { urlCredentials } from "./endpoint.ts";
 import { estimateCost } from "./prices.ts";
-import { loadReplayStore, ReplayMissError, type ReplayStore } from "./replay.ts";
+import { createReplayStore, ReplayMissError, type RecordedTrials, type ReplayStore } from "./replay.ts";
 import { retryDelayMs } from "./retry.ts";
 import { createSimAdapter } from "./sim/adapter.ts";
 import { DEFAULT_SIM_PROFILE } from "./sim/profile.ts";
 import { feedbackPrompt, parseStructured } from "./structured-output.ts";
 import { Throttle } from "./throttle.ts";
-import type { LlmRequest, ModelClient, SendGuard, StructuredResult } from "./types.ts";
+import type { AttemptEvent, LlmRequest, ModelClient, SendGuard, StructuredResult } from "./types.ts";
 
 export { ClientConfigSchema, RoleConfigSchema, type ClientConfig, type RoleConfig } from "./config.ts";
 
@@ -28,6 +29,10 @@ export interface ClientDeps {
   onCall?: (record: CallRecord) => void;
   /** Asked before every send; "budget_exceeded" refuses it and the call returns that outcome. */
   beforeCall?: (role: Role) => "ok" | "budget_exceeded";
+  /** Told of every send as it leaves and as it returns, before the call record exists (the spend journal). */
+  onAttempt?: (event: AttemptEvent) => void;
+  /** The recorded trials of a run a role replays (`replay.runDir`); needed only when one does. */
+  recordedTrials?: (runDir: string) => RecordedTrials;
 }
 
 interface RoleRuntime {
@@ -75,6 +80,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
   const secrets = [
     ...Object.values(API_KEY_ENV).map((name) => env[name]),
     ...ROLES.flatMap((r) => Object.values(config[r].headers ?? {})),
+    ...ROLES.flatMap((r) => (config[r].baseUrl ? urlCredentials(config[r].baseUrl) : [])),
   ].filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH);
   const redact = (text: string) => secrets.reduce((t, s) => t.split(s).join("[redacted]"), text);
 
@@ -94,10 +100,15 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
     }
   }
 
+  function replayStore(runDir: string): ReplayStore {
+    if (!deps.recordedTrials) throw new Error(`replay of ${runDir} needs its recorded trials (ClientDeps.recordedTrials)`);
+    return createReplayStore(deps.recordedTrials(runDir));
+  }
+
   const runtimes = Object.fromEntries(
     ROLES.map((role): [Role, RoleRuntime] => {
       const rc = config[role];
-      const replay = rc.replay ? { store: loadReplayStore(rc.replay.runDir), fallThrough: rc.replay.fallThrough, runDir: rc.replay.runDir } : null;
+      const replay = rc.replay ? { store: replayStore(rc.replay.runDir), fallThrough: rc.replay.fallThrough, runDir: rc.replay.runDir } : null;
       const wireProvider = rc.replay ? rc.replay.as : (rc.provider as WireProvider);
       const adapter = adapterFor(wireProvider, rc);
       // A load failure surfaces at the role's first call; a role never called must not crash the process.
@@ -108,6 +119,9 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       ];
     }),
   ) as Record<Role, RoleRuntime>;
+
+  /** Sends made by this client, numbered so a send's return can be paired with it. */
+  let sends = 0;
 
   /** Send one wire request with transport retries; replay and cache answer first. `admit` is asked before every send. */
   async function exchange(
@@ -135,6 +149,8 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       // Time spent with the provider: the sends themselves, not backoff, throttling or the harness.
       latencyMs: attempts.reduce((ms, a) => ms + a.latency_ms, 0),
     });
+    const { provider } = adapter;
+    const { model } = rt.config;
     for (let retries = 0; ; ) {
       if (!admit(attempts) || deps.beforeCall?.(request.role) === "budget_exceeded") return done({ kind: "refused" });
       await rt.throttle.acquire();
@@ -142,14 +158,25 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       const sentAt = now();
       // An HTTP adapter times the exchange itself; otherwise (the sim) the send is the transport.
       const latency = () => (timing.startedAt !== null && timing.endedAt !== null ? timing.endedAt - timing.startedAt : now() - sentAt);
+      const id = sends++;
+      const { role, itemId, trial, round } = request;
+      deps.onAttempt?.({ phase: "sent", id, role, provider, model, item_id: itemId, trial, round, attempt, index: attempts.length });
+      const returned = (a: TransportAttempt, usage: Usage | null) => {
+        attempts.push(a);
+        deps.onAttempt?.({ phase: "returned", id, role, outcome: a.outcome, error_class: a.error_class, http_status: a.http_status, usage, cost_usd: attemptCost(provider, model, a, usage) });
+      };
       try {
         const reply = await adapter.send(body, { timeoutMs: rt.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, request, attempt, timing });
-        attempts.push({ index: attempts.length, latency_ms: latency(), outcome: "ok", error_class: null, http_status: reply.httpStatus });
+        returned({ index: attempts.length, latency_ms: latency(), outcome: "ok", error_class: null, http_status: reply.httpStatus }, reply.usage);
         cache?.put(key, reply);
         return done({ kind: "reply", reply });
       } catch (e) {
-        if (!(e instanceof TransportError)) throw e;
-        attempts.push({ index: attempts.length, latency_ms: latency(), outcome: "error", error_class: e.errorClass, http_status: e.httpStatus });
+        if (!(e instanceof TransportError)) {
+          // Sent and answered in a way no adapter understood: its spend is unknown, then the trial errors.
+          returned({ index: attempts.length, latency_ms: latency(), outcome: "error", error_class: "unexpected", http_status: null }, null);
+          throw e;
+        }
+        returned({ index: attempts.length, latency_ms: latency(), outcome: "error", error_class: e.errorClass, http_status: e.httpStatus }, null);
         if (e.errorClass === "format_unsupported" && rt.formatIndex < adapter.formats.length - 1) {
           // The server rejected the structured-output mechanism, not the request: fall back and resend now.
           rt.formatIndex += 1;
@@ -191,7 +218,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
         reported: { model: reply?.reportedModel ?? null, system_fingerprint: reply?.fingerprint ?? null },
         model_mismatch: modelMismatch(context.model, reply?.reportedModel ?? null),
         usage: reply?.usage ?? null,
-        cost_usd: callCost(context.provider, context.model, reply, ex.attempts),
+        cost_usd: callCost(context.provider, context.model, reply, ex),
         latency_ms: ex.latencyMs,
         outcome: parsed === null ? "error" : parsed.ok ? "ok" : "invalid_output",
         error_class: ex.kind === "refused" ? "budget_exceeded" : parsed === null ? (last?.error_class ?? null) : parsed.ok ? null : parsed.errorClass,
@@ -240,14 +267,29 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
 }
 
 /**
- * USD for one call. The sim costs nothing, whatever its model is called. With usage: the price
- * table's figure (null for an unknown model). Without: 0 only when every send was refused with an
- * HTTP status (nothing was generated); a timeout or a reset may have been billed, so its cost is
- * unknown (null).
+ * USD for one send. The sim costs nothing, whatever its model is called. An answer is priced from
+ * its usage (null without usage, or for a model the price table does not know). A failure with an
+ * HTTP status was refused before anything was generated (0); a timeout, a reset or a cut body may
+ * have been billed, so its cost is unknown (null).
  */
-function callCost(provider: string, model: string, reply: Reply | null, attempts: TransportAttempt[]): number | null {
+export function attemptCost(provider: string, model: string, attempt: TransportAttempt, usage: Usage | null): number | null {
   if (provider === "sim") return 0;
-  if (reply?.usage) return estimateCost(model, reply.usage.input_tokens, reply.usage.output_tokens);
-  if (reply) return null;
-  return attempts.length > 0 && attempts.every((a) => a.http_status !== null) ? 0 : null;
+  if (attempt.outcome === "ok") return usage ? estimateCost(model, usage.input_tokens, usage.output_tokens) : null;
+  return attempt.http_status !== null ? 0 : null;
+}
+
+/**
+ * USD for one call: the sum over its sends (null when any is unknown). A cached or replayed answer
+ * was not bought again; it carries the price of its recorded usage.
+ */
+function callCost(provider: string, model: string, reply: Reply | null, ex: Pick<Exchange, "attempts" | "cached">): number | null {
+  if (provider === "sim") return 0;
+  if (ex.cached) return reply?.usage ? estimateCost(model, reply.usage.input_tokens, reply.usage.output_tokens) : null;
+  let total = 0;
+  for (const a of ex.attempts) {
+    const cost = attemptCost(provider, model, a, a.outcome === "ok" ? (reply?.usage ?? null) : null);
+    if (cost === null) return null;
+    total += cost;
+  }
+  return total;
 }

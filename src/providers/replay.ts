@@ -1,13 +1,11 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { trialKey, type CallRecord } from "../formats/records.ts";
+import type { CallRecord } from "../formats/records.ts";
 import type { Reply } from "./adapter.ts";
 
 /** A replayed request that the recorded run never made. The message says which and where. */
 export class ReplayMissError extends Error {
   constructor(runDir: string, key: string, role: string, itemId: string, trial: number) {
     super(
-      `replay miss: ${runDir}/trials.jsonl has no recorded ${role} call for ${itemId} trial ${trial} ` +
+      `replay miss: the run ${runDir} has no recorded ${role} call for ${itemId} trial ${trial} ` +
         `(request ${key.slice(0, 12)}); the prompt, schema, model or sampling differ from the recorded run`,
     );
     this.name = "ReplayMissError";
@@ -18,6 +16,9 @@ export class ReplayMissError extends Error {
 export interface ReplayStore {
   take(key: string): Reply | undefined;
 }
+
+/** The recorded trials of a replayed run, one per trial key (the harness reads them; the engine never reads run folders). */
+export type RecordedTrials = Iterable<{ calls: readonly CallRecord[] }>;
 
 function replyOf(call: CallRecord): Reply | undefined {
   if (call.raw_text === null) return undefined;
@@ -30,27 +31,11 @@ function replyOf(call: CallRecord): Reply | undefined {
   };
 }
 
-/**
- * Index every answered call of `<runDir>/trials.jsonl` by request_sha256 (which already covers role
- * and trial index). Later lines for the same trial supersede earlier ones; a torn last line is ignored.
- */
-export function loadReplayStore(runDir: string): ReplayStore {
-  const lines = readFileSync(join(runDir, "trials.jsonl"), "utf8").split("\n");
-  const latest = new Map<string, { calls?: CallRecord[] }>();
-  lines.forEach((line, i) => {
-    if (line.trim() === "") return;
-    let trial: { suite?: string; item_id?: string; trial?: number; calls?: CallRecord[] };
-    try {
-      trial = JSON.parse(line);
-    } catch (e) {
-      if (i >= lines.length - 2) return;
-      throw new Error(`${runDir}/trials.jsonl:${i + 1}: not JSON (${(e as Error).message})`);
-    }
-    latest.set(trialKey(trial as { suite: string; item_id: string; trial: number }), trial);
-  });
+/** Index every answered call of the recorded trials by request_sha256 (which already covers role and trial index). */
+export function createReplayStore(trials: RecordedTrials): ReplayStore {
   const byKey = new Map<string, Reply[]>();
-  for (const trial of latest.values()) {
-    for (const call of trial.calls ?? []) {
+  for (const trial of trials) {
+    for (const call of trial.calls) {
       const reply = replyOf(call);
       if (!reply) continue;
       const queue = byKey.get(call.request_sha256) ?? [];

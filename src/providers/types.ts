@@ -3,7 +3,8 @@ import type { Fixture } from "../formats/fixture.ts";
 import type { GateFinding } from "../formats/findings.ts";
 import type { Goal } from "../formats/goal.ts";
 import type { Plan } from "../formats/plan.ts";
-import type { CallRecord, Role, TransportAttempt } from "../formats/records.ts";
+import type { CallRecord, Role, TransportAttempt, Usage } from "../formats/records.ts";
+import type { WireProvider } from "./config.ts";
 
 /**
  * What only the sim provider reads: the structured inputs behind the prompt. Never sent to a
@@ -61,3 +62,33 @@ export type SendGuard = (made: { calls: readonly CallRecord[]; sending: readonly
 export interface ModelClient {
   structured<T>(request: LlmRequest, validator: z.ZodType<T>, guard?: SendGuard): Promise<StructuredResult<T>>;
 }
+
+/**
+ * One send to a provider, reported as it leaves and again as it returns (paired by `id`, unique
+ * per client), so a harness can journal spend before the call, let alone the trial, is done.
+ */
+export type AttemptEvent =
+  | {
+      phase: "sent";
+      id: number;
+      role: Role;
+      provider: WireProvider;
+      model: string;
+      item_id: string;
+      trial: number;
+      round: number;
+      /** Structured-output attempt and transport attempt (retry) index within it. */
+      attempt: number;
+      index: number;
+    }
+  | {
+      phase: "returned";
+      id: number;
+      role: Role;
+      outcome: TransportAttempt["outcome"];
+      error_class: string | null;
+      http_status: number | null;
+      usage: Usage | null;
+      /** null: unknown (no usage, unpriced model, or a failure that may have been billed). */
+      cost_usd: number | null;
+    };

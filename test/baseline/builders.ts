@@ -5,6 +5,7 @@ import { FixtureSchema, type Fixture } from "../../src/formats/fixture.ts";
 import { CorpusGoalSchema, type CorpusGoal } from "../../src/formats/goal.ts";
 import { loadCorpus } from "../../harness/corpus/load.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
+import { NO_SPEND } from "../../harness/run/journal.ts";
 import { ManifestSchema, type Manifest } from "../../harness/run/manifest.ts";
 import { buildSnapshot, poolTrials } from "../../harness/baseline/snapshot.ts";
 import type { Snapshot } from "../../harness/baseline/schema.ts";
@@ -80,7 +81,7 @@ const ROLE = {
 
 export function makeManifest(items: ItemSpec[], patch: (m: Manifest) => void = () => {}): Manifest {
   const manifest = ManifestSchema.parse({
-    schema_version: 1,
+    schema_version: 2,
     run_id: "run-1",
     state: "completed",
     started_at: "2026-12-01T00:00:00.000Z",
@@ -110,6 +111,8 @@ export function makeManifest(items: ItemSpec[], patch: (m: Manifest) => void = (
     operational: { concurrency: 1, budget_usd: null, max_calls: null },
     canary: { ok: true, failures: [], results: null },
     sessions: [],
+    spend: NO_SPEND,
+    withheld_credentials: [],
     totals: { recorded: 0, errors: 0, calls: 0, cost_usd: 0 },
     merged_from: null,
   });

@@ -4,7 +4,7 @@ import { afterEach } from "vitest";
 
 /** What the fake server does with one request. */
 export type Step =
-  | { status: number; body: unknown; headers?: Record<string, string> }
+  | { status: number; body: unknown; headers?: Record<string, string>; /** Answer after this long (calls overlap). */ delayMs?: number }
   /** Never answer (the client's timeout must fire). */
   | { hang: true }
   /** Announce a body, send part of it, then drop the connection. */
@@ -20,6 +20,8 @@ export interface Received {
 export interface FakeServer {
   url: string;
   received: Received[];
+  /** Requests answered so far (received minus answered: in flight). */
+  answered(): number;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export interface FakeServer {
  */
 export async function startFakeServer(steps: Step[] | ((req: Received, index: number) => Step)): Promise<FakeServer> {
   const received: Received[] = [];
+  let answered = 0;
   const server: Server = createServer((req, res) => {
     let raw = "";
     req.on("data", (c) => (raw += c));
@@ -45,9 +48,13 @@ export async function startFakeServer(steps: Step[] | ((req: Received, index: nu
         setImmediate(() => res.socket?.destroy());
         return;
       }
-      const text = JSON.stringify(step.body);
-      res.writeHead(step.status, { "content-type": "application/json", ...step.headers });
-      res.end(text);
+      const answer = () => {
+        answered++;
+        res.writeHead(step.status, { "content-type": "application/json", ...step.headers });
+        res.end(JSON.stringify(step.body));
+      };
+      if (step.delayMs) setTimeout(answer, step.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -55,6 +62,7 @@ export async function startFakeServer(steps: Step[] | ((req: Received, index: nu
   return {
     url: `http://127.0.0.1:${port}`,
     received,
+    answered: () => answered,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,18 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CriticOutputSchema } from "../../src/formats/findings.ts";
 import type { CallRecord } from "../../src/formats/records.ts";
-import { createModelClient, type ClientConfig } from "../../src/providers/client.ts";
+import { createModelClient, type ClientConfig, type ClientDeps } from "../../src/providers/client.ts";
 import { ReplayMissError } from "../../src/providers/replay.ts";
 import { loadSimProfile, PROFILES_DIR } from "../../src/providers/sim/profile.ts";
 import { templatePlan } from "../../src/providers/sim/planner.ts";
 import { fakeClock } from "./helpers.ts";
 import { criticHints, GOAL, simRequest } from "./sim-fixtures.ts";
 
-const dirs: string[] = [];
-afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 const noisy = loadSimProfile(`${PROFILES_DIR}noisy.yaml`);
 const plan = templatePlan(GOAL, new Set(["weak_rollback"]), 1, null);
@@ -22,20 +17,20 @@ const live: ClientConfig = {
   sim: { profile: noisy, runSeed: 5 },
 };
 
-/** A run directory whose trials.jsonl holds the calls of `trials` critic trials (and a torn last line). */
-async function recordedRun(trials: number): Promise<{ dir: string; calls: CallRecord[][] }> {
+/** The recorded calls of `trials` critic trials, as the harness hands them to a replaying client. */
+async function recordedRun(trials: number): Promise<{ dir: string; calls: CallRecord[][]; deps: ClientDeps }> {
   const client = createModelClient(live, fakeClock());
   const calls: CallRecord[][] = [];
-  const lines: string[] = [];
   for (let trial = 0; trial < trials; trial++) {
     const r = await client.structured(simRequest("critic", criticHints(plan), { trial }), CriticOutputSchema);
     calls.push(r.calls);
-    lines.push(JSON.stringify({ schema_version: 1, suite: "corpus", item_id: GOAL.id, trial, status: "approved", calls: r.calls }));
   }
-  const dir = mkdtempSync(join(tmpdir(), "fieldtest-replay-"));
-  dirs.push(dir);
-  writeFileSync(join(dir, "trials.jsonl"), `${lines.join("\n")}\n{"schema_version":1,"sui`);
-  return { dir, calls };
+  const dir = "runs/recorded";
+  const recordedTrials = (runDir: string) => {
+    expect(runDir).toBe(dir);
+    return calls.map((c) => ({ calls: c }));
+  };
+  return { dir, calls, deps: { ...fakeClock(), recordedTrials } };
 }
 
 const replaying = (dir: string, fallThrough = false): ClientConfig => ({
@@ -45,8 +40,8 @@ const replaying = (dir: string, fallThrough = false): ClientConfig => ({
 
 describe("replay provider", () => {
   it("answers every recorded trial with its recorded text", async () => {
-    const { dir, calls } = await recordedRun(6);
-    const client = createModelClient(replaying(dir), fakeClock());
+    const { dir, calls, deps } = await recordedRun(6);
+    const client = createModelClient(replaying(dir), deps);
     for (let trial = 0; trial < 6; trial++) {
       const r = await client.structured(simRequest("critic", criticHints(plan), { trial }), CriticOutputSchema);
       expect(r.calls.map((c) => [c.request_sha256, c.raw_text])).toEqual(calls[trial]!.map((c) => [c.request_sha256, c.raw_text]));
@@ -56,17 +51,17 @@ describe("replay provider", () => {
   });
 
   it("fails a miss with a clear error", async () => {
-    const { dir } = await recordedRun(1);
-    const client = createModelClient(replaying(dir), fakeClock());
+    const { dir, deps } = await recordedRun(1);
+    const client = createModelClient(replaying(dir), deps);
     await expect(client.structured(simRequest("critic", criticHints(plan), { trial: 7 }), CriticOutputSchema)).rejects.toThrow(ReplayMissError);
     await expect(client.structured(simRequest("critic", criticHints(plan), { trial: 7 }), CriticOutputSchema)).rejects.toThrow(
-      /replay miss: .*trials\.jsonl has no recorded critic call for db-split-tenants trial 7/,
+      /replay miss: the run runs\/recorded has no recorded critic call for db-split-tenants trial 7/,
     );
   });
 
   it("falls through to the live provider on a miss when asked to", async () => {
-    const { dir } = await recordedRun(1);
-    const client = createModelClient(replaying(dir, true), fakeClock());
+    const { dir, deps } = await recordedRun(1);
+    const client = createModelClient(replaying(dir, true), deps);
     const r = await client.structured(simRequest("critic", criticHints(plan), { trial: 7 }), CriticOutputSchema);
     expect(r.calls[0]!.cached).toBe(false);
     expect(r.calls[0]!.transport_attempts).toHaveLength(1);

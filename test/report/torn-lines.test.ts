@@ -9,20 +9,27 @@ const root = mkdtempSync(join(tmpdir(), "fieldtest-torn-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("a report on a trial log with torn lines", () => {
-  it("skips them but says so in its warnings", () => {
+  it("skips a torn last line but says so in its warnings", () => {
     const corpus = join(root, "corpus");
     const hashes = writeCorpus(corpus, [makeFixture("seeded-a", true)], []);
     const dir = join(root, "run");
     writeRunDir(dir, [{ suite: "boundary", id: "seeded-a", verdicts: ["block", "pass", "block"] }], hashes);
-    const log = join(dir, "trials.jsonl");
-    const [first, ...rest] = readFileSync(log, "utf8").trimEnd().split("\n");
-    // A crash mid-write, then a resume that went on appending: the torn line sits mid-file.
-    writeFileSync(log, `${first}\n{"schema_version":1,"suite":"bound\n${rest.join("\n")}\n`);
-    appendFileSync(log, '{"schema_version":1,"su');
+    appendFileSync(join(dir, "trials.jsonl"), '{"schema_version":1,"su');
 
     const run = loadRun(dir, corpus);
     expect(run.trials).toHaveLength(3);
-    expect(run.warnings).toEqual([expect.stringContaining("2 line(s) of trials.jsonl are not complete JSON")]);
+    expect(run.warnings).toEqual([expect.stringContaining("the last line of trials.jsonl is not complete JSON")]);
+  });
+
+  it("refuses a torn line in the middle (a writer cuts a torn tail off, so that is corruption), naming file and line", () => {
+    const corpus = join(root, "corpus-mid");
+    const hashes = writeCorpus(corpus, [makeFixture("seeded-a", true)], []);
+    const dir = join(root, "run-mid");
+    writeRunDir(dir, [{ suite: "boundary", id: "seeded-a", verdicts: ["block", "pass", "block"] }], hashes);
+    const log = join(dir, "trials.jsonl");
+    const [first, ...rest] = readFileSync(log, "utf8").trimEnd().split("\n");
+    writeFileSync(log, `${first}\n{"schema_version":1,"suite":"bound\n${rest.join("\n")}\n`);
+    expect(() => loadRun(dir, corpus)).toThrow(new RegExp(`^${log}:2: not valid JSON`));
   });
 
   it("has no such warning for a clean log", () => {

@@ -6,7 +6,7 @@ import { resolveRun, RunCliSchema } from "../../harness/run/settings.ts";
 import { planTrials } from "../../harness/run/work.ts";
 import { engineOutcome } from "../../src/loop/outcome.ts";
 import { DEFAULT_SIM_PROFILE } from "../../src/providers/sim/profile.ts";
-import type { TrialRecord } from "../../src/formats/records.ts";
+import type { SpendLine, TrialRecord } from "../../src/formats/records.ts";
 
 const config = (raw: Record<string, unknown>) => resolveRun({}, RunCliSchema.parse(raw), { loadProfile: () => DEFAULT_SIM_PROFILE }).config;
 const assumptions = EstimateSchema.parse({});
@@ -38,7 +38,7 @@ describe("estimate", () => {
 describe("budget guard", () => {
   it("refuses the call past --max-calls, remembers the trial it cut, and stays tripped", () => {
     let trial = "corpus/a/0";
-    const guard = new BudgetGuard({ budgetUsd: null, maxCalls: 2 }, () => trial, { calls: 1, costUsd: 0 });
+    const guard = new BudgetGuard({ budgetUsd: null, maxCalls: 2 }, () => trial, { calls: 1, cost_usd: 0 });
     expect(guard.beforeCall()).toBe("ok");
     trial = "corpus/b/0";
     expect(guard.beforeCall()).toBe("budget_exceeded");
@@ -47,13 +47,60 @@ describe("budget guard", () => {
     expect(guard.tripped).toMatch(/--max-calls 2 reached/);
   });
 
-  it("counts spend from call records and trips once it reaches the USD budget", () => {
+  const returned = (cost_usd: number | null, over: Partial<Extract<SpendLine, { event: "returned" }>> = {}): SpendLine => ({
+    schema_version: 1,
+    event: "returned",
+    session: "1-a",
+    id: 0,
+    at: "2026-01-01T00:00:00.000Z",
+    role: "critic",
+    outcome: "ok",
+    error_class: null,
+    http_status: 200,
+    usage: cost_usd === null ? null : { input_tokens: 10, output_tokens: 5 },
+    cost_usd,
+    ...over,
+  });
+
+  it("counts spend from journaled returns and trips once it reaches the USD budget", () => {
     const guard = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, () => undefined);
     expect(guard.beforeCall()).toBe("ok");
-    guard.onCall({ cost_usd: 0.6 });
+    guard.onSpend(returned(0.6));
     expect(guard.beforeCall()).toBe("ok");
-    guard.onCall({ cost_usd: 0.6 });
+    guard.onSpend(returned(0.6));
     expect(guard.beforeCall()).toBe("budget_exceeded");
+  });
+
+  it("starts from what earlier sessions spent", () => {
+    const guard = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, () => undefined, { calls: 7, cost_usd: 1 });
+    expect(guard.beforeCall()).toBe("budget_exceeded");
+    expect(guard.tripped).toMatch(/--budget-usd 1 reached \(\$1\.0000 spent\)/);
+  });
+
+  it("fails a USD budget closed at the first call of unknown cost, and says why", () => {
+    for (const [line, why] of [
+      [returned(null), /no usage/],
+      [returned(null, { outcome: "error", error_class: "timeout", http_status: null }), /failed \(timeout\).*may have billed/],
+      [returned(null, { usage: { input_tokens: 1, output_tokens: 1 } }), /no price/],
+    ] as const) {
+      const guard = new BudgetGuard({ budgetUsd: 100, maxCalls: null }, () => "corpus/a/0");
+      expect(guard.beforeCall()).toBe("ok");
+      guard.onSpend(line);
+      expect(guard.tripped).toMatch(why);
+      expect(guard.beforeCall()).toBe("budget_exceeded");
+    }
+    // without a USD limit an unknown cost stops nothing
+    const free = new BudgetGuard({ budgetUsd: null, maxCalls: 5 }, () => undefined);
+    free.onSpend(returned(null));
+    expect(free.beforeCall()).toBe("ok");
+  });
+
+  it("a resume's refusal adds the journal's spend to the estimate", () => {
+    const est = estimateSweep({ corpusTrials: 0, boundaryTrials: 4 }, config({ provider: "openai", model: "m" }), assumptions, () => 0.5);
+    const spent = { calls: 10, input_tokens: 0, output_tokens: 0, cost_usd: 3, unknown_cost_calls: 0, cost_usd_is_lower_bound: false };
+    expect(refuseByEstimate(est, { budgetUsd: null, maxCalls: 14 }, spent)).toBeNull();
+    expect(refuseByEstimate(est, { budgetUsd: null, maxCalls: 13 }, spent)).toMatch(/estimated 14 LLM calls \(10 calls already spent/);
+    expect(refuseByEstimate(est, { budgetUsd: 4.9, maxCalls: null }, spent)).toMatch(/estimated cost \$5\.0000 \(\$3\.0000 already spent/);
   });
 });
 

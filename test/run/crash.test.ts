@@ -1,38 +1,26 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { execa } from "execa";
 import pLimit from "p-limit";
 import { describe, expect, it } from "vitest";
-import { loadCorpus } from "../../harness/corpus/load.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
 import { compiled } from "../helpers/compiled.ts";
 import { instrumentedEngine } from "./fixtures/instrumented.ts";
-import { cli, tempDir, testHost } from "./helpers.ts";
+import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
 
 const CHILD = compiled(join(import.meta.dirname, "fixtures", "crash-child.ts"));
 const TRIALS = "3";
 const KILL_POINTS = 10;
 
-/** A small corpus (4 real goals, 2 real fixtures) of its own, so each child process starts fast. */
-function smallCorpus(root: string): string {
-  const corpus = loadCorpus("corpus");
-  const dir = join(root, "corpus");
-  for (const { file } of [...corpus.goals.slice(0, 4), ...corpus.fixtures.slice(0, 2)]) {
-    const target = join(dir, relative("corpus", file));
-    mkdirSync(dirname(target), { recursive: true });
-    copyFileSync(file, target);
-  }
-  return dir;
-}
 const verdicts = (records: TrialRecord[]) => records.map((r) => [trialKey(r), r.status, r.verdict, r.critic_verdict, r.calls.length].join(" "));
 const callLog = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : []);
 
 describe("crash safety", () => {
   it(`SIGKILL at ${KILL_POINTS} points, then --resume: same keys, none twice, calls = uninterrupted + in-flight`, async () => {
     const root = tempDir("ft-crash-");
-    const corpusRoot = smallCorpus(root);
+    const corpusRoot = smallCorpus(root, 4, 2);
 
     // the uninterrupted run
     const baseDir = join(root, "baseline");

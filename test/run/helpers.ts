@@ -1,6 +1,7 @@
-import { mkdtempSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
+import { loadCorpus } from "../../harness/corpus/load.ts";
 import type { Corpus } from "../../harness/corpus/load.ts";
 import type { TrialExecutor } from "../../harness/run/execute.ts";
 import { RunCliSchema } from "../../harness/run/settings.ts";
@@ -11,8 +12,21 @@ import { engineOutcome } from "../../src/loop/outcome.ts";
 import type { CallRecord, EngineOutcome } from "../../src/formats/records.ts";
 import { DEFAULT_SIM_PROFILE } from "../../src/providers/sim/profile.ts";
 import { createRng } from "../../src/stats/random.ts";
+import { call } from "../metrics/builders.ts";
 
 export const tempDir = (prefix = "ft-run-") => mkdtempSync(join(tmpdir(), prefix));
+
+/** A corpus of its own under `root` (the first `goals` real goals, the first `fixtures` real fixtures), so a child process starts fast. */
+export function smallCorpus(root: string, goals: number, fixtures: number): string {
+  const corpus = loadCorpus("corpus");
+  const dir = join(root, "corpus");
+  for (const { file } of [...corpus.goals.slice(0, goals), ...corpus.fixtures.slice(0, fixtures)]) {
+    const target = join(dir, relative("corpus", file));
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(file, target);
+  }
+  return dir;
+}
 
 export const cli = (raw: Record<string, unknown>) => RunCliSchema.parse(raw);
 
@@ -61,7 +75,7 @@ export function fakeCorpus(goals: number, fixtures: number): Corpus {
 }
 
 function fakeCall(role: "planner" | "critic", round: number, costUsd: number): CallRecord {
-  return { role, round, cost_usd: costUsd, transport_attempts: [] } as unknown as CallRecord;
+  return { ...call({ role, cost: costUsd, usage: null }), round };
 }
 
 export interface FakeOptions {
@@ -75,10 +89,11 @@ export interface FakeOptions {
 
 /**
  * The runner's machinery over a fake executor: each trial makes its calls through the run's
- * hooks (so budgets and counting are real) and returns a seeded verdict.
+ * hooks (so budgets, counting and the spend journal are real) and returns a seeded verdict.
  */
 export function fakeEngine(corpus: Corpus, o: FakeOptions = {}): SweepEngine & { calls: string[] } {
   const calls: string[] = [];
+  let sends = 0;
   const real = realEngine({});
   return {
     calls,
@@ -94,11 +109,14 @@ export function fakeEngine(corpus: Corpus, o: FakeOptions = {}): SweepEngine & {
       for (let i = 0; i < n; i++) {
         const role = work.suite === "boundary" || i % 2 === 1 ? "critic" : "planner";
         if (hooks.beforeCall(role) === "budget_exceeded") return engineOutcome([], made, ["budget_exceeded"]);
+        const id = sends++;
+        const round = Math.floor(i / 2);
+        hooks.onAttempt({ phase: "sent", id, role, provider: "sim", model: `sim-${role}`, item_id: work.item_id, trial: work.trial, round, attempt: 0, index: 0 });
         await (o.sleep?.(work) ?? Promise.resolve());
-        const call = fakeCall(role, Math.floor(i / 2), o.costPerCall ?? 0);
+        const made1 = fakeCall(role, round, o.costPerCall ?? 0);
         calls.push(work.key);
-        hooks.onCall(call);
-        made.push(call);
+        hooks.onAttempt({ phase: "returned", id, role, outcome: "ok", error_class: null, http_status: null, usage: null, cost_usd: made1.cost_usd });
+        made.push(made1);
       }
       o.afterTrial?.(work);
       const approve = createRng(config.seed, work.key)() < 0.7;

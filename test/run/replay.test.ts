@@ -65,7 +65,8 @@ describe("fieldtest run --replay DIR", () => {
     const src = readManifest(source);
     const m = readManifest(out);
     expect(m.totals.calls).toBe(0);
-    expect(m.sessions.at(-1)!.calls).toBe(0);
+    expect(m.sessions.at(-1)!.spend.calls).toBe(0);
+    expect(m.spend.calls).toBe(0);
     expect(m.config.replayOf).toEqual({ runDir: source, runId: src.run_id, configHash: src.config_hash });
     expect(src.config).not.toHaveProperty("replayOf");
     for (const role of ["planner", "critic"] as const) {
@@ -88,7 +89,7 @@ describe("fieldtest run --replay DIR", () => {
       const miss = after.get(trialKey({ suite: "corpus", item_id: extraGoal!, trial }))!;
       expect(miss.status).toBe("error");
       expect(miss.calls).toEqual([]);
-      expect(miss.error).toMatch(new RegExp(`^replay miss: .*trials\\.jsonl has no recorded planner call for ${extraGoal} trial ${trial} \\(request [0-9a-f]{12}\\)`));
+      expect(miss.error).toMatch(new RegExp(`^replay miss: the run .* has no recorded planner call for ${extraGoal} trial ${trial} \\(request [0-9a-f]{12}\\)`));
       expect(miss.error).not.toContain("\n");
     }
     const others = [...after.values()].filter((r) => r.item_id !== extraGoal);

@@ -1,13 +1,14 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { acquireLock, prepareOutDir, readTrialLog, readTrials, RUN_FILES, TrialLog } from "../../harness/run/store.ts";
+import { acquireLock, claimOutDir, EMPTY_LOCK_GRACE_MS, type ProcessState } from "../../harness/run/lock.ts";
+import { readTrialLog, readTrials, RUN_FILES, TrialLog } from "../../harness/run/store.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
+import { engineTrial } from "../metrics/builders.ts";
 
 const dir = () => mkdtempSync(join(tmpdir(), "ft-store-"));
-const rec = (item_id: string, trial: number, status: TrialRecord["status"] = "approved") =>
-  ({ schema_version: 1, suite: "corpus", item_id, trial, status, calls: [] }) as unknown as TrialRecord;
+const rec = (item_id: string, trial: number, status: TrialRecord["status"] = "approved") => engineTrial(item_id, trial, status);
 
 describe("trials.jsonl", () => {
   it("ignores a torn last line and keeps the last line of a key", () => {
@@ -24,21 +25,47 @@ describe("trials.jsonl", () => {
     expect(read.records.map((r) => [r.item_id, r.status])).toEqual([["a", "escalated"], ["b", "approved"]]);
   });
 
-  it("a log reopened after a torn write starts the next record on its own line", () => {
+  it("a log reopened after a torn write cuts the torn line off, so a torn line is only ever the last", () => {
     const d = dir();
-    writeFileSync(join(d, RUN_FILES.trials), `${JSON.stringify(rec("a", 0))}\n{"schema_version":1,"su`);
+    for (const tail of ['{"schema_version":1,"su', '{"schema_version":1,"su\n\n']) {
+      writeFileSync(join(d, RUN_FILES.trials), `${JSON.stringify(rec("a", 0))}\n${tail}`);
+      const log = new TrialLog(d);
+      log.append(rec("b", 1));
+      log.close();
+      expect(readTrials(d).map((r) => r.item_id)).toEqual(["a", "b"]);
+      expect(readTrialLog(d).torn).toBe(0);
+      expect(readFileSync(join(d, RUN_FILES.trials), "utf8").split("\n")).toHaveLength(3);
+    }
+    // a complete last record without its newline is kept
+    writeFileSync(join(d, RUN_FILES.trials), JSON.stringify(rec("a", 0)));
     const log = new TrialLog(d);
     log.append(rec("b", 1));
     log.close();
     expect(readTrials(d).map((r) => r.item_id)).toEqual(["a", "b"]);
-    expect(readTrialLog(d).torn).toBe(1);
+  });
+
+  it("a torn or invalid line anywhere but last is invalid input naming the file, the line and the key path", () => {
+    const d = dir();
+    const file = join(d, RUN_FILES.trials);
+    const good = JSON.stringify(rec("a", 0));
+    const cases: [string, RegExp][] = [
+      [`${good}\n{"schema_version":1,"su\n${good}\n`, /trials\.jsonl:2: not valid JSON .*only the last line can be torn/],
+      [`${good}\n${JSON.stringify({ schema_version: 1, suite: "corpus", item_id: "b", trial: 0, status: "approved" })}\n`, /trials\.jsonl:2: escalation_reason: /],
+      [`${JSON.stringify({ ...rec("b", 0), calls: "oops" })}\n`, /trials\.jsonl:1: calls: .*expected array/],
+      [`${JSON.stringify({ ...rec("b", 0), rounds: [{ ...rec("b", 0).rounds[0], plan: { tasks: 3 } }] })}\n`, /trials\.jsonl:1: rounds\[0\]\.plan\.id: /],
+      [`${JSON.stringify({ ...rec("b", 0), extra: 1 })}\n`, /trials\.jsonl:1: extra: unknown key "extra"/],
+    ];
+    for (const [text, message] of cases) {
+      writeFileSync(file, text);
+      expect(() => readTrials(d)).toThrow(message);
+    }
   });
 
   it("a missing log reads as empty; a foreign line is an input error", () => {
     const d = dir();
     expect(readTrials(d)).toEqual([]);
     writeFileSync(join(d, RUN_FILES.trials), '{"hello": 1}\n');
-    expect(() => readTrials(d)).toThrow(/line 1.*not a trial record/);
+    expect(() => readTrials(d)).toThrow(/trials\.jsonl:1: schema_version: not a trial record/);
   });
 
   it("reads lines longer than a read chunk, multi-byte text across chunk edges and a torn tail as the whole file would", () => {
@@ -55,9 +82,9 @@ describe("trials.jsonl", () => {
     expect(read.torn).toBe(1);
     expect(read.records).toEqual(big);
     // The same records and line numbers as reading the whole file and splitting it.
-    appendFileSync(join(d, RUN_FILES.trials), '\n{"hello": 1}\n');
+    writeFileSync(join(d, RUN_FILES.trials), `${big.map((r) => JSON.stringify(r)).join("\n")}\n\n{"hello": 1}\n`);
     const lines = readFileSync(join(d, RUN_FILES.trials), "utf8").split("\n");
-    expect(() => readTrials(d)).toThrow(new RegExp(`line ${lines.indexOf('{"hello": 1}') + 1}: schema_version`));
+    expect(() => readTrials(d)).toThrow(new RegExp(`:${lines.indexOf('{"hello": 1}') + 1}: schema_version: not a trial record`));
   });
 
   it("projects each record as it is read", () => {
@@ -72,29 +99,90 @@ describe("trials.jsonl", () => {
   });
 });
 
+const probeOf = (states: Record<number, ProcessState>) => (pid: number) => states[pid] ?? { state: "gone" as const };
+const lockFile = (d: string) => join(d, RUN_FILES.lock);
+const owner = (pid: number, host = hostname(), extra: Record<string, unknown> = {}) => JSON.stringify({ pid, host, started_at: "2026-01-01T00:00:00.000Z", ...extra });
+
 describe("run folder", () => {
+  const now = () => new Date();
+
   it("--out refuses a non-empty folder unless forced, and force removes only run files", () => {
     const d = dir();
     writeFileSync(join(d, RUN_FILES.trials), "x\n");
+    writeFileSync(join(d, RUN_FILES.spend), "x\n");
+    writeFileSync(join(d, `${RUN_FILES.manifest}.tmp-123`), "{");
     writeFileSync(join(d, "notes.txt"), "mine");
-    expect(() => prepareOutDir(d, false)).toThrow(/not empty/);
-    prepareOutDir(d, true);
-    expect(existsSync(join(d, RUN_FILES.trials))).toBe(false);
-    expect(readFileSync(join(d, "notes.txt"), "utf8")).toBe("mine");
-    prepareOutDir(join(d, "new", "deep"), false);
+    expect(() => claimOutDir(d, { now, force: false })).toThrow(/not empty/);
+    expect(existsSync(join(d, RUN_FILES.lock))).toBe(false);
+    claimOutDir(d, { now, force: true })();
+    expect(readdirSync(d)).toEqual(["notes.txt"]);
+    claimOutDir(join(d, "new", "deep"), { now, force: false })();
     expect(existsSync(join(d, "new", "deep"))).toBe(true);
   });
 
-  it("the lock keeps a second writer out and is taken over from a dead owner", () => {
+  it("--out that is a file, or under one, is one line of bad input", () => {
     const d = dir();
-    const now = () => new Date();
-    const release = acquireLock(d, now);
-    expect(() => acquireLock(d, now)).toThrow(/in use by pid/);
+    writeFileSync(join(d, "f"), "");
+    expect(() => claimOutDir(join(d, "f"), { now, force: false })).toThrow(/f: --out: is a file, not a folder/);
+    expect(() => claimOutDir(join(d, "f", "sub"), { now, force: true })).toThrow(/--out: cannot create the folder \(ENOTDIR\)/);
+  });
+
+  it("--force takes the lock before deleting: a folder a live run holds is refused and left untouched", () => {
+    const d = dir();
+    writeFileSync(join(d, RUN_FILES.trials), "precious\n");
+    writeFileSync(lockFile(d), owner(4242));
+    expect(() => claimOutDir(d, { now, force: true, probe: probeOf({ 4242: { state: "alive", start: null } }) })).toThrow(/in use by pid 4242/);
+    expect(readFileSync(join(d, RUN_FILES.trials), "utf8")).toBe("precious\n");
+    expect(readFileSync(lockFile(d), "utf8")).toBe(owner(4242));
+  });
+
+  it("keeps a second writer out; takes over from an owner that is gone, a zombie, or whose pid was reused", () => {
+    const d = dir();
+    const release = acquireLock(d, { now });
+    expect(() => acquireLock(d, { now })).toThrow(/in use by pid \d+ on /);
     release();
-    const again = acquireLock(d, now);
-    again();
-    // a lock left by a process that no longer exists
-    acquireLock(d, now);
-    expect(acquireLock(d, now, () => false)).toBeTypeOf("function");
+    expect(existsSync(lockFile(d))).toBe(false);
+    for (const [state, why] of [
+      [{ state: "gone" }, /is gone/],
+      [{ state: "zombie" }, /zombie/],
+      [{ state: "alive", start: "999" }, /pid now belongs to another process/],
+    ] as const) {
+      writeFileSync(lockFile(d), owner(77, hostname(), { proc_start: "123" }));
+      const notes: string[] = [];
+      acquireLock(d, { now, probe: probeOf({ 77: state }), notify: (l) => notes.push(l) })();
+      expect(notes.join("\n")).toMatch(why);
+    }
+    writeFileSync(lockFile(d), owner(77, hostname(), { proc_start: "123" }));
+    expect(() => acquireLock(d, { now, probe: probeOf({ 77: { state: "alive", start: "123" } }), breakLock: true })).toThrow(/in use by pid 77/);
+  });
+
+  it("an empty lock file is live for a few seconds, stale after", () => {
+    const d = dir();
+    writeFileSync(lockFile(d), "");
+    expect(() => acquireLock(d, { now })).toThrow(/empty and 0 s old: another fieldtest is taking it/);
+    const old = (Date.now() - EMPTY_LOCK_GRACE_MS - 1000) / 1000;
+    utimesSync(lockFile(d), old, old);
+    const notes: string[] = [];
+    acquireLock(d, { now, notify: (l) => notes.push(l) })();
+    expect(notes).toEqual([expect.stringContaining("an empty lock file left by a crash")]);
+  });
+
+  it("a lock from another host is refused unless --break-lock, which names its host and pid", () => {
+    const d = dir();
+    writeFileSync(lockFile(d), owner(31337, "ci-runner-7"));
+    expect(() => acquireLock(d, { now })).toThrow(/locked by pid 31337 on host ci-runner-7 .*--break-lock/);
+    const notes: string[] = [];
+    const release = acquireLock(d, { now, breakLock: true, notify: (l) => notes.push(l) });
+    expect(notes).toEqual([expect.stringMatching(/--break-lock: breaking the lock of pid 31337 on host ci-runner-7/)]);
+    expect(JSON.parse(readFileSync(lockFile(d), "utf8")).pid).toBe(process.pid);
+    release();
+  });
+
+  it("release leaves a lock that is no longer its own", () => {
+    const d = dir();
+    const release = acquireLock(d, { now });
+    writeFileSync(lockFile(d), owner(31337, "elsewhere"));
+    release();
+    expect(readFileSync(lockFile(d), "utf8")).toBe(owner(31337, "elsewhere"));
   });
 });

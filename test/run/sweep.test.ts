@@ -92,8 +92,10 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
       expect(engine.calls.length).toBeLessThanOrEqual(limit.maxCalls ? 24 : 25 + 3);
       const callsBefore = [...engine.calls];
 
-      // resume with the same limit: still refused at once, nothing lost
-      expect(await runSweep(cli({ resume: out }), {}, engine, testHost())).toBe(3);
+      // resume with the same limit: the journal says the ceiling is spent, so it is refused at the start, nothing lost
+      const again = testHost();
+      expect(await runSweep(cli({ resume: out }), {}, engine, again)).toBe(3);
+      expect(again.stderr.text).toMatch(/budget refused: .*already spent/);
       expect(keysOf(out).keys).toEqual(first.keys);
       expect(engine.calls.length).toBe(callsBefore.length);
 
@@ -105,7 +107,10 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
       expect(engine.calls.length).toBe(ACTUAL_CALLS + dropped);
       const m = readManifest(out);
       expect(m.state).toBe("completed");
-      expect(m.sessions.map((s) => s.outcome)).toEqual(["budget_stopped", "budget_stopped", "completed"]);
+      expect(m.sessions.map((s) => s.outcome)).toEqual(["budget_stopped", "completed"]);
+      // the journal holds every send of both sessions, the cut trials' ones included
+      expect(m.spend.calls).toBe(engine.calls.length);
+      expect(m.sessions.reduce((n, s) => n + s.spend.calls, 0)).toBe(engine.calls.length);
       expect(m.operational.max_calls).toBe(1000);
     });
   }

@@ -1,7 +1,9 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { InputError } from "../../../src/formats/load.ts";
+import { SPEND_COLUMNS, spendNote, spendRows } from "../../report/format.ts";
 import { writeReport } from "../../report/write.ts";
+import { formatTable } from "../../run/summary.ts";
 import { EXIT, guarded } from "../exit.ts";
 import { parseOptions } from "../options.ts";
 
@@ -25,6 +27,7 @@ export function register(program: Command): void {
       const decision = options.baseline === undefined ? null : { baseline: options.baseline, policy: options.policy ?? "gate.yaml" };
       const written = writeReport(dir, options.corpus, decision);
       for (const path of written.paths) process.stdout.write(`wrote ${path}\n`);
+      process.stdout.write(`\nspend per session (spend journal):\n${formatTable(SPEND_COLUMNS, spendRows(written.spend))}\n${spendNote(written.spend)}\n`);
       if (written.decision) process.stdout.write(`${written.decision.verdict}\n`);
       return EXIT.ok;
     }));

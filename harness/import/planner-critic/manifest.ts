@@ -1,5 +1,6 @@
 import { hashCanonical } from "../../../src/canonical.ts";
 import { GATE_VERSIONS } from "../../../src/gates/index.ts";
+import { NO_SPEND } from "../../run/journal.ts";
 import { MANIFEST_SCHEMA_VERSION, type Manifest } from "../../run/manifest.ts";
 import { IMPORTED_SUITE, type RecordedConfig } from "../../run/settings.ts";
 import type { CanaryReport } from "../../canary.ts";
@@ -134,15 +135,18 @@ export function importManifest(input: ImportManifestInput): Manifest {
     canary: { ok: input.canary.ok, failures: input.canary.failures, results: input.canary.results },
     sessions: [
       {
+        id: "import",
         command: input.command,
         started_at: input.importedAt.started,
         finished_at: input.importedAt.finished,
         outcome: "completed",
         trials_written: trials.length,
-        calls,
-        cost_usd: null,
+        spend: NO_SPEND,
       },
     ],
+    // The import itself sends nothing: what the predecessor spent is not recorded (totals.cost_usd null).
+    spend: NO_SPEND,
+    withheld_credentials: [],
     totals: { recorded: trials.length, errors: trials.filter((t) => t.status === "error").length, calls, cost_usd: null },
     merged_from: null,
   };

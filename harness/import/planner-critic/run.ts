@@ -6,7 +6,8 @@ import { InputError, loadFile } from "../../../src/formats/load.ts";
 import { runCanaries } from "../../canary.ts";
 import { PACKAGE_VERSION } from "../../package.ts";
 import type { Manifest } from "../../run/manifest.ts";
-import { acquireLock, prepareOutDir, RUN_FILES, TrialLog, writeJsonAtomic } from "../../run/store.ts";
+import { claimOutDir } from "../../run/lock.ts";
+import { RUN_FILES, TrialLog, writeJsonAtomic } from "../../run/store.ts";
 import { CLAIM_EXTRACTOR_VERSION } from "./claims.ts";
 import { CRITIQUE_MODES, PREDECESSOR_DEFAULT_CAP, PREDECESSOR_MODE } from "./dimensions.ts";
 import { convertGoal, type ConvertedGoal } from "./goal.ts";
@@ -246,8 +247,7 @@ export function importPlannerCritic(o: ImportOptions): ImportResult {
 
   prepareImportRoot(o.out, o.force);
   for (const run of runs) {
-    prepareOutDir(run.dir, false);
-    const release = acquireLock(run.dir, o.now);
+    const release = claimOutDir(run.dir, { now: o.now, force: false });
     try {
       const log = new TrialLog(run.dir);
       for (const t of run.trials) log.append(t);

@@ -1,0 +1,147 @@
+import { join } from "node:path";
+import { SpendLineSchema, SPEND_SCHEMA_VERSION, type Spend, type SpendLine } from "../../src/formats/records.ts";
+import type { RunSpend } from "../../src/formats/summary.ts";
+import type { AttemptEvent } from "../../src/providers/types.ts";
+import { JsonlLog, readJsonl } from "./jsonl.ts";
+import type { Session } from "./manifest.ts";
+import { RUN_FILES } from "./store.ts";
+
+/** A provider whose sends are never billed: one in flight at a crash cost nothing. */
+const FREE_PROVIDERS: ReadonlySet<string> = new Set(["sim"]);
+
+interface SessionTally {
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  unknown_returned: number;
+  /** Sends not yet returned, by id, with whether they may have been billed. */
+  pending: Map<number, boolean>;
+}
+
+const emptyTally = (): SessionTally => ({ calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0, unknown_returned: 0, pending: new Map() });
+
+function spendOf(t: SessionTally): Spend {
+  const unknown = t.unknown_returned + [...t.pending.values()].filter(Boolean).length;
+  return {
+    calls: t.calls,
+    input_tokens: t.input_tokens,
+    output_tokens: t.output_tokens,
+    cost_usd: t.cost_usd,
+    unknown_cost_calls: unknown,
+    cost_usd_is_lower_bound: unknown > 0,
+  };
+}
+
+export const NO_SPEND: Spend = spendOf(emptyTally());
+
+/** Spend summed from journal lines, per session (in order of first appearance) and in all. */
+export class SpendTally {
+  private readonly sessions = new Map<string, SessionTally>();
+
+  add(line: SpendLine): void {
+    let t = this.sessions.get(line.session);
+    if (t === undefined) this.sessions.set(line.session, (t = emptyTally()));
+    if (line.event === "sent") {
+      t.calls++;
+      t.pending.set(line.id, !FREE_PROVIDERS.has(line.provider));
+      return;
+    }
+    // A return whose send line is missing still counts as a call.
+    if (!t.pending.delete(line.id)) t.calls++;
+    t.input_tokens += line.usage?.input_tokens ?? 0;
+    t.output_tokens += line.usage?.output_tokens ?? 0;
+    if (line.cost_usd === null) t.unknown_returned++;
+    else t.cost_usd += line.cost_usd;
+  }
+
+  session(id: string): Spend {
+    const t = this.sessions.get(id);
+    return t ? spendOf(t) : NO_SPEND;
+  }
+
+  sessionIds(): string[] {
+    return [...this.sessions.keys()];
+  }
+
+  total(): Spend {
+    return sumSpend([...this.sessions.values()].map(spendOf));
+  }
+}
+
+export function sumSpend(parts: readonly Spend[]): Spend {
+  const unknown = parts.reduce((n, s) => n + s.unknown_cost_calls, 0);
+  return {
+    calls: parts.reduce((n, s) => n + s.calls, 0),
+    input_tokens: parts.reduce((n, s) => n + s.input_tokens, 0),
+    output_tokens: parts.reduce((n, s) => n + s.output_tokens, 0),
+    cost_usd: parts.reduce((n, s) => n + s.cost_usd, 0),
+    unknown_cost_calls: unknown,
+    cost_usd_is_lower_bound: unknown > 0,
+  };
+}
+
+const SPEND_LINE = { schema: SpendLineSchema, what: "a spend journal line" };
+
+/** Reads a run's spend journal (validated line by line; a torn last line skipped) into a tally. */
+export function readSpend(dir: string, visit: (line: SpendLine) => void = () => {}): { tally: SpendTally; torn: number } {
+  const tally = new SpendTally();
+  const { torn } = readJsonl(join(dir, RUN_FILES.spend), SPEND_LINE, (line) => {
+    tally.add(line);
+    visit(line);
+  });
+  return { tally, torn };
+}
+
+/**
+ * The spend journal of one session: every provider send is appended (and flushed) as it leaves
+ * and as it returns, before the call, let alone its trial, is recorded (DESIGN.md §8), so a crash
+ * never makes a run forget what it spent.
+ */
+export class SpendJournal {
+  private readonly log: JsonlLog;
+
+  constructor(
+    dir: string,
+    readonly session: string,
+    private readonly now: () => Date,
+  ) {
+    this.log = new JsonlLog(join(dir, RUN_FILES.spend));
+  }
+
+  /** Journals one send event; returns the line written. */
+  record(event: AttemptEvent, trialKey: string | null): SpendLine {
+    const head = { schema_version: SPEND_SCHEMA_VERSION, session: this.session, id: event.id, at: this.now().toISOString() } as const;
+    const line: SpendLine =
+      event.phase === "sent"
+        ? { ...head, event: "sent", trial_key: trialKey, role: event.role, provider: event.provider, model: event.model, round: event.round, attempt: event.attempt, index: event.index }
+        : { ...head, event: "returned", role: event.role, outcome: event.outcome, error_class: event.error_class, http_status: event.http_status, usage: event.usage, cost_usd: event.cost_usd };
+    this.log.append(line);
+    return line;
+  }
+
+  close(): void {
+    this.log.close();
+  }
+}
+
+/** Copies journal lines into another run's journal (merge): the spend of shards is the merged run's. */
+export function copySpend(fromDirs: readonly string[], toDir: string): void {
+  const log = new JsonlLog(join(toDir, RUN_FILES.spend));
+  try {
+    for (const dir of fromDirs) readSpend(dir, (line) => log.append(line));
+  } finally {
+    log.close();
+  }
+}
+
+/** The run's spend for reports: in all, then per session of the manifest (spend from the journal, which is the truth). */
+export function runSpend(sessions: readonly Pick<Session, "id" | "started_at" | "finished_at" | "outcome">[], tally: SpendTally): RunSpend {
+  const known = new Set(sessions.map((s) => s.id));
+  // A session the journal knows but the manifest does not (never so far) is still money spent.
+  const extra = tally.sessionIds().filter((id) => !known.has(id)).map((id) => ({ id, started_at: "", finished_at: null, outcome: "unknown" }));
+  return {
+    ...tally.total(),
+    sessions: [...sessions, ...extra].map((s) => ({ id: s.id, started_at: s.started_at, finished_at: s.finished_at, outcome: s.outcome, ...tally.session(s.id) })),
+  };
+}

@@ -1,0 +1,169 @@
+import { closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
+import type { z } from "zod";
+import { InputError, issueAt } from "../../src/formats/load.ts";
+
+/** Bytes read at a time: a log is never held whole in memory. */
+const READ_CHUNK_BYTES = 1 << 20;
+
+/**
+ * The lines of a file, one at a time (without the newline; the text after the last newline is the
+ * last line). Read in chunks and decoded a line at a time: a newline byte never occurs inside a
+ * UTF-8 sequence, so this decodes exactly as reading the whole file and splitting at "\n" does,
+ * in memory proportional to the longest line rather than the whole file.
+ */
+function* fileLines(file: string): Generator<string> {
+  const fd = openSync(file, "r");
+  try {
+    const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    let partial: Buffer[] = [];
+    for (let n = readSync(fd, chunk, 0, chunk.length, null); n > 0; n = readSync(fd, chunk, 0, chunk.length, null)) {
+      const bytes = chunk.subarray(0, n);
+      let start = 0;
+      for (let nl = bytes.indexOf(0x0a, start); nl !== -1; nl = bytes.indexOf(0x0a, start)) {
+        const piece = bytes.subarray(start, nl);
+        yield partial.length === 0 ? piece.toString("utf8") : Buffer.concat([...partial, piece]).toString("utf8");
+        partial = [];
+        start = nl + 1;
+      }
+      // The chunk buffer is reused: keep a copy of the unfinished line.
+      if (start < n) partial.push(Buffer.from(bytes.subarray(start)));
+    }
+    yield Buffer.concat(partial).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseJson(line: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(line) };
+  } catch (e) {
+    return { ok: false, error: (e as Error).message };
+  }
+}
+
+/** What a log's lines must be: `head` (when given) first tells a foreign line from a broken one. */
+export interface LineFormat<S extends z.ZodType> {
+  schema: S;
+  head?: z.ZodType;
+  /** What one line is, for the message about a foreign line ("a trial record"). */
+  what: string;
+}
+
+/**
+ * Reads a JSON-lines log written by {@link JsonlLog}, validating every line, and hands each record
+ * to `visit` with its 1-based line number. The last non-empty line may be torn (a crash
+ * mid-write; the next writer cuts it off): it is skipped and counted. Anywhere else a line that is
+ * not JSON, or that breaks the schema, is invalid input naming the file, the line and the key
+ * path. A missing file reads as empty.
+ */
+export function readJsonl<S extends z.ZodType>(file: string, format: LineFormat<S>, visit: (record: z.output<S>, line: number) => void): { torn: number } {
+  if (!existsSync(file)) return { torn: 0 };
+  let lineNo = 0;
+  let torn: { line: number; error: string } | null = null;
+  for (const line of fileLines(file)) {
+    lineNo++;
+    if (line.trim() === "") continue;
+    if (torn) throw new InputError(file, "", `not valid JSON (${torn.error}); only the last line can be torn by a crash, so this one is corrupt`, torn.line);
+    const parsed = parseJson(line);
+    if (!parsed.ok) {
+      torn = { line: lineNo, error: parsed.error };
+      continue;
+    }
+    const head = format.head?.safeParse(parsed.value);
+    if (head && !head.success) {
+      const { path, detail } = issueAt(head.error.issues[0]!);
+      throw new InputError(file, path || "(root)", `not ${format.what} (${detail})`, lineNo);
+    }
+    const result = format.schema.safeParse(parsed.value);
+    if (!result.success) {
+      const { path, detail } = issueAt(result.error.issues[0]!);
+      throw new InputError(file, path || "(root)", detail, lineNo);
+    }
+    visit(result.data, lineNo);
+  }
+  return { torn: torn ? 1 : 0 };
+}
+
+/** Newline, carriage return, space and tab: what may follow the last line. */
+const ASCII_SPACE = new Set([0x0a, 0x0d, 0x20, 0x09]);
+
+/** Bytes scanned back from the end at a time when looking for the last line. */
+const TAIL_CHUNK_BYTES = 1 << 16;
+
+/** The last non-empty line of the file (without trailing whitespace) and the offset where it starts. */
+function lastLine(fd: number, size: number): { start: number; text: string } {
+  let tail = Buffer.alloc(0);
+  for (let pos = size; pos > 0; ) {
+    const n = Math.min(TAIL_CHUNK_BYTES, pos);
+    pos -= n;
+    const chunk = Buffer.allocUnsafe(n);
+    readSync(fd, chunk, 0, n, pos);
+    tail = Buffer.concat([chunk, tail]);
+    let content = tail.length;
+    while (content > 0 && ASCII_SPACE.has(tail[content - 1]!)) content--;
+    const nl = content === 0 ? -1 : tail.lastIndexOf(0x0a, content - 1);
+    if (nl !== -1 || pos === 0) return { start: pos + nl + 1, text: tail.subarray(nl + 1, content).toString("utf8") };
+  }
+  return { start: 0, text: "" };
+}
+
+/**
+ * An append-only JSON-lines log. `append` writes the whole line with writeSync before it returns,
+ * so a crash of the process (SIGKILL included) never loses a returned line. Syncing to disk
+ * (against power loss) is a group commit: one fsync on the thread pool at a time covering every
+ * line written before it, and a final fsync on close; an fsync per line would stall the event
+ * loop, and with it every trial in flight.
+ *
+ * Opening a log that a crash left with a torn last line cuts that line off (it was never a
+ * record), so a torn line can only ever be the last one and anything else malformed is corruption.
+ */
+export class JsonlLog {
+  private readonly fd: number;
+  private syncing = false;
+  private unsynced = false;
+  private closed = false;
+
+  constructor(readonly file: string) {
+    this.fd = openSync(file, "a+");
+    const size = fstatSync(this.fd).size;
+    if (size === 0) return;
+    const last = lastLine(this.fd, size);
+    if (last.text.trim() !== "" && !parseJson(last.text).ok) {
+      ftruncateSync(this.fd, last.start);
+      return;
+    }
+    const end = Buffer.alloc(1);
+    readSync(this.fd, end, 0, 1, size - 1);
+    if (end[0] !== 0x0a) this.writeLine("");
+  }
+
+  append(record: unknown): void {
+    this.writeLine(JSON.stringify(record));
+  }
+
+  private writeLine(text: string): void {
+    const buf = Buffer.from(`${text}\n`, "utf8");
+    let off = 0;
+    while (off < buf.length) off += writeSync(this.fd, buf, off);
+    this.unsynced = true;
+    this.sync();
+  }
+
+  private sync(): void {
+    if (this.syncing || this.closed || !this.unsynced) return;
+    this.syncing = true;
+    this.unsynced = false;
+    fsync(this.fd, () => {
+      this.syncing = false;
+      this.sync();
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+  }
+}

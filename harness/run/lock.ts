@@ -1,0 +1,163 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+import { InputError } from "../../src/formats/load.ts";
+import { RUN_FILES } from "./store.ts";
+
+/** Who holds a run's lock. `proc_start` (Linux) tells the owner from a later process that reused its pid. */
+const LockOwnerSchema = z.looseObject({
+  pid: z.number().int().positive(),
+  host: z.string(),
+  started_at: z.string(),
+  proc_start: z.string().nullable().optional(),
+});
+export type LockOwner = z.output<typeof LockOwnerSchema>;
+
+/** How a process of this host looks from outside. */
+export type ProcessState = { state: "gone" } | { state: "zombie" } | { state: "alive"; start: string | null };
+
+/**
+ * A process's state from /proc (Linux): a zombie (killed, not yet reaped: common in containers
+ * without an init) is as good as gone. Elsewhere signal 0 tells alive from gone.
+ */
+export function processState(pid: number): ProcessState {
+  let stat: string | null = null;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    if (existsSync("/proc/self/stat")) return { state: "gone" };
+  }
+  if (stat !== null) {
+    // `pid (comm) state ...`: comm may hold spaces and parentheses, so split after the last ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (fields[0] === "Z" || fields[0] === "X") return { state: "zombie" };
+    return { state: "alive", start: fields[19] ?? null };
+  }
+  try {
+    process.kill(pid, 0);
+    return { state: "alive", start: null };
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM" ? { state: "alive", start: null } : { state: "gone" };
+  }
+}
+
+/** A lock file with no owner in it is being written for this long at most; an older one was left by a crash. */
+export const EMPTY_LOCK_GRACE_MS = 5_000;
+
+export interface LockOptions {
+  now: () => Date;
+  /** Take a lock held on another host (whose owner cannot be checked from here). */
+  breakLock?: boolean;
+  /** Where a take-over is announced (one line each). */
+  notify?: (line: string) => void;
+  host?: string;
+  probe?: (pid: number) => ProcessState;
+  pid?: number;
+}
+
+type Judgement = { verdict: "stale"; why: string } | { verdict: "held"; why: string } | { verdict: "foreign"; owner: LockOwner };
+
+function judge(text: string, ageMs: number, self: { host: string }, probe: (pid: number) => ProcessState): Judgement {
+  let owner: LockOwner | null = null;
+  try {
+    const parsed = LockOwnerSchema.safeParse(JSON.parse(text));
+    owner = parsed.success ? parsed.data : null;
+  } catch {
+    owner = null;
+  }
+  if (owner === null) {
+    // An owner creates the file and writes it at once: empty and young means it is doing that now.
+    if (ageMs < EMPTY_LOCK_GRACE_MS) return { verdict: "held", why: `the lock file is ${text.trim() === "" ? "empty" : "unreadable"} and ${Math.round(ageMs / 1000)} s old: another fieldtest is taking it right now; try again in a few seconds` };
+    return { verdict: "stale", why: `an ${text.trim() === "" ? "empty" : "unreadable"} lock file left by a crash` };
+  }
+  const who = `pid ${owner.pid} on ${owner.host} (since ${owner.started_at})`;
+  if (owner.host !== self.host) return { verdict: "foreign", owner };
+  const state = probe(owner.pid);
+  if (state.state === "gone") return { verdict: "stale", why: `${who} is gone` };
+  if (state.state === "zombie") return { verdict: "stale", why: `${who} was killed (a zombie not yet reaped)` };
+  if (owner.proc_start && state.start && owner.proc_start !== state.start) return { verdict: "stale", why: `${who} is gone (its pid now belongs to another process)` };
+  return { verdict: "held", why: `run is in use by ${who}; wait for it to finish` };
+}
+
+function readLock(file: string): { text: string; ageMs: number } | null {
+  try {
+    const text = readFileSync(file, "utf8");
+    return { text, ageMs: Date.now() - statSync(file).mtimeMs };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+}
+
+/**
+ * Takes the run's lock file (created exclusively) and returns its release. A lock whose owner on
+ * this host is gone, a zombie, or whose pid was reused, is stale and taken over (said on
+ * `notify`); a live owner is refused. A lock from another host is refused unless `breakLock`,
+ * which takes it and names its owner. A take-over removes the stale file only while it is still
+ * the one judged, so two processes taking over at once cannot both win.
+ */
+export function acquireLock(dir: string, o: LockOptions): () => void {
+  const file = join(dir, RUN_FILES.lock);
+  const self = { host: o.host ?? hostname(), pid: o.pid ?? process.pid };
+  const probe = o.probe ?? processState;
+  const own = processState(self.pid);
+  const owner: LockOwner = { pid: self.pid, host: self.host, started_at: o.now().toISOString(), proc_start: own.state === "alive" ? own.start : null };
+  const text = JSON.stringify(owner);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      writeFileSync(file, text, { flag: "wx" });
+      return () => {
+        // Removed only while it is still ours (a --break-lock elsewhere may have taken it).
+        if (readLock(file)?.text === text) rmSync(file, { force: true });
+      };
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== "EEXIST") throw new InputError(dir, RUN_FILES.lock, `cannot create the lock file (${code ?? String(e)})`);
+    }
+    const held = readLock(file);
+    if (held === null) continue;
+    const j = judge(held.text, held.ageMs, self, probe);
+    if (j.verdict === "held") throw new InputError(dir, RUN_FILES.lock, j.why);
+    if (j.verdict === "foreign") {
+      const who = `pid ${j.owner.pid} on host ${j.owner.host} (since ${j.owner.started_at})`;
+      if (!o.breakLock) throw new InputError(dir, RUN_FILES.lock, `run is locked by ${who}, another host, whose process cannot be checked from here; if it is gone, take the lock with --break-lock`);
+      o.notify?.(`--break-lock: breaking the lock of ${who}`);
+    } else o.notify?.(`taking over a stale lock: ${j.why}`);
+    if (readLock(file)?.text === held.text) unlinkSync(file);
+  }
+  throw new InputError(dir, RUN_FILES.lock, "could not take the run lock (another process keeps taking it)");
+}
+
+/** What `--force` removes: a run's own files (not its lock) and the temp files of an interrupted atomic write. */
+const FORCE_REMOVES: ReadonlySet<string> = new Set(Object.values(RUN_FILES).filter((f) => f !== RUN_FILES.lock));
+const isRunFile = (name: string) => FORCE_REMOVES.has(name.replace(/\.tmp-\d+$/, ""));
+
+/**
+ * Claims `--out` for a new run and returns the lock's release. A missing folder is created; a
+ * non-empty one is refused unless `force`. The lock is taken before anything is deleted, so a
+ * folder that a live run holds is refused and left untouched; only then does `force` remove the
+ * run files a previous run left (and nothing else).
+ */
+export function claimOutDir(dir: string, o: LockOptions & { force: boolean }): () => void {
+  const refuseNonEmpty = () => new InputError(dir, "--out", "folder is not empty (use --resume DIR to complete a run, or --force to start over)");
+  if (existsSync(dir)) {
+    if (!statSync(dir).isDirectory()) throw new InputError(dir, "--out", "is a file, not a folder");
+    if (!o.force && readdirSync(dir).length > 0) throw refuseNonEmpty();
+  }
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw new InputError(dir, "--out", `cannot create the folder (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  const release = acquireLock(dir, o);
+  try {
+    const others = readdirSync(dir).filter((f) => f !== RUN_FILES.lock);
+    if (!o.force && others.length > 0) throw refuseNonEmpty();
+    if (o.force) for (const f of others.filter(isRunFile)) rmSync(join(dir, f), { force: true });
+  } catch (e) {
+    release();
+    throw e;
+  }
+  return release;
+}
