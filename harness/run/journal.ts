@@ -125,16 +125,6 @@ export class SpendJournal {
   }
 }
 
-/** Copies journal lines into another run's journal (merge): the spend of shards is the merged run's. */
-export function copySpend(fromDirs: readonly string[], toDir: string): void {
-  const log = new JsonlLog(join(toDir, RUN_FILES.spend));
-  try {
-    for (const dir of fromDirs) readSpend(dir, (line) => log.append(line));
-  } finally {
-    log.close();
-  }
-}
-
 /** The run's spend for reports: in all, then per session of the manifest (spend from the journal, which is the truth). */
 export function runSpend(sessions: readonly Pick<Session, "id" | "started_at" | "finished_at" | "outcome">[], tally: SpendTally): RunSpend {
   const known = new Set(sessions.map((s) => s.id));

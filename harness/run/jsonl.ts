@@ -72,12 +72,12 @@ export function readJsonl<S extends z.ZodType>(file: string, format: LineFormat<
     }
     const head = format.head?.safeParse(parsed.value);
     if (head && !head.success) {
-      const { path, detail } = issueAt(head.error.issues[0]!);
+      const { path, detail } = issueAt(head.error.issues[0]!, parsed.value);
       throw new InputError(file, path || "(root)", `not ${format.what} (${detail})`, lineNo);
     }
     const result = format.schema.safeParse(parsed.value);
     if (!result.success) {
-      const { path, detail } = issueAt(result.error.issues[0]!);
+      const { path, detail } = issueAt(result.error.issues[0]!, parsed.value);
       throw new InputError(file, path || "(root)", detail, lineNo);
     }
     visit(result.data, lineNo);

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { z } from "zod";
 import { InputError } from "../../src/formats/load.ts";
 import { RUN_FILES } from "./store.ts";
@@ -129,6 +129,14 @@ export function acquireLock(dir: string, o: LockOptions): () => void {
   throw new InputError(dir, RUN_FILES.lock, "could not take the run lock (another process keeps taking it)");
 }
 
+/** `mkdir -p` one level at a time: Node's recursive mkdir loops forever under a path it cannot create in (/proc). */
+function makeDirs(dir: string): void {
+  if (existsSync(dir)) return;
+  const parent = dirname(dir);
+  if (parent !== dir) makeDirs(parent);
+  mkdirSync(dir);
+}
+
 /** What `--force` removes: a run's own files (not its lock) and the temp files of an interrupted atomic write. */
 const FORCE_REMOVES: ReadonlySet<string> = new Set(Object.values(RUN_FILES).filter((f) => f !== RUN_FILES.lock));
 const isRunFile = (name: string) => FORCE_REMOVES.has(name.replace(/\.tmp-\d+$/, ""));
@@ -146,7 +154,7 @@ export function claimOutDir(dir: string, o: LockOptions & { force: boolean }): (
     if (!o.force && readdirSync(dir).length > 0) throw refuseNonEmpty();
   }
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
   } catch (e) {
     throw new InputError(dir, "--out", `cannot create the folder (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
   }

@@ -1,8 +1,10 @@
-import { join } from "node:path";
+import { existsSync, realpathSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { InputError } from "../../src/formats/load.ts";
-import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
+import { trialKey, type SpendLine, type TrialRecord } from "../../src/formats/records.ts";
 import { MANIFEST_SCHEMA_VERSION, readManifest, totalsOf, type Manifest } from "./manifest.ts";
-import { copySpend, readSpend } from "./journal.ts";
+import { readSpend, SpendTally } from "./journal.ts";
+import { JsonlLog } from "./jsonl.ts";
 import { claimOutDir } from "./lock.ts";
 import { readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic } from "./store.ts";
 import { planTrials, type RunSuite } from "./work.ts";
@@ -11,6 +13,8 @@ export interface MergeInput {
   dir: string;
   manifest: Manifest;
   records: TrialRecord[];
+  /** The run's spend journal: the merged run's spend is its inputs'. */
+  spend: SpendLine[];
 }
 
 /** The trial keys a run's manifest plans (all shards together). */
@@ -69,20 +73,34 @@ export function checkMergeable(inputs: readonly MergeInput[]): TrialRecord[] {
 export function loadMergeInput(dir: string): MergeInput {
   const manifest = readManifest(dir);
   const log = readTrialLog(dir);
-  return { dir, manifest, records: log.records };
+  const spend: SpendLine[] = [];
+  readSpend(dir, (line) => spend.push(line));
+  return { dir, manifest, records: log.records, spend };
+}
+
+function sameFolder(a: string, b: string): boolean {
+  const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
+  return real(a) === real(b);
 }
 
 /** Writes one run from shard runs: the merged manifest and every record once, in key order. */
 export function mergeRuns(inputs: readonly MergeInput[], out: string, opts: { now: () => Date; runId: string; command: string[]; force: boolean }): Manifest {
   const records = checkMergeable(inputs);
   const first = inputs[0]!.manifest;
+  const into = inputs.find((i) => sameFolder(i.dir, out));
+  if (into) throw new InputError(out, "--out", `is one of the runs being merged (${into.dir}): write the merged run to a folder of its own`);
   const release = claimOutDir(out, { now: opts.now, force: opts.force });
   try {
     const log = new TrialLog(out);
     for (const r of records) log.append(r);
     log.close();
-    copySpend(inputs.map((i) => i.dir), out);
-    const spent = readSpend(out).tally;
+    const journal = new JsonlLog(join(out, RUN_FILES.spend));
+    const spent = new SpendTally();
+    for (const line of inputs.flatMap((i) => i.spend)) {
+      journal.append(line);
+      spent.add(line);
+    }
+    journal.close();
     const canaries = inputs.map((i) => i.manifest.canary);
     const manifest: Manifest = {
       ...first,

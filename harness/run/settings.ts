@@ -4,7 +4,7 @@ import { hashCanonical, canonicalJson } from "../../src/canonical.ts";
 import { CATEGORIES } from "../../src/formats/enums.ts";
 import { InputError, loadFile } from "../../src/formats/load.ts";
 import type { Suite } from "../../src/formats/records.ts";
-import { ClientConfigSchema, WIRE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
+import { ClientConfigSchema, HttpUrlSchema, WIRE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
 import { hasCredentials, withoutCredentials } from "../../src/providers/endpoint.ts";
 import { ENGINE_MODES } from "../../src/loop/engine.ts";
 import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/providers/sim/profile.ts";
@@ -103,7 +103,7 @@ export const RunCliSchema = z.strictObject({
   plannerModel: z.string().min(1).optional(),
   criticProvider: z.string().optional(),
   criticModel: z.string().min(1).optional(),
-  baseUrl: z.url().optional(),
+  baseUrl: HttpUrlSchema.optional(),
   header: z.array(z.string()).optional(),
   timeout: z.coerce.number().positive().optional(),
   temperature: z.coerce.number().min(0).max(2).optional(),
@@ -247,6 +247,9 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
     const applied = applyRole(base?.client[role] ?? DEFAULT_ROLES[role], [file.provider ?? {}, file.roles?.[role] ?? {}, cliRolePatch(cli, role)], role);
     return replay ? { ...applied, ...replay.roles[role] } : applied;
   }) as [RoleConfig, RoleConfig];
+  if (cli.baseUrl !== undefined && roles.every((r) => r.provider === "sim")) {
+    throw new InputError("command line", "--base-url", "no role talks to an endpoint (both are sim): choose one with --provider openai|anthropic");
+  }
   const bareReplay = roles.findIndex((r) => r.provider === "replay" && r.replay === undefined);
   if (bareReplay >= 0) throw new InputError("command line", `${bareReplay === 0 ? "planner" : "critic"} provider`, 'replay a run with --replay DIR (or the config file\'s replay: {runDir}), not as a provider name');
   const profilePath = cli.simProfile ?? file.simProfile ?? undefined;

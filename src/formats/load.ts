@@ -174,20 +174,32 @@ export function readSource(file: string): ParsedSource {
   return parseSource(file, text);
 }
 
-/** Where a zod issue points and what it says; an unknown key is named in the path. */
-export function issueAt(issue: z.core.$ZodIssue): { keys: readonly PropertyKey[]; path: string; detail: string } {
+/** Whether `path` names a key that is absent from `data` (its parent exists and is an object). */
+function isMissing(data: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return false;
+  let node: unknown = data;
+  for (const key of path.slice(0, -1)) {
+    if (node === null || typeof node !== "object") return false;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node !== null && typeof node === "object" && !Array.isArray(node) && !(path.at(-1)! in node);
+}
+
+/** Where a zod issue points and what it says; an unknown key is named in the path, a missing one said to be missing. */
+export function issueAt(issue: z.core.$ZodIssue, data?: unknown): { keys: readonly PropertyKey[]; path: string; detail: string } {
   if (issue.code === "unrecognized_keys") {
     const keys = [...issue.path, issue.keys[0]!];
     return { keys, path: formatPath(keys), detail: `unknown key "${issue.keys[0]}"` };
   }
-  return { keys: issue.path, path: formatPath(issue.path), detail: issue.message };
+  const detail = data !== undefined && isMissing(data, issue.path) ? "missing (a required key)" : issue.message;
+  return { keys: issue.path, path: formatPath(issue.path), detail };
 }
 
 /** Validate parsed data with a zod schema; the first issue becomes an InputError. */
 export function validate<S extends z.ZodType>(source: ParsedSource, schema: S): z.output<S> {
   const result = schema.safeParse(source.data);
   if (result.success) return result.data;
-  const { keys, path, detail } = issueAt(result.error.issues[0]!);
+  const { keys, path, detail } = issueAt(result.error.issues[0]!, source.data);
   throw new InputError(source.file, path || "(root)", detail, source.lineOf(keys));
 }
 

@@ -49,6 +49,12 @@ export function sentSampling(
   };
 }
 
+/** Token counts as a provider reported them; null unless both are counts (a server may omit usage, or part of it). */
+export function reportedUsage(input: unknown, output: unknown): Usage | null {
+  const count = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
+  return count(input) && count(output) ? { input_tokens: input, output_tokens: output } : null;
+}
+
 /** What a provider answered about one request. */
 export interface Reply {
   text: string;

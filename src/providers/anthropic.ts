@@ -2,6 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { VERSION } from "@anthropic-ai/sdk/version";
 import {
   classifySdkError,
+  reportedUsage,
   sentSampling,
   type AdapterEnv,
   type Conversation,
@@ -96,10 +97,12 @@ export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: Adapte
         const { data, response } = await client.messages
           .create(body as unknown as Anthropic.MessageCreateParamsNonStreaming, { timeout: options.timeoutMs, fetchOptions: timingFetchOptions(options.timing) })
           .withResponse();
-        const tool = data.content.find((b) => b.type === "tool_use");
+        // Anthropic-format servers may omit usage (or content): the call is still recorded, usage null.
+        const content = Array.isArray(data.content) ? data.content : [];
+        const tool = content.find((b) => b.type === "tool_use");
         return {
-          text: tool ? JSON.stringify(tool.input) : textOf(data.content),
-          usage: { input_tokens: data.usage.input_tokens, output_tokens: data.usage.output_tokens },
+          text: tool ? JSON.stringify(tool.input) : textOf(content),
+          usage: reportedUsage(data.usage?.input_tokens, data.usage?.output_tokens),
           reportedModel: data.model ?? null,
           fingerprint: null,
           httpStatus: response.status,

@@ -17,11 +17,14 @@ export const ReplaySettingsSchema = z.strictObject({
 });
 export type ReplaySettings = z.output<typeof ReplaySettingsSchema>;
 
+/** An endpoint: http or https, the only schemes the SDKs speak. */
+export const HttpUrlSchema = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
+
 export const RoleConfigSchema = z
   .strictObject({
     provider: z.enum([...WIRE_PROVIDERS, "replay"]),
     model: z.string().min(1),
-    baseUrl: z.url().optional(),
+    baseUrl: HttpUrlSchema.optional(),
     headers: z.record(z.string(), z.string()).optional(),
     temperature: z.number().min(0).max(2).optional(),
     topP: z.number().gt(0).max(1).optional(),

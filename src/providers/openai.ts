@@ -3,6 +3,7 @@ import { VERSION } from "openai/version";
 import { canonicalJson } from "../canonical.ts";
 import {
   classifySdkError,
+  reportedUsage,
   sentSampling,
   type AdapterEnv,
   type Conversation,
@@ -120,10 +121,10 @@ export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEn
         const { data, response } = await client.chat.completions
           .create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, { timeout: options.timeoutMs, fetchOptions: timingFetchOptions(options.timing) })
           .withResponse();
-        const message = data.choices[0]?.message;
+        const message = Array.isArray(data.choices) ? data.choices[0]?.message : undefined;
         return {
           text: message?.content ?? message?.refusal ?? "",
-          usage: data.usage ? { input_tokens: data.usage.prompt_tokens, output_tokens: data.usage.completion_tokens } : null,
+          usage: reportedUsage(data.usage?.prompt_tokens, data.usage?.completion_tokens),
           reportedModel: orNull(data.model),
           fingerprint: orNull(data.system_fingerprint),
           httpStatus: response.status,

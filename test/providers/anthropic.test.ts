@@ -94,4 +94,17 @@ describe("anthropic adapter through the client", () => {
     expect(result).toMatchObject({ ok: false, outcome: "provider_error" });
     expect(result.calls[0]!.error_class).toBe("client_error");
   });
+
+  it("tolerates an answer without usage (or content): the call is recorded with usage null and cost unknown", async () => {
+    const { usage: _, ...noUsage } = anthropicToolUse(VALID_CRITIC_ANSWER);
+    const { content: __, ...noContent } = noUsage;
+    const { client } = await setup([{ status: 200, body: noUsage }, { status: 200, body: noContent }]);
+    const answered = await client.structured(criticRequest(), CriticOutputSchema);
+    expect(answered.ok).toBe(true);
+    expect(answered.calls[0]).toMatchObject({ usage: null, cost_usd: null, outcome: "ok" });
+    const empty = await client.structured(criticRequest({ trial: 1 }), CriticOutputSchema);
+    expect(empty.ok).toBe(false);
+    expect(empty.calls.length).toBeGreaterThan(0);
+    expect(empty.calls.every((c) => c.usage === null && c.cost_usd === null && c.outcome === "invalid_output")).toBe(true);
+  });
 });

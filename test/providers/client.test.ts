@@ -3,10 +3,12 @@ import { CriticOutputSchema } from "../../src/formats/findings.ts";
 import { PlanSchema } from "../../src/formats/plan.ts";
 import type { Role } from "../../src/formats/records.ts";
 import { runGates } from "../../src/gates/index.ts";
-import { createModelClient, type ClientConfig } from "../../src/providers/client.ts";
+import { attemptCost, createModelClient, type ClientConfig, type RoleConfig } from "../../src/providers/client.ts";
+import type { AttemptEvent } from "../../src/providers/types.ts";
 import { loadSimProfile, PROFILES_DIR } from "../../src/providers/sim/profile.ts";
 import { Throttle } from "../../src/providers/throttle.ts";
-import { fakeClock } from "./helpers.ts";
+import { chatCompletion, errorBody, useFakeServers } from "./fake-server.ts";
+import { criticRequest, fakeClock, VALID_CRITIC_ANSWER } from "./helpers.ts";
 import { criticHints, GOAL, simRequest } from "./sim-fixtures.ts";
 import { templatePlan } from "../../src/providers/sim/planner.ts";
 
@@ -53,6 +55,40 @@ describe("client accounting and budget", () => {
     expect(r).toMatchObject({ ok: false, outcome: "invalid_output" });
     expect(r.calls).toHaveLength(5);
     expect(r.calls.every((c) => c.validation_error !== null)).toBe(true);
+  });
+});
+
+describe("what a send costs", () => {
+  const startServer = useFakeServers();
+
+  it("a send that may have been billed without usage (a cut body) makes the call's cost unknown, though a retry answered", async () => {
+    const answer = chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER));
+    const server = await startServer([{ truncate: answer }, { status: 503, body: errorBody("busy") }, { status: 200, body: answer }]);
+    const role: RoleConfig = { provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1` };
+    const events: AttemptEvent[] = [];
+    const client = createModelClient({ planner: role, critic: role }, { ...fakeClock(), random: () => 0, env: {}, onAttempt: (e) => events.push(e) });
+    const result = await client.structured(criticRequest(), CriticOutputSchema);
+    expect(result.ok).toBe(true);
+    const priced = (100 * 0.15 + 20 * 0.6) / 1_000_000;
+    // sent and returned, paired by id, one pair per send, the cut body unknown, the 503 free
+    expect(events.map((e) => [e.phase, e.id, e.phase === "returned" ? e.cost_usd : null])).toEqual([
+      ["sent", 0, null],
+      ["returned", 0, null],
+      ["sent", 1, null],
+      ["returned", 1, 0],
+      ["sent", 2, null],
+      ["returned", 2, priced],
+    ]);
+    expect(result.calls[0]!.cost_usd).toBeNull();
+    expect(attemptCost("openai", "gpt-4o-mini", result.calls[0]!.transport_attempts[2]!, { input_tokens: 100, output_tokens: 20 })).toBe(priced);
+  });
+
+  it("a send refused with an HTTP status costs nothing, and the sim never costs", async () => {
+    const attempt = { index: 0, latency_ms: 1, outcome: "error" as const, error_class: "rate_limited", http_status: 429 };
+    expect(attemptCost("openai", "gpt-4o-mini", attempt, null)).toBe(0);
+    expect(attemptCost("openai", "gpt-4o-mini", { ...attempt, http_status: null, error_class: "timeout" }, null)).toBeNull();
+    expect(attemptCost("sim", "anything", { ...attempt, http_status: null }, null)).toBe(0);
+    expect(attemptCost("openai", "no-such-model", { ...attempt, outcome: "ok", http_status: 200 }, { input_tokens: 1, output_tokens: 1 })).toBeNull();
   });
 });
 

@@ -16,6 +16,8 @@ export interface CountingOptions {
   delayMs?: number;
   /** Told of every request as it arrives (1-based), before it is answered: a test can kill its client here. */
   onRequest?: (n: number, req: Received) => void;
+  /** Hold the answer to request n until the promise settles (undefined: answer as usual). */
+  holdUntil?: (n: number) => Promise<unknown> | undefined;
 }
 
 /**
@@ -32,7 +34,12 @@ export function startCountingServer(o: CountingOptions = {}): Promise<FakeServer
     if (o.errorEvery && n % o.errorEvery === 0) return { status: 500, body: { error: { message: "overloaded", type: "server_error" } }, headers: { "retry-after-ms": "5" }, delayMs: o.delayMs };
     const text = o.invalidEvery && n % o.invalidEvery === 0 ? "not json at all" : JSON.stringify({ findings: [] });
     const body = chatCompletion(text);
-    return { status: 200, body: usage ? { ...body, usage: { ...USAGE, total_tokens: USAGE.prompt_tokens + USAGE.completion_tokens } } : { ...body, usage: undefined }, delayMs: o.delayMs };
+    return {
+      status: 200,
+      body: usage ? { ...body, usage: { ...USAGE, total_tokens: USAGE.prompt_tokens + USAGE.completion_tokens } } : { ...body, usage: undefined },
+      delayMs: o.delayMs,
+      until: o.holdUntil?.(n),
+    };
   };
   return startFakeServer(answer);
 }

@@ -4,7 +4,15 @@ import { afterEach } from "vitest";
 
 /** What the fake server does with one request. */
 export type Step =
-  | { status: number; body: unknown; headers?: Record<string, string>; /** Answer after this long (calls overlap). */ delayMs?: number }
+  | {
+      status: number;
+      body: unknown;
+      headers?: Record<string, string>;
+      /** Answer after this long (calls overlap). */
+      delayMs?: number;
+      /** Answer once this settles (a test holds its client mid-run). */
+      until?: Promise<unknown>;
+    }
   /** Never answer (the client's timeout must fire). */
   | { hang: true }
   /** Announce a body, send part of it, then drop the connection. */
@@ -53,8 +61,9 @@ export async function startFakeServer(steps: Step[] | ((req: Received, index: nu
         res.writeHead(step.status, { "content-type": "application/json", ...step.headers });
         res.end(JSON.stringify(step.body));
       };
-      if (step.delayMs) setTimeout(answer, step.delayMs);
-      else answer();
+      const later = () => (step.delayMs ? setTimeout(answer, step.delayMs) : answer());
+      if (step.until) void step.until.then(later);
+      else later();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ConfigFileSchema } from "../../harness/config.ts";
 import { redactArgv } from "../../harness/run/redact.ts";
-import { configHash, diffValues, RecordedConfigSchema, recordedConfig, resolveRun, RunCliSchema, type RunCli } from "../../harness/run/settings.ts";
+import { configHash, diffValues, missingCredentials, RecordedConfigSchema, recordedConfig, resolveRun, RunCliSchema, withheldCredentials, type RunCli } from "../../harness/run/settings.ts";
 import { DEFAULT_SIM_PROFILE } from "../../src/providers/sim/profile.ts";
 
 const ctx = { loadProfile: () => DEFAULT_SIM_PROFILE };
@@ -120,5 +120,36 @@ describe("redaction", () => {
     expect(out).not.toContain("sk-secret-value-123");
     expect(out).not.toContain("abc123456789");
     expect(out).toContain("X-Tenant=blue");
+  });
+
+  it("records every URL without userinfo or query, on the command line and in the config, and says what it withheld", () => {
+    const url = "http://alice:pw-secret-1@127.0.0.1:8080/v1/?api-key=q-secret-2&x=1#frag";
+    expect(redactArgv(["run", "--base-url", url, `--base-url=${url}`, "--note=see https://bob:pw-3@example.com/x?token=t-4"])).toEqual([
+      "run",
+      "--base-url",
+      "http://127.0.0.1:8080/v1/",
+      "--base-url=http://127.0.0.1:8080/v1/",
+      "--note=see https://example.com/x",
+    ]);
+    expect(redactArgv(["http://plain.example/v1"])).toEqual(["http://plain.example/v1"]);
+    const config = resolveRun({}, cli({ provider: "openai", model: "m", baseUrl: url }), ctx).config;
+    expect(JSON.stringify(recordedConfig(config))).not.toMatch(/secret|alice/);
+    expect(recordedConfig(config).client.critic.baseUrl).toBe("http://127.0.0.1:8080/v1/");
+    expect(withheldCredentials(config)).toEqual(["planner.baseUrl", "critic.baseUrl"]);
+    expect(withheldCredentials(resolveRun({}, cli({ provider: "openai", model: "m", baseUrl: "http://127.0.0.1:8080/v1" }), ctx).config)).toEqual([]);
+    // the config hash does not move with the credentials, so a resume given them again matches
+    expect(hashOf({ provider: "openai", model: "m", baseUrl: url })).toBe(hashOf({ provider: "openai", model: "m", baseUrl: "http://u:other@127.0.0.1:8080/v1/?api-key=rotated" }));
+    // a resume without them is told which to pass again
+    const recorded = recordedConfig(config);
+    expect(missingCredentials(recorded, withheldCredentials(config))).toEqual(["planner: --base-url (its userinfo and query)", "critic: --base-url (its userinfo and query)"]);
+    expect(missingCredentials(config, withheldCredentials(config))).toEqual([]);
+  });
+});
+
+describe("--base-url", () => {
+  it("takes http(s) only, and only when some role talks to an endpoint", () => {
+    expect(() => cli({ baseUrl: "ftp://example.com/v1" })).toThrow(/expected an http:\/\/ or https:\/\/ URL/);
+    expect(() => resolveRun({}, cli({ baseUrl: "http://127.0.0.1:1/v1" }), ctx)).toThrow(/--base-url: no role talks to an endpoint/);
+    expect(resolveRun({}, cli({ criticProvider: "openai", criticModel: "m", baseUrl: "http://127.0.0.1:1/v1" }), ctx).config.client.critic.baseUrl).toBe("http://127.0.0.1:1/v1");
   });
 });

@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
@@ -7,7 +6,7 @@ import { snapshotOfRun } from "../../baseline/io.ts";
 import { gateVerdict, judge } from "../../baseline/judge.ts";
 import { gateJUnit } from "../../baseline/junit.ts";
 import { guarded } from "../exit.ts";
-import { parseOptions } from "../options.ts";
+import { parseOptions, writeOutputFile } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
   baseline: z.string().min(1),
@@ -37,7 +36,7 @@ export function register(program: Command): void {
     .action(guarded((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const { result, policy } = judge(snapshotOfRun(dir, options.corpus), options.baseline, options.policy);
-      writeFileSync(options.junit ?? join(dir, "gate-junit.xml"), gateJUnit(result));
+      writeOutputFile(options.junit ?? join(dir, "gate-junit.xml"), gateJUnit(result), "--junit");
       process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatGate(result, policy.description));
       return result.exit;
     }));

@@ -3,11 +3,28 @@ import { z } from "zod";
 import { CriticOutputSchema } from "../../../src/formats/findings.ts";
 import { CorpusGoalSchema, GoalSchema } from "../../../src/formats/goal.ts";
 import { PlanSchema } from "../../../src/formats/plan.ts";
+import { SpendLineSchema, TrialRecordSchema } from "../../../src/formats/records.ts";
+import { SummaryFileSchema } from "../../../src/formats/summary.ts";
 import { PackManifestSchema } from "../../../src/packs/schema.ts";
+import { ManifestSchema } from "../../run/manifest.ts";
 import { EXIT, guarded } from "../exit.ts";
 
-/** The formats whose JSON Schema can be printed; `corpus-goal` is a goal file with its expectation, `pack` a domain pack's pack.yaml. */
-const FORMATS = { goal: GoalSchema, "corpus-goal": CorpusGoalSchema, plan: PlanSchema, critic: CriticOutputSchema, pack: PackManifestSchema } as const;
+/**
+ * The formats whose JSON Schema can be printed: the input files (`corpus-goal` is a goal file with
+ * its expectation, `pack` a domain pack's pack.yaml), the critic's answer, and the run files, each
+ * versioned by its `schema_version` (`trial`: one line of trials.jsonl; `journal`: one line of spend.jsonl).
+ */
+const FORMATS = {
+  goal: GoalSchema,
+  "corpus-goal": CorpusGoalSchema,
+  plan: PlanSchema,
+  critic: CriticOutputSchema,
+  pack: PackManifestSchema,
+  trial: TrialRecordSchema,
+  manifest: ManifestSchema,
+  summary: SummaryFileSchema,
+  journal: SpendLineSchema,
+} as const;
 type Format = keyof typeof FORMATS;
 
 /**
@@ -21,7 +38,7 @@ export function jsonSchemaOf(format: Format): unknown {
 export function register(program: Command): void {
   program
     .command("schema")
-    .description("Print the JSON Schema of a format (goal, corpus-goal, plan, critic, pack)")
+    .description("Print the JSON Schema of a format (goal, corpus-goal, plan, critic, pack) or of a run file (trial, manifest, summary, journal)")
     .addArgument(new Argument("<format>", "the format").choices(Object.keys(FORMATS)))
     .action(guarded((format: Format) => {
       process.stdout.write(`${JSON.stringify(jsonSchemaOf(format), null, 2)}\n`);

@@ -1,0 +1,195 @@
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterAll, describe, expect, it } from "vitest";
+import { jsonSchemaOf } from "../../harness/cli/commands/schema.ts";
+import { loadRun } from "../../harness/report/load.ts";
+import { writeOutputFile } from "../../harness/cli/options.ts";
+import { claimOutDir } from "../../harness/run/lock.ts";
+import { loadMergeInput, mergeRuns } from "../../harness/run/merge.ts";
+import { readManifest } from "../../harness/run/manifest.ts";
+import { readTrialLog, RUN_FILES } from "../../harness/run/store.ts";
+import { runSweep } from "../../harness/run/sweep.ts";
+import { readSummary, realEngine } from "../../harness/run/wiring.ts";
+import { InputError } from "../../src/formats/load.ts";
+import type { FakeServer } from "../providers/fake-server.ts";
+import { startCountingServer } from "../providers/counting-server.ts";
+import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
+
+const BIN = join(import.meta.dirname, "../../bin/fieldtest.js");
+const CHILD = join(import.meta.dirname, "fixtures", "sweep-child.ts");
+const root = tempDir("ft-run-folder-");
+const corpusRoot = smallCorpus(root, 0, 3);
+const servers: FakeServer[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+function fieldtest(args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, CI: "1" } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+describe("--force on a live run", () => {
+  it("is refused while the run's process holds the lock; the live run's records are untouched and it completes", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // The first two answers come at once; the rest wait until the second command has been refused.
+    const server = await startCountingServer({ holdUntil: (n) => (n > 2 ? held : undefined) });
+    servers.push(server);
+    const out = join(root, "live");
+    const live = execa(process.execPath, ["--import", "tsx", CHILD], {
+      env: {
+        FT_CLI: JSON.stringify({ suite: "boundary", trials: "2", concurrency: "1", provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1`, out }),
+        FT_CORPUS: corpusRoot,
+        CI: "1",
+      },
+      reject: false,
+    });
+    const trials = join(out, RUN_FILES.trials);
+    while (!(existsSync(trials) && readFileSync(trials, "utf8").split("\n").length > 2)) await new Promise((r) => setTimeout(r, 50));
+    const before = { trials: readFileSync(trials, "utf8"), spend: readFileSync(join(out, RUN_FILES.spend), "utf8"), manifest: readFileSync(join(out, RUN_FILES.manifest), "utf8") };
+
+    const forced = fieldtest(["run", "--out", out, "--force", "--suite", "boundary", "--only", "clean-*", "--trials", "1"]);
+    expect(forced.code).toBe(2);
+    expect(forced.stderr).toMatch(new RegExp(`^fieldtest: ${out}: run\\.lock: run is in use by pid ${live.pid} on .*; wait for it to finish\\n$`));
+    expect(readFileSync(trials, "utf8")).toBe(before.trials);
+    expect(readFileSync(join(out, RUN_FILES.manifest), "utf8")).toBe(before.manifest);
+    expect(readFileSync(join(out, RUN_FILES.spend), "utf8").startsWith(before.spend)).toBe(true);
+
+    release();
+    const done = await live;
+    expect(done.exitCode, done.stderr).toBe(0);
+    expect(readFileSync(trials, "utf8").startsWith(before.trials)).toBe(true);
+    expect(readTrialLog(out).records).toHaveLength(6);
+    expect(readManifest(out).state).toBe("completed");
+    expect(existsSync(join(out, RUN_FILES.lock))).toBe(false);
+  }, 120_000);
+});
+
+describe("credentials in --base-url", () => {
+  // Built from parts, so no credential-shaped literal sits in the repository.
+  const PASS = ["pw", "DISTINCT", "7f3a9c1e5b"].join("-");
+  const QUERY = ["qk", "DISTINCT", "2d8e6b4a0c"].join("-");
+  const USER = "urlUser-DISTINCT";
+
+  it("never reach a file of the run folder, its output, or a resume's; a resume must be given them again", async () => {
+    const server = await startCountingServer();
+    servers.push(server);
+    const out = join(root, "secrets");
+    const config = join(root, "no-retries.yaml");
+    writeFileSync(config, "maxRetries: 0\n");
+    const baseUrl = `http://${USER}:${PASS}@${new URL(server.url).host}/v1?api-key=${QUERY}`;
+    const args = ["--suite", "boundary", "--trials", "1", "--provider", "openai", "--model", "gpt-4o-mini", "--config", config];
+    const first = fieldtest(["run", ...args, `--base-url=${baseUrl}`, "--out", out, "--only", "clean-*"]);
+    expect(first.code, first.stderr).toBe(0);
+    const m = readManifest(out);
+    expect(m.command).toContain(`--base-url=http://${new URL(server.url).host}/v1`);
+    expect(m.withheld_credentials).toEqual(["planner.baseUrl", "critic.baseUrl"]);
+
+    const missing = fieldtest(["run", "--resume", out, "--retry-errors"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/pass them again: planner: --base-url \(its userinfo and query\)/);
+    const again = fieldtest(["run", "--resume", out, "--retry-errors", "--base-url", baseUrl]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readManifest(out).sessions).toHaveLength(2);
+
+    const everything = [...filesUnder(out).map((f) => readFileSync(f, "utf8")), ...[first, missing, again].flatMap((r) => [r.stdout, r.stderr])].join("\n");
+    // The test can fail: the credentials were on the command lines.
+    expect(everything).toContain(new URL(server.url).host);
+    for (const secret of [PASS, QUERY, USER, encodeURIComponent(PASS)]) expect(everything).not.toContain(secret);
+  }, 120_000);
+});
+
+describe("malformed run files", () => {
+  const base = join(root, "base");
+  const good = async () => {
+    if (!existsSync(base)) expect(await runSweep(cli({ suite: "boundary", trials: "2", out: base }), {}, realEngine({}, corpusRoot), testHost())).toBe(0);
+    return base;
+  };
+  /** A copy of a good run with one file edited: `edit` gets the file's lines. */
+  async function broken(name: string, file: string, edit: (lines: string[]) => void): Promise<string> {
+    const dir = join(root, name);
+    cpSync(await good(), dir, { recursive: true });
+    const lines = readFileSync(join(dir, file), "utf8").split("\n");
+    edit(lines);
+    writeFileSync(join(dir, file), lines.join("\n"));
+    return dir;
+  }
+  const line = (lines: string[], i: number, change: (o: Record<string, unknown>) => Record<string, unknown>) => {
+    lines[i] = JSON.stringify(change(JSON.parse(lines[i]!)));
+  };
+
+  const CASES: [string, string, (lines: string[]) => void, RegExp][] = [
+    ["head-only trial line", RUN_FILES.trials, (l) => line(l, 2, ({ schema_version, suite, item_id, trial, status }) => ({ schema_version, suite, item_id, trial, status })), /trials\.jsonl:3: escalation_reason: missing \(a required key\)$/],
+    ['calls: "oops"', RUN_FILES.trials, (l) => line(l, 1, (t) => ({ ...t, calls: "oops" })), /trials\.jsonl:2: calls: Invalid input: expected array, received string$/],
+    ["torn middle line", RUN_FILES.trials, (l) => (l[3] = l[3]!.slice(0, 80)), /trials\.jsonl:4: not valid JSON .*only the last line can be torn/],
+    ["bad journal line", RUN_FILES.spend, (l) => line(l, 5, (s) => ({ ...s, id: "seven" })), /spend\.jsonl:6: id: Invalid input: expected number, received string$/],
+    ["bad manifest", RUN_FILES.manifest, (l) => (l[l.findIndex((x) => x.includes('"state"'))] = '  "state": "exploded",'), /manifest\.json:\d+: state: Invalid option/],
+  ];
+
+  for (const [name, file, edit, message] of CASES) {
+    it(`${name}: every reader refuses it in one line naming the file and the line`, async () => {
+      const dir = await broken(name.replace(/\W+/g, "-"), file, edit);
+      const readers: (() => unknown)[] = [() => loadRun(dir, corpusRoot), () => runSweep(cli({ resume: dir }), {}, realEngine({}, corpusRoot), testHost()), () => loadMergeInput(dir)];
+      for (const read of readers) {
+        const error = await Promise.resolve().then(read).then(() => null, (e: unknown) => e);
+        expect(error).toBeInstanceOf(InputError);
+        expect((error as Error).message).toMatch(new RegExp(`^${dir}/`));
+        expect((error as Error).message).toMatch(message);
+        expect((error as Error).message).not.toContain("\n");
+      }
+    });
+  }
+
+  it("bad summary.json: its reader names the file, the line and the key", async () => {
+    const dir = await broken("bad-summary", RUN_FILES.summary, (l) => (l[l.findIndex((x) => x.includes('"bootstrap_reps"'))] = '  "bootstrap_reps": "many",'));
+    expect(() => readSummary(dir)).toThrow(new RegExp(`^${dir}/summary\\.json:\\d+: bootstrap_reps: Invalid input: expected number, received string$`));
+  });
+
+  it("through the CLI: exit 2, one line, no stack trace", async () => {
+    const dir = await broken("cli-head-only", RUN_FILES.trials, (l) => line(l, 0, ({ schema_version, suite, item_id, trial, status }) => ({ schema_version, suite, item_id, trial, status })));
+    for (const args of [["report", dir, "--corpus", corpusRoot], ["merge", dir, "--out", join(root, "cli-merged")]]) {
+      const r = fieldtest(args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`fieldtest: ${dir}/trials.jsonl:1: escalation_reason: missing (a required key)\n`);
+    }
+  }, 60_000);
+
+  it("fieldtest schema prints a versioned JSON Schema for every run file", () => {
+    for (const [format, version] of [["trial", 1], ["manifest", 2], ["summary", 1], ["journal", 1]] as const) {
+      const schema = JSON.stringify(jsonSchemaOf(format));
+      expect(schema, format).toContain(`"schema_version":{"type":"number","const":${version}}`);
+    }
+  });
+});
+
+describe("bad input that used to escape as an infrastructure error", () => {
+  it("merge refuses to write into one of the runs it merges (it would delete what it reads)", async () => {
+    const dir = join(root, "merge-self");
+    expect(await runSweep(cli({ suite: "boundary", trials: "1", out: dir }), {}, realEngine({}, corpusRoot), testHost())).toBe(0);
+    const before = readFileSync(join(dir, RUN_FILES.trials), "utf8");
+    const opts = { now: () => new Date(), runId: "m", command: ["fieldtest", "merge"], force: true };
+    expect(() => mergeRuns([loadMergeInput(dir)], `${dir}/`, opts)).toThrow(new RegExp(`--out: is one of the runs being merged \\(${dir}\\)`));
+    expect(readFileSync(join(dir, RUN_FILES.trials), "utf8")).toBe(before);
+  });
+
+  it("an output file that cannot be written names the option (a folder, a missing parent)", () => {
+    expect(() => writeOutputFile(root, "x", "--junit")).toThrow(new RegExp(`^${root}: --junit: cannot write the file \\(EISDIR\\)$`));
+    expect(() => writeOutputFile(join(root, "no", "such", "x.xml"), "x", "--junit")).toThrow(/--junit: cannot write the file \(ENOENT\)/);
+  });
+
+  it.runIf(existsSync("/proc/self"))("--out under a folder nothing can be made in is refused (Node's recursive mkdir would loop there)", () => {
+    expect(() => claimOutDir("/proc/fieldtest-no/run", { now: () => new Date(), force: false })).toThrow(/--out: cannot create the folder \(ENOENT\)/);
+  });
+});
+
