@@ -3,7 +3,7 @@ import { recordedCorpus, type Corpus } from "../corpus/load.ts";
 import type { Role } from "../../src/formats/records.ts";
 import { InputError } from "../../src/formats/load.ts";
 import type { SimProfile } from "../../src/providers/sim/profile.ts";
-import type { Spend } from "../../src/formats/records.ts";
+import { trialKey, type Spend } from "../../src/formats/records.ts";
 import type { AttemptEvent } from "../../src/providers/types.ts";
 import type { ConfigFile } from "../config.ts";
 import type { LoopMonitor } from "./event-loop.ts";
@@ -18,7 +18,7 @@ import { redactArgv } from "./redact.ts";
 import { configHash, diffValues, FRESH_ONLY, missingCredentials, recordedConfig, resolveRun, withheldCredentials, type Fingerprint, type ResolvedRun, type RunCli, type RunConfig } from "./settings.ts";
 import { readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
 import { formatSummary, formatTable, summarizeByCategory } from "./summary.ts";
-import { pendingTrials, planTrials, selectItems, shardTrials, type TrialWork, type WorkItem } from "./work.ts";
+import { compareTrials, pendingTrials, planTrials, selectItems, shardTrials, type TrialWork, type WorkItem } from "./work.ts";
 
 export const EXIT_INTERRUPTED = 130;
 
@@ -304,6 +304,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     host.stderr.write(`fieldtest: note: ${before.unknown_cost_calls} earlier call(s) have unknown cost (no usage reported, a timeout, or in flight at a crash); the run has spent ${formatSpend(before)}\n`);
   }
 
+  const heads = new Map(prep.recorded.map((h) => [trialKey(h), h]));
   const stop = new StopControl();
   const guard = new BudgetGuard(resolved.operational, currentTrialKey, before);
   let disposeSignals = () => {};
@@ -359,6 +360,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
       itemHash: (w) => itemHash.get(itemKey(w))!,
       write: (record) => {
         log.append(record);
+        heads.set(trialKey(record), trialHead(record));
         session.trials_written++;
       },
       stop,
@@ -376,7 +378,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
       return finish("interrupted", EXIT_INTERRUPTED);
     }
     // A limit reached by the run's last calls cut nothing short: the run is complete.
-    if (stop.mode !== "run" && pendingTrials(prep.owned, readTrialLog(dir, trialHead).records, false).length > 0) {
+    if (stop.mode !== "run" && pendingTrials(prep.owned, recordedHeads(), false).length > 0) {
       host.stderr.write(`fieldtest: budget reached (${stop.reason}); stopped cleanly, spent ${formatSpend(tally.total())}. Resume (raising the limit) with:\n  ${resumeCommand(dir)} --budget-usd X | --max-calls N\n`);
       return finish("budget_stopped", 3);
     }
@@ -389,32 +391,37 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     journal.close();
   }
 
-  function finish(state: RunState, code: number, read = readTrialLog(dir, trialHead)): number {
+  /** One head per trial key: the run's earlier records and the ones this session wrote (each written before it is counted). */
+  function recordedHeads(): TrialHead[] {
+    return [...heads.values()].sort(compareTrials);
+  }
+
+  function finish(state: RunState, code: number): number {
     manifest.state = state;
     manifest.finished_at = state === "completed" ? host.now().toISOString() : null;
     session.finished_at = host.now().toISOString();
     session.outcome = state;
     session.spend = tally.session(session.id);
     manifest.spend = tally.total();
-    manifest.totals = totalsOf(read.records);
+    manifest.totals = totalsOf(recordedHeads());
     saveManifest();
     return code;
   }
 
   function complete(): number {
-    const read = readTrialLog(dir, trialHead);
-    const missing = pendingTrials(prep.owned, read.records, false).map((t) => t.key);
+    const recorded = recordedHeads();
+    const missing = pendingTrials(prep.owned, recorded, false).map((t) => t.key);
     if (missing.length > 0) {
       host.stderr.write(`fieldtest: ${missing.length} trials have no record (first: ${missing[0]}); resume with:\n  ${resumeCommand(dir)}\n`);
-      return finish("interrupted", 3, read);
+      return finish("interrupted", 3);
     }
-    finish("completed", 0, read);
+    finish("completed", 0);
     const paths = [join(dir, RUN_FILES.manifest), join(dir, RUN_FILES.trials), join(dir, RUN_FILES.spend)];
     // A shard's numbers mean little alone: the merged run gets the report.
     const report = engine.writeReport && !manifest.plan.shard ? engine.writeReport(dir) : null;
     if (report) paths.push(...report.paths);
     const out = host.stdout;
-    out.write(`\n${formatSummary(summarizeByCategory(read.records, prep.items))}\n`);
+    out.write(`\n${formatSummary(summarizeByCategory(recorded, prep.items))}\n`);
     if (report?.headline.length) out.write(`\n${report.headline.join("\n")}\n`);
     out.write(`\nspent ${manifest.spend.calls} calls, ${formatSpend(manifest.spend)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}${loopText(manifest.operational.event_loop ?? null)}\n`);
     if (manifest.plan.shard) out.write(`shard ${manifest.plan.shard.index}/${manifest.plan.shard.count}: merge the shards with  npx --no-install fieldtest merge DIR... --out DIR\n`);

@@ -8,7 +8,7 @@ export type WireProvider = (typeof WIRE_PROVIDERS)[number];
 
 /** Replay: answer from a previous run's recorded calls, rendering requests as the original provider did. */
 export const ReplaySettingsSchema = z.strictObject({
-  /** Run directory holding trials.jsonl. */
+  /** The recorded run (its folder; the harness reads its trials and hands them to the client). */
   runDir: z.string().min(1),
   /** The provider the recorded run used; requests are rendered (and hashed) in its wire format. */
   as: z.enum(WIRE_PROVIDERS),

@@ -158,7 +158,11 @@ describe("unknown cost fails a USD budget closed", () => {
     expect(m.sessions.length).toBe(resumes + 1);
     const summary = JSON.parse(readFileSync(join(out, RUN_FILES.summary), "utf8"));
     expect(summary.spend.cost_usd_is_lower_bound).toBe(true);
-    expect(readFileSync(join(out, RUN_FILES.reportMd), "utf8")).toContain("The cost is a lower bound");
+    const report = readFileSync(join(out, RUN_FILES.reportMd), "utf8");
+    expect(report).toContain("The cost is a lower bound");
+    // spend per session: one row each, from the journal
+    for (const s of m.sessions) expect(report).toMatch(new RegExp(`\\| ${s.id} \\| ${s.started_at} \\| ${s.outcome} \\| ${s.spend.calls} \\|`));
+    expect(summary.spend.sessions.map((s: { id: string }) => s.id)).toEqual(m.sessions.map((s) => s.id));
     expect(last.host.stdout.text).toMatch(/spent \d+ calls, at least \$0\.0000 \(\d+ call\(s\) of unknown cost\)/);
   }, 60_000);
 });

@@ -85,6 +85,14 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
       const first = keysOf(out);
       expect(first.keys.length).toBeGreaterThan(0);
       expect(first.keys.length).toBeLessThan(ALL_KEYS);
+      // the resume's dry run: the trials left, what was spent, what the limit leaves, and nothing written
+      const manifestBefore = readFileSync(join(out, "manifest.json"), "utf8");
+      const dry = testHost();
+      expect(await runSweep(cli({ resume: out, dryRun: true }), {}, engine, dry)).toBe(0);
+      expect(dry.stdout.text).toContain(`left of ${ALL_KEYS} (resume of ${out})`);
+      expect(dry.stdout.text).toMatch(new RegExp(`already spent \\(spend journal, 1 session\\(s\\)\\): ${engine.calls.length} calls`));
+      expect(dry.stdout.text).toMatch(limit.maxCalls ? /--max-calls 24: 0 calls left/ : /--budget-usd 0\.25: \$0\.0000 left/);
+      expect(readFileSync(join(out, "manifest.json"), "utf8")).toBe(manifestBefore);
       // no partial record: nothing the ceiling cut short was written
       expect(first.records.every((r) => !r.escalation_reasons.includes("budget_exceeded"))).toBe(true);
       // --max-calls is exact; a USD ceiling is known only after each call, so the calls already in
@@ -108,6 +116,10 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
       const m = readManifest(out);
       expect(m.state).toBe("completed");
       expect(m.sessions.map((s) => s.outcome)).toEqual(["budget_stopped", "completed"]);
+      // a dry run of the completed run: nothing left, and the journal's spend so far
+      const dryDone = testHost();
+      expect(await runSweep(cli({ resume: out, dryRun: true }), {}, engine, dryDone)).toBe(0);
+      expect(dryDone.stdout.text).toContain(`already spent (spend journal, 2 session(s)): ${engine.calls.length} calls`);
       // the journal holds every send of both sessions, the cut trials' ones included
       expect(m.spend.calls).toBe(engine.calls.length);
       expect(m.sessions.reduce((n, s) => n + s.spend.calls, 0)).toBe(engine.calls.length);
