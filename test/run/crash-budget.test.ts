@@ -11,9 +11,10 @@ import { realEngine } from "../../harness/run/wiring.ts";
 import type { ConfigFile } from "../../harness/config.ts";
 import type { FakeServer } from "../providers/fake-server.ts";
 import { PRICE_PER_CALL, startCountingServer, type CountingOptions } from "../providers/counting-server.ts";
+import { compiled } from "../helpers/compiled.ts";
 import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
 
-const CHILD = join(import.meta.dirname, "fixtures", "sweep-child.ts");
+const CHILD = compiled(join(import.meta.dirname, "fixtures", "sweep-child.ts"));
 const KILL_POINTS = 10;
 const CONCURRENCY = 4;
 const root = tempDir("ft-crash-budget-");
@@ -53,7 +54,7 @@ async function killAndResume(k: number, limit: Record<string, string>, server: P
     },
   });
   servers.push(srv);
-  const running = execa(process.execPath, ["--import", "tsx", CHILD], {
+  const running = execa(process.execPath, [CHILD], {
     env: { FT_CLI: JSON.stringify({ ...SWEEP, ...limit, baseUrl: `${srv.url}/v1`, out }), FT_FILE: JSON.stringify(FILE), FT_CORPUS: corpusRoot, CI: "1" },
     reject: false,
   });

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -15,10 +14,11 @@ import { readSummary, realEngine } from "../../harness/run/wiring.ts";
 import { InputError } from "../../src/formats/load.ts";
 import type { FakeServer } from "../providers/fake-server.ts";
 import { startCountingServer } from "../providers/counting-server.ts";
+import { compiled } from "../helpers/compiled.ts";
 import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
 
 const BIN = join(import.meta.dirname, "../../bin/fieldtest.js");
-const CHILD = join(import.meta.dirname, "fixtures", "sweep-child.ts");
+const CHILD = compiled(join(import.meta.dirname, "fixtures", "sweep-child.ts"));
 const root = tempDir("ft-run-folder-");
 const corpusRoot = smallCorpus(root, 0, 3);
 const servers: FakeServer[] = [];
@@ -26,9 +26,10 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 
-function fieldtest(args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, CI: "1" } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+/** The CLI in a child process, awaited (a server in this process must go on answering it). */
+async function fieldtest(args: string[]) {
+  const r = await execa(process.execPath, [BIN, ...args], { env: { ...process.env, CI: "1" }, reject: false, stripFinalNewline: false });
+  return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Every file under `dir`, recursively. */
@@ -47,7 +48,7 @@ describe("--force on a live run", () => {
     const server = await startCountingServer({ holdUntil: (n) => (n > 2 ? held : undefined) });
     servers.push(server);
     const out = join(root, "live");
-    const live = execa(process.execPath, ["--import", "tsx", CHILD], {
+    const live = execa(process.execPath, [CHILD], {
       env: {
         FT_CLI: JSON.stringify({ suite: "boundary", trials: "2", concurrency: "1", provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1`, out }),
         FT_CORPUS: corpusRoot,
@@ -59,7 +60,7 @@ describe("--force on a live run", () => {
     while (!(existsSync(trials) && readFileSync(trials, "utf8").split("\n").length > 2)) await new Promise((r) => setTimeout(r, 50));
     const before = { trials: readFileSync(trials, "utf8"), spend: readFileSync(join(out, RUN_FILES.spend), "utf8"), manifest: readFileSync(join(out, RUN_FILES.manifest), "utf8") };
 
-    const forced = fieldtest(["run", "--out", out, "--force", "--suite", "boundary", "--only", "clean-*", "--trials", "1"]);
+    const forced = await fieldtest(["run", "--out", out, "--force", "--suite", "boundary", "--only", "clean-*", "--trials", "1"]);
     expect(forced.code).toBe(2);
     expect(forced.stderr).toMatch(new RegExp(`^fieldtest: ${out}: run\\.lock: run is in use by pid ${live.pid} on .*; wait for it to finish\\n$`));
     expect(readFileSync(trials, "utf8")).toBe(before.trials);
@@ -90,16 +91,17 @@ describe("credentials in --base-url", () => {
     writeFileSync(config, "maxRetries: 0\n");
     const baseUrl = `http://${USER}:${PASS}@${new URL(server.url).host}/v1?api-key=${QUERY}`;
     const args = ["--suite", "boundary", "--trials", "1", "--provider", "openai", "--model", "gpt-4o-mini", "--config", config];
-    const first = fieldtest(["run", ...args, `--base-url=${baseUrl}`, "--out", out, "--only", "clean-*"]);
+    const first = await fieldtest(["run", ...args, `--base-url=${baseUrl}`, "--out", out, "--only", "clean-*"]);
     expect(first.code, first.stderr).toBe(0);
+    expect(server.received.length).toBeGreaterThan(0);
     const m = readManifest(out);
     expect(m.command).toContain(`--base-url=http://${new URL(server.url).host}/v1`);
     expect(m.withheld_credentials).toEqual(["planner.baseUrl", "critic.baseUrl"]);
 
-    const missing = fieldtest(["run", "--resume", out, "--retry-errors"]);
+    const missing = await fieldtest(["run", "--resume", out, "--retry-errors"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/pass them again: planner: --base-url \(its userinfo and query\)/);
-    const again = fieldtest(["run", "--resume", out, "--retry-errors", "--base-url", baseUrl]);
+    const again = await fieldtest(["run", "--resume", out, "--retry-errors", "--base-url", baseUrl]);
     expect(again.code, again.stderr).toBe(0);
     expect(readManifest(out).sessions).toHaveLength(2);
 
@@ -159,7 +161,7 @@ describe("malformed run files", () => {
   it("through the CLI: exit 2, one line, no stack trace", async () => {
     const dir = await broken("cli-head-only", RUN_FILES.trials, (l) => line(l, 0, ({ schema_version, suite, item_id, trial, status }) => ({ schema_version, suite, item_id, trial, status })));
     for (const args of [["report", dir, "--corpus", corpusRoot], ["merge", dir, "--out", join(root, "cli-merged")]]) {
-      const r = fieldtest(args);
+      const r = await fieldtest(args);
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(`fieldtest: ${dir}/trials.jsonl:1: escalation_reason: missing (a required key)\n`);
     }
