@@ -1,9 +1,8 @@
 import { join } from "node:path";
 import { recordedCorpus, type Corpus } from "../corpus/load.ts";
-import type { Role } from "../../src/formats/records.ts";
 import { InputError } from "../../src/formats/load.ts";
 import type { SimProfile } from "../../src/providers/sim/profile.ts";
-import { trialKey, type Spend } from "../../src/formats/records.ts";
+import { trialKey, type Role, type Spend } from "../../src/formats/records.ts";
 import type { AttemptEvent } from "../../src/providers/types.ts";
 import type { ConfigFile } from "../config.ts";
 import type { LoopMonitor } from "./event-loop.ts";
