@@ -28,7 +28,7 @@ describe("scripts/nightly.sh", () => {
     const [night] = readdirSync(history);
     const out = join(history, night!);
     expect(readdirSync(out).sort()).toEqual(
-      ["diff.json", "diff.txt", "gate-junit.xml", "gate.txt", "manifest.json", "report.html", "report.md", "summary.json", "trend.txt", "trials.csv", "trials.jsonl"].sort(),
+      ["diff.json", "diff.txt", "gate-junit.xml", "gate.txt", "manifest.json", "report.html", "report.md", "spend.jsonl", "summary.json", "trend.txt", "trials.csv", "trials.jsonl"].sort(),
     );
     const diff = JSON.parse(readFileSync(join(out, "diff.json"), "utf8")) as { deltas: unknown[] };
     expect(readFileSync(join(out, "diff.txt"), "utf8")).toContain(`deltas: ${diff.deltas.length} (`);

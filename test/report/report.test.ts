@@ -7,8 +7,9 @@ import { decide } from "../../harness/report/decision.ts";
 import { loadRun } from "../../harness/report/load.ts";
 import { CHART_IDS, FOREST_CHART_ID, ITEMS_PER_PAGE } from "../../harness/report/html.ts";
 import { writeReport } from "../../harness/report/write.ts";
-import type { CallRecord, TrialRecord } from "../../src/formats/records.ts";
+import type { TrialRecord } from "../../src/formats/records.ts";
 import { makeCorpusGoal, makeFixture, writeCorpus, writeRunDir, type ItemSpec } from "../baseline/builders.ts";
+import { call } from "../metrics/builders.ts";
 import { openPage } from "../helpers/browser.ts";
 import { ARTIFACTS } from "../helpers/artifacts.ts";
 
@@ -24,17 +25,7 @@ const BASELINE_ITEMS = ITEMS.map((i) => (i.id === "seeded-a" ? { ...i, verdicts:
 
 /** One critic call with reported usage on every trial, so the token chart has something to draw. */
 function withUsage(t: TrialRecord): void {
-  const call = {
-    role: "critic",
-    round: 0,
-    context: { provider: "sim", model: "sim-critic" },
-    usage: { input_tokens: 100, output_tokens: 20 },
-    cost_usd: 0,
-    latency_ms: 5,
-    outcome: "ok",
-    transport_attempts: [{ index: 0, latency_ms: 5, outcome: "ok", error_class: null, http_status: null }],
-  } as unknown as CallRecord;
-  t.calls = [call];
+  t.calls = [call({ role: "critic", usage: { input_tokens: 100, output_tokens: 20 }, cost: 0 })];
 }
 
 let root: string;
