@@ -108,12 +108,15 @@ function lastLine(fd: number, size: number): { start: number; text: string } {
   return { start: 0, text: "" };
 }
 
+/** The longest a written line waits for its fsync (power loss; a process crash loses nothing written). */
+const SYNC_INTERVAL_MS = 100;
+
 /**
  * An append-only JSON-lines log. `append` writes the whole line with writeSync before it returns,
  * so a crash of the process (SIGKILL included) never loses a returned line. Syncing to disk
- * (against power loss) is a group commit: one fsync on the thread pool at a time covering every
- * line written before it, and a final fsync on close; an fsync per line would stall the event
- * loop, and with it every trial in flight.
+ * (against power loss) is a group commit: one fsync on the thread pool at a time, at most one per
+ * SYNC_INTERVAL_MS, covering every line written before it, and a final fsync on close; an fsync per
+ * line would stall the event loop, and with it every trial in flight.
  *
  * Opening a log that a crash left with a torn last line cuts that line off (it was never a
  * record), so a torn line can only ever be the last one and anything else malformed is corruption.
@@ -138,7 +141,9 @@ export class JsonlLog {
     if (end[0] !== 0x0a) this.writeLine("");
   }
 
+  /** Appends one line. After close it does nothing: a send still in flight when a sweep is abandoned must not write to a reused descriptor. */
   append(record: unknown): void {
+    if (this.closed) return;
     this.writeLine(JSON.stringify(record));
   }
 
@@ -154,9 +159,13 @@ export class JsonlLog {
     if (this.syncing || this.closed || !this.unsynced) return;
     this.syncing = true;
     this.unsynced = false;
+    const started = Date.now();
     fsync(this.fd, () => {
-      this.syncing = false;
-      this.sync();
+      // At most one fsync per SYNC_INTERVAL_MS: a fast sweep would otherwise keep one running all the time.
+      setTimeout(() => {
+        this.syncing = false;
+        this.sync();
+      }, Math.max(0, started + SYNC_INTERVAL_MS - Date.now())).unref();
     });
   }
 
