@@ -7,11 +7,13 @@ import { loadRun } from "../../harness/report/load.ts";
 import { writeOutputFile } from "../../harness/cli/options.ts";
 import { claimOutDir } from "../../harness/run/lock.ts";
 import { loadMergeInput, mergeRuns } from "../../harness/run/merge.ts";
-import { readManifest } from "../../harness/run/manifest.ts";
+import { MANIFEST_SCHEMA_VERSION, readManifest } from "../../harness/run/manifest.ts";
 import { readTrialLog, RUN_FILES } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { readSummary, realEngine } from "../../harness/run/wiring.ts";
 import { InputError } from "../../src/formats/load.ts";
+import { SPEND_SCHEMA_VERSION, TRIAL_SCHEMA_VERSION } from "../../src/formats/records.ts";
+import { SUMMARY_SCHEMA_VERSION } from "../../src/metrics/summary.ts";
 import type { FakeServer } from "../providers/fake-server.ts";
 import { startCountingServer } from "../providers/counting-server.ts";
 import { compiled } from "../helpers/compiled.ts";
@@ -168,7 +170,9 @@ describe("malformed run files", () => {
   }, 60_000);
 
   it("fieldtest schema prints a versioned JSON Schema for every run file", () => {
-    for (const [format, version] of [["trial", 1], ["manifest", 2], ["summary", 1], ["journal", 1]] as const) {
+    // The version each writer writes.
+    const versions = { trial: TRIAL_SCHEMA_VERSION, manifest: MANIFEST_SCHEMA_VERSION, summary: SUMMARY_SCHEMA_VERSION, journal: SPEND_SCHEMA_VERSION } as const;
+    for (const [format, version] of Object.entries(versions) as [keyof typeof versions, number][]) {
       const schema = JSON.stringify(jsonSchemaOf(format));
       expect(schema, format).toContain(`"schema_version":{"type":"number","const":${version}}`);
     }
