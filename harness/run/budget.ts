@@ -1,6 +1,6 @@
 import type { Estimate } from "../config.ts";
 import type { Role, Spend, SpendLine } from "../../src/formats/records.ts";
-import { NO_SPEND } from "./journal.ts";
+import { dearerOf, NO_SPEND, type DearestSends } from "./journal.ts";
 import type { RunConfig } from "./settings.ts";
 
 /** USD for one call of `model` with the given tokens; null when the price table does not know it. */
@@ -17,6 +17,8 @@ export interface RoleEstimate {
   outputTokens: number;
   /** null: the price table has no price for this model ("unknown" is never 0). */
   costUsd: number | null;
+  /** What one call is assumed to cost (the assumed tokens at the table's price); null when unpriced. */
+  costPerCallUsd: number | null;
   /** How the numbers were derived, one line each, for `--dry-run`. */
   derivation: string[];
 }
@@ -63,6 +65,7 @@ export function estimateSweep(
       inputTokens: calls * tokens.inputTokens,
       outputTokens: calls * tokens.outputTokens,
       costUsd,
+      costPerCallUsd: perCall,
       derivation: [
         `calls = ${perRole[role].why} = ${calls} (at most ${perRole[role].max}: ${config.maxRounds} rounds × ${attempts} output attempts)`,
         `tokens = ${calls} calls × (${tokens.inputTokens} in + ${tokens.outputTokens} out) assumed per call (config: estimate.${role})`,
@@ -123,14 +126,23 @@ function unknownCostWhy(line: Extract<SpendLine, { event: "returned" }>): string
 /**
  * The run's spending ceiling, consulted before every send. It counts from what the run's journal
  * says earlier sessions spent. Once it refuses a send it stays tripped; the trial that asked is
- * remembered so its (partial) outcome is never recorded. With a USD limit, a send of unknown cost
- * trips it at once: spend that cannot be known cannot be proven under the limit (fail closed).
+ * remembered so its (partial) outcome is never recorded.
+ *
+ * A USD cost is known only when a send returns, so the guard reserves for the sends still out: a
+ * send is admitted only while the known spend, plus every send in flight and this one at the
+ * dearest send of its role seen so far (before any returned: the estimate's cost per call), stays
+ * within the budget. So the budget holds, save for the sends a crash leaves in flight, as long as
+ * no send costs more than the dearest before it. A send of unknown cost trips a USD limit at once:
+ * spend that cannot be known cannot be proven under the limit (fail closed).
  */
 export class BudgetGuard {
   calls: number;
   spentUsd: number;
   tripped: string | null = null;
   private readonly cut = new Set<string>();
+  /** Admitted sends not yet returned, by role. */
+  private readonly inFlight: Record<Role, number> = { planner: 0, critic: 0 };
+  private dearest: DearestSends;
 
   constructor(
     private readonly limits: Limits,
@@ -138,9 +150,12 @@ export class BudgetGuard {
     private readonly currentTrial: () => string | undefined,
     /** What earlier sessions of this run spent (a resume keeps counting). */
     already: Pick<Spend, "calls" | "cost_usd"> = NO_SPEND,
+    /** What a send of each role costs: the dearest the journal holds, else the estimate's per call. */
+    private readonly sendCost: { dearest?: DearestSends; estimate?: Partial<Record<Role, number | null>> } = {},
   ) {
     this.calls = already.calls;
     this.spentUsd = already.cost_usd;
+    this.dearest = { ...sendCost.dearest };
   }
 
   /** Refuses every further call from now on (cancellation). */
@@ -148,10 +163,24 @@ export class BudgetGuard {
     this.tripped ??= reason;
   }
 
-  beforeCall(): "ok" | "budget_exceeded" {
+  private costOfSend(role: Role): number {
+    return this.dearest[role] ?? this.sendCost.estimate?.[role] ?? 0;
+  }
+
+  /** Why the USD budget leaves no room for one more send of `role`, or null when it does. */
+  private usdRefusal(role: Role, budget: number): string | null {
+    const spent = `$${this.spentUsd.toFixed(4)} spent`;
+    if (this.spentUsd >= budget) return `--budget-usd ${budget} reached (${spent})`;
+    const out = this.inFlight.planner + this.inFlight.critic;
+    const committed = this.spentUsd + this.inFlight.planner * this.costOfSend("planner") + this.inFlight.critic * this.costOfSend("critic") + this.costOfSend(role);
+    if (committed <= budget) return null;
+    return `--budget-usd ${budget} reached (${spent}${out > 0 ? `, ${out} send(s) in flight` : ""}; another ${role} send may cost $${this.costOfSend(role).toFixed(4)}, the dearest so far)`;
+  }
+
+  beforeCall(role: Role): "ok" | "budget_exceeded" {
     if (this.tripped === null) {
       if (this.limits.maxCalls !== null && this.calls >= this.limits.maxCalls) this.tripped = `--max-calls ${this.limits.maxCalls} reached`;
-      else if (this.limits.budgetUsd !== null && this.spentUsd >= this.limits.budgetUsd) this.tripped = `--budget-usd ${this.limits.budgetUsd} reached ($${this.spentUsd.toFixed(4)} spent)`;
+      else if (this.limits.budgetUsd !== null) this.tripped = this.usdRefusal(role, this.limits.budgetUsd);
     }
     if (this.tripped !== null) {
       const key = this.currentTrial();
@@ -159,14 +188,18 @@ export class BudgetGuard {
       return "budget_exceeded";
     }
     this.calls++;
+    this.inFlight[role]++;
     return "ok";
   }
 
   /** A journaled send event: a return adds its cost, or trips a USD limit when its cost is unknown. */
   onSpend(line: SpendLine): void {
     if (line.event !== "returned") return;
-    if (line.cost_usd !== null) this.spentUsd += line.cost_usd;
-    else if (this.limits.budgetUsd !== null) this.tripped ??= `--budget-usd ${this.limits.budgetUsd}: a ${line.role} call's cost is unknown (${unknownCostWhy(line)}), so the spend cannot be proven under the limit`;
+    if (this.inFlight[line.role] > 0) this.inFlight[line.role]--;
+    if (line.cost_usd !== null) {
+      this.spentUsd += line.cost_usd;
+      this.dearest = dearerOf(this.dearest, line);
+    } else if (this.limits.budgetUsd !== null) this.tripped ??= `--budget-usd ${this.limits.budgetUsd}: a ${line.role} call's cost is unknown (${unknownCostWhy(line)}), so the spend cannot be proven under the limit`;
   }
 
   /** Whether a call of this trial was refused: its outcome is partial and must not be recorded. */

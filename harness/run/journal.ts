@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { SpendLineSchema, SPEND_SCHEMA_VERSION, type Spend, type SpendLine } from "../../src/formats/records.ts";
+import { SpendLineSchema, SPEND_SCHEMA_VERSION, type Role, type Spend, type SpendLine } from "../../src/formats/records.ts";
 import type { RunSpend } from "../../src/formats/summary.ts";
 import type { AttemptEvent } from "../../src/providers/types.ts";
 import { JsonlLog, readJsonl } from "./jsonl.ts";
@@ -35,11 +35,24 @@ function spendOf(t: SessionTally): Spend {
 
 export const NO_SPEND: Spend = spendOf(emptyTally());
 
+/** The dearest answered send of each role (an error's $0 says nothing of what an answer costs). */
+export type DearestSends = Readonly<Partial<Record<Role, number>>>;
+
+/** `dearest` with one more journal line taken in. */
+export function dearerOf(dearest: DearestSends, line: SpendLine): DearestSends {
+  if (line.event !== "returned" || line.outcome !== "ok" || line.cost_usd === null) return dearest;
+  const was = dearest[line.role];
+  return was !== undefined && was >= line.cost_usd ? dearest : { ...dearest, [line.role]: line.cost_usd };
+}
+
 /** Spend summed from journal lines, per session (in order of first appearance) and in all. */
 export class SpendTally {
   private readonly sessions = new Map<string, SessionTally>();
+  /** The dearest answered send of each role, over every session (what the budget reserves per send in flight). */
+  dearest: DearestSends = {};
 
   add(line: SpendLine): void {
+    this.dearest = dearerOf(this.dearest, line);
     let t = this.sessions.get(line.session);
     if (t === undefined) this.sessions.set(line.session, (t = emptyTally()));
     if (line.event === "sent") {

@@ -142,6 +142,8 @@ interface Prepared {
   recorded: TrialHead[];
   /** What the run's journal says every earlier session spent. */
   spent: SpendTally;
+  /** The estimate for the trials this session runs (its cost per call is what the budget reserves per send until one returns). */
+  estimate: SweepEstimate;
 }
 
 /** `fieldtest run`: a fresh sweep or `--resume DIR`. Returns the exit code. */
@@ -206,7 +208,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
       }
       engine.checkApiKeys(resolved.config);
       if (log.torn > 0) host.stderr.write(`fieldtest: ${join(dir, RUN_FILES.trials)}: ignored a torn last line from an interrupted write\n`);
-      return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: log.records, spent: tally }, cli, engine, host, started);
+      return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: log.records, spent: tally, estimate: est }, cli, engine, host, started);
     } finally {
       release();
     }
@@ -258,7 +260,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
       totals: { recorded: 0, errors: 0, calls: 0, cost_usd: 0 },
       merged_from: null,
     };
-    return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: [], spent: new SpendTally() }, cli, engine, host, started);
+    return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: [], spent: new SpendTally(), estimate: est }, cli, engine, host, started);
   } finally {
     release();
   }
@@ -305,7 +307,10 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
 
   const heads = new Map(prep.recorded.map((h) => [trialKey(h), h]));
   const stop = new StopControl();
-  const guard = new BudgetGuard(resolved.operational, currentTrialKey, before);
+  const guard = new BudgetGuard(resolved.operational, currentTrialKey, before, {
+    dearest: tally.dearest,
+    estimate: Object.fromEntries(prep.estimate.roles.map((r) => [r.role, r.costPerCallUsd])),
+  });
   let disposeSignals = () => {};
   let reporter: { stop(): void } | null = null;
   let loop: LoopMonitor | null = null;
@@ -324,8 +329,8 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
       if (guard.tripped !== null && stop.mode === "run") stop.stop("drain", guard.tripped);
     };
     const executor = engine.createExecutor(resolved.config, prep.corpus, {
-      beforeCall: () => {
-        const verdict = guard.beforeCall();
+      beforeCall: (role) => {
+        const verdict = guard.beforeCall(role);
         stopWhenTripped();
         return verdict;
       },

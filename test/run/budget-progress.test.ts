@@ -39,9 +39,9 @@ describe("budget guard", () => {
   it("refuses the call past --max-calls, remembers the trial it cut, and stays tripped", () => {
     let trial = "corpus/a/0";
     const guard = new BudgetGuard({ budgetUsd: null, maxCalls: 2 }, () => trial, { calls: 1, cost_usd: 0 });
-    expect(guard.beforeCall()).toBe("ok");
+    expect(guard.beforeCall("critic")).toBe("ok");
     trial = "corpus/b/0";
-    expect(guard.beforeCall()).toBe("budget_exceeded");
+    expect(guard.beforeCall("critic")).toBe("budget_exceeded");
     expect(guard.wasCut("corpus/b/0")).toBe(true);
     expect(guard.wasCut("corpus/a/0")).toBe(false);
     expect(guard.tripped).toMatch(/--max-calls 2 reached/);
@@ -64,16 +64,43 @@ describe("budget guard", () => {
 
   it("counts spend from journaled returns and trips once it reaches the USD budget", () => {
     const guard = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, () => undefined);
-    expect(guard.beforeCall()).toBe("ok");
-    guard.onSpend(returned(0.6));
-    expect(guard.beforeCall()).toBe("ok");
-    guard.onSpend(returned(0.6));
-    expect(guard.beforeCall()).toBe("budget_exceeded");
+    expect(guard.beforeCall("critic")).toBe("ok");
+    guard.onSpend(returned(0.5));
+    expect(guard.beforeCall("critic")).toBe("ok");
+    guard.onSpend(returned(0.5));
+    expect(guard.beforeCall("critic")).toBe("budget_exceeded");
+    expect(guard.tripped).toBe("--budget-usd 1 reached ($1.0000 spent)");
+  });
+
+  it("admits a send only while the spend, the sends in flight and this one, each at the dearest send so far, fit the budget", () => {
+    const admitted = (guard: BudgetGuard, role: "planner" | "critic" = "critic") => {
+      let n = 0;
+      while (n < 100 && guard.beforeCall(role) === "ok") n++;
+      return n;
+    };
+    // Before any send returned, each is reserved at the estimate's cost per call.
+    const fresh = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, () => undefined, undefined, { estimate: { critic: 0.25 } });
+    expect(admitted(fresh)).toBe(4);
+    expect(fresh.tripped).toBe("--budget-usd 1 reached ($0.0000 spent, 4 send(s) in flight; another critic send may cost $0.2500, the dearest so far)");
+
+    // An answer's cost replaces the estimate; an error's $0 does not.
+    const priced = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, () => undefined, undefined, { estimate: { critic: 0.5 } });
+    expect(priced.beforeCall("critic")).toBe("ok");
+    priced.onSpend(returned(0, { outcome: "error", error_class: "server_error", http_status: 500 }));
+    expect(priced.beforeCall("critic")).toBe("ok");
+    priced.onSpend(returned(0.125));
+    expect(admitted(priced)).toBe(7);
+
+    // Each role is reserved at its own price; a resume starts from the journal's dearest sends.
+    const resumed = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, () => undefined, { calls: 3, cost_usd: 0.5 }, { dearest: { planner: 0.25, critic: 0.125 }, estimate: { planner: 0.01, critic: 0.01 } });
+    expect(resumed.beforeCall("planner")).toBe("ok");
+    // $0.5 spent + a planner send at $0.25 + two critic sends at $0.125 = $1
+    expect(admitted(resumed, "critic")).toBe(2);
   });
 
   it("starts from what earlier sessions spent", () => {
     const guard = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, () => undefined, { calls: 7, cost_usd: 1 });
-    expect(guard.beforeCall()).toBe("budget_exceeded");
+    expect(guard.beforeCall("critic")).toBe("budget_exceeded");
     expect(guard.tripped).toMatch(/--budget-usd 1 reached \(\$1\.0000 spent\)/);
   });
 
@@ -84,15 +111,15 @@ describe("budget guard", () => {
       [returned(null, { usage: { input_tokens: 1, output_tokens: 1 } }), /no price/],
     ] as const) {
       const guard = new BudgetGuard({ budgetUsd: 100, maxCalls: null }, () => "corpus/a/0");
-      expect(guard.beforeCall()).toBe("ok");
+      expect(guard.beforeCall("critic")).toBe("ok");
       guard.onSpend(line);
       expect(guard.tripped).toMatch(why);
-      expect(guard.beforeCall()).toBe("budget_exceeded");
+      expect(guard.beforeCall("critic")).toBe("budget_exceeded");
     }
     // without a USD limit an unknown cost stops nothing
     const free = new BudgetGuard({ budgetUsd: null, maxCalls: 5 }, () => undefined);
     free.onSpend(returned(null));
-    expect(free.beforeCall()).toBe("ok");
+    expect(free.beforeCall("critic")).toBe("ok");
   });
 
   it("a resume's refusal adds the journal's spend to the estimate", () => {

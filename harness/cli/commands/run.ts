@@ -35,7 +35,7 @@ export function register(program: Command): void {
     .option("--sim-profile <file>", "sim noise profile YAML (src/providers/sim/profiles/)")
     .option("--pack <dir>", "enable a domain pack (repeatable): its rules gate every plan, its canaries run first", collect)
     .option("--concurrency <n>", "trials in flight at once (default 8; per-provider limits live in the config)")
-    .option("--budget-usd <x>", "refuse to start when spend so far plus the estimate exceeds it (exit 3); stop cleanly when spend reaches it or a call's cost is unknown (exit 3, resumable)")
+    .option("--budget-usd <x>", "refuse to start when spend so far plus the estimate exceeds it (exit 3); stop cleanly when spend plus the sends in flight (each at the dearest so far) leave no room for another, or a call's cost is unknown (exit 3, resumable)")
     .option("--max-calls <n>", "refuse to start when calls so far plus the estimate exceed it (exit 3); stop cleanly when reached (exit 3, resumable)")
     .option("--dry-run", "print planned calls, tokens and cost per role (with --resume: for the trials left, and what was spent), and exit 0")
     .option("--shard <i/n|auto>", "run shard I of N (1-based) of the trial keys, or auto: I and N from the CI or Kubernetes environment (README: sharded sweeps); merge shards with `fieldtest merge`")
