@@ -27,12 +27,13 @@ export const SPEND_COLUMNS = ["session", "started", "outcome", "calls", "input t
 
 /** What each session of the run spent (from the spend journal), then the run in all. */
 export function spendRows(spend: RunSpend): string[][] {
-  const row = (s: Omit<RunSpend, "sessions">, label: string[]) => [...label, String(s.calls), String(s.input_tokens), String(s.output_tokens), formatSpend(s)];
+  const row = (s: Omit<RunSpend, "sessions">, label: string[]) => [...label, String(s.calls), fmt(s.input_tokens), fmt(s.output_tokens), formatSpend(s)];
   return [...spend.sessions.map((s) => row(s, [s.id, s.started_at, s.outcome])), row(spend, ["run", "", ""])];
 }
 
-/** Says when the cost is not whole: the calls of unknown cost make it a lower bound. */
-export function spendNote(spend: RunSpend): string {
+/** Says when the cost is not whole (the calls of unknown cost make it a lower bound), or not known at all. */
+export function spendNote(spend: RunSpend | null): string {
+  if (spend === null) return "The run has no spend journal (an imported run): what it spent is unknown; its trials carry the cost of their calls where it is known.";
   return spend.cost_usd_is_lower_bound
     ? `The cost is a lower bound: ${spend.unknown_cost_calls} call(s) have unknown cost (no usage reported, a timeout or cut body the provider may have billed, or in flight at a crash).`
     : "Every call's cost is known.";

@@ -262,7 +262,7 @@ function runView(run: LoadedRun, decision: Decision | null): string {
     : "";
   return `<section><h2>Run</h2><table><tbody>${facts.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join("")}</tbody></table>
 <h3>Roles</h3><table><thead><tr><th>role</th><th>provider</th><th>model</th><th>temperature</th><th>system prompt</th></tr></thead><tbody>${role("planner")}${role("critic")}</tbody></table>
-<h3>Spend</h3><table id="spend"><thead><tr>${SPEND_COLUMNS.map((c) => `<th>${esc(c)}</th>`).join("")}</tr></thead><tbody>${spendRows(run.spend).map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")}</tbody></table><p>${esc(spendNote(run.spend))}</p></section>${checks}`;
+<h3>Spend</h3>${run.spend ? `<table id="spend"><thead><tr>${SPEND_COLUMNS.map((c) => `<th>${esc(c)}</th>`).join("")}</tr></thead><tbody>${spendRows(run.spend).map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")}</tbody></table>` : ""}<p>${esc(spendNote(run.spend))}</p></section>${checks}`;
 }
 
 function badges(run: LoadedRun): string {

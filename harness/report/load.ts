@@ -17,8 +17,8 @@ export interface LoadedRun {
   fixtures: Fixture[];
   goals: CorpusGoal[];
   summary: Summary;
-  /** What the run spent, from its spend journal (per session, killed ones included). */
-  spend: RunSpend;
+  /** What the run spent, from its spend journal (per session, killed ones included); null without one (an imported run). */
+  spend: RunSpend | null;
   /** Why some numbers may not mean what they say (a corpus that changed since the run). */
   warnings: string[];
 }
@@ -50,7 +50,8 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   const security = corpus.security.filter((s) => same(`security/${s.id}`)).map(({ id, kind, cwe, catches }) => ({ id, kind, cwe, catches }));
   const injection = corpus.injection.filter((i) => same(`injection/${i.id}`)).map(({ id, control, kind, field }) => ({ id, control, kind, field }));
   const summary = summarize({ trials, fixtures, goals, security, injection }, { seed: manifest.config.seed });
-  const spend = runSpend(manifest.sessions, readSpend(dir).tally);
+  const journal = readSpend(dir);
+  const spend = journal.journaled ? runSpend(manifest.sessions, journal.tally) : null;
   return { dir, manifest, trials, fixtures, goals, summary, spend, warnings };
 }
 

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { SpendLineSchema, SPEND_SCHEMA_VERSION, type Role, type Spend, type SpendLine } from "../../src/formats/records.ts";
 import type { RunSpend } from "../../src/formats/summary.ts";
@@ -15,18 +16,20 @@ interface SessionTally {
   output_tokens: number;
   cost_usd: number;
   unknown_returned: number;
+  /** Returns that reported usage: without any, the tokens are unknown, not 0. */
+  usage_reported: number;
   /** Sends not yet returned, by id, with whether they may have been billed. */
   pending: Map<number, boolean>;
 }
 
-const emptyTally = (): SessionTally => ({ calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0, unknown_returned: 0, pending: new Map() });
+const emptyTally = (): SessionTally => ({ calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0, unknown_returned: 0, usage_reported: 0, pending: new Map() });
 
 function spendOf(t: SessionTally): Spend {
   const unknown = t.unknown_returned + [...t.pending.values()].filter(Boolean).length;
   return {
     calls: t.calls,
-    input_tokens: t.input_tokens,
-    output_tokens: t.output_tokens,
+    input_tokens: t.usage_reported > 0 ? t.input_tokens : null,
+    output_tokens: t.usage_reported > 0 ? t.output_tokens : null,
     cost_usd: t.cost_usd,
     unknown_cost_calls: unknown,
     cost_usd_is_lower_bound: unknown > 0,
@@ -62,8 +65,11 @@ export class SpendTally {
     }
     // A return whose send line is missing still counts as a call.
     if (!t.pending.delete(line.id)) t.calls++;
-    t.input_tokens += line.usage?.input_tokens ?? 0;
-    t.output_tokens += line.usage?.output_tokens ?? 0;
+    if (line.usage !== null) {
+      t.usage_reported++;
+      t.input_tokens += line.usage.input_tokens;
+      t.output_tokens += line.usage.output_tokens;
+    }
     if (line.cost_usd === null) t.unknown_returned++;
     else t.cost_usd += line.cost_usd;
   }
@@ -82,12 +88,18 @@ export class SpendTally {
   }
 }
 
+/** The sum of the known values; null when none is known. */
+function sumKnown(values: readonly (number | null)[]): number | null {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length === 0 ? null : known.reduce((a, v) => a + v, 0);
+}
+
 export function sumSpend(parts: readonly Spend[]): Spend {
   const unknown = parts.reduce((n, s) => n + s.unknown_cost_calls, 0);
   return {
     calls: parts.reduce((n, s) => n + s.calls, 0),
-    input_tokens: parts.reduce((n, s) => n + s.input_tokens, 0),
-    output_tokens: parts.reduce((n, s) => n + s.output_tokens, 0),
+    input_tokens: sumKnown(parts.map((s) => s.input_tokens)),
+    output_tokens: sumKnown(parts.map((s) => s.output_tokens)),
     cost_usd: parts.reduce((n, s) => n + s.cost_usd, 0),
     unknown_cost_calls: unknown,
     cost_usd_is_lower_bound: unknown > 0,
@@ -96,14 +108,18 @@ export function sumSpend(parts: readonly Spend[]): Spend {
 
 const SPEND_LINE = { schema: SpendLineSchema, what: "a spend journal line" };
 
-/** Reads a run's spend journal (validated line by line; a torn last line skipped) into a tally. */
-export function readSpend(dir: string, visit: (line: SpendLine) => void = () => {}): { tally: SpendTally; torn: number } {
+/**
+ * Reads a run's spend journal (validated line by line; a torn last line skipped) into a tally.
+ * `journaled` is false when the run has none (an imported run): its spend is unknown, not 0.
+ */
+export function readSpend(dir: string, visit: (line: SpendLine) => void = () => {}): { tally: SpendTally; torn: number; journaled: boolean } {
+  const file = join(dir, RUN_FILES.spend);
   const tally = new SpendTally();
-  const { torn } = readJsonl(join(dir, RUN_FILES.spend), SPEND_LINE, (line) => {
+  const { torn } = readJsonl(file, SPEND_LINE, (line) => {
     tally.add(line);
     visit(line);
   });
-  return { tally, torn };
+  return { tally, torn, journaled: existsSync(file) };
 }
 
 /**

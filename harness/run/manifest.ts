@@ -73,8 +73,11 @@ export const ManifestSchema = z.strictObject({
   }),
   canary: z.strictObject({ ok: z.boolean(), failures: z.array(z.string()), results: z.unknown() }).nullable(),
   sessions: z.array(SessionSchema),
-  /** The run's spend over every session, from its journal (DESIGN.md §8); `cost_usd_is_lower_bound` marks a cost that is not whole. */
-  spend: SpendSchema,
+  /**
+   * The run's spend over every session, from its journal (DESIGN.md §8); `cost_usd_is_lower_bound`
+   * marks a cost that is not whole. null: the run has no journal (an imported run), its spend is unknown.
+   */
+  spend: SpendSchema.nullable(),
   /**
    * Credentials the run used that are never recorded (the userinfo and query of a role's base URL):
    * a resume must be given them again.

@@ -427,7 +427,8 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     const out = host.stdout;
     out.write(`\n${formatSummary(summarizeByCategory(recorded, prep.items))}\n`);
     if (report?.headline.length) out.write(`\n${report.headline.join("\n")}\n`);
-    out.write(`\nspent ${manifest.spend.calls} calls, ${formatSpend(manifest.spend)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}${loopText(manifest.operational.event_loop ?? null)}\n`);
+    const spent = tally.total();
+    out.write(`\nspent ${spent.calls} calls, ${formatSpend(spent)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}${loopText(manifest.operational.event_loop ?? null)}\n`);
     if (manifest.plan.shard) out.write(`shard ${manifest.plan.shard.index}/${manifest.plan.shard.count}: merge the shards with  npx --no-install fieldtest merge DIR... --out DIR\n`);
     out.write(`wrote:\n${paths.map((p) => `  ${p}`).join("\n")}\n`);
     // Errors carry no verdict: a run of mostly errors is an outage, whatever its summary says.

@@ -214,9 +214,9 @@ export type SpendLine = z.output<typeof SpendLineSchema>;
 export const SpendSchema = z.strictObject({
   /** Provider sends (transport attempts, retries included): what --max-calls counts. */
   calls: z.number().int().min(0),
-  /** Tokens the provider reported (sends without usage add nothing). */
-  input_tokens: z.number().int().min(0),
-  output_tokens: z.number().int().min(0),
+  /** Tokens the provider reported (sends without usage add nothing); null when no send reported usage (the sim never does). */
+  input_tokens: z.number().int().min(0).nullable(),
+  output_tokens: z.number().int().min(0).nullable(),
   /** USD of the sends whose cost is known: the whole cost, or a lower bound (next field). */
   cost_usd: z.number().min(0),
   /** Sends whose cost is unknown: no usage reported, a timeout or cut body, or in flight at a crash. */

@@ -70,7 +70,8 @@ export const SummaryFileSchema = z.looseObject({
     config_hash: z.string(),
     corpus_hash: z.string(),
   }),
-  spend: RunSpendSchema,
+  /** null: the run has no spend journal (an imported run), so what it spent is unknown. */
+  spend: RunSpendSchema.nullable(),
   warnings: z.array(z.string()),
   items: z.array(z.looseObject({ suite: z.string(), item_id: z.string() })),
 });

@@ -92,7 +92,7 @@ describe("a budget survives SIGKILL: the spend journal counts every session", ()
       expect(received, `kill point ${k}`).toBeLessThanOrEqual(ceiling + r.inFlight);
       expect(received, `kill point ${k}`).toBeLessThanOrEqual(ceiling);
       const m = readManifest(r.out);
-      expect(m.spend.calls, `kill point ${k}: the journal forgets no request`).toBeGreaterThanOrEqual(received);
+      expect(m.spend!.calls, `kill point ${k}: the journal forgets no request`).toBeGreaterThanOrEqual(received);
       expect(m.sessions[0]!.outcome).toBe("crashed");
       expect(m.sessions[0]!.spend.calls).toBeGreaterThanOrEqual(k);
       expect(readTrialLog(r.out).repeated).toEqual([]);
@@ -115,11 +115,11 @@ describe("a budget survives SIGKILL: the spend journal counts every session", ()
       const received = r.server.received.length;
       expect(received, `kill point ${k}`).toBeLessThanOrEqual(fits + r.inFlight);
       const m = readManifest(r.out);
-      expect(m.spend.calls).toBeGreaterThanOrEqual(received);
-      expect(m.spend.cost_usd, `kill point ${k}`).toBeLessThanOrEqual(budget);
+      expect(m.spend!.calls).toBeGreaterThanOrEqual(received);
+      expect(m.spend!.cost_usd, `kill point ${k}`).toBeLessThanOrEqual(budget);
       // sends that never came back were in flight at the kill: their cost is unknown, the total a lower bound
-      expect(m.spend.cost_usd_is_lower_bound).toBe(m.spend.unknown_cost_calls > 0);
-      expect(m.spend.unknown_cost_calls).toBe(r.inFlight);
+      expect(m.spend!.cost_usd_is_lower_bound).toBe(m.spend!.unknown_cost_calls > 0);
+      expect(m.spend!.unknown_cost_calls).toBe(r.inFlight);
       expect(readTrialLog(r.out).repeated).toEqual([]);
     }
     expect(results.some((r) => r.resumed > 0)).toBe(true);
@@ -156,7 +156,7 @@ describe("unknown cost fails a USD budget closed", () => {
     expect(last.code).toBe(0);
     const m = readManifest(out);
     expect(m.state).toBe("completed");
-    expect(m.spend).toMatchObject({ calls: server.received.length, cost_usd: 0, unknown_cost_calls: server.received.length, cost_usd_is_lower_bound: true });
+    expect(m.spend!).toMatchObject({ calls: server.received.length, cost_usd: 0, unknown_cost_calls: server.received.length, cost_usd_is_lower_bound: true });
     expect(m.sessions.length).toBe(resumes + 1);
     const summary = JSON.parse(readFileSync(join(out, RUN_FILES.summary), "utf8"));
     expect(summary.spend.cost_usd_is_lower_bound).toBe(true);

@@ -1,9 +1,12 @@
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import { jsonSchemaOf } from "../../harness/cli/commands/schema.ts";
 import { loadRun } from "../../harness/report/load.ts";
+import { renderMarkdown } from "../../harness/report/markdown.ts";
+import { summaryFile } from "../../harness/report/write.ts";
+import { itemSummaries } from "../../src/metrics/items.ts";
 import { writeOutputFile } from "../../harness/cli/options.ts";
 import { claimOutDir } from "../../harness/run/lock.ts";
 import { loadMergeInput, mergeRuns } from "../../harness/run/merge.ts";
@@ -168,6 +171,18 @@ describe("malformed run files", () => {
       expect(r.stderr).toBe(`fieldtest: ${dir}/trials.jsonl:1: escalation_reason: missing (a required key)\n`);
     }
   }, 60_000);
+
+  it("a run without a spend journal (an imported run) has an unknown spend, never $0", async () => {
+    const dir = join(root, "no-journal");
+    cpSync(await good(), dir, { recursive: true });
+    rmSync(join(dir, RUN_FILES.spend));
+    const run = loadRun(dir, corpusRoot);
+    expect(run.spend).toBeNull();
+    expect(summaryFile(run).spend).toBeNull();
+    expect(renderMarkdown(run, itemSummaries(run.trials), null)).toMatch(/## Spend\n\nThe run has no spend journal \(an imported run\): what it spent is unknown/);
+    // and a journaled sim run reports its tokens as unknown: the sim reports no usage
+    expect(loadRun(await good(), corpusRoot).spend).toMatchObject({ input_tokens: null, output_tokens: null, cost_usd: 0, cost_usd_is_lower_bound: false });
+  });
 
   it("fieldtest schema prints a versioned JSON Schema for every run file", () => {
     // The version each writer writes.

@@ -97,7 +97,7 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
       expect(first.records.every((r) => !r.escalation_reasons.includes("budget_exceeded"))).toBe(true);
       // Both ceilings hold exactly: a USD one reserves every send in flight at the dearest so far.
       expect(engine.calls.length).toBeLessThanOrEqual(limit.maxCalls ? 24 : 25);
-      expect(readManifest(out).spend.cost_usd).toBeLessThanOrEqual(0.25 + 1e-12);
+      expect(readManifest(out).spend!.cost_usd).toBeLessThanOrEqual(0.25 + 1e-12);
       const callsBefore = [...engine.calls];
 
       // resume with the same limit: the journal says the ceiling is spent, so it is refused at the start, nothing lost
@@ -121,7 +121,7 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
       expect(await runSweep(cli({ resume: out, dryRun: true }), {}, engine, dryDone)).toBe(0);
       expect(dryDone.stdout.text).toContain(`already spent (spend journal, 2 session(s)): ${engine.calls.length} calls`);
       // the journal holds every send of both sessions, the cut trials' ones included
-      expect(m.spend.calls).toBe(engine.calls.length);
+      expect(m.spend!.calls).toBe(engine.calls.length);
       expect(m.sessions.reduce((n, s) => n + s.spend.calls, 0)).toBe(engine.calls.length);
       expect(m.operational.max_calls).toBe(1000);
     });

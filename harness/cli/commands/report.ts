@@ -27,7 +27,8 @@ export function register(program: Command): void {
       const decision = options.baseline === undefined ? null : { baseline: options.baseline, policy: options.policy ?? "gate.yaml" };
       const written = writeReport(dir, options.corpus, decision);
       for (const path of written.paths) process.stdout.write(`wrote ${path}\n`);
-      process.stdout.write(`\nspend per session (spend journal):\n${formatTable(SPEND_COLUMNS, spendRows(written.spend))}\n${spendNote(written.spend)}\n`);
+      if (written.spend) process.stdout.write(`\nspend per session (spend journal):\n${formatTable(SPEND_COLUMNS, spendRows(written.spend))}\n`);
+      process.stdout.write(`${written.spend ? "" : "\n"}${spendNote(written.spend)}\n`);
       if (written.decision) process.stdout.write(`${written.decision.verdict}\n`);
       return EXIT.ok;
     }));

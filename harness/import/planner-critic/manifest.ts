@@ -144,8 +144,9 @@ export function importManifest(input: ImportManifestInput): Manifest {
         spend: NO_SPEND,
       },
     ],
-    // The import itself sends nothing: what the predecessor spent is not recorded (totals.cost_usd null).
-    spend: NO_SPEND,
+    // The import itself sends nothing (its session's spend), and what the predecessor spent is not
+    // recorded: the run's spend is unknown (totals.cost_usd null).
+    spend: null,
     withheld_credentials: [],
     totals: { recorded: trials.length, errors: trials.filter((t) => t.status === "error").length, calls, cost_usd: null },
     merged_from: null,
