@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import type { z } from "zod";
 import { InputError } from "../../src/formats/load.ts";
 
@@ -24,12 +23,3 @@ export function parseOptions<S extends z.ZodType>(schema: S, raw: unknown): z.ou
 
 /** A repeatable option's values (`--pack A --pack B`), in the order given. */
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
-
-/** Writes a file the user named: a path that cannot be written (a folder, a missing parent) is bad input naming the option. */
-export function writeOutputFile(file: string, text: string, option: string): void {
-  try {
-    writeFileSync(file, text);
-  } catch (e) {
-    throw new InputError(file, option, `cannot write the file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
-}

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { InputError } from "../../src/formats/load.ts";
 import { snapshotOfLoaded } from "../baseline/io.ts";
+import { makeOutputDir } from "../output.ts";
 import { loadRun } from "../report/load.ts";
 import { RUN_FILES, writeJsonAtomic } from "../run/store.ts";
 import { renderResearchHtml } from "./html.ts";
@@ -48,7 +49,7 @@ export function loadResearchRuns(paths: readonly string[], corpusRoot: string): 
 
 /** Write research.html, research.md and research.json into `out`; returns their paths. */
 export function writeResearch(out: string, r: Research): string[] {
-  mkdirSync(out, { recursive: true });
+  makeOutputDir(out, "--out");
   const paths = { html: join(out, RESEARCH_FILES.html), md: join(out, RESEARCH_FILES.md), json: join(out, RESEARCH_FILES.json) };
   writeFileSync(paths.html, renderResearchHtml(r));
   writeFileSync(paths.md, renderResearchMarkdown(r));

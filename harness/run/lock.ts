@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { z } from "zod";
 import { InputError } from "../../src/formats/load.ts";
+import { makeOutputDir } from "../output.ts";
 import { RUN_FILES } from "./store.ts";
 
 /** Who holds a run's lock. `proc_start` (Linux) tells the owner from a later process that reused its pid. */
@@ -129,14 +130,6 @@ export function acquireLock(dir: string, o: LockOptions): () => void {
   throw new InputError(dir, RUN_FILES.lock, "could not take the run lock (another process keeps taking it)");
 }
 
-/** `mkdir -p` one level at a time: Node's recursive mkdir loops forever under a path it cannot create in (/proc). */
-function makeDirs(dir: string): void {
-  if (existsSync(dir)) return;
-  const parent = dirname(dir);
-  if (parent !== dir) makeDirs(parent);
-  mkdirSync(dir);
-}
-
 /** What `--force` removes: a run's own files (not its lock) and the temp files of an interrupted atomic write. */
 const FORCE_REMOVES: ReadonlySet<string> = new Set(Object.values(RUN_FILES).filter((f) => f !== RUN_FILES.lock));
 const isRunFile = (name: string) => FORCE_REMOVES.has(name.replace(/\.tmp-\d+$/, ""));
@@ -149,15 +142,8 @@ const isRunFile = (name: string) => FORCE_REMOVES.has(name.replace(/\.tmp-\d+$/,
  */
 export function claimOutDir(dir: string, o: LockOptions & { force: boolean }): () => void {
   const refuseNonEmpty = () => new InputError(dir, "--out", "folder is not empty (use --resume DIR to complete a run, or --force to start over)");
-  if (existsSync(dir)) {
-    if (!statSync(dir).isDirectory()) throw new InputError(dir, "--out", "is a file, not a folder");
-    if (!o.force && readdirSync(dir).length > 0) throw refuseNonEmpty();
-  }
-  try {
-    makeDirs(dir);
-  } catch (e) {
-    throw new InputError(dir, "--out", `cannot create the folder (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
+  makeOutputDir(dir, "--out");
+  if (!o.force && readdirSync(dir).length > 0) throw refuseNonEmpty();
   const release = acquireLock(dir, o);
   try {
     const others = readdirSync(dir).filter((f) => f !== RUN_FILES.lock);

@@ -2,12 +2,13 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeF
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
+import { snapshotOfRun, writeSnapshot } from "../../harness/baseline/io.ts";
 import { jsonSchemaOf } from "../../harness/cli/commands/schema.ts";
 import { loadRun } from "../../harness/report/load.ts";
 import { renderMarkdown } from "../../harness/report/markdown.ts";
 import { summaryFile } from "../../harness/report/write.ts";
 import { itemSummaries } from "../../src/metrics/items.ts";
-import { writeOutputFile } from "../../harness/cli/options.ts";
+import { makeOutputDir, writeOutputFile, writeOutputWith } from "../../harness/output.ts";
 import { claimOutDir } from "../../harness/run/lock.ts";
 import { loadMergeInput, mergeRuns } from "../../harness/run/merge.ts";
 import { MANIFEST_SCHEMA_VERSION, readManifest } from "../../harness/run/manifest.ts";
@@ -208,6 +209,39 @@ describe("bad input that used to escape as an infrastructure error", () => {
     expect(() => writeOutputFile(root, "x", "--junit")).toThrow(new RegExp(`^${root}: --junit: cannot write the file \\(EISDIR\\)$`));
     expect(() => writeOutputFile(join(root, "no", "such", "x.xml"), "x", "--junit")).toThrow(/--junit: cannot write the file \(ENOENT\)/);
   });
+
+  it("an output folder that is a file, or under one, names the option; a file's missing folders are made", () => {
+    const file = join(root, "a-file");
+    writeFileSync(file, "");
+    expect(() => makeOutputDir(file, "--out")).toThrow(new RegExp(`^${file}: --out: is a file, not a folder$`));
+    expect(() => makeOutputDir(join(file, "sub"), "--out")).toThrow(new RegExp(`^${file}/sub: --out: cannot create the folder \\(ENOTDIR\\)$`));
+    expect(() => writeOutputWith(join(file, "x.json"), "--out", () => {})).toThrow(/a-file: --out: is a file, not a folder$/);
+    const deep = join(root, "made", "for", "x.json");
+    writeOutputWith(deep, "--out", (f) => writeFileSync(f, "{}"));
+    expect(readFileSync(deep, "utf8")).toBe("{}");
+  });
+
+  it("through the CLI: diff --json-out, research --out and baseline publish --out on bad paths are exit 2 and one line", async () => {
+    const run = await (async () => {
+      const dir = join(root, "for-outputs");
+      if (!existsSync(dir)) expect(await runSweep(cli({ suite: "boundary", trials: "2", out: dir }), {}, realEngine({}, corpusRoot), testHost())).toBe(0);
+      return dir;
+    })();
+    const file = join(root, "out-file");
+    writeFileSync(file, "");
+    const baseline = join(root, "own-baseline.json");
+    writeSnapshot(baseline, snapshotOfRun(run, corpusRoot));
+    const results = await Promise.all([
+      fieldtest(["diff", run, "--baseline", baseline, "--json-out", root, "--corpus", corpusRoot]),
+      fieldtest(["research", run, "--out", file, "--corpus", corpusRoot]),
+      fieldtest(["baseline", "publish", run, "--out", join(file, "b.json"), "--corpus", corpusRoot]),
+    ]);
+    expect(results.map((r) => [r.code, r.stderr])).toEqual([
+      [2, `fieldtest: ${root}: --json-out: cannot write the file (EISDIR)\n`],
+      [2, `fieldtest: ${file}: --out: is a file, not a folder\n`],
+      [2, `fieldtest: ${file}: --out: is a file, not a folder\n`],
+    ]);
+  }, 60_000);
 
   it.runIf(existsSync("/proc/self"))("--out under a folder nothing can be made in is refused (Node's recursive mkdir would loop there)", () => {
     expect(() => claimOutDir("/proc/fieldtest-no/run", { now: () => new Date(), force: false })).toThrow(/--out: cannot create the folder \(ENOENT\)/);

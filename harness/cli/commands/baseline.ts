@@ -1,8 +1,8 @@
-import { mkdirSync } from "node:fs";
-import { basename, dirname } from "node:path";
+import { basename } from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
 import { snapshotOfRuns, writeSnapshot } from "../../baseline/io.ts";
+import { writeOutputWith } from "../../output.ts";
 import { EXIT, guarded } from "../exit.ts";
 import { parseOptions } from "../options.ts";
 
@@ -26,8 +26,7 @@ export function register(program: Command): void {
     .action(guarded((dirs: string[], raw: unknown) => {
       const options = parseOptions(PublishSchema, raw);
       const snapshot = snapshotOfRuns(dirs, options.corpus, options.name ?? basename(options.out, ".json"));
-      mkdirSync(dirname(options.out), { recursive: true });
-      writeSnapshot(options.out, snapshot);
+      writeOutputWith(options.out, "--out", (file) => writeSnapshot(file, snapshot));
       const seeds = snapshot.runs.map((r) => r.seed).join(", ");
       process.stdout.write(
         `wrote ${options.out}: ${snapshot.runs.length} run(s) (seeds ${seeds}), ${snapshot.items.length} items, ${snapshot.total_trials} trials, ${Object.keys(snapshot.metrics).length} metrics\n`,

@@ -1,9 +1,9 @@
-import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { z } from "zod";
 import { isCause, type Coverage, type Difference } from "../../baseline/compat.ts";
 import { diffSnapshots, type Delta, type DiffResult } from "../../baseline/diff.ts";
 import { readSnapshot, snapshotOfRun } from "../../baseline/io.ts";
+import { writeOutputFile } from "../../output.ts";
 import { EXIT, guarded } from "../exit.ts";
 import { parseOptions } from "../options.ts";
 
@@ -75,7 +75,7 @@ export function register(program: Command): void {
       const options = parseOptions(OptionsSchema, raw);
       const d = diffSnapshots(readSnapshot(options.baseline), snapshotOfRun(dir, options.corpus), options.alpha);
       const json = `${JSON.stringify(d, null, 2)}\n`;
-      if (options.jsonOut) writeFileSync(options.jsonOut, json);
+      if (options.jsonOut) writeOutputFile(options.jsonOut, json, "--json-out");
       process.stdout.write(options.json ? json : formatDiff(d, options.all));
       return d.unexplained.length === 0 ? EXIT.ok : EXIT.blocked;
     }));

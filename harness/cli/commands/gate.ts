@@ -6,7 +6,8 @@ import { snapshotOfRun } from "../../baseline/io.ts";
 import { gateVerdict, judge } from "../../baseline/judge.ts";
 import { gateJUnit } from "../../baseline/junit.ts";
 import { guarded } from "../exit.ts";
-import { parseOptions, writeOutputFile } from "../options.ts";
+import { writeOutputFile } from "../../output.ts";
+import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
   baseline: z.string().min(1),

@@ -6,6 +6,7 @@ import { InputError, loadFile } from "../../../src/formats/load.ts";
 import { runCanaries } from "../../canary.ts";
 import { PACKAGE_VERSION } from "../../package.ts";
 import type { Manifest } from "../../run/manifest.ts";
+import { makeOutputDir } from "../../output.ts";
 import { claimOutDir } from "../../run/lock.ts";
 import { RUN_FILES, TrialLog, writeJsonAtomic } from "../../run/store.ts";
 import { CLAIM_EXTRACTOR_VERSION } from "./claims.ts";
@@ -122,7 +123,8 @@ function runSource(name: string, members: readonly Prepared[], problems: InputPr
 
 /** The previous import at `out` is replaced only with --force, and only the run folders its index lists. */
 function prepareImportRoot(out: string, force: boolean): void {
-  if (existsSync(out) && readdirSync(out).length > 0) {
+  makeOutputDir(out, "--out");
+  if (readdirSync(out).length > 0) {
     if (!force) throw new InputError(out, "--out", "folder is not empty (use --force to replace a previous import)");
     const index = join(out, IMPORT_FILES.report);
     if (existsSync(index)) {
@@ -131,7 +133,6 @@ function prepareImportRoot(out: string, force: boolean): void {
       rmSync(index, { force: true });
     }
   }
-  mkdirSync(out, { recursive: true });
 }
 
 /**
