@@ -2,7 +2,9 @@ import { join } from "node:path";
 import { z } from "zod";
 import { loadFile } from "../../src/formats/load.ts";
 import { DecisionContextSchema, SpendSchema } from "../../src/formats/records.ts";
+import { publicBaseUrl } from "../../src/providers/endpoint.ts";
 import { LoopStatsSchema } from "./event-loop.ts";
+import { redactArgv } from "./redact.ts";
 import { RecordedConfigSchema } from "./settings.ts";
 import { RUN_FILES, type TrialHead } from "./store.ts";
 
@@ -30,8 +32,8 @@ const SessionSchema = z.strictObject({
   finished_at: z.string().nullable(),
   outcome: z.enum([...RUN_STATES, CRASHED]),
   trials_written: z.number().int().min(0),
-  /** From the spend journal: what this session sent and paid, a killed session included. */
-  spend: SpendSchema,
+  /** From the spend journal: what this session sent and paid, a killed session included; null without a journal (manifest v1). */
+  spend: SpendSchema.nullable(),
 });
 export type Session = z.output<typeof SessionSchema>;
 
@@ -106,8 +108,43 @@ export function totalsOf(records: readonly TrialHead[]): Manifest["totals"] {
   };
 }
 
+/**
+ * A manifest as fieldtest wrote it before the spend journal (v1): each session's calls and cost
+ * counted at its end (a killed session's were lost), base URLs and command lines as given.
+ */
+const ManifestV1Schema = ManifestSchema.omit({ schema_version: true, sessions: true, spend: true, withheld_credentials: true }).extend({
+  schema_version: z.literal(1),
+  sessions: z.array(SessionSchema.omit({ id: true, spend: true }).extend({ outcome: z.enum(RUN_STATES), calls: z.number().int().min(0), cost_usd: z.number().nullable() })),
+});
+
+/**
+ * A v1 manifest read as v2, so reports, gates, diffs and trends go on reading the runs recorded
+ * before: with no journal its spend is unknown (null; its sessions' end-of-session counts forgot
+ * killed ones), and the credentials it may hold in URLs and command lines are left out.
+ */
+function fromV1(m: z.output<typeof ManifestV1Schema>): Manifest {
+  const publicRole = <R extends { base_url: string | null }>(r: R): R => ({ ...r, base_url: r.base_url === null ? null : publicBaseUrl(r.base_url) });
+  const client = m.config.client;
+  const publicClient = <R extends { baseUrl?: string }>(r: R): R => (r.baseUrl === undefined ? r : { ...r, baseUrl: publicBaseUrl(r.baseUrl) });
+  return {
+    ...m,
+    schema_version: MANIFEST_SCHEMA_VERSION,
+    command: redactArgv(m.command),
+    config: { ...m.config, client: { ...client, planner: publicClient(client.planner), critic: publicClient(client.critic) } },
+    roles: { planner: publicRole(m.roles.planner), critic: publicRole(m.roles.critic) },
+    sessions: m.sessions.map(({ calls: _calls, cost_usd: _cost, ...s }, i) => ({ ...s, command: redactArgv(s.command), id: `v1-${i + 1}`, spend: null })),
+    spend: null,
+    withheld_credentials: [],
+  };
+}
+
+const ManifestVersionSchema = z.looseObject({ schema_version: z.number() });
+
+/** A run's manifest, validated; one written by an older fieldtest (v1) is read as v2. */
 export function readManifest(dir: string): Manifest {
-  return loadFile(join(dir, RUN_FILES.manifest), ManifestSchema);
+  const file = join(dir, RUN_FILES.manifest);
+  if (loadFile(file, ManifestVersionSchema).schema_version === 1) return fromV1(loadFile(file, ManifestV1Schema));
+  return loadFile(file, ManifestSchema);
 }
 
 /** `<yyyymmdd>-<hhmmss>-<id>` (UTC): sorts by start time, unique by the random id. */

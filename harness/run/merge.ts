@@ -13,8 +13,8 @@ export interface MergeInput {
   dir: string;
   manifest: Manifest;
   records: TrialRecord[];
-  /** The run's spend journal: the merged run's spend is its inputs'. */
-  spend: SpendLine[];
+  /** The run's spend journal: the merged run's spend is its inputs'; null when the run has none (manifest v1). */
+  spend: SpendLine[] | null;
 }
 
 /** The trial keys a run's manifest plans (all shards together). */
@@ -74,8 +74,8 @@ export function loadMergeInput(dir: string): MergeInput {
   const manifest = readManifest(dir);
   const log = readTrialLog(dir);
   const spend: SpendLine[] = [];
-  readSpend(dir, (line) => spend.push(line));
-  return { dir, manifest, records: log.records, spend };
+  const { journaled } = readSpend(dir, (line) => spend.push(line));
+  return { dir, manifest, records: log.records, spend: journaled ? spend : null };
 }
 
 function sameFolder(a: string, b: string): boolean {
@@ -94,13 +94,17 @@ export function mergeRuns(inputs: readonly MergeInput[], out: string, opts: { no
     const log = new TrialLog(out);
     for (const r of records) log.append(r);
     log.close();
-    const journal = new JsonlLog(join(out, RUN_FILES.spend));
+    // Without every input's journal the merged run's spend is unknown: it gets no journal, not a partial one.
+    const journals = inputs.every((i) => i.spend !== null) ? inputs.flatMap((i) => i.spend ?? []) : null;
     const spent = new SpendTally();
-    for (const line of inputs.flatMap((i) => i.spend)) {
-      journal.append(line);
-      spent.add(line);
+    if (journals !== null) {
+      const journal = new JsonlLog(join(out, RUN_FILES.spend));
+      for (const line of journals) {
+        journal.append(line);
+        spent.add(line);
+      }
+      journal.close();
     }
-    journal.close();
     const canaries = inputs.map((i) => i.manifest.canary);
     const manifest: Manifest = {
       ...first,
@@ -116,8 +120,8 @@ export function mergeRuns(inputs: readonly MergeInput[], out: string, opts: { no
         failures: canaries.flatMap((c, i) => (c === null ? [`${inputs[i]!.dir}: no canary result`] : c.failures.map((f) => `${inputs[i]!.dir}: ${f}`))),
         results: canaries.find((c) => c !== null)?.results ?? null,
       },
-      sessions: inputs.flatMap((i) => i.manifest.sessions.map((s) => ({ ...s, spend: spent.session(s.id) }))),
-      spend: spent.total(),
+      sessions: inputs.flatMap((i) => i.manifest.sessions.map((s) => ({ ...s, spend: journals === null ? null : spent.session(s.id) }))),
+      spend: journals === null ? null : spent.total(),
       withheld_credentials: [...new Set(inputs.flatMap((i) => i.manifest.withheld_credentials))],
       totals: totalsOf(records.map(trialHead)),
       merged_from: inputs.map((i) => ({ dir: i.dir, run_id: i.manifest.run_id, shard: i.manifest.plan.shard })),

@@ -14,7 +14,7 @@ import { CRASHED, MANIFEST_SCHEMA_VERSION, readManifest, runIdFor, totalsOf, typ
 import { mostlyErrors } from "./outage.ts";
 import { Progress, formatUsd, isInteractive, loopText, startPlainProgress } from "./progress.ts";
 import { redactArgv } from "./redact.ts";
-import { configHash, diffValues, FRESH_ONLY, missingCredentials, recordedConfig, resolveRun, withheldCredentials, type Fingerprint, type ResolvedRun, type RunCli, type RunConfig } from "./settings.ts";
+import { configHash, diffValues, FRESH_ONLY, IMPORTED_SUITE, missingCredentials, recordedConfig, resolveRun, withheldCredentials, type Fingerprint, type ResolvedRun, type RunCli, type RunConfig } from "./settings.ts";
 import { readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
 import { formatSummary, formatTable, summarizeByCategory } from "./summary.ts";
 import { compareTrials, pendingTrials, planTrials, selectItems, shardTrials, type TrialWork, type WorkItem } from "./work.ts";
@@ -162,6 +162,9 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
     if (stray) throw new InputError("command line", `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, "cannot be combined with --resume (the recorded run's value stands)");
     const dir = cli.resume;
     const manifest = readManifest(dir);
+    if (manifest.spend === null && manifest.config.suites[0] !== IMPORTED_SUITE) {
+      throw new InputError(join(dir, RUN_FILES.manifest), "schema_version", "recorded by an older fieldtest, without a spend journal: what it spent is unknown, so a resume could not keep to a budget; run it again");
+    }
     const resolved = resolveRun(file, cli, {
       recorded: {
         config: manifest.config,

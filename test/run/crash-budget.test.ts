@@ -94,12 +94,12 @@ describe("a budget survives SIGKILL: the spend journal counts every session", ()
       const m = readManifest(r.out);
       expect(m.spend!.calls, `kill point ${k}: the journal forgets no request`).toBeGreaterThanOrEqual(received);
       expect(m.sessions[0]!.outcome).toBe("crashed");
-      expect(m.sessions[0]!.spend.calls).toBeGreaterThanOrEqual(k);
+      expect(m.sessions[0]!.spend!.calls).toBeGreaterThanOrEqual(k);
       expect(readTrialLog(r.out).repeated).toEqual([]);
       expect(r.codes.every((c) => c === 0 || c === 3)).toBe(true);
     }
     // Some resumes ran after the crash and were stopped by the ceiling the journal carried over.
-    expect(results.some((r) => r.resumed > 0 && readManifest(r.out).sessions.some((s) => s.outcome === "budget_stopped" && s.spend.calls > 0))).toBe(true);
+    expect(results.some((r) => r.resumed > 0 && readManifest(r.out).sessions.some((s) => s.outcome === "budget_stopped" && s.spend!.calls > 0))).toBe(true);
   }, 240_000);
 
   it(`--budget-usd with priced usage: killed at ${KILL_POINTS} points, kill and resumes together never buy more than the budget, save the calls in flight at the kill`, async () => {
@@ -163,7 +163,7 @@ describe("unknown cost fails a USD budget closed", () => {
     const report = readFileSync(join(out, RUN_FILES.reportMd), "utf8");
     expect(report).toContain("The cost is a lower bound");
     // spend per session: one row each, from the journal
-    for (const s of m.sessions) expect(report).toMatch(new RegExp(`\\| ${s.id} \\| ${s.started_at} \\| ${s.outcome} \\| ${s.spend.calls} \\|`));
+    for (const s of m.sessions) expect(report).toMatch(new RegExp(`\\| ${s.id} \\| ${s.started_at} \\| ${s.outcome} \\| ${s.spend!.calls} \\|`));
     expect(summary.spend.sessions.map((s: { id: string }) => s.id)).toEqual(m.sessions.map((s) => s.id));
     expect(last.host.stdout.text).toMatch(/spent \d+ calls, at least \$0\.0000 \(\d+ call\(s\) of unknown cost\)/);
   }, 60_000);

@@ -65,7 +65,7 @@ describe("fieldtest run --replay DIR", () => {
     const src = readManifest(source);
     const m = readManifest(out);
     expect(m.totals.calls).toBe(0);
-    expect(m.sessions.at(-1)!.spend.calls).toBe(0);
+    expect(m.sessions.at(-1)!.spend!.calls).toBe(0);
     expect(m.spend!.calls).toBe(0);
     expect(m.config.replayOf).toEqual({ runDir: source, runId: src.run_id, configHash: src.config_hash });
     expect(src.config).not.toHaveProperty("replayOf");

@@ -180,9 +180,33 @@ describe("malformed run files", () => {
     const run = loadRun(dir, corpusRoot);
     expect(run.spend).toBeNull();
     expect(summaryFile(run).spend).toBeNull();
-    expect(renderMarkdown(run, itemSummaries(run.trials), null)).toMatch(/## Spend\n\nThe run has no spend journal \(an imported run\): what it spent is unknown/);
+    expect(renderMarkdown(run, itemSummaries(run.trials), null)).toMatch(/## Spend\n\nThe run has no spend journal \(an imported run, or one recorded before fieldtest kept one\): what it spent is unknown/);
     // and a journaled sim run reports its tokens as unknown: the sim reports no usage
     expect(loadRun(await good(), corpusRoot).spend).toMatchObject({ input_tokens: null, output_tokens: null, cost_usd: 0, cost_usd_is_lower_bound: false });
+  });
+
+  it("a run recorded before the journal (manifest v1) is read by every reader with an unknown spend and no credential; it cannot be resumed", async () => {
+    const dir = join(root, "v1");
+    cpSync(await good(), dir, { recursive: true });
+    rmSync(join(dir, RUN_FILES.spend));
+    const secret = ["pw", "V1", "93bd"].join("-");
+    const file = join(dir, RUN_FILES.manifest);
+    const { spend: _spend, withheld_credentials: _withheld, ...v2 } = JSON.parse(readFileSync(file, "utf8"));
+    const command = ["fieldtest", "run", `--base-url=http://u:${secret}@127.0.0.1:9/v1`];
+    const v1 = { ...v2, schema_version: 1, command, sessions: v2.sessions.map(({ id: _id, spend: _s, ...rest }: Record<string, unknown>) => ({ ...rest, command, calls: 0, cost_usd: 0 })) };
+    writeFileSync(file, JSON.stringify(v1, null, 2));
+
+    const m = readManifest(dir);
+    expect(m).toMatchObject({ schema_version: MANIFEST_SCHEMA_VERSION, spend: null, command: ["fieldtest", "run", "--base-url=http://127.0.0.1:9/v1"], withheld_credentials: [] });
+    expect(m.sessions.map((s) => [s.id, s.spend])).toEqual([["v1-1", null]]);
+    expect(loadRun(dir, corpusRoot).spend).toBeNull();
+    expect(snapshotOfRun(dir, corpusRoot).items.length).toBeGreaterThan(0);
+    const merged = join(root, "v1-merged");
+    mergeRuns([loadMergeInput(dir)], merged, { now: () => new Date(), runId: "m", command: ["fieldtest", "merge"], force: false });
+    expect(readManifest(merged).spend).toBeNull();
+    expect(existsSync(join(merged, RUN_FILES.spend))).toBe(false);
+    expect(readFileSync(join(merged, RUN_FILES.manifest), "utf8")).not.toContain(secret);
+    await expect(runSweep(cli({ resume: dir }), {}, realEngine({}, corpusRoot), testHost())).rejects.toThrow(/manifest\.json: schema_version: recorded by an older fieldtest, without a spend journal/);
   });
 
   it("fieldtest schema prints a versioned JSON Schema for every run file", () => {

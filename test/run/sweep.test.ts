@@ -122,7 +122,7 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
       expect(dryDone.stdout.text).toContain(`already spent (spend journal, 2 session(s)): ${engine.calls.length} calls`);
       // the journal holds every send of both sessions, the cut trials' ones included
       expect(m.spend!.calls).toBe(engine.calls.length);
-      expect(m.sessions.reduce((n, s) => n + s.spend.calls, 0)).toBe(engine.calls.length);
+      expect(m.sessions.reduce((n, s) => n + s.spend!.calls, 0)).toBe(engine.calls.length);
       expect(m.operational.max_calls).toBe(1000);
     });
   }
