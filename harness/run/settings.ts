@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { hashCanonical, canonicalJson } from "../../src/canonical.ts";
 import { CATEGORIES } from "../../src/formats/enums.ts";
-import { InputError, loadFile } from "../../src/formats/load.ts";
+import { InputError } from "../../src/formats/load.ts";
 import type { Suite } from "../../src/formats/records.ts";
 import { ClientConfigSchema, HttpUrlSchema, WIRE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
 import { hasCredentials, withoutCredentials } from "../../src/providers/endpoint.ts";
@@ -138,21 +138,13 @@ export const FRESH_ONLY: readonly (keyof RunCli)[] = ["shard", "out", "force", "
 /** Options that choose a role's provider or model: `--replay` takes both from the recorded run. */
 const ROLE_CHOICE: readonly (keyof RunCli)[] = ["provider", "model", "plannerProvider", "plannerModel", "criticProvider", "criticModel", "baseUrl"];
 
-/** What `--replay DIR` reads from DIR's manifest.json: the run id, its config hash and each role's provider and model. */
-const ReplaySourceSchema = z.looseObject({
-  run_id: z.string(),
-  config_hash: z.string(),
-  roles: z.looseObject({
-    planner: z.looseObject({ provider: z.string(), model: z.string() }),
-    critic: z.looseObject({ provider: z.string(), model: z.string() }),
-  }),
-  config: z.looseObject({
-    client: z.looseObject({
-      planner: z.looseObject({ replay: z.looseObject({ as: z.string() }).optional() }),
-      critic: z.looseObject({ replay: z.looseObject({ as: z.string() }).optional() }),
-    }),
-  }),
-});
+/** What `--replay DIR` takes from DIR's manifest.json (read and validated whole by the caller's reader): the run id, its config hash and each role's provider and model. */
+export interface ReplaySource {
+  run_id: string;
+  config_hash: string;
+  roles: Record<"planner" | "critic", { provider: string; model: string }>;
+  config: { client: Record<"planner" | "critic", { replay?: { as: string } }> };
+}
 
 interface ReplayPlan {
   replayOf: NonNullable<RunConfig["replayOf"]>;
@@ -163,9 +155,10 @@ interface ReplayPlan {
  * `--replay DIR` (or the file's `replay:`): each role answers from DIR's recorded calls, rendered as
  * the provider DIR used (a replayed run's own source provider when DIR is itself a replay).
  */
-function replayPlan(runDir: string, fallThrough: boolean): ReplayPlan {
+function replayPlan(runDir: string, fallThrough: boolean, readSource: ResolveContext["readReplaySource"]): ReplayPlan {
   const manifestFile = join(runDir, RUN_FILES.manifest);
-  const source = loadFile(manifestFile, ReplaySourceSchema);
+  if (readSource === undefined) throw new Error("a replay needs ResolveContext.readReplaySource");
+  const source = readSource(runDir);
   const role = (name: "planner" | "critic"): RoleConfig => {
     const { provider, model } = source.roles[name];
     const as = provider === "replay" ? source.config.client[name].replay?.as : provider;
@@ -222,12 +215,14 @@ export interface ResolveContext {
   recorded?: { config: RecordedConfig; operational: Operational };
   /** Reads a sim profile file (the edge passes loadSimProfile). */
   loadProfile: (path: string) => SimProfile;
+  /** Reads the manifest of the run `--replay DIR` names (the run folder's one manifest reader); needed only with a replay. */
+  readReplaySource?: (runDir: string) => ReplaySource;
 }
 
 /**
  * Built-in defaults (or, on resume, the recorded config), then the config file, then CLI flags.
- * Pure apart from the injected profile loader and, with a replay, reading the replayed run's
- * manifest.json. When a role uses the sim, the effective profile is recorded in full, so the
+ * Pure apart from the injected profile loader and, with a replay, the injected reader of the
+ * replayed run's manifest.json. When a role uses the sim, the effective profile is recorded in full, so the
  * config hash moves with it and a resume needs no file.
  */
 export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): ResolvedRun {
@@ -242,7 +237,7 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
     const clash = ROLE_CHOICE.find((k) => cli[k] !== undefined);
     if (clash) throw new InputError("command line", `--${clash.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, "cannot be combined with --replay (each role's provider and model come from the replayed run)");
   }
-  const replay = replayDir === undefined ? undefined : replayPlan(replayDir, cli.replayFallThrough ?? file.replay?.fallThrough ?? false);
+  const replay = replayDir === undefined ? undefined : replayPlan(replayDir, cli.replayFallThrough ?? file.replay?.fallThrough ?? false, ctx.readReplaySource);
   const roles = (["planner", "critic"] as const).map((role) => {
     const applied = applyRole(base?.client[role] ?? DEFAULT_ROLES[role], [file.provider ?? {}, file.roles?.[role] ?? {}, cliRolePatch(cli, role)], role);
     return replay ? { ...applied, ...replay.roles[role] } : applied;

@@ -217,7 +217,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
     }
   }
 
-  const resolved = resolveRun(file, cli, { loadProfile: engine.loadProfile });
+  const resolved = resolveRun(file, cli, { loadProfile: engine.loadProfile, readReplaySource: readManifest });
   const items = selectItems(allItems, resolved.config);
   if (items.length === 0) throw new InputError("command line", "--only/--domain/--category", "the selection matches no corpus goal or boundary fixture");
   const plan = planTrials(items, resolved.config.trials);

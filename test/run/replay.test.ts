@@ -111,7 +111,7 @@ describe("fieldtest run --replay DIR", () => {
   });
 
   it("refuses flags that contradict a replay, and leaves a run without --replay as it was", () => {
-    const ctx = { loadProfile: () => DEFAULT_SIM_PROFILE };
+    const ctx = { loadProfile: () => DEFAULT_SIM_PROFILE, readReplaySource: readManifest };
     expect(() => resolveRun({}, cli({ replay: source, provider: "openai", model: "gpt-4o-mini" }), ctx)).toThrow(/--provider: cannot be combined with --replay/);
     expect(() => resolveRun({}, cli({ replay: source, criticModel: "x" }), ctx)).toThrow(/--critic-model: cannot be combined with --replay/);
     expect(() => resolveRun({}, cli({ replayFallThrough: true }), ctx)).toThrow(/--replay-fall-through: needs --replay DIR/);
@@ -121,7 +121,7 @@ describe("fieldtest run --replay DIR", () => {
   });
 
   it("takes the config file's replay: key like the flag, and the flag wins", () => {
-    const ctx = { loadProfile: () => DEFAULT_SIM_PROFILE };
+    const ctx = { loadProfile: () => DEFAULT_SIM_PROFILE, readReplaySource: readManifest };
     const file = join(root, "replay.config.yaml");
     writeFileSync(file, `replay: { runDir: ${JSON.stringify(source)}, fallThrough: true }\n`);
     const fromFile = resolveRun(loadConfigFile(file), cli({}), ctx).config;

@@ -148,7 +148,17 @@ describe("malformed run files", () => {
   for (const [name, file, edit, message] of CASES) {
     it(`${name}: every reader refuses it in one line naming the file and the line`, async () => {
       const dir = await broken(name.replace(/\W+/g, "-"), file, edit);
-      const readers: (() => unknown)[] = [() => loadRun(dir, corpusRoot), () => runSweep(cli({ resume: dir }), {}, realEngine({}, corpusRoot), testHost()), () => loadMergeInput(dir)];
+      const replay = () => runSweep(cli({ suite: "boundary", trials: "2", replay: dir, out: `${dir}-replay` }), {}, realEngine({}, corpusRoot), testHost());
+      const readers: (() => unknown)[] = [
+        // report (and research)
+        () => loadRun(dir, corpusRoot),
+        // gate, diff, trend and baseline publish
+        () => snapshotOfRun(dir, corpusRoot),
+        () => runSweep(cli({ resume: dir }), {}, realEngine({}, corpusRoot), testHost()),
+        () => loadMergeInput(dir),
+        // a replay reads the recorded calls and the manifest, not the journal
+        ...(file === RUN_FILES.spend ? [] : [replay]),
+      ];
       for (const read of readers) {
         const error = await Promise.resolve().then(read).then(() => null, (e: unknown) => e);
         expect(error).toBeInstanceOf(InputError);
@@ -166,10 +176,16 @@ describe("malformed run files", () => {
 
   it("through the CLI: exit 2, one line, no stack trace", async () => {
     const dir = await broken("cli-head-only", RUN_FILES.trials, (l) => line(l, 0, ({ schema_version, suite, item_id, trial, status }) => ({ schema_version, suite, item_id, trial, status })));
-    for (const args of [["report", dir, "--corpus", corpusRoot], ["merge", dir, "--out", join(root, "cli-merged")]]) {
-      const r = await fieldtest(args);
-      expect(r.code).toBe(2);
-      expect(r.stderr).toBe(`fieldtest: ${dir}/trials.jsonl:1: escalation_reason: missing (a required key)\n`);
+    const commands = [
+      ["report", dir, "--corpus", corpusRoot],
+      ["merge", dir, "--out", join(root, "cli-merged")],
+      ["gate", dir, "--baseline", "baselines/sim-default.json", "--corpus", corpusRoot],
+      ["diff", dir, "--baseline", "baselines/sim-default.json", "--corpus", corpusRoot],
+      ["run", "--replay", dir, "--suite", "boundary", "--trials", "1", "--out", join(root, "cli-replay")],
+    ];
+    const results = await Promise.all(commands.map((args) => fieldtest(args)));
+    for (const [i, r] of results.entries()) {
+      expect([commands[i]![0], r.code, r.stderr]).toEqual([commands[i]![0], 2, `fieldtest: ${dir}/trials.jsonl:1: escalation_reason: missing (a required key)\n`]);
     }
   }, 60_000);
 
