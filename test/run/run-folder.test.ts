@@ -83,6 +83,25 @@ describe("--force on a live run", () => {
   }, 120_000);
 });
 
+describe("a lock left on another host", () => {
+  it("is refused, naming its host and pid; --break-lock takes it, says whose it was, and the run goes on", async () => {
+    const out = join(root, "foreign-lock");
+    expect(await runSweep(cli({ suite: "boundary", trials: "1", out }), {}, realEngine({}, corpusRoot), testHost())).toBe(0);
+    // A hard-killed CI job's run, resumed on another machine: its lock names a host this one cannot check.
+    writeFileSync(join(out, RUN_FILES.lock), JSON.stringify({ pid: 4242, host: "ci-runner-9", started_at: "2026-01-01T00:00:00.000Z" }));
+    await expect(runSweep(cli({ resume: out }), {}, realEngine({}, corpusRoot), testHost())).rejects.toThrow(
+      new RegExp(`^${out}: run\\.lock: run is locked by pid 4242 on host ci-runner-9 .*--break-lock$`),
+    );
+    await expect(runSweep(cli({ out, force: true, suite: "boundary", trials: "1" }), {}, realEngine({}, corpusRoot), testHost())).rejects.toThrow(/locked by pid 4242 on host ci-runner-9/);
+    expect(readTrialLog(out).records.length).toBeGreaterThan(0);
+    const host = testHost();
+    expect(await runSweep(cli({ resume: out, breakLock: true }), {}, realEngine({}, corpusRoot), host)).toBe(0);
+    expect(host.stderr.text).toContain("fieldtest: --break-lock: breaking the lock of pid 4242 on host ci-runner-9 (since 2026-01-01T00:00:00.000Z)\n");
+    expect(existsSync(join(out, RUN_FILES.lock))).toBe(false);
+    expect(readManifest(out).sessions).toHaveLength(2);
+  });
+});
+
 describe("credentials in --base-url", () => {
   // Built from parts, so no credential-shaped literal sits in the repository.
   const PASS = ["pw", "DISTINCT", "7f3a9c1e5b"].join("-");
