@@ -15,4 +15,7 @@ function findPackageRoot(from: string): string {
 
 export const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
 
+/** Where the CLI keeps parsed YAML between commands (src/formats/yaml-cache.ts). */
+export const PARSED_YAML_DIR = join(PACKAGE_ROOT, "node_modules", ".cache", "fieldtest", "yaml");
+
 export const PACKAGE_VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;

@@ -1,7 +1,6 @@
 import { Command, CommanderError, type Help } from "commander";
-import { join } from "node:path";
 import { keepParsedYaml } from "../../src/formats/yaml-cache.ts";
-import { PACKAGE_ROOT, PACKAGE_VERSION } from "../package.ts";
+import { PACKAGE_VERSION, PARSED_YAML_DIR } from "../package.ts";
 import { commandsFor } from "./commands/index.ts";
 import { exitWith, reportFatal } from "./exit.ts";
 
@@ -23,7 +22,7 @@ const program = new Command("fieldtest")
   .exitOverride();
 
 // Parsed YAML (the corpus above all) is kept between commands, in the package's own cache folder.
-keepParsedYaml(join(PACKAGE_ROOT, "node_modules", ".cache", "fieldtest", "yaml"));
+keepParsedYaml(PARSED_YAML_DIR);
 
 const argv = process.argv.slice(2);
 const commands = commandsFor(argv);
