@@ -16,7 +16,7 @@ const OptionsSchema = z.strictObject({
 export function register(program: Command): void {
   program
     .command("report")
-    .description("Compute metrics and write summary.json, trials.csv, report.md and report.html into a run directory; with --baseline they lead with the release gate's decision")
+    .description("Compute metrics and write summary.json, trials.csv, report.md and report.html into a run directory, and print the spend per session (from the spend journal); with --baseline they lead with the release gate's decision")
     .argument("<dir>", "run directory (manifest.json, trials.jsonl)")
     .option("--corpus <dir>", "corpus the run was made on (ground truth)", "corpus")
     .option("--baseline <file>", "published baseline to decide against (the verdict fieldtest gate gives)")
