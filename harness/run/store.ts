@@ -69,7 +69,6 @@ export function readTrialLog(dir: string, project: (r: TrialRecord) => Pick<Tria
   return { records, torn, repeated: [...repeated].sort() };
 }
 
-
 /** The trial records of a run, one per key (last line wins); a torn last line ignored. */
 export function readTrials(dir: string): TrialRecord[] {
   return readTrialLog(dir).records;
