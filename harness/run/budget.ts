@@ -139,6 +139,8 @@ export class BudgetGuard {
   calls: number;
   spentUsd: number;
   tripped: string | null = null;
+  /** Whether it tripped on a send of unknown cost (a higher limit would not have let the run go on). */
+  stoppedByUnknownCost = false;
   private readonly cut = new Set<string>();
   /** Admitted sends not yet returned, by role. */
   private readonly inFlight: Record<Role, number> = { planner: 0, critic: 0 };
@@ -199,7 +201,10 @@ export class BudgetGuard {
     if (line.cost_usd !== null) {
       this.spentUsd += line.cost_usd;
       this.dearest = dearerOf(this.dearest, line);
-    } else if (this.limits.budgetUsd !== null) this.tripped ??= `--budget-usd ${this.limits.budgetUsd}: a ${line.role} call's cost is unknown (${unknownCostWhy(line)}), so the spend cannot be proven under the limit`;
+    } else if (this.limits.budgetUsd !== null && this.tripped === null) {
+      this.tripped = `--budget-usd ${this.limits.budgetUsd}: a ${line.role} call's cost is unknown (${unknownCostWhy(line)}), so the spend cannot be proven under the limit`;
+      this.stoppedByUnknownCost = true;
+    }
   }
 
   /** Whether a call of this trial was refused: its outcome is partial and must not be recorded. */

@@ -386,7 +386,11 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     }
     // A limit reached by the run's last calls cut nothing short: the run is complete.
     if (stop.mode !== "run" && pendingTrials(prep.owned, recordedHeads(), false).length > 0) {
-      host.stderr.write(`fieldtest: budget reached (${stop.reason}); stopped cleanly, spent ${formatSpend(tally.total())}. Resume (raising the limit) with:\n  ${resumeCommand(dir)} --budget-usd X | --max-calls N\n`);
+      // A higher limit cannot help a cost that is unknown: each resume goes on to the next such call.
+      const resume = guard.stoppedByUnknownCost
+        ? `Resume with (it stops again at its next call of unknown cost):\n  ${resumeCommand(dir)}`
+        : `Resume (raising the limit) with:\n  ${resumeCommand(dir)} --budget-usd X | --max-calls N`;
+      host.stderr.write(`fieldtest: budget reached (${stop.reason}); stopped cleanly, spent ${formatSpend(tally.total())}. ${resume}\n`);
       return finish("budget_stopped", 3);
     }
     return complete();
