@@ -163,6 +163,7 @@ describe("unknown cost fails a USD budget closed", () => {
     expect(summary.spend.cost_usd_is_lower_bound).toBe(true);
     const report = readFileSync(join(out, RUN_FILES.reportMd), "utf8");
     expect(report).toContain("The cost is a lower bound");
+    expect(readFileSync(join(out, RUN_FILES.reportHtml), "utf8")).toContain("The cost is a lower bound");
     // spend per session: one row each, from the journal
     for (const s of m.sessions) expect(report).toMatch(new RegExp(`\\| ${s.id} \\| ${s.started_at} \\| ${s.outcome} \\| ${s.spend!.calls} \\|`));
     expect(summary.spend.sessions.map((s: { id: string }) => s.id)).toEqual(m.sessions.map((s) => s.id));
