@@ -9,6 +9,7 @@ const read = (path: string) => readFileSync(join(PACKAGE_ROOT, path), "utf8");
 
 interface Step {
   run?: string;
+  shell?: string;
   uses?: string;
   with?: Record<string, string>;
   env?: Record<string, string>;
@@ -36,6 +37,12 @@ describe("sharded sweeps on GitHub Actions (.github/workflows/sweep.yml)", () =>
     const gateAt = runs.findIndex((r) => r.startsWith("npx --no-install fieldtest gate runs/merged --baseline"));
     expect(mergeAt).toBeGreaterThan(-1);
     expect(gateAt).toBeGreaterThan(mergeAt);
+    // The step's exit is the gate's: bash (-eo pipefail) through the tee, not the default shell's tee exit.
+    const gate = merge!.steps[gateAt]!;
+    expect(gate.shell).toBe("bash");
+    expect(gate.run).toContain('--policy "$POLICY"');
+    // The default sweep is the sim, so the default policy is the sim-calibrated one (gate.yaml fails the sim by design).
+    expect(merge!.env).toMatchObject({ POLICY: "${{ github.event.inputs.policy || 'gate.sim.yaml' }}" });
     expect(merge!.steps.find((s) => s.uses?.startsWith("actions/download-artifact"))!.with).toMatchObject({ pattern: "shard-*", path: "shards" });
   });
 });
@@ -60,5 +67,11 @@ describe("sharded sweeps on Kubernetes (k8s/)", () => {
     const m = merge.spec.template.spec.containers[0]!;
     expect(Object.fromEntries(m.env.map((e) => [e.name, e.value])).RUN_NAME).toBe(env.RUN_NAME);
     expect(m.args.join("\n")).toMatch(/fieldtest merge \/runs\/\$RUN_NAME\/shard-\* --out \/runs\/\$RUN_NAME\/merged\n.*fieldtest gate \/runs\/\$RUN_NAME\/merged/);
+    expect(m.args.join("\n")).toContain('--policy "$POLICY"');
+    expect(Object.fromEntries(m.env.map((e) => [e.name, e.value])).POLICY).toBe("gate.sim.yaml");
+  });
+
+  it("passes both vendors' keys to the shards, each optional", () => {
+    expect(container.env.filter((e) => /_API_KEY$/.test(e.name)).map((e) => e.name).sort()).toEqual(["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]);
   });
 });
