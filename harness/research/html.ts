@@ -138,8 +138,9 @@ function operationsView(r: Research): string {
     points: values.map((v, i) => ({ value: v, title: `${runKey(i)} ${r.runs[i]!.label}: ${fmt(v)}` })),
   });
   const unknownCost = r.operations.cost_usd.map((c, i) => (c === null ? runKey(i) : null)).filter(Boolean);
+  const lowerBound = r.operations.cost_is_lower_bound.map((b, i) => (b ? runKey(i) : null)).filter(Boolean);
   return `<section><h2>Cost and latency over runs</h2><div class="charts">
-${figure("Cost per run (USD)", r.operations.cost_usd.some((c) => c !== null) ? seriesChart({ id: "chart-cost-runs", labels, series: [plain("cost", r.operations.cost_usd)], format: (v) => `$${Number(v.toPrecision(2))}` }) : emptyChart("chart-cost-runs", "no run has a known cost"), `The run's total cost from its recorded calls.${unknownCost.length ? ` Unknown (a price or usage was not recorded, never read as 0) for ${unknownCost.join(", ")}: not drawn.` : ""}`)}
+${figure("Cost per run (USD)", r.operations.cost_usd.some((c) => c !== null) ? seriesChart({ id: "chart-cost-runs", labels, series: [plain("cost", r.operations.cost_usd)], format: (v) => `$${Number(v.toPrecision(2))}` }) : emptyChart("chart-cost-runs", "no run has a known cost"), `What each run spent, from its spend journal (every session, killed ones included).${lowerBound.length ? ` A lower bound (calls of unknown cost) for ${lowerBound.join(", ")}.` : ""}${unknownCost.length ? ` Unknown (no spend journal, never read as 0) for ${unknownCost.join(", ")}: not drawn.` : ""}`)}
 ${figure("Trial latency (ms)", seriesChart({ id: "chart-latency-runs", labels, series: [plain("p50", r.operations.latency_ms_p50, PALETTE[0]), plain("p95", r.operations.latency_ms_p95, PALETTE[1])] }), "Median and 95th percentile of trial wall time, pooled over the run's trials.")}
 ${figure("LLM calls per trial", seriesChart({ id: "chart-calls-runs", labels, series: [plain("calls per trial", r.operations.calls_per_trial)] }), "Model calls per trial (structured-output attempts, retries included).")}
 </div></section>`;

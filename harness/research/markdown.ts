@@ -53,7 +53,7 @@ export function renderResearchMarkdown(r: Research): string {
     table(
       ["measure", ...keys],
       [
-        ["cost (USD; n/a: unknown)", ...r.operations.cost_usd.map(fmt)],
+        ["spend (USD; ≥: a lower bound, n/a: unknown)", ...r.operations.cost_usd.map((c, i) => (c !== null && r.operations.cost_is_lower_bound[i] ? `≥ ${fmt(c)}` : fmt(c)))],
         ["trial latency p50 (ms)", ...r.operations.latency_ms_p50.map(fmt)],
         ["trial latency p95 (ms)", ...r.operations.latency_ms_p95.map(fmt)],
         ["calls per trial", ...r.operations.calls_per_trial.map(fmt)],

@@ -81,8 +81,13 @@ export interface CriticDrift {
 }
 
 export interface Operations {
-  /** The run's total cost: null when any call's price was unknown (never 0 for unknown). */
+  /**
+   * What the run spent, from its spend journal (every session, killed ones and dropped trials
+   * included, as the run report shows it); null without a journal (an imported run), never 0.
+   */
   cost_usd: (number | null)[];
+  /** Whether that spend is only a lower bound (calls of unknown cost: no usage, a timeout, in flight at a crash). */
+  cost_is_lower_bound: boolean[];
   latency_ms_p50: (number | null)[];
   latency_ms_p95: (number | null)[];
   calls_per_trial: (number | null)[];
@@ -150,7 +155,8 @@ function runInfo(r: ResearchRun): RunInfo {
 
 /** Per run: every critic finding of every completed audit, counted and rated over all items. */
 function criticOf(r: ResearchRun): { audits: number; downgrade: Record<string, MetricValue>; unsupported: MetricValue; advisory: MetricValue; raw: Record<string, number>; status: Record<string, number>; advisoryRaw: number } {
-  const ctx: EstimateContext = { conf: 0.95, seed: r.run.manifest.config.seed, reps: 2000 };
+  // The run summary's own estimate settings, so these intervals are made as its metrics' are.
+  const ctx: EstimateContext = { conf: r.run.summary.conf, seed: r.run.summary.seed, reps: r.run.summary.bootstrap_reps };
   const items = groupTrials(r.run.trials);
   const raw: Record<string, number> = {};
   const status: Record<string, number> = {};
@@ -253,7 +259,8 @@ export function research(runs: readonly ResearchRun[], o: ResearchOptions): Rese
     },
     confusion: runs.map((r) => ({ label: r.label, confusion: r.run.summary.family_confusion, defects: r.run.summary.family_confusion.counts.flat().reduce((a, b) => a + b, 0) })),
     operations: {
-      cost_usd: runs.map((r) => r.run.manifest.totals.cost_usd),
+      cost_usd: runs.map((r) => r.run.spend?.cost_usd ?? null),
+      cost_is_lower_bound: runs.map((r) => r.run.spend?.cost_usd_is_lower_bound ?? false),
       latency_ms_p50: runs.map((r) => quantile(r.run.trials.map((x) => x.latency_ms), 0.5)),
       latency_ms_p95: runs.map((r) => quantile(r.run.trials.map((x) => x.latency_ms), 0.95)),
       calls_per_trial: runs.map((r) => (r.run.trials.length === 0 ? null : r.run.trials.reduce((n, x) => n + x.calls.length, 0) / r.run.trials.length)),

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importPlannerCritic, type ImportResult } from "../../harness/import/planner-critic/run.ts";
@@ -7,6 +7,7 @@ import { chartId } from "../../harness/research/html.ts";
 import { loadResearchRuns, RESEARCH_FILES, writeResearch } from "../../harness/research/load.ts";
 import { research, type Research } from "../../harness/research/model.ts";
 import { sha256 } from "../../src/canonical.ts";
+import { SPEND_SCHEMA_VERSION, type SpendLine } from "../../src/formats/records.ts";
 import { makeFixture, writeCorpus, writeRunDir, type ItemSpec } from "../baseline/builders.ts";
 import { ARTIFACTS } from "../helpers/artifacts.ts";
 import { openPage } from "../helpers/browser.ts";
@@ -111,6 +112,25 @@ describe("fieldtest research", () => {
     expect(c.differences.map((d) => d.part)).toContain("critic.system_prompt_sha256");
     expect(c.suites[0]!.changed_items).toEqual([expect.objectContaining({ item: "imported/db-01", b: { escalated: 1 }, a: { approved: 2 }, causes: ["critic.system_prompt_sha256"] })]);
     expect(c.suites[0]!.mcnemar).toMatchObject({ b: 0, c: 1 });
+  });
+
+  it("takes each run's cost from its spend journal, as the run report does: a send still out makes it a lower bound, no journal makes it unknown", () => {
+    const hashes = writeCorpus(out("cost-corpus"), [makeFixture("seeded-0", true)], []);
+    const head = { schema_version: SPEND_SCHEMA_VERSION, session: "1-a", at: "2026-12-03T00:00:00.000Z" } as const;
+    const sent = (id: number): SpendLine => ({ ...head, id, event: "sent", trial_key: null, role: "critic", provider: "openai", model: "gpt-4o-mini", round: 0, attempt: 0, index: 0 });
+    const lines: SpendLine[] = [sent(0), { ...head, id: 0, event: "returned", role: "critic", outcome: "ok", error_class: null, http_status: 200, usage: { input_tokens: 10, output_tokens: 5 }, cost_usd: 0.25 }, sent(1)];
+    const runs = ["journaled", "unjournaled"].map((name, i) => {
+      const dir = out(`cost/${name}`);
+      writeRunDir(dir, [{ suite: "boundary", id: "seeded-0", verdicts: ["block", "block", "block"] }], hashes, (m) => {
+        m.run_id = name;
+        m.started_at = `2026-12-0${i + 1}T00:00:00.000Z`;
+      });
+      return dir;
+    });
+    writeFileSync(join(runs[0]!, "spend.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const r = research(loadResearchRuns(runs, out("cost-corpus")), { ...OPTIONS, swap: null });
+    expect(r.operations.cost_usd).toEqual([0.25, null]);
+    expect(r.operations.cost_is_lower_bound).toEqual([true, false]);
   });
 
   it("charts a critic that got worse: the drift charts alarm on the late runs only", () => {
