@@ -13,7 +13,7 @@ import { schemaValid } from "./structure.ts";
 import { verificationOrder } from "./verification-order.ts";
 import { verificationPresent } from "./verification-present.ts";
 import type { CompiledPack } from "../packs/compile.ts";
-import { packFindings } from "../packs/evaluate.ts";
+import { attributeOwners, packFindings } from "../packs/evaluate.ts";
 
 /** The gates in their fixed run order (DESIGN.md §4). Bump a version whenever its gate's output can change. */
 const GATES: readonly { id: GateId; version: number; run: Gate }[] = [
@@ -52,9 +52,11 @@ export function runGates(goal: Goal, plan: Plan, options: RunGatesOptions = {}):
   const position = (f: GateFinding) => (f.task_id === null ? -1 : (graph.pos(f.task_id) ?? -1));
   const seen = new Set<string>();
   const out: GateFinding[] = [];
+  const packs = options.packs ?? [];
+  const owners = attributeOwners(packs);
   const runs = [
     ...GATES.filter((gate) => !skip.has(gate.id)).map((gate) => () => gate.run(goal, plan, graph)),
-    ...(options.packs ?? []).map((pack) => () => packFindings(goal, plan, [pack])),
+    ...packs.map((pack) => () => packFindings(goal, plan, [pack], owners)),
   ];
   for (const run of runs) {
     const findings = run().sort((a, b) => position(a) - position(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

@@ -47,9 +47,10 @@ function render(rule: CompiledRule, bindings: Record<string, unknown>): string {
  * cannot move a finding. Keys are `pack.<name>:<code>:<task>:` (DESIGN.md §4); a mistyped attribute
  * is `pack.<name>:attribute_mistyped:<task>:<attribute>`.
  */
-export function judgePlan(goal: Goal, plan: Plan, pack: CompiledPack): PackJudgement {
+export function judgePlan(goal: Goal, plan: Plan, pack: CompiledPack, owners?: AttributeOwners): PackJudgement {
   const view = planView(goal, plan, pack.attributes);
-  const findings: GateFinding[] = view.mistyped.map((m) =>
+  const reported = owners === undefined ? view.mistyped : view.mistyped.filter((m) => owners.get(m.name) === pack.name);
+  const findings: GateFinding[] = reported.map((m) =>
     finding(pack, MISTYPED_ATTRIBUTE_CODE, "feasibility", m.task_id, m.name, `task ${m.task_id} gives attribute ${m.name} as ${JSON.stringify(m.value)}; pack ${pack.name} reads it as ${m.declared}`),
   );
   const errors: RuleError[] = [];
@@ -72,13 +73,27 @@ export function judgePlan(goal: Goal, plan: Plan, pack: CompiledPack): PackJudge
   return { findings, errors };
 }
 
+/** For each attribute, the pack that reports a value of the wrong type: the first enabled one declaring it. */
+export type AttributeOwners = ReadonlyMap<string, string>;
+
 /**
- * Every enabled pack's findings on a plan, in pack order. A rule that could not be judged blocks
+ * The owner of every attribute the packs declare. Packs may share an attribute (loadPacks refuses
+ * conflicting types), and one mistyped value is one mistake: only its owner reports it.
+ */
+export function attributeOwners(packs: readonly CompiledPack[]): AttributeOwners {
+  const owners = new Map<string, string>();
+  for (const pack of packs) for (const name of Object.keys(pack.attributes)) if (!owners.has(name)) owners.set(name, pack.name);
+  return owners;
+}
+
+/**
+ * Every enabled pack's findings on a plan, in pack order. `owners` says which pack reports a
+ * mistyped attribute (by default the first of `packs` declaring it). A rule that could not be judged blocks
  * too (fail closed): its finding carries the rule's code with key detail `error` and says why.
  */
-export function packFindings(goal: Goal, plan: Plan, packs: readonly CompiledPack[]): GateFinding[] {
+export function packFindings(goal: Goal, plan: Plan, packs: readonly CompiledPack[], owners: AttributeOwners = attributeOwners(packs)): GateFinding[] {
   return packs.flatMap((pack) => {
-    const { findings, errors } = judgePlan(goal, plan, pack);
+    const { findings, errors } = judgePlan(goal, plan, pack, owners);
     const family = new Map(pack.rules.map((r) => [r.code, r.family]));
     return [
       ...findings,

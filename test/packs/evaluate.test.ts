@@ -55,6 +55,17 @@ describe("pack findings", () => {
     expect(findings).toEqual([expect.objectContaining({ code: "attribute_mistyped", task_id: "a", family: "feasibility", key: "pack.test:attribute_mistyped:a:open", message: 'task a gives attribute open as "true"; pack test reads it as boolean' })]);
   });
 
+  it("an attribute two packs declare, given with the wrong type, is one blocker, reported by the first enabled pack that declares it", () => {
+    const other = loadPack(writePack(rulePack({ manifest: { name: "other" } })));
+    const plan = makePlan([mutate("a", { attributes: { open: "true" } })]);
+    const mistyped = (packs: (typeof pack)[]) => runGates(goal, plan, { packs }).filter((f) => f.code === "attribute_mistyped").map((f) => f.key);
+    expect(mistyped([pack, other])).toEqual(["pack.test:attribute_mistyped:a:open"]);
+    expect(mistyped([other, pack])).toEqual(["pack.other:attribute_mistyped:a:open"]);
+    expect(packFindings(goal, plan, [pack, other]).filter((f) => f.code === "attribute_mistyped")).toHaveLength(1);
+    // Alone, each pack still reports it (its canaries and `check --pack` with one pack).
+    expect(mistyped([other])).toEqual(["pack.other:attribute_mistyped:a:open"]);
+  });
+
   it("repairs are judged with the packs: a reorder that leaves a pack blocker is not adopted", () => {
     const plan = makePlan([read("b"), mutate("a", { attributes: { open: true } })], [hard("a", "b")]);
     expect(applyRepairs(goal, plan, runGates(goal, plan)).notes.map((n) => n.repair)).toEqual(["topological_reorder"]);
