@@ -4,7 +4,7 @@ import { z } from "zod";
 import { hashCanonical } from "../../src/canonical.ts";
 import type { Fixture } from "../../src/formats/fixture.ts";
 import { GoalSchema, ID_PATTERN } from "../../src/formats/goal.ts";
-import { formatPath, InputError, readSource, validate } from "../../src/formats/load.ts";
+import { InputError, issueAt, readSource, validate } from "../../src/formats/load.ts";
 import { PlanSchema } from "../../src/formats/plan.ts";
 import { runGates } from "../../src/gates/index.ts";
 import type { SecurityVariantTruth } from "../../src/metrics/security-oracle.ts";
@@ -115,9 +115,8 @@ function applyPatch(goal: Record<string, unknown>, plan: Record<string, unknown>
 function parseSchema<S extends z.ZodType>(schema: S, data: unknown, fail: (path: string, message: string) => never, what: string): z.output<S> {
   const r = schema.safeParse(data);
   if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]!] : issue.path;
-  return fail(what, `${formatPath(path) || "(root)"}: ${issue.code === "unrecognized_keys" ? `unknown key "${issue.keys[0]}"` : issue.message}`);
+  const { path, detail } = issueAt(r.error.issues[0]!, data);
+  return fail(what, `${path || "(root)"}: ${detail}`);
 }
 
 /** Load `<root>/security/*.yaml` and expand every variant into an item (ids `<file id>--<variant id>`). */

@@ -50,6 +50,9 @@ describe("the security oracle suite", () => {
     expect(() => loadSecuritySuite(root)).toThrow(/variants\[2\]\.patch\.order: must name every task once/);
     writeFileSync(file, text.replace("patch: {constraints: {facts: []}}", "patch: {set: {deploy_fix: {kind: deploy}}}"));
     expect(() => loadSecuritySuite(root)).toThrow(/variants\[6\].plan: tasks\[2\]\.kind:/);
+    // A key the patched plan lacks is named as missing, as every other loader says it.
+    writeFileSync(file, text.replace("task: {id: soak, description: Watch error rates for an hour, kind: wait}", "task: {id: soak, description: Watch error rates for an hour}"));
+    expect(() => loadSecuritySuite(root)).toThrow(/\.plan: tasks\[\d+\]\.kind: missing \(a required key\)/);
   });
 
   it("enters the corpus record of a run only when the run selects it", () => {
