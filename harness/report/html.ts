@@ -281,11 +281,10 @@ function headerFacts(run: LoadedRun): string {
 }
 
 /** report.html: a decision first (the gate's, when a baseline is given), then metrics, charts, item triage and the run. */
-export function renderHtml(run: LoadedRun, items: ItemSummary[], decision: Decision | null = null): string {
+export function renderHtml(run: LoadedRun, items: ItemSummary[], decision: Decision | null = null, details: readonly ItemDetail[] = triage(run)): string {
   const { summary } = run;
   const names = orderedMetricNames(summary.metrics);
   const headline = names.filter((n) => HEADLINE_METRICS.includes(n));
-  const details: ItemDetail[] = triage(run);
   const failed = details.filter((d) => d.row.expectation === "fail").length;
   const views: View[] = [
     { id: "decision", title: decision ? `Decision: ${decision.result.decision}` : "Decision", body: decisionView(decision, run) },

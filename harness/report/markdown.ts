@@ -3,7 +3,7 @@ import { gateOutcome, type Decision } from "./decision.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { fmt, fmtMetric, SPEND_COLUMNS, spendNote, spendRows, verdictText } from "./format.ts";
 import { directionMark, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
-import { triage } from "./triage.ts";
+import { triage, type ItemDetail } from "./triage.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
 import { suitesMarkdown } from "./suites.ts";
 
@@ -46,9 +46,9 @@ function decisionLines(d: Decision | null): string[] {
 }
 
 /** report.md: the run, its metrics with intervals, the failing expectations and the unstable items. */
-export function renderMarkdown(run: LoadedRun, items: ItemSummary[], decision: Decision | null = null): string {
+export function renderMarkdown(run: LoadedRun, items: ItemSummary[], decision: Decision | null = null, details: readonly ItemDetail[] = triage(run)): string {
   const { manifest: m, summary } = run;
-  const failing = triage(run)
+  const failing = details
     .map((d) => d.row)
     .filter((r) => r.expectation === "fail");
   const sim = simProfileOf(run);

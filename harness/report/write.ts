@@ -1,26 +1,27 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunSpend } from "../../src/formats/summary.ts";
-import { itemSummaries } from "../../src/metrics/items.ts";
+import { itemSummaries, type ItemSummary } from "../../src/metrics/items.ts";
 import { RUN_FILES, writeJsonAtomic } from "../run/store.ts";
 import { decide, type Decision, type DecisionInput } from "./decision.ts";
 import { renderHtml } from "./html.ts";
 import { loadRun, type LoadedRun } from "./load.ts";
 import { renderMarkdown } from "./markdown.ts";
+import { triage } from "./triage.ts";
 import { trialsCsv } from "./trials-csv.ts";
 
 /**
  * summary.json: the metrics summary (schema_version, metrics, operational, expectations, ...)
  * with the run's identity and the per-item reductions that later diffs pair on.
  */
-export function summaryFile(run: LoadedRun) {
+export function summaryFile(run: LoadedRun, items: ItemSummary[] = itemSummaries(run.trials)) {
   const m = run.manifest;
   return {
     ...run.summary,
     run: { run_id: m.run_id, state: m.state, started_at: m.started_at, finished_at: m.finished_at, config_hash: m.config_hash, corpus_hash: m.corpus.hash },
     spend: run.spend,
     warnings: run.warnings,
-    items: itemSummaries(run.trials),
+    items,
   };
 }
 
@@ -39,9 +40,11 @@ export function writeReport(dir: string, corpusRoot = "corpus", decisionInput: D
     md: join(dir, RUN_FILES.reportMd),
     html: join(dir, RUN_FILES.reportHtml),
   };
-  writeJsonAtomic(paths.summary, summaryFile(run));
+  // Both reports read the same per-item triage: made once.
+  const details = triage(run);
+  writeJsonAtomic(paths.summary, summaryFile(run, items));
   writeFileSync(paths.csv, trialsCsv(run.trials));
-  writeFileSync(paths.md, renderMarkdown(run, items, decision));
-  writeFileSync(paths.html, renderHtml(run, items, decision));
+  writeFileSync(paths.md, renderMarkdown(run, items, decision, details));
+  writeFileSync(paths.html, renderHtml(run, items, decision, details));
   return { paths: Object.values(paths), decision, spend: run.spend };
 }
