@@ -38,3 +38,10 @@ export function spendNote(spend: RunSpend | null): string {
     ? `The cost is a lower bound: ${spend.unknown_cost_calls} call(s) have unknown cost (no usage reported, a timeout or cut body the provider may have billed, or in flight at a crash).`
     : "Every call's cost is known.";
 }
+
+const cell = (s: string) => s.replace(/\|/g, "\\|");
+
+/** A Markdown table; `|` inside a cell is escaped. */
+export function table(header: string[], rows: string[][]): string {
+  return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`)].join("\n");
+}

@@ -36,7 +36,7 @@ function metricTable(metrics: Record<string, MetricValue>, names: string[]): str
 }
 
 /** Critic findings of every completed audit, by normalized family × evidence status. */
-export function evidenceByFamily(trials: readonly TrialRecord[]): { families: string[]; counts: Map<string, Record<string, number>> } {
+function evidenceByFamily(trials: readonly TrialRecord[]): { families: string[]; counts: Map<string, Record<string, number>> } {
   const counts = new Map<string, Record<string, number>>();
   for (const t of trials) {
     for (const f of criticFindings(t)) {

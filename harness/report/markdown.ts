@@ -1,18 +1,12 @@
 import type { ItemSummary } from "../../src/metrics/items.ts";
 import { gateOutcome, type Decision } from "./decision.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
-import { fmt, fmtMetric, SPEND_COLUMNS, spendNote, spendRows, verdictText } from "./format.ts";
+import { fmt, fmtMetric, SPEND_COLUMNS, spendNote, spendRows, table, verdictText } from "./format.ts";
 import { directionMark, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
 import { triage, type ItemDetail } from "./triage.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
 import { suitesMarkdown } from "./suites.ts";
 
-const cell = (s: string) => s.replace(/\|/g, "\\|");
-
-/** A Markdown table; `|` inside a cell is escaped. */
-export function table(header: string[], rows: string[][]): string {
-  return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`)].join("\n");
-}
 
 function metricRows(metrics: Record<string, MetricValue>, names: string[]): string[][] {
   return names.map((n) => [`\`${n}\``, fmtMetric(metrics[n]!), directionMark(metricInfo(n).direction), String(metrics[n]!.n_items), String(metrics[n]!.n_trials)]);

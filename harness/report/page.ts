@@ -11,7 +11,7 @@ export interface View {
   body: string;
 }
 
-export const CSS = `
+const CSS = `
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2733;background:#f6f7f9}
 header{background:#1d2733;color:#fff;padding:14px 28px 0}header h1{margin:0 0 4px;font-size:20px}
@@ -47,7 +47,7 @@ code{font-size:11px;background:#f0f2f5;padding:0 3px;border-radius:3px}
 `;
 
 /** Tab switching by location.hash (`#view` or `#view/arg`); each view may register a handler for its argument. */
-export const ROUTER = `
+const ROUTER = `
 var routes = {};
 function show() {
   var hash = decodeURIComponent(location.hash.replace(/^#/, ""));

@@ -1,6 +1,6 @@
 import type { MetricMap } from "../../src/metrics/types.ts";
 import { TRAP_FIELDS, TRAP_KINDS } from "../../src/metrics/injection-traps.ts";
-import { fmtMetric } from "./format.ts";
+import { fmtMetric, table } from "./format.ts";
 import { esc } from "./svg.ts";
 
 /**
@@ -58,19 +58,8 @@ function tables(metrics: MetricMap): SuiteTable[] {
   return out;
 }
 
-const mdCell = (s: string) => s.replace(/\|/g, "\\|");
-
 export function suitesMarkdown(metrics: MetricMap): string[] {
-  return tables(metrics).flatMap((t) => [
-    `## ${t.title}`,
-    "",
-    t.note,
-    "",
-    `| ${t.header.join(" | ")} |`,
-    `|${t.header.map(() => "---").join("|")}|`,
-    ...t.rows.map((r) => `| ${r.map(mdCell).join(" | ")} |`),
-    "",
-  ]);
+  return tables(metrics).flatMap((t) => [`## ${t.title}`, "", t.note, "", table(t.header, t.rows), ""]);
 }
 
 export function suitesHtml(metrics: MetricMap): string {

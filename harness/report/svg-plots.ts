@@ -16,7 +16,7 @@ function scale(lo: number, hi: number, p0: number, p1: number): (v: number) => n
 }
 
 /** About n round-numbered ticks covering [lo, hi]. */
-export function ticks(lo: number, hi: number, n = 5): number[] {
+function ticks(lo: number, hi: number, n = 5): number[] {
   const raw = (hi - lo) / Math.max(1, n);
   if (!(raw > 0)) return [lo];
   const mag = 10 ** Math.floor(Math.log10(raw));

@@ -15,7 +15,7 @@ export const RESEARCH_FILES = { html: "research.html", md: "research.md", json: 
 const isRun = (dir: string) => existsSync(join(dir, RUN_FILES.manifest));
 
 /** Run directories named on the command line: a run itself, or a folder of runs (an import's --out) meaning every run in it. */
-export function expandRuns(paths: readonly string[]): string[] {
+function expandRuns(paths: readonly string[]): string[] {
   return paths.flatMap((p) => {
     if (!existsSync(p) || !statSync(p).isDirectory()) throw new InputError(p, "RUNS", "not a directory");
     if (isRun(p)) return [p];

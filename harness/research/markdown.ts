@@ -1,5 +1,5 @@
 import { fmt, verdictText } from "../report/format.ts";
-import { table } from "../report/markdown.ts";
+import { table } from "../report/format.ts";
 import { runKey, short } from "./html.ts";
 import type { Point, Research } from "./model.ts";
 

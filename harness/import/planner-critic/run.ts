@@ -72,7 +72,7 @@ const EMPTY_LOG: ParsedLog = { entries: [], problems: [] };
 const LOG_NAME = /_(planner|critic)_llm_log\.jsonl$/;
 
 /** A run's folder name: its name with `/` and `@` as `--`, anything else unusual as `_`. */
-export const runSlug = (name: string) => name.replace(/[/@]/g, "--").replace(/[^A-Za-z0-9._-]/g, "_");
+const runSlug = (name: string) => name.replace(/[/@]/g, "--").replace(/[^A-Za-z0-9._-]/g, "_");
 
 /** One recorded engine run, matched to its logs and its converted goal, before it becomes a trial. */
 interface Prepared {
