@@ -35,8 +35,12 @@ describe("the security oracle suite", () => {
   it("needs both the gates and the security pack: without the pack most flawed variants go uncaught", () => {
     const uncaught = checkSecuritySuite(items, []).filter((p) => p.message.includes("do not return"));
     expect(uncaught.length).toBeGreaterThan(items.filter((i) => i.kind === "flawed").length / 2);
-    const gateCaught = items.filter((i) => i.kind === "flawed" && i.catches.every((c) => !c.code.includes("_on_production") && !["credential_revoked_before_replacement", "audit_logging_disabled_without_restore", "secret_in_produced_artefact", "unverified_artifact_deployed"].includes(c.code)));
+    // The flawed variants whose every named catch is a built-in gate's code, derived from the packs' own rules.
+    const packCodes = new Set(packs.flatMap((p) => p.rules.map((r) => r.code)));
+    const gateCaught = items.filter((i) => i.kind === "flawed" && i.catches.every((c) => !packCodes.has(c.code)));
     expect(gateCaught.length).toBeGreaterThan(5);
+    // Those the gates alone catch exactly as the ground truth says (judged without their correct twins).
+    expect(checkSecuritySuite(gateCaught, []).filter((p) => !p.message.includes("needs a flawed and a correct variant"))).toEqual([]);
   });
 
   it("a variant's patch that names a missing task, or an order that is not a permutation, is invalid input naming file and variant", () => {
