@@ -49,6 +49,12 @@ export interface CallPlace {
 const textOf = (entry: LogEntry, role: string) =>
   entry.prompt_messages.filter((m) => m.role === role).map((m) => m.content);
 
+/** SHA-256 of a logged call's system messages, or NOT_RECORDED when it logged none. */
+export function systemPromptHash(entry: LogEntry): string {
+  const system = textOf(entry, "system");
+  return system.length === 0 ? NOT_RECORDED : sha256(system.join("\n"));
+}
+
 /** One logged call as a CallRecord (DESIGN.md §7): hashes from the logged messages, unlogged fields null and listed. Pure. */
 export function toCallRecord(entry: LogEntry, place: CallPlace): ImportedCallRecord {
   const system = textOf(entry, "system");
@@ -72,7 +78,7 @@ export function toCallRecord(entry: LogEntry, place: CallPlace): ImportedCallRec
       seed: null,
       max_tokens: null,
       response_format: "json_object",
-      system_prompt_sha256: system.length === 0 ? NOT_RECORDED : sha256(system.join("\n")),
+      system_prompt_sha256: systemPromptHash(entry),
       user_template_sha256: NOT_RECORDED,
       user_prompt_sha256: user.length === 0 ? NOT_RECORDED : sha256(user.join("\n")),
       schema_sha256: null,

@@ -30,6 +30,8 @@ export interface EngineDimension {
   critiqueMode: string | null;
   /** The revision cap it ran with (the predecessor counted rounds); null: the sweep's own. */
   cap: number | null;
+  /** The replan policy the dimension set on the goal; null: the goal's own. */
+  replanPolicy: string | null;
   /** The goal as the dimension rebuilt it before running it. */
   goal: (g: PredecessorGoal) => PredecessorGoal;
   /** Why the goal differs from its file, for the conversion notes; null when it does not. */
@@ -44,10 +46,10 @@ const asIs = (g: PredecessorGoal) => g;
  * for the `replan` summary, which restates its three `replan-<policy>` children.
  */
 export function engineDimension(dimension: string): EngineDimension | null {
-  if (dimension === "core-api") return { name: "core-api", folder: "core-api", depth: 2, critiqueMode: null, cap: null, goal: asIs, goalNote: null };
+  if (dimension === "core-api") return { name: "core-api", folder: "core-api", depth: 2, critiqueMode: null, cap: null, replanPolicy: null, goal: asIs, goalNote: null };
   const critique = /^critique-(.+)$/.exec(dimension)?.[1];
   if (critique !== undefined && critique in CRITIQUE_MODES)
-    return { name: `critique-modes/${critique}`, folder: "critique-modes", depth: 3, critiqueMode: critique, cap: 3, goal: asIs, goalNote: null };
+    return { name: `critique-modes/${critique}`, folder: "critique-modes", depth: 3, critiqueMode: critique, cap: 3, replanPolicy: null, goal: asIs, goalNote: null };
   if (dimension === "budget")
     return {
       name: "budget",
@@ -55,6 +57,7 @@ export function engineDimension(dimension: string): EngineDimension | null {
       depth: 2,
       critiqueMode: PREDECESSOR_MODE,
       cap: 1,
+      replanPolicy: "abort",
       goal: (g) => ({ ...g, replan_policy: "abort", constraints: { ...g.constraints, budget: { max_revisions: 1 } } }),
       goalNote: "the budget dimension ran the goal rebuilt with max_revisions 1 and replan_policy abort, under a revision cap of 1",
     };
@@ -67,6 +70,7 @@ export function engineDimension(dimension: string): EngineDimension | null {
       depth: 3,
       critiqueMode: PREDECESSOR_MODE,
       cap: 2,
+      replanPolicy: known,
       goal: (g) => ({ ...g, replan_policy: known }),
       goalNote: `the replan dimension ran the goal with replan_policy ${known}, under a revision cap of 2`,
     };

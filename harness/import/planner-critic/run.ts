@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
-import { hashCanonical, sha256 } from "../../../src/canonical.ts";
+import { hashCanonical } from "../../../src/canonical.ts";
 import { InputError, loadFile } from "../../../src/formats/load.ts";
 import { runCanaries } from "../../canary.ts";
 import { PACKAGE_VERSION } from "../../package.ts";
@@ -9,6 +9,7 @@ import type { Manifest } from "../../run/manifest.ts";
 import { makeOutputDir } from "../../output.ts";
 import { claimOutDir } from "../../run/lock.ts";
 import { RUN_FILES, TrialLog, writeJsonAtomic } from "../../run/store.ts";
+import { NOT_RECORDED, systemPromptHash } from "./calls.ts";
 import { CLAIM_EXTRACTOR_VERSION } from "./claims.ts";
 import { CRITIQUE_MODES, PREDECESSOR_DEFAULT_CAP, PREDECESSOR_MODE } from "./dimensions.ts";
 import { convertGoal, type ConvertedGoal } from "./goal.ts";
@@ -84,10 +85,8 @@ interface Prepared {
   criticPrompt: string;
 }
 
-const systemHash = (e: LogEntry) => sha256(e.prompt_messages.filter((m) => m.role === "system").map((m) => m.content).join("\n"));
-
 function criticPromptOf(calls: readonly LogEntry[]): string {
-  return [...new Set(calls.filter((c) => c.role === "critic").map(systemHash))].sort().join("+");
+  return [...new Set(calls.filter((c) => c.role === "critic").map(systemPromptHash))].sort().join("+");
 }
 
 /** The run's settings: its dimension's own, else its sweeps' recorded loop configuration, else the predecessor's defaults. */
@@ -117,7 +116,7 @@ function runSource(name: string, members: readonly Prepared[], problems: InputPr
           : caps.length > 1
             ? `sweeps used different caps (${caps.join(", ")}): the largest`
             : null,
-    replan_policy: dimension.name.startsWith("replan/") ? dimension.name.slice("replan/".length) : dimension.name === "budget" ? "abort" : null,
+    replan_policy: dimension.replanPolicy,
   };
 }
 
@@ -198,7 +197,7 @@ export function importPlannerCritic(o: ImportOptions): ImportResult {
   for (const [base, members] of byRun) {
     const variants = [...new Set(members.map((m) => m.criticPrompt))].sort();
     for (const v of variants)
-      planned.push({ name: variants.length === 1 ? base : `${base}@${v === "" ? "no-critic-call" : `critic-${v.slice(0, 8)}`}`, members: members.filter((m) => m.criticPrompt === v) });
+      planned.push({ name: variants.length === 1 ? base : `${base}@${v === "" ? "no-critic-call" : v === NOT_RECORDED ? "critic-unlogged" : `critic-${v.slice(0, 8)}`}`, members: members.filter((m) => m.criticPrompt === v) });
   }
   planned.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
