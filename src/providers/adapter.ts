@@ -112,7 +112,9 @@ export type TransportErrorClass =
   | "auth"
   | "bad_request"
   | "client_error"
-  | "empty_response";
+  | "empty_response"
+  /** The send returned in a way no adapter understood (a 200 whose body is JSON `null`): not retried, maybe billed. */
+  | "unexpected";
 
 const RETRYABLE: ReadonlySet<TransportErrorClass> = new Set(["rate_limited", "server_error", "timeout", "connection"]);
 

@@ -165,29 +165,28 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
         attempts.push(a);
         deps.onAttempt?.({ phase: "returned", id, role, outcome: a.outcome, error_class: a.error_class, http_status: a.http_status, usage, cost_usd: attemptCost(provider, model, a, usage) });
       };
+      let reply: Reply;
       try {
-        const reply = await adapter.send(body, { timeoutMs: rt.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, request, attempt, timing });
-        returned({ index: attempts.length, latency_ms: latency(), outcome: "ok", error_class: null, http_status: reply.httpStatus }, reply.usage);
-        cache?.put(key, reply);
-        return done({ kind: "reply", reply });
+        reply = await adapter.send(body, { timeoutMs: rt.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, request, attempt, timing });
       } catch (e) {
-        if (!(e instanceof TransportError)) {
-          // Sent and answered in a way no adapter understood: its spend is unknown, then the trial errors.
-          returned({ index: attempts.length, latency_ms: latency(), outcome: "error", error_class: "unexpected", http_status: null }, null);
-          throw e;
-        }
-        returned({ index: attempts.length, latency_ms: latency(), outcome: "error", error_class: e.errorClass, http_status: e.httpStatus }, null);
-        if (e.errorClass === "format_unsupported" && rt.formatIndex < adapter.formats.length - 1) {
+        // A throw that is no TransportError is an answer the adapter could not read: still a failed send, so the trial keeps its calls.
+        const failure = e instanceof TransportError ? e : new TransportError("unexpected", e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+        returned({ index: attempts.length, latency_ms: latency(), outcome: "error", error_class: failure.errorClass, http_status: failure.httpStatus }, null);
+        if (failure.errorClass === "format_unsupported" && rt.formatIndex < adapter.formats.length - 1) {
           // The server rejected the structured-output mechanism, not the request: fall back and resend now.
           rt.formatIndex += 1;
           body = render();
           key = requestHash(adapter, body, request.role, request.trial);
           continue;
         }
-        if (!e.retryable || retries >= config.maxRetries) return done({ kind: "failed", failure: e });
-        await sleep(retryDelayMs(retries, e.retryAfterMs, random()));
+        if (!failure.retryable || retries >= config.maxRetries) return done({ kind: "failed", failure });
+        await sleep(retryDelayMs(retries, failure.retryAfterMs, random()));
         retries += 1;
+        continue;
       }
+      returned({ index: attempts.length, latency_ms: latency(), outcome: "ok", error_class: null, http_status: reply.httpStatus }, reply.usage);
+      cache?.put(key, reply);
+      return done({ kind: "reply", reply });
     }
   }
 

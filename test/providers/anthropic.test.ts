@@ -95,6 +95,17 @@ describe("anthropic adapter through the client", () => {
     expect(result.calls[0]!.error_class).toBe("client_error");
   });
 
+  it("turns a 200 whose body is JSON null into an unretried provider_error of unknown cost, its call recorded", async () => {
+    const { client, server } = await setup([{ status: 200, body: null }]);
+    const result = await client.structured(criticRequest(), CriticOutputSchema);
+    expect(result).toMatchObject({ ok: false, outcome: "provider_error" });
+    if (result.ok) return;
+    expect(result.error).toContain("unexpected");
+    expect(server.received).toHaveLength(1);
+    expect(result.calls).toHaveLength(1);
+    expect(result.calls[0]).toMatchObject({ outcome: "error", error_class: "unexpected", http_status: null, cost_usd: null, raw_text: null });
+  });
+
   it("tolerates an answer without usage (or content): the call is recorded with usage null and cost unknown", async () => {
     const { usage: _, ...noUsage } = anthropicToolUse(VALID_CRITIC_ANSWER);
     const { content: __, ...noContent } = noUsage;
