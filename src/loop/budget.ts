@@ -35,17 +35,19 @@ export function spendOf(calls: readonly CallRecord[]): Spend {
 
 /**
  * The spend of finished calls plus the transport attempts of one still in progress. Those attempts
- * all failed (a success ends the exchange) and reported no usage; one without an HTTP status (a
- * timeout, a reset) may have been billed, so its cost is unknown, as the finished call will say.
+ * all failed (a success ends the exchange) and reported no usage. One refused with an HTTP status
+ * (a 429, a 503) generated nothing: no tokens, no cost. One without a status (a timeout, a reset)
+ * may have generated and been billed, so its tokens are unknown and so is its cost (as the finished call will say).
  */
 export function spendWith(calls: readonly CallRecord[], sending: readonly TransportAttempt[]): Spend {
   const spend = spendOf(calls);
   if (sending.length === 0) return spend;
+  const mayHaveGenerated = sending.some((a) => a.http_status === null);
   return {
     ...spend,
     calls: spend.calls + sending.length,
-    tokensUnknown: true,
-    costUnknown: spend.costUnknown || sending.some((a) => a.http_status === null),
+    tokensUnknown: spend.tokensUnknown || mayHaveGenerated,
+    costUnknown: spend.costUnknown || mayHaveGenerated,
   };
 }
 
