@@ -207,7 +207,9 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       const context = decisionContext(adapter, ex.body, request.userTemplate);
       const last = ex.attempts.at(-1);
       const reply = ex.kind === "reply" ? ex.reply : null;
-      const parsed = reply ? parseStructured(reply.text, validator) : null;
+      // Secrets are masked once, before validation: the recorded text and the value read from it carry none.
+      const text = reply ? redact(reply.text) : null;
+      const parsed = text !== null ? parseStructured(text, validator) : null;
       const record: CallRecord = {
         role: request.role,
         round: request.round,
@@ -223,7 +225,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
         error_class: ex.kind === "refused" ? "budget_exceeded" : parsed === null ? (last?.error_class ?? null) : parsed.ok ? null : parsed.errorClass,
         http_status: reply?.httpStatus ?? last?.http_status ?? null,
         transport_attempts: ex.attempts,
-        raw_text: reply ? redact(reply.text) : null,
+        raw_text: text,
         validation_error: parsed && !parsed.ok ? redact(parsed.error) : null,
         cached: ex.cached,
       };

@@ -62,6 +62,21 @@ describe("API keys never leave the request", () => {
     });
   }
 
+  it("masks a credential a server echoes inside its answer, in the raw text and in the value read from it", async () => {
+    const echoed = (r: Received): Step => {
+      const finding = { ...VALID_CRITIC_ANSWER.findings[0]!, message: `proxy said ${r.headers["x-proxy-auth"] ?? ""}` };
+      return { status: 200, body: chatCompletion(JSON.stringify({ findings: [finding] })) };
+    };
+    const server = await startServer(echoed);
+    const role: RoleConfig = { provider: "openai", model: "m-1", baseUrl: `${server.url}/v1`, headers: { "x-proxy-auth": HEADER_SECRET } };
+    const client = createModelClient({ planner: role, critic: role }, { ...fakeClock(), env: {} });
+    const result = await client.structured(criticRequest(), CriticOutputSchema);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.value.findings[0]!.message).toBe("proxy said [redacted]");
+    expect(JSON.stringify(result)).not.toContain(HEADER_SECRET);
+  });
+
   it("records the base URL without credentials or query", async () => {
     const server = await startServer([{ status: 200, body: chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER)) }]);
     const u = new URL(server.url);
