@@ -6,7 +6,7 @@ import type { Goal } from "../formats/goal.ts";
 import type { Plan } from "../formats/plan.ts";
 import type { CallRecord, CriticAudit } from "../formats/records.ts";
 import type { LlmRequest, ModelClient, SendGuard } from "../providers/types.ts";
-import { EVERY_FINDING_MALFORMED, isUsableFindings, normalizeCriticResponse, readCriticResponse, unavailableAudit } from "./normalize.ts";
+import { EVERY_FINDING_MALFORMED, isUsableFindings, normalizeCriticFindings, readCriticResponse, unavailableAudit } from "./normalize.ts";
 import { CRITIC_PROMPT, renderTemplate } from "./prompts/index.ts";
 
 /**
@@ -66,5 +66,6 @@ export async function runCritic(
     const providerError = result.outcome === "provider_error" ? result.error : null;
     return { audit: unavailableAudit(result.outcome, result.rawText, dropped), calls: result.calls, providerError };
   }
-  return { audit: normalizeCriticResponse(goal, plan, result.rawText), calls: result.calls, providerError: null };
+  // The client parsed and validated the envelope: its items are normalized from that value, not re-read from the text.
+  return { audit: normalizeCriticFindings(goal, plan, result.value.findings, result.rawText), calls: result.calls, providerError: null };
 }

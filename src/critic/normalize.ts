@@ -128,24 +128,33 @@ export function normalizeFinding(goal: Goal, plan: Plan, raw: unknown): Normaliz
   };
 }
 
+const unusable = (detail: string, items: CriticItem[] = []): CriticReading => ({ outcome: "critic_unavailable", reason: "invalid_output", detail, items });
+
 /**
- * Read a critic's raw answer item by item. A text that is not JSON, a JSON value without a
- * `findings` array, or findings of which every one is malformed make the whole response unusable;
- * otherwise a bad item is dropped and counted alone.
+ * Read a findings array item by item: a bad item is dropped and counted alone, unless every one
+ * is bad, which makes the whole response unusable.
+ */
+export function readFindings(goal: Goal, plan: Plan, findings: readonly unknown[]): CriticReading {
+  const items = findings.map((raw, index): CriticItem => {
+    const result = normalizeFinding(goal, plan, raw);
+    return typeof result === "string" ? { index, finding: null, malformed: result, raw } : { index, finding: result };
+  });
+  // isUsableFindings, read off the items (an item is dropped exactly when it is malformed).
+  return items.length === 0 || items.some((i) => i.finding !== null) ? { outcome: "ok", items } : unusable(EVERY_FINDING_MALFORMED, items);
+}
+
+/**
+ * Read a critic's raw answer item by item. A text that is not JSON or a JSON value without a
+ * `findings` array make the whole response unusable; otherwise its findings are read as readFindings does.
  */
 export function readCriticResponse(goal: Goal, plan: Plan, rawText: string | null): CriticReading {
-  const unusable = (detail: string, items: CriticItem[] = []): CriticReading => ({ outcome: "critic_unavailable", reason: "invalid_output", detail, items });
   if (rawText === null) return unusable("no response text");
   // The same reading the client gives an answer (a Markdown fence around the JSON is not part of it).
   const json = parseStructured(rawText, z.unknown());
   if (!json.ok) return unusable("the response is not JSON");
   const parsed = json.value;
   if (!isRecord(parsed) || !Array.isArray(parsed.findings)) return unusable("the response has no findings array");
-  const items = parsed.findings.map((raw, index): CriticItem => {
-    const result = normalizeFinding(goal, plan, raw);
-    return typeof result === "string" ? { index, finding: null, malformed: result, raw } : { index, finding: result };
-  });
-  return isUsableFindings(parsed.findings) ? { outcome: "ok", items } : unusable(EVERY_FINDING_MALFORMED, items);
+  return readFindings(goal, plan, parsed.findings);
 }
 
 export type UnavailableReason = "invalid_output" | "provider_error" | "budget_exceeded";
@@ -155,12 +164,21 @@ export function unavailableAudit(reason: UnavailableReason, rawText: string | nu
   return { outcome: "critic_unavailable", reason, raw_text: rawText, findings: [], malformed_findings: malformedFindings };
 }
 
-/** Normalize a critic's raw answer into an audit (DESIGN.md §5). Pure; keeps the raw text. */
-export function normalizeCriticResponse(goal: Goal, plan: Plan, rawText: string | null): CriticAudit {
-  const reading = readCriticResponse(goal, plan, rawText);
+/** A reading summed up as an audit that keeps the raw text. */
+function auditOf(reading: CriticReading, rawText: string | null): CriticAudit {
   if (reading.outcome === "critic_unavailable") return unavailableAudit(reading.reason, rawText, reading.items.length);
   const findings = reading.items.flatMap((i) => (i.finding ? [i.finding] : []));
   return { outcome: "ok", reason: null, raw_text: rawText, findings, malformed_findings: reading.items.length - findings.length };
+}
+
+/** Normalize a critic's raw answer into an audit (DESIGN.md §5). Pure; keeps the raw text. */
+export function normalizeCriticResponse(goal: Goal, plan: Plan, rawText: string | null): CriticAudit {
+  return auditOf(readCriticResponse(goal, plan, rawText), rawText);
+}
+
+/** The same for an answer already parsed into its findings array (by the client): no second parse. */
+export function normalizeCriticFindings(goal: Goal, plan: Plan, findings: readonly unknown[], rawText: string): CriticAudit {
+  return auditOf(readFindings(goal, plan, findings), rawText);
 }
 
 /** How often each normalization rule fired over a set of findings (for the metrics). */

@@ -1,13 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { runCritic } from "../../src/critic/critic.ts";
 import {
   countNormalizationRules,
+  normalizeCriticFindings,
   normalizeCriticResponse,
   normalizeFinding,
   readCriticResponse,
 } from "../../src/critic/normalize.ts";
 import { BLOCKER_ELIGIBLE_FAMILIES, FAMILIES, SEVERITIES } from "../../src/formats/enums.ts";
 import type { NormalizedFinding } from "../../src/formats/findings.ts";
+import type { ModelClient } from "../../src/providers/types.ts";
 import { criticFinding, goal, WITH_CACHE, type FindingInput } from "./fixtures.ts";
 
 const g = goal();
@@ -93,6 +96,30 @@ describe("normalizeCriticResponse: the whole response", () => {
     expect(reading.items.map((i) => i.index)).toEqual([0, 1]);
     expect(reading.items[0]).toMatchObject({ finding: null, malformed: "not an object", raw: 42 });
     expect(reading.items[1]!.finding?.family).toBe("weak_rollback");
+  });
+});
+
+describe("normalizing an answer the client already parsed", () => {
+  it("gives the audit the raw text gives, for any findings array (a law)", () => {
+    const entry = fc.oneof(fc.constant(criticFinding()), fc.constant(criticFinding({ evidence: CONTRADICTED })), fc.constant({ nope: 1 }), fc.string(), fc.constant(null), fc.constant(criticFinding({ message: " " })));
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 5 }), (findings) => {
+        const text = JSON.stringify({ findings });
+        expect(normalizeCriticFindings(g, plan, findings, text)).toEqual(normalizeCriticResponse(g, plan, text));
+      }),
+    );
+  });
+
+  it("runCritic normalizes the findings the client validated, keeping the client's raw text, without reading that text again", async () => {
+    const findings = [criticFinding(), { nope: 1 }];
+    // A text that does not parse: an audit built from it would be unavailable, so this one can only come from the value.
+    const rawText = '{"findings": [redacted]}';
+    const client: ModelClient = {
+      structured: async (_request, validator) => ({ ok: true, value: validator.parse({ findings }), rawText, calls: [] }),
+    };
+    const { audit } = await runCritic(g, plan, [], { client, itemId: "i", trial: 0, round: 0 });
+    expect(audit).toEqual({ ...normalizeCriticResponse(g, plan, JSON.stringify({ findings })), raw_text: rawText });
+    expect(audit).toMatchObject({ outcome: "ok", raw_text: rawText, malformed_findings: 1, findings: [{ family: "weak_rollback" }] });
   });
 });
 
