@@ -1,0 +1,44 @@
+import { execa } from "execa";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+const BIN = fileURLToPath(new URL("../../bin/fieldtest.js", import.meta.url));
+const roots: string[] = [];
+afterEach(() => {
+  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
+});
+
+/** bin/fieldtest.js in a folder named `folder`, beside `main` as dist/harness/cli/main.js if given, run with `--help`. */
+async function runBin(folder: string, main?: string) {
+  const root = mkdtempSync(join(tmpdir(), "ft-bin-"));
+  roots.push(root);
+  const bin = join(root, folder, "bin");
+  mkdirSync(bin, { recursive: true });
+  copyFileSync(BIN, join(bin, "fieldtest.js"));
+  if (main !== undefined) {
+    const cli = join(root, folder, "dist", "harness", "cli");
+    mkdirSync(cli, { recursive: true });
+    writeFileSync(join(cli, "main.js"), main);
+  }
+  return execa(process.execPath, [join(bin, "fieldtest.js"), "--help"], { reject: false });
+}
+
+describe("bin/fieldtest.js without a build", () => {
+  it.each(["plain", "with a space", "per%cent"])("says in one line that the build is missing, exit 3 (folder %j)", async (folder) => {
+    const r = await runBin(folder);
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toBe("fieldtest: error: the build is missing (dist/): run `npm run build` (`npm ci` runs it)");
+    expect(r.stdout).toBe("");
+  });
+
+  it.each(["plain", "with a space"])("does not call a build broken inside (a module the entry imports is missing) a missing build (folder %j)", async (folder) => {
+    const r = await runBin(folder, 'import "./gone.js";\n');
+    expect(r.exitCode).not.toBe(0);
+    expect(r.exitCode).not.toBe(3);
+    expect(r.stderr).not.toContain("the build is missing");
+    expect(r.stderr).toContain("gone.js");
+  });
+});
