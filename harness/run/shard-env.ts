@@ -16,7 +16,7 @@ import { InputError } from "../../src/formats/input-error.ts";
  * FIELDTEST_SHARD_COUNT; GitHub Actions has no index variable, so a workflow sets the explicit
  * pair from its matrix (.github/workflows/sweep.yml).
  */
-export const SHARD_SOURCES = [
+const SHARD_SOURCES = [
   { engine: "explicit", index: "FIELDTEST_SHARD_INDEX", base: 1, count: "FIELDTEST_SHARD_COUNT" },
   { engine: "Kubernetes Indexed Job", index: "JOB_COMPLETION_INDEX", base: 0, count: "FIELDTEST_SHARD_COUNT" },
   { engine: "GitLab CI", index: "CI_NODE_INDEX", base: 1, count: "CI_NODE_TOTAL" },

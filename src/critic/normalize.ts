@@ -56,7 +56,7 @@ function criticKey(f: Pick<NormalizedFinding, "family" | "task_id" | "evidence">
 }
 
 /** Why an entry of a findings array is malformed and must be dropped (DESIGN.md §5); null when it is well-formed. */
-export function malformedReason(item: unknown): string | null {
+function malformedReason(item: unknown): string | null {
   if (!isRecord(item)) return "not an object";
   if (typeof item.message !== "string" || item.message.trim() === "") return "no non-empty message";
   return null;
@@ -157,7 +157,7 @@ export function readCriticResponse(goal: Goal, plan: Plan, rawText: string | nul
   return readFindings(goal, plan, parsed.findings);
 }
 
-export type UnavailableReason = "invalid_output" | "provider_error" | "budget_exceeded";
+type UnavailableReason = "invalid_output" | "provider_error" | "budget_exceeded";
 
 /** An audit that produced no usable answer: its own outcome, never a clean audit. */
 export function unavailableAudit(reason: UnavailableReason, rawText: string | null, malformedFindings = 0): CriticAudit {

@@ -28,4 +28,3 @@ export function canaryFileSchema<C extends z.ZodType<string>>(code: C) {
 }
 
 export type CanaryFile = z.output<ReturnType<typeof canaryFileSchema<z.ZodString>>>;
-export type CanaryCase = CanaryFile["cases"][number];

@@ -39,7 +39,7 @@ export function spendOf(calls: readonly CallRecord[]): Spend {
  * (a 429, a 503) generated nothing: no tokens, no cost. One without a status (a timeout, a reset)
  * may have generated and been billed, so its tokens are unknown and so is its cost (as the finished call will say).
  */
-export function spendWith(calls: readonly CallRecord[], sending: readonly TransportAttempt[]): Spend {
+function spendWith(calls: readonly CallRecord[], sending: readonly TransportAttempt[]): Spend {
   const spend = spendOf(calls);
   if (sending.length === 0) return spend;
   const mayHaveGenerated = sending.some((a) => a.http_status === null);

@@ -27,7 +27,7 @@ export interface RoundInput {
   loop: LoopState | null;
 }
 
-export interface LoopState {
+interface LoopState {
   /** Earlier rounds, oldest first. */
   history: readonly RoundTrace[];
   budgetExhausted: boolean;
