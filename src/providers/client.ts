@@ -279,13 +279,15 @@ export function attemptCost(provider: string, model: string, attempt: TransportA
   return attempt.http_status !== null ? 0 : null;
 }
 
+/** What a cached or replayed answer is priced as: a send that answered (nothing was sent, so no time or status). */
+const STORED_ANSWER: TransportAttempt = { index: 0, latency_ms: 0, outcome: "ok", error_class: null, http_status: null };
+
 /**
  * USD for one call: the sum over its sends (null when any is unknown). A cached or replayed answer
- * was not bought again; it carries the price of its recorded usage.
+ * was not bought again; it carries the price of its recorded usage, as the send that bought it did.
  */
 function callCost(provider: string, model: string, reply: Reply | null, ex: Pick<Exchange, "attempts" | "cached">): number | null {
-  if (provider === "sim") return 0;
-  if (ex.cached) return reply?.usage ? estimateCost(model, reply.usage.input_tokens, reply.usage.output_tokens) : null;
+  if (ex.cached) return attemptCost(provider, model, STORED_ANSWER, reply?.usage ?? null);
   let total = 0;
   for (const a of ex.attempts) {
     const cost = attemptCost(provider, model, a, a.outcome === "ok" ? (reply?.usage ?? null) : null);

@@ -5,9 +5,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CriticOutputSchema } from "../../src/formats/findings.ts";
 import { createDirectoryCache } from "../../src/providers/cache.ts";
 import { createModelClient, type RoleConfig } from "../../src/providers/client.ts";
+import { estimateCost } from "../../src/providers/prices.ts";
 import { templatePlan } from "../../src/providers/sim/planner.ts";
 import { criticHints, GOAL, simRequest } from "./sim-fixtures.ts";
-import { fakeClock } from "./helpers.ts";
+import { chatCompletion, useFakeServers } from "./fake-server.ts";
+import { criticRequest, fakeClock, VALID_CRITIC_ANSWER } from "./helpers.ts";
+
+const startServer = useFakeServers();
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -66,5 +70,25 @@ describe("reply cache", () => {
     const store = createDirectoryCache(tempDir());
     expect(() => store.get("../../etc/passwd")).toThrow(/SHA-256/);
     expect(store.get("a".repeat(64))).toBeUndefined();
+  });
+
+  it("prices a cached answer from its recorded usage (unknown without usage), and the sim's at 0", async () => {
+    const { usage: _, ...noUsage } = chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER));
+    const server = await startServer([{ status: 200, body: chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER)) }, { status: 200, body: noUsage }]);
+    const dir = tempDir();
+    const live = () => {
+      const critic: RoleConfig = { provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1` };
+      return createModelClient({ planner: critic, critic, cache: { dir } }, { ...fakeClock(), env: {} });
+    };
+    const cost = async (trial: number) => (await live().structured(criticRequest({ trial }), CriticOutputSchema)).calls.map((c) => [c.cached, c.cost_usd]);
+    const priced = estimateCost("gpt-4o-mini", 100, 20);
+    expect(priced).toBeGreaterThan(0);
+    expect([await cost(0), await cost(0)]).toEqual([[[false, priced]], [[true, priced]]]);
+    expect([await cost(1), await cost(1)]).toEqual([[[false, null]], [[true, null]]]);
+    expect(server.received).toHaveLength(2);
+    const sim = tempDir();
+    const first = await client(sim).structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
+    const again = await client(sim).structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
+    expect([first.calls[0]!.cost_usd, again.calls[0]!.cached, again.calls[0]!.cost_usd]).toEqual([0, true, 0]);
   });
 });
