@@ -110,17 +110,6 @@ function itemTests(b: SnapshotItem, a: SnapshotItem, differences: readonly Diffe
 }
 
 /**
- * The p of a verdict test whose trials all went one way in one run and the other way in the
- * other: that table has probability 1/C(nb + na, na), and with nb = na its mirror image is as
- * likely (5 against 5 trials: 2/252 = 0.0079; 25 against 5: 1/142,506 = 7.0e-6).
- */
-function smallestP(nb: number, na: number): number {
-  let c = 1;
-  for (let i = 1; i <= na; i++) c = (c * (nb + i)) / i;
-  return Math.min(1, (nb === na ? 2 : 1) / c);
-}
-
-/**
  * Diff a candidate against a baseline (DESIGN.md §11, methodology-notes §9.9). Every recorded
  * configuration difference is named first (the seed and the trial count included). Then, on the
  * items of both runs, every item gets an exact two-sided test (Fisher) of its verdict counts,
@@ -142,7 +131,9 @@ export function diffSnapshots(b: Snapshot, a: Snapshot, alpha = 0.05): DiffResul
     const ai = aItems.get(itemKey(bi));
     if (!ai) continue;
     tests.push(...itemTests(bi, ai, differences));
-    const floor = smallestP(bi.n_counted, ai.n_counted);
+    // The smallest p a verdict test can reach: all trials one way in one run, the other way in the
+    // other (5 against 5 trials: 2/252 = 0.0079; 25 against 5: 1/142,506 = 7.0e-6).
+    const floor = fisherExact(bi.n_counted, 0, 0, ai.n_counted);
     if (bi.n_counted > 0 && ai.n_counted > 0 && (smallest === null || floor < smallest)) smallest = floor;
   }
   const adjusted = holm(tests.map((t) => t.p));

@@ -163,6 +163,7 @@ export function binomialCdf(k: number, n: number, prob: number): number {
   return Math.min(1, sum);
 }
 
-function logChoose(n: number, k: number): number {
+/** ln C(n, k) through ln Γ, so large binomial coefficients keep their precision. */
+export function logChoose(n: number, k: number): number {
   return logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
 }

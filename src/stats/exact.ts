@@ -1,8 +1,4 @@
-import { logGamma } from "./distributions.ts";
-
-function logChoose(n: number, k: number): number {
-  return logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
-}
+import { logChoose } from "./distributions.ts";
 
 /**
  * Fisher's exact test, two-sided, on the 2×2 table [[a, b], [c, d]]: the probability, given the
