@@ -1,6 +1,6 @@
 import { mcnemar, pairedDelta } from "../../src/stats/paired.ts";
 import { excessDisagreementTest } from "../../src/stats/permutation.ts";
-import { coverage, isCause, type Coverage, type Difference } from "./compat.ts";
+import { coverage, type Coverage, type Difference } from "./compat.ts";
 import { diffSnapshots } from "./diff.ts";
 import { pairedValues } from "./gate.ts";
 import { describeSnapshot, itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
@@ -140,7 +140,7 @@ export function compareSnapshots(a: Snapshot, b: Snapshot, opts: { reps?: number
       p: d.p_value,
       p_holm: d.p_holm,
       beyond_noise: d.beyond_noise,
-      causes: d.causes.filter(isCause).map((c) => c.part),
+      causes: d.causes.map((c) => c.part),
     }));
   const same = sameRuns(a, b);
   return {

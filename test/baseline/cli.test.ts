@@ -125,6 +125,8 @@ describe("compare and trend text (the CLI's formatting, in process)", () => {
   it("compare names what differs between A and B and lists the changed items; A against itself reads 0 excess", () => {
     const self = formatComparison(compareSnapshots(run("base-1"), run("base-1"), { reps: 200 }));
     expect(self).toContain("same configuration, corpus and gates");
+    // The coverage line names the sides as compare does (B the reference, A the candidate).
+    expect(self).toMatch(/^items: 12 compared \(0 changed\), 0 only in B, 0 only in A$/m);
     expect(self).toContain("excess disagreement: 0 over 12 items (A and B are the same run");
     const swap = formatComparison(compareSnapshots(run("temp"), base(), { reps: 200 }));
     expect(swap).toContain("critic.temperature: 0.2 -> 1");

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { causesForItem } from "../../harness/baseline/compat.ts";
 import { diffSnapshots } from "../../harness/baseline/diff.ts";
 import type { Manifest } from "../../harness/run/manifest.ts";
 import { makeFixture, makeSnapshot, type ItemSpec } from "./builders.ts";
@@ -141,5 +142,17 @@ describe("diff attribution (DESIGN.md §11)", () => {
     const keys = new Set([...baseline.items, ...snapshot(changedItems()).items].flatMap((i) => Object.keys(i.blocker_key_counts).map((k) => `${i.item_id} ${k}`)));
     expect(d.tests).toBe(BASE.length + keys.size);
     expect(d.power.holm_first_step).toBeCloseTo(0.05 / d.tests, 12);
+  });
+});
+
+describe("causes in scope", () => {
+  it("never name a difference that is not a cause (the seed, the trial count), so no caller filters them again", () => {
+    const differences = [
+      { kind: "seed" as const, part: "run seed", role: null, baseline: 0, candidate: 7 },
+      { kind: "trials" as const, part: "trials per item", role: null, baseline: 5, candidate: 10 },
+      { kind: "model" as const, part: "critic.model", role: "critic", baseline: "a", candidate: "b" },
+    ];
+    expect(causesForItem(differences, "boundary", "h1", "h1").map((d) => d.part)).toEqual(["critic.model"]);
+    expect(causesForItem(differences, "boundary", "h1", "h2").map((d) => d.part)).toEqual(["critic.model", "item_hash"]);
   });
 });

@@ -18,7 +18,8 @@ const f = (x: number | null, digits = 3) => (x === null ? "n/a" : Number(x.toPre
 
 export function formatComparison(c: Comparison): string {
   const lines = [`A ${c.a.runs} vs B ${c.b.runs}`];
-  lines.push(...formatDifferences(c.differences, c.coverage).map((l) => l.replace(/only in baseline/, "only in B").replace(/only in candidate/, "only in A")));
+  // compare diffs B (as the baseline) against A (as the candidate).
+  lines.push(...formatDifferences(c.differences, c.coverage, { baseline: "B", candidate: "A" }));
   for (const s of c.suites) {
     lines.push(`${s.suite}: ${s.n_items} items with a modal verdict in both runs`);
     lines.push(`  transitions (B -> A): ${Object.entries(s.transitions).map(([t, n]) => `${t}: ${n}`).join(", ")}`);

@@ -19,12 +19,18 @@ const OptionsSchema = z.strictObject({
 const show = (v: unknown) => (v === null || v === undefined ? "unset" : typeof v === "string" ? v : JSON.stringify(v));
 const p3 = (x: number) => (x < 1e-3 ? x.toExponential(1) : Number(x.toPrecision(3)).toString());
 
+/** What the two sides are called in the text: `diff` says baseline and candidate, `compare` B and A. */
+export interface SideLabels {
+  baseline: string;
+  candidate: string;
+}
+
 /** Every recorded configuration difference, one line each (causes and not), then the item coverage. */
-export function formatDifferences(differences: readonly Difference[], coverage: Coverage): string[] {
+export function formatDifferences(differences: readonly Difference[], coverage: Coverage, labels: SideLabels = { baseline: "baseline", candidate: "candidate" }): string[] {
   const lines = [differences.length === 0 && coverage.changed.length === 0 ? "same configuration, corpus and gates" : `configuration differences (${differences.length + coverage.changed.length}):`];
   for (const x of differences) lines.push(`  ${x.part}: ${show(x.baseline)} -> ${show(x.candidate)}${isCause(x) ? "" : " (not a cause: the same behaviour, sampled again or more often)"}`);
   for (const item of coverage.changed) lines.push(`  item changed: ${item}`);
-  lines.push(`items: ${coverage.paired.length + coverage.changed.length} compared (${coverage.changed.length} changed), ${coverage.only_baseline.length} only in baseline, ${coverage.only_candidate.length} only in candidate`);
+  lines.push(`items: ${coverage.paired.length + coverage.changed.length} compared (${coverage.changed.length} changed), ${coverage.only_baseline.length} only in ${labels.baseline}, ${coverage.only_candidate.length} only in ${labels.candidate}`);
   return lines;
 }
 
@@ -36,7 +42,7 @@ const counts = (c: Record<string, number>) =>
 function deltaLine(x: Delta): string {
   const what = `${x.item} ${x.kind}${x.key ? ` ${x.key}` : ""}: ${show(x.baseline)} -> ${show(x.candidate)}`;
   const tested = `baseline ${x.baseline_trials} trials: ${counts(x.baseline_counts)}; candidate ${x.candidate_trials}: ${counts(x.candidate_counts)}; p ${p3(x.p_value)}, Holm ${p3(x.p_holm)}`;
-  return `  ${what} (${tested})${x.attribution === "cause" ? ` [${x.causes.filter(isCause).map((k) => k.part).join(", ")}]` : ""}`;
+  return `  ${what} (${tested})${x.attribution === "cause" ? ` [${x.causes.map((k) => k.part).join(", ")}]` : ""}`;
 }
 
 /** The diff for people: configuration differences first, the test and its power, then the deltas beyond noise. */
