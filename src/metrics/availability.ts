@@ -1,16 +1,8 @@
 import { ROLES, type TrialRecord } from "../formats/records.ts";
-import { itemMeanMetric, ratioMetric, type ItemValue } from "./estimate.ts";
-import type { ItemTrials } from "./items.ts";
+import { itemMeanMetric, ratioMetric } from "./estimate.ts";
+import { itemTrialShare, type ItemTrials } from "./items.ts";
 import { criticWasUnavailable, plannerWasUnavailable, type VerdictScheme } from "./trial-facts.ts";
 import type { EstimateContext, MetricMap } from "./types.ts";
-
-/** Share of the item's trials `over` (default all, counted or not) for which `hit` holds; null with no such trial. */
-export function itemTrialShare(item: ItemTrials, hit: (t: TrialRecord) => boolean, over: (t: TrialRecord) => boolean = () => true): ItemValue | null {
-  const trials = item.trials.filter(over);
-  if (trials.length === 0) return null;
-  const k = trials.filter(hit).length;
-  return { value: k / trials.length, events: k, trials: trials.length, cluster: item.cluster };
-}
 
 /**
  * An unavailable role is a measured model behaviour only when the provider answered: an error

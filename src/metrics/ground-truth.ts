@@ -4,8 +4,8 @@ import { isHighBlast } from "../formats/plan.ts";
 import type { NormalizedFinding } from "../formats/findings.ts";
 import type { TrialRecord } from "../formats/records.ts";
 import { itemMeanMetric, itemShareMetric, ratioMetric, type ItemValue } from "./estimate.ts";
-import { countedTrials, type ItemTrials } from "./items.ts";
-import { criticFindings, isAtTask } from "./trial-facts.ts";
+import { countedTrials, itemTrialShare, type ItemTrials } from "./items.ts";
+import { criticFindings, isAtTask, isCounted } from "./trial-facts.ts";
 import type { EstimateContext, MetricMap } from "./types.ts";
 
 /** A boundary item joined with its fixture (items without a fixture cannot be judged). */
@@ -20,18 +20,6 @@ export function hasCriticalDefect(fixture: Fixture): boolean {
     const task = fixture.plan.tasks.find((t) => t.id === d.task);
     return task !== undefined && isHighBlast(task);
   });
-}
-
-/**
- * Share of an item's counted trials for which `hit` holds, with the count: the per-item value of
- * the under-claim (verdict `approve`), critic-miss (critic_verdict `pass`) and over-claim
- * (critic_verdict `block`) rates. null with no counted trial.
- */
-export function itemTrialRate(item: ItemTrials, hit: (t: TrialRecord) => boolean): ItemValue | null {
-  const counted = countedTrials(item);
-  if (counted.length === 0) return null;
-  const k = counted.filter(hit).length;
-  return { value: k / counted.length, events: k, trials: counted.length, cluster: item.cluster };
 }
 
 /** The engine approved a plan: its full decision (DESIGN.md §6), whoever could have blocked it. */
@@ -80,7 +68,7 @@ function rates(items: readonly FixtureItem[], metric: keyof typeof FIXTURE_TRIAL
   const { over, event } = FIXTURE_TRIAL_RATES[metric]!;
   return items
     .filter((it) => over(it.fixture))
-    .map(({ item }) => itemTrialRate(item, event))
+    .map(({ item }) => itemTrialShare(item, event, isCounted))
     .filter((v) => v !== null);
 }
 

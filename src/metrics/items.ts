@@ -1,6 +1,7 @@
 import { pairwiseDisagreement } from "../stats/agreement.ts";
 import type { Fixture } from "../formats/fixture.ts";
 import { trialKey, type Suite, type TrialRecord } from "../formats/records.ts";
+import type { ItemValue } from "./estimate.ts";
 import { VERDICT_CATEGORIES, blockerKeysByOrigin, isCounted, verdictLabel, verdictScheme, type VerdictScheme } from "./trial-facts.ts";
 
 /** All trials of one item, in trial order. Items are the unit of analysis. */
@@ -122,6 +123,18 @@ export function summarizeItem(item: ItemTrials): ItemSummary {
 /** Per-item reductions of a run, in canonical item order. */
 export function itemSummaries(trials: readonly TrialRecord[]): ItemSummary[] {
   return groupTrials(trials).map(summarizeItem);
+}
+
+/**
+ * Share of the item's trials `over` (default all, counted or not) for which `hit` holds, with the
+ * count of those trials as its events: the per-item value of every per-trial rate. null with no
+ * such trial.
+ */
+export function itemTrialShare(item: ItemTrials, hit: (t: TrialRecord) => boolean, over: (t: TrialRecord) => boolean = () => true): ItemValue | null {
+  const trials = item.trials.filter(over);
+  if (trials.length === 0) return null;
+  const k = trials.filter(hit).length;
+  return { value: k / trials.length, events: k, trials: trials.length, cluster: item.cluster };
 }
 
 /** Counted trials of the item (verdict-agreement metrics use only these). */

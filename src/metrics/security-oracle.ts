@@ -1,6 +1,7 @@
 import { clopperPearson } from "../stats/proportion.ts";
 import { itemMeanMetric, type ItemValue } from "./estimate.ts";
-import type { ItemTrials } from "./items.ts";
+import { itemTrialShare, type ItemTrials } from "./items.ts";
+import { isCounted } from "./trial-facts.ts";
 import type { TrialRecord } from "../formats/records.ts";
 import type { EstimateContext, MetricMap, MetricValue } from "./types.ts";
 
@@ -13,29 +14,18 @@ export interface SecurityVariantTruth {
   catches: readonly { code: string; task_id: string | null }[];
 }
 
-/** A security trial counts when the critic answered: an outage is not the engine's decision (METHODOLOGY §3). */
-const counted = (t: TrialRecord) => t.status !== "error" && (t.critic_verdict === "block" || t.critic_verdict === "pass");
-
 /**
  * Mean over items of a per-item share, with its clustered t-interval; when every trial of every
  * item went the same way the spread between items is 0 and says nothing, so the interval is the
  * exact Clopper–Pearson bound over the trials (DESIGN.md §10: never [1, 1]).
  */
-export function shareMetric(items: readonly (ItemValue & { k: number })[], ctx: EstimateContext): MetricValue {
+export function shareMetric(items: readonly ItemValue[], ctx: EstimateContext): MetricValue {
   const m = itemMeanMetric(items, ctx);
   const trials = items.reduce((s, it) => s + it.trials, 0);
-  const k = items.reduce((s, it) => s + it.k, 0);
+  const k = items.reduce((s, it) => s + it.events!, 0);
   if (items.length === 0 || trials === 0 || (k !== 0 && k !== trials)) return m;
   const ci = clopperPearson(k, trials, ctx.conf);
   return { ...m, ci_low: ci.low, ci_high: ci.high, interval: "clopper_pearson", numerator: k, denominator: trials };
-}
-
-/** Per-item share of counted trials for which `hit` holds; null with no counted trial. */
-function itemShare(item: ItemTrials, hit: (t: TrialRecord) => boolean): (ItemValue & { k: number }) | null {
-  const trials = item.trials.filter(counted);
-  if (trials.length === 0) return null;
-  const k = trials.filter(hit).length;
-  return { value: k / trials.length, k, trials: trials.length, cluster: item.cluster };
 }
 
 const signature = (f: { code: string; task_id: string | null }) => `${f.code}@${f.task_id ?? "-"}`;
@@ -68,7 +58,8 @@ export function securityOracleMetrics(items: readonly ItemTrials[], truths: read
   const correct = joined.filter((j) => j.truth.kind === "correct");
   const shares = (set: typeof joined, hit: (t: TrialRecord, truth: SecurityVariantTruth) => boolean) =>
     shareMetric(
-      set.map(({ item, truth }) => itemShare(item, (t) => hit(t, truth))).filter((v) => v !== null),
+      // A security trial counts when the critic answered: an outage is not the engine's decision (METHODOLOGY §3).
+      set.map(({ item, truth }) => itemTrialShare(item, (t) => hit(t, truth), isCounted)).filter((v) => v !== null),
       ctx,
     );
   const blocked = (t: TrialRecord) => t.verdict === "escalate";
