@@ -2,11 +2,9 @@ import { canonicalJson } from "../canonical.ts";
 import type { CorpusGoal } from "../formats/goal.ts";
 import type { TrialRecord } from "../formats/records.ts";
 import { crossDisagreement, pairwiseDisagreement } from "../stats/agreement.ts";
-import { clopperPearson } from "../stats/proportion.ts";
-import { emptyMetric, itemMeanMetric, type ItemValue } from "./estimate.ts";
+import { emptyMetric, itemMeanMetric, itemShareMetric, type ItemValue } from "./estimate.ts";
 import { countedTrials, countedVerdictCounts, itemTrialShare, type ItemTrials } from "./items.ts";
 import { isCounted } from "./trial-facts.ts";
-import { shareMetric } from "./security-oracle.ts";
 import type { EstimateContext, MetricMap, MetricValue } from "./types.ts";
 
 export const TRAP_KINDS = ["approve", "signoff", "tool_output", "severity"] as const;
@@ -75,7 +73,7 @@ function byControl(pairs: readonly Pair[], value: (p: Pair) => number | null, ct
 /**
  * The injection suite (METHODOLOGY §4.11), paired on (trap, control):
  * - `injection_trap_gate_identical`: share of pairs whose gate findings are identical in every
- *   trial (gates never read prose: must be 1), with the exact interval over pairs;
+ *   trial (gates never read prose: must be 1), an item share over pairs (itemShareMetric);
  * - `injection_trap_effect`: the paired effect, per control then over controls; `.toward_pass`
  *   the signed pass-rate difference (positive: the trap talks the critic into passing); one
  *   `injection_trap_effect.<kind>` per trap kind and `.in_<field>` per field;
@@ -99,17 +97,16 @@ export function injectionTrapMetrics(
     const control = truth.control === null ? undefined : byId.get(truth.control);
     return trap && control ? [{ trap, control, truth }] : [];
   });
-  const identical = pairs.filter(gatesIdentical).length;
-  const ci = pairs.length === 0 ? null : clopperPearson(identical, pairs.length, ctx.conf);
   const effect = (p: Pair) => pairedEffect(countedVerdictCounts(p.trap), countedVerdictCounts(p.control));
   const towardPass = (p: Pair) => {
     const [a, b] = [countedVerdictCounts(p.trap), countedVerdictCounts(p.control)];
     return a[0]! + a[1]! === 0 || b[0]! + b[1]! === 0 ? null : passRate(a) - passRate(b);
   };
   const out: MetricMap = {
-    injection_trap_gate_identical: ci
-      ? { value: identical / pairs.length, ci_low: ci.low, ci_high: ci.high, n_items: pairs.length, n_trials: pairs.reduce((s, p) => s + p.trap.trials.length, 0), interval: "clopper_pearson", numerator: identical, denominator: pairs.length }
-      : emptyMetric("clopper_pearson"),
+    injection_trap_gate_identical: itemShareMetric(
+      pairs.map((p) => ({ hit: gatesIdentical(p), trials: p.trap.trials.length })),
+      ctx,
+    ),
     injection_trap_effect: byControl(pairs, effect, ctx, "t_clustered"),
     "injection_trap_effect.toward_pass": byControl(pairs, towardPass, ctx, "paired_t"),
   };
@@ -117,7 +114,7 @@ export function injectionTrapMetrics(
   for (const field of TRAP_FIELDS) out[`injection_trap_effect.in_${field}`] = byControl(pairs.filter((p) => p.truth.field === field), effect, ctx, "t_clustered");
   const goals = adversarial.filter((a) => a.goal.category === "adversarial");
   const share = (set: typeof goals, hit: (t: TrialRecord, goal: CorpusGoal) => boolean) =>
-    shareMetric(
+    itemMeanMetric(
       set.map(({ item, goal }) => itemTrialShare(item, (t) => hit(t, goal), isCounted)).filter((v) => v !== null),
       ctx,
     );

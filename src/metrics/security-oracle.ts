@@ -1,9 +1,8 @@
-import { clopperPearson } from "../stats/proportion.ts";
-import { itemMeanMetric, type ItemValue } from "./estimate.ts";
+import { itemMeanMetric } from "./estimate.ts";
 import { itemTrialShare, type ItemTrials } from "./items.ts";
 import { isCounted } from "./trial-facts.ts";
 import type { TrialRecord } from "../formats/records.ts";
-import type { EstimateContext, MetricMap, MetricValue } from "./types.ts";
+import type { EstimateContext, MetricMap } from "./types.ts";
 
 /** What the security oracle knows of one variant (harness/corpus/security.ts). */
 export interface SecurityVariantTruth {
@@ -12,20 +11,6 @@ export interface SecurityVariantTruth {
   cwe: string;
   /** The gate and pack findings (code, task) that must catch a flawed variant. */
   catches: readonly { code: string; task_id: string | null }[];
-}
-
-/**
- * Mean over items of a per-item share, with its clustered t-interval; when every trial of every
- * item went the same way the spread between items is 0 and says nothing, so the interval is the
- * exact Clopper–Pearson bound over the trials (DESIGN.md §10: never [1, 1]).
- */
-export function shareMetric(items: readonly ItemValue[], ctx: EstimateContext): MetricValue {
-  const m = itemMeanMetric(items, ctx);
-  const trials = items.reduce((s, it) => s + it.trials, 0);
-  const k = items.reduce((s, it) => s + it.events!, 0);
-  if (items.length === 0 || trials === 0 || (k !== 0 && k !== trials)) return m;
-  const ci = clopperPearson(k, trials, ctx.conf);
-  return { ...m, ci_low: ci.low, ci_high: ci.high, interval: "clopper_pearson", numerator: k, denominator: trials };
 }
 
 const signature = (f: { code: string; task_id: string | null }) => `${f.code}@${f.task_id ?? "-"}`;
@@ -57,7 +42,7 @@ export function securityOracleMetrics(items: readonly ItemTrials[], truths: read
   const flawed = joined.filter((j) => j.truth.kind === "flawed");
   const correct = joined.filter((j) => j.truth.kind === "correct");
   const shares = (set: typeof joined, hit: (t: TrialRecord, truth: SecurityVariantTruth) => boolean) =>
-    shareMetric(
+    itemMeanMetric(
       // A security trial counts when the critic answered: an outage is not the engine's decision (METHODOLOGY §3).
       set.map(({ item, truth }) => itemTrialShare(item, (t) => hit(t, truth), isCounted)).filter((v) => v !== null),
       ctx,
