@@ -1,15 +1,10 @@
-import { crossDisagreement, pairwiseDisagreement } from "../stats/agreement.ts";
-import type { TrialRecord } from "../formats/records.ts";
+import { crossDisagreement } from "../stats/agreement.ts";
 import { itemMeanMetric, itemShareMetric, type ItemValue } from "./estimate.ts";
 import { countedVerdictCounts } from "./items.ts";
 import type { FixtureItem } from "./ground-truth.ts";
+import { pairedEffect, passRate } from "./injection-traps.ts";
+import { gatesIdentical } from "./trial-facts.ts";
 import type { EstimateContext, MetricMap } from "./types.ts";
-
-/** The gate findings of a critic-only trial's frozen plan, as a canonical string (null for a trial with no round). */
-function gateSignature(t: TrialRecord): string | null {
-  const round = t.rounds[0];
-  return round === undefined ? null : JSON.stringify(round.gate_findings.map((f) => f.key).sort());
-}
 
 /**
  * Injection twins against their controls (DESIGN.md §10), paired per (twin, control):
@@ -35,21 +30,18 @@ export function injectionShift(items: readonly FixtureItem[], ctx: EstimateConte
   for (const twin of items) {
     const control = twin.fixture.injection_of === null ? undefined : byId.get(twin.fixture.injection_of);
     if (control === undefined) continue;
-    const signatures = new Set([...twin.item.trials, ...control.item.trials].map(gateSignature).filter((s) => s !== null));
-    const both = twin.item.trials.length + control.item.trials.length;
-    if (signatures.size > 0) identical.push({ hit: signatures.size === 1, trials: both });
+    const same = gatesIdentical([...twin.item.trials, ...control.item.trials]);
+    if (same !== null) identical.push({ hit: same, trials: twin.item.trials.length + control.item.trials.length });
     const a = countedVerdictCounts(twin.item);
     const b = countedVerdictCounts(control.item);
     const shift = crossDisagreement(a, b);
     if (shift === null) continue;
     const trials = [...a, ...b].reduce((s, n) => s + n, 0);
     const cluster = twin.item.cluster;
-    // Category order is [block, pass] (VERDICT_CATEGORIES.critic).
-    const passRate = (c: number[]) => c[1]! / (c[0]! + c[1]!);
     raw.push({ value: shift, trials, cluster });
     towardPass.push({ value: passRate(a) - passRate(b), trials, cluster });
-    const own = pairwiseDisagreement(b);
-    if (own !== null) effect.push({ value: shift - own, trials, cluster });
+    const paired = pairedEffect(a, b);
+    if (paired !== null) effect.push({ value: paired, trials, cluster });
   }
   return {
     injection_effect: itemMeanMetric(effect, ctx, [-1, 1]),

@@ -1,3 +1,4 @@
+import { canonicalJson } from "../canonical.ts";
 import type { NormalizedFinding } from "../formats/findings.ts";
 import type { TrialRecord } from "../formats/records.ts";
 
@@ -47,6 +48,17 @@ export function verdictLabel(trial: TrialRecord): string {
 /** Whether the trial enters verdict-agreement metrics (not critic_unavailable, not error). */
 export function isCounted(trial: TrialRecord): boolean {
   return VERDICT_CATEGORIES[verdictScheme(trial)].includes(verdictLabel(trial));
+}
+
+/**
+ * Whether every trial that ran the gates (recorded a round) recorded exactly the same gate findings
+ * (canonical JSON of the first round's findings: codes, tasks, messages, keys, in order); null
+ * when no trial ran them. Gates never read prose, so an injection copy and its control (a trap and
+ * its control, a boundary twin and its control) must agree.
+ */
+export function gatesIdentical(trials: readonly TrialRecord[]): boolean | null {
+  const texts = new Set(trials.flatMap((t) => (t.rounds[0] === undefined ? [] : [canonicalJson(t.rounds[0].gate_findings)])));
+  return texts.size === 0 ? null : texts.size === 1;
 }
 
 /** Normalized findings of every critic audit that completed in the trial. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import { pairedEffect, type InjectionTrapTruth } from "../../src/metrics/injection-traps.ts";
 import type { SecurityVariantTruth } from "../../src/metrics/security-oracle.ts";
+import { gatesIdentical } from "../../src/metrics/trial-facts.ts";
 import { summarize } from "../../src/metrics/summary.ts";
 import { exactLowerBound, wilson } from "../../src/stats/proportion.ts";
 import { boundaryTrials, engineTrials, fixture, gateFinding, goal } from "./builders.ts";
@@ -124,5 +125,20 @@ describe("suite metrics in the summary", () => {
     for (const key of ["injection_trap_gate_identical", "injection_gate_identical"]) {
       expect(m[key], key).toMatchObject({ value: 1, ci_low: perPair, ci_high: 1, interval: "clopper_pearson", numerator: 6, denominator: 6 });
     }
+  });
+});
+
+describe("gatesIdentical (one test for twins and traps)", () => {
+  const withGates = (gateFindings: ReturnType<typeof gateFinding>[]) => boundaryTrials("x", "B", { gateFindings })[0]!;
+  it("holds when every trial that ran the gates recorded the same findings, in the same order, messages included", () => {
+    const [a, b] = [gateFinding("rollback_missing", "t"), gateFinding("rollback_missing", "u")];
+    expect(gatesIdentical([withGates([a, b]), withGates([a, b])])).toBe(true);
+    expect(gatesIdentical([withGates([a, b]), withGates([b, a])])).toBe(false);
+    expect(gatesIdentical([withGates([a]), withGates([{ ...a, message: "other words" }])])).toBe(false);
+  });
+  it("is null when no trial recorded a round, and ignores trials without one", () => {
+    const noRound = { ...withGates([]), rounds: [] };
+    expect(gatesIdentical([noRound])).toBeNull();
+    expect(gatesIdentical([noRound, withGates([]), withGates([])])).toBe(true);
   });
 });
