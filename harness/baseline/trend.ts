@@ -1,5 +1,5 @@
 import { normalQuantile } from "../../src/stats/distributions.ts";
-import { addObservation, cusumArl0, cusumLimit, EMPTY_STATS, predictionScore, sdOf, statsOf, type RunningStats } from "../../src/stats/drift.ts";
+import { addObservation, cusumArl0, cusumLimit, cusumStep, EMPTY_STATS, predictionScore, sdOf, trailingWindowT, type RunningStats } from "../../src/stats/drift.ts";
 import { binomialUpperTail } from "../../src/stats/exact.ts";
 import { holm } from "../../src/stats/multiplicity.ts";
 import { describeSnapshot, type Snapshot } from "./schema.ts";
@@ -181,8 +181,9 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
   const all = [...new Set([...runs.flatMap((r) => Object.keys(r.metrics)), ...Object.keys(baseline?.between_runs ?? {})])].sort();
   const names = opts.metrics ? all.filter((n) => opts.metrics!.includes(n)) : all;
   const arl0Family = 1 / opts.alpha;
-  const h = cusumLimit(opts.k, Math.max(2, names.length) * arl0Family);
   const series = names.map((n) => seriesOf(n, runs));
+  const h = cusumLimit(opts.k, Math.max(2, names.length) * arl0Family);
+  const trailing = series.map((s) => trailingWindowT(s.values, opts.window));
   const refs = names.map((n) => referenceFromBaseline(n, baseline));
   const sums = names.map(() => 0);
   const ids = runs.map((r, i) => `${i + 1}:${describeSnapshot(r)}`);
@@ -194,22 +195,18 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
       const x = s.values[t] ?? null;
       const reference = state(refs[j]!);
       const test = x === null ? null : shiftTest(refs[j]!, x, s.numerators[t] ?? null, s.denominators[t] ?? null);
-      const known = s.values.slice(0, t).filter((v): v is number => v !== null);
-      const windowed = x !== null && known.length >= opts.window ? predictionScore(statsOf(known.slice(-opts.window)), x) : null;
-      return { x, reference, test, windowed };
+      return { x, reference, test, windowed: trailing[j]![t] ?? null };
     });
     const shiftP = holmOf(rows.map((r) => r.test?.p ?? null));
     const trailP = holmOf(rows.map((r) => r.windowed?.p ?? null));
     rows.forEach((row, j) => {
       const sign = HIGHER_IS_BETTER.has(names[j]!) ? -1 : 1;
-      let cusum: number | null = null;
-      if (row.test) {
-        sums[j] = Math.max(0, sums[j]! + sign * row.test.z - opts.k);
-        cusum = sums[j]!;
-      }
+      const step = row.test ? cusumStep(sums[j]!, sign * row.test.z, { k: opts.k, h }) : null;
+      if (step) sums[j] = step.value;
+      const cusum = step?.value ?? null;
       const alerts: AlertChart[] = [];
       if (shiftP[j] !== null && shiftP[j]! <= opts.alpha) alerts.push("shift");
-      if (cusum !== null && cusum > h) alerts.push("cusum");
+      if (step?.alert) alerts.push("cusum");
       if (trailP[j] !== null && trailP[j]! <= opts.alpha) alerts.push("trailing");
       points[j]!.push({
         run: ids[t]!,
@@ -221,7 +218,7 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
         p: row.test?.p ?? null,
         p_holm: shiftP[j] ?? null,
         cusum,
-        trailing: row.windowed ? { T: row.windowed.T, p: row.windowed.p, p_holm: trailP[j]!, reliable: opts.window >= 20 } : null,
+        trailing: row.windowed ? { T: row.windowed.T, p: row.windowed.p, p_holm: trailP[j]!, reliable: row.windowed.reliable } : null,
         alerts,
       });
       // An alarming run is out of control for this metric: it never enters the reference.

@@ -63,18 +63,17 @@ export interface ChartPoint {
 }
 
 /**
- * One-sided upper CUSUM (methodology §9.8): C_t = max(0, C_{t−1} + (m_t − μ0)/σ0 − k), alert when
- * C_t > h. On normal scores (μ0 = 0, σ0 = 1) it is a self-starting CUSUM. k = 0.5 targets a 1σ
- * shift. The sum is not reset after an alert, so a persisting shift keeps alerting.
+ * One step of a one-sided upper CUSUM (methodology §9.8): C_t = max(0, C_{t−1} + (m_t − μ0)/σ0 − k),
+ * alert when C_t > h; start from C_0 = 0. On normal scores (μ0 = 0, σ0 = 1) it is a self-starting
+ * CUSUM. k = 0.5 targets a 1σ shift. The caller carries the sum and does not reset it after an
+ * alert, so a persisting shift keeps alerting. One step at a time because a self-starting chart's
+ * next score depends on whether this run alarmed (an alarming run stays out of the reference).
  */
-export function cusum(series: readonly number[], opts: { mu0?: number; sigma0?: number; k?: number; h: number }): ChartPoint[] {
+export function cusumStep(previous: number, m: number, opts: { mu0?: number; sigma0?: number; k?: number; h: number }): ChartPoint {
   const { mu0 = 0, sigma0 = 1, k = 0.5, h } = opts;
   if (!(sigma0 > 0)) throw new RangeError("cusum: sigma0 must be positive");
-  let c = 0;
-  return series.map((m) => {
-    c = Math.max(0, c + (m - mu0) / sigma0 - k);
-    return { value: c, limit: h, alert: c > h };
-  });
+  const value = Math.max(0, previous + (m - mu0) / sigma0 - k);
+  return { value, limit: h, alert: value > h };
 }
 
 /**
@@ -106,16 +105,19 @@ export interface TrailingPoint extends PredictionScore {
 }
 
 /**
- * Trailing-window prediction statistic of §9.8 for each run that has W earlier runs (the first W
- * get null; so does a run whose window has no spread): the run against the W runs before it.
- * A trailing window absorbs slow drift; use it to monitor, not to gate. Its p-values are meant to
- * be Holm-corrected across metrics per run.
+ * Trailing-window prediction statistic of §9.8 for each run that has W earlier runs with a value:
+ * the run against the last W values before it (a run without a value is skipped, in the window and
+ * as a point). null for a run without a value, one with fewer than W values before it, and one
+ * whose window has no spread. A trailing window absorbs slow drift; use it to monitor, not to
+ * gate. Its p-values are meant to be Holm-corrected across metrics per run.
  */
-export function trailingWindowT(series: readonly number[], W: number): (TrailingPoint | null)[] {
+export function trailingWindowT(series: readonly (number | null)[], W: number): (TrailingPoint | null)[] {
   if (!(Number.isInteger(W) && W >= 2)) throw new RangeError("trailingWindowT: W must be an integer ≥ 2");
-  return series.map((x, t) => {
-    if (t < W) return null;
-    const score = predictionScore(statsOf(series.slice(t - W, t)), x);
+  const known: number[] = [];
+  return series.map((x) => {
+    if (x === null) return null;
+    const score = known.length < W ? null : predictionScore(statsOf(known.slice(-W)), x);
+    known.push(x);
     return score === null ? null : { ...score, reliable: W >= 20 };
   });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { addObservation, cusum, cusumArl0, cusumLimit, predictionScore, sdOf, statsOf, trailingWindowT, EMPTY_STATS } from "../../src/stats/drift.ts";
+import { addObservation, cusumArl0, cusumStep, cusumLimit, predictionScore, sdOf, statsOf, trailingWindowT, EMPTY_STATS } from "../../src/stats/drift.ts";
 import { createRng } from "../../src/stats/random.ts";
 import { normalQuantile } from "../../src/stats/distributions.ts";
 
@@ -59,6 +59,16 @@ describe("prediction score against a reference of earlier runs", () => {
   });
 });
 
+/** The CUSUM over a whole series, carried one cusumStep at a time from 0 as trend carries it. */
+function cusum(series: readonly number[], opts: Parameters<typeof cusumStep>[2]) {
+  let c = 0;
+  return series.map((m) => {
+    const point = cusumStep(c, m, opts);
+    c = point.value;
+    return point;
+  });
+}
+
 describe("CUSUM", () => {
   it("accumulates standardized excess over k", () => {
     const points = cusum([0.1, 0.3, 0.3, 0.3, 0.3, 0.3], { mu0: 0.1, sigma0: 0.1, h: 4.77 });
@@ -85,5 +95,10 @@ describe("trailing-window T", () => {
   });
   it("has no point where the window has no spread", () => {
     expect(trailingWindowT([0, 0, 0, 1], 3)[3]).toBeNull();
+  });
+  it("skips runs without a value, in the window and as points", () => {
+    const gappy = trailingWindowT([1, null, 2, 3, null, 4, 10], 4);
+    expect(gappy.slice(0, 6)).toEqual([null, null, null, null, null, null]);
+    expect(gappy[6]).toEqual(trailingWindowT([1, 2, 3, 4, 10], 4)[4]);
   });
 });
