@@ -1,5 +1,6 @@
 import { normalQuantile } from "../../src/stats/distributions.ts";
 import { addObservation, cusumArl0, cusumLimit, cusumStep, EMPTY_STATS, predictionScore, sdOf, trailingWindowT, type RunningStats } from "../../src/stats/drift.ts";
+import { InputError } from "../../src/formats/input-error.ts";
 import { binomialUpperTail } from "../../src/stats/exact.ts";
 import { holm } from "../../src/stats/multiplicity.ts";
 import { describeSnapshot, type Snapshot } from "./schema.ts";
@@ -179,10 +180,16 @@ function shiftTest(ref: Reference, x: number, events: number | null, units: numb
 export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, options: Partial<TrendOptions> = {}): TrendResult {
   const opts: TrendOptions = { ...DEFAULT_TREND_OPTIONS, ...options };
   const all = [...new Set([...runs.flatMap((r) => Object.keys(r.metrics)), ...Object.keys(baseline?.between_runs ?? {})])].sort();
+  const unknown = opts.metrics?.find((n) => !all.includes(n));
+  // A misspelt name would chart nothing and pass --fail-on-alert: bad input, not an empty trend.
+  if (unknown !== undefined) throw new InputError("command line", "--metrics", `unknown metric "${unknown}": not in any run or the baseline`);
   const names = opts.metrics ? all.filter((n) => opts.metrics!.includes(n)) : all;
   const arl0Family = 1 / opts.alpha;
   const series = names.map((n) => seriesOf(n, runs));
-  const h = cusumLimit(opts.k, Math.max(2, names.length) * arl0Family);
+  // The CUSUM family is the charted metrics: those with a value in some run (at least two, so a
+  // lone metric keeps the limit of a pair and the family's run length stays at least 1/alpha).
+  const charted = series.filter((s) => s.values.some((v) => v !== null)).length;
+  const h = cusumLimit(opts.k, Math.max(2, charted) * arl0Family);
   const trailing = series.map((s) => trailingWindowT(s.values, opts.window));
   const refs = names.map((n) => referenceFromBaseline(n, baseline));
   const sums = names.map(() => 0);

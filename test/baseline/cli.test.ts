@@ -65,6 +65,13 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     expect(b.between_runs.critic_miss_rate).toMatchObject({ n: 3, mean: expect.closeTo(0.1, 12), sd: 0, values: [0.1, 0.1, 0.1] });
   });
 
+  it("trend rejects an unknown --metrics name as bad input (exit 2), even with --fail-on-alert, instead of charting nothing", () => {
+    const r = fieldtest("trend", join(root, "base-1"), join(root, "base-2"), "--baseline", join(root, "baselines", "base.json"), "--metrics", "critic_miss_rate,critic_mis_rate", "--fail-on-alert");
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('fieldtest: command line: --metrics: unknown metric "critic_mis_rate": not in any run or the baseline');
+    expect(r.stdout).toBe("");
+  });
+
   it("refuses to pool runs of different configurations or a repeated run, naming the run and the part (exit 2)", () => {
     const other = runDir("other-temp", specs(5, 1), (m) => void ((m.run_id = "o"), (m.config.seed = 9), (m.roles.critic.temperature = 0.7)));
     const r = fieldtest("baseline", "publish", join(root, "base-1"), other, "--out", join(root, "baselines", "mixed.json"));

@@ -3,6 +3,7 @@ import { compareSnapshots } from "../../harness/baseline/compare.ts";
 import type { Snapshot } from "../../harness/baseline/schema.ts";
 import { trend } from "../../harness/baseline/trend.ts";
 import { formatTrend } from "../../harness/cli/commands/trend.ts";
+import { InputError } from "../../src/formats/input-error.ts";
 import { cusumLimit } from "../../src/stats/drift.ts";
 import { makeFixture, makeSnapshot, metricSnapshot, type ItemSpec } from "./builders.ts";
 
@@ -153,6 +154,19 @@ describe("trend (drift)", () => {
     expect(drift(0.72, 0.1)).toEqual([]);
     expect(drift(0.7, 0.12).map((a) => `${a.metric} ${a.chart}`)).toContain("label_flip_rate cusum");
     expect(drift(0.7, 0.08)).toEqual([]);
+  });
+
+  it("rejects an unknown --metrics name instead of charting nothing", () => {
+    expect(() => trend(runsOf([0.1]), baseline, { metrics: ["label_flip_rate", "label_flip_rat"] })).toThrow(InputError);
+    expect(() => trend(runsOf([0.1]), baseline, { metrics: ["label_flip_rat"] })).toThrow('--metrics: unknown metric "label_flip_rat"');
+    expect(trend(runsOf([0.1]), baseline, { metrics: ["label_flip_rate"] }).metrics.map((m) => m.metric)).toEqual(["label_flip_rate"]);
+  });
+
+  it("sets the CUSUM limit for the charted metrics: those with a value in some run, not the baseline's others", () => {
+    const four = metricSnapshot("baseline", {}, { label_flip_rate: BASE_RUNS, evidence_drift_rate: BASE_RUNS, critic_miss_rate: BASE_RUNS, overclaim_rate: BASE_RUNS });
+    const t = trend([metricSnapshot("r", { label_flip_rate: 0.1, evidence_drift_rate: 0.1, critic_miss_rate: 0.1 })], four);
+    expect(t.metrics).toHaveLength(4);
+    expect(t.cusum.h).toBeCloseTo(cusumLimit(0.5, 3 * 200), 10);
   });
 
   it("runs the trailing window over the W runs before, Holm-corrected, flagged unreliable below W = 20", () => {

@@ -65,7 +65,7 @@ export function register(program: Command): void {
     .option("--baseline <file>", "in-control reference: a (multi-run) baseline; without one the charts start from the first runs")
     .option("--window <n>", "trailing window W (runs)", String(DEFAULT_TREND_OPTIONS.window))
     .option("--alpha <p>", "false alarms per run allowed in each chart family, across all metrics", String(DEFAULT_TREND_OPTIONS.alpha))
-    .option("--metrics <list>", "chart only these metrics, comma-separated (fewer metrics, more power per metric)")
+    .option("--metrics <list>", "chart only these metrics, comma-separated (fewer metrics, more power per metric; an unknown name is an error)")
     .option("--all", "print every metric's series, alarming or not")
     .option("--json", "print the trend as JSON")
     .option("--fail-on-alert", "exit 1 when any chart alerts on the last run")
