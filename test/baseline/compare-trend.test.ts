@@ -169,11 +169,22 @@ describe("trend (drift)", () => {
     expect(t.cusum.h).toBeCloseTo(cusumLimit(0.5, 3 * 200), 10);
   });
 
-  it("runs the trailing window over the W runs before, Holm-corrected, flagged unreliable below W = 20", () => {
+  it("runs the trailing window over the W runs before, Holm-corrected across metrics, flagged unreliable below W = 20", () => {
     const t = trend(runsOf([0.1, 0.11, 0.09, 0.1, 0.3]), null, { window: 4 });
     const last = t.metrics[0]!.points[4]!;
     expect(last.trailing).toMatchObject({ reliable: false });
+    // Holm of one p is that p; beside a second charted metric the smaller p doubles.
     expect(last.trailing!.p_holm).toBe(last.trailing!.p);
     expect(last.alerts).toContain("trailing");
+    const drift = [0.1, 0.11, 0.09, 0.1, 0.12];
+    const two = trend([0.1, 0.11, 0.09, 0.1, 0.3].map((v, i) => metricSnapshot(`r${i}`, { label_flip_rate: v, evidence_drift_rate: drift[i]! })), null, { window: 4 });
+    const at = Object.fromEntries(two.metrics.map((m) => [m.metric, m.points[4]!.trailing!]));
+    const [small, large] = [at.label_flip_rate!, at.evidence_drift_rate!];
+    expect(small.p).toBe(last.trailing!.p);
+    expect(small.p).toBeLessThan(large.p);
+    expect(small.p_holm).toBeCloseTo(Math.min(1, 2 * small.p), 12);
+    expect(small.p_holm).toBeGreaterThan(small.p);
+    expect(large.p_holm).toBeCloseTo(Math.max(small.p_holm, large.p), 12);
   });
+
 });
