@@ -12,12 +12,13 @@
 // seed, run in this process; the high-miss series swaps in the high-miss critic profile. The
 // baseline's seeds must not overlap the A/A seeds, or A/A would not be independent of it.
 import { createWriteStream, existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { diffSnapshots } from "../harness/baseline/diff.ts";
 import { evaluateGate, pairedValues } from "../harness/baseline/gate.ts";
 import { readSnapshot, snapshotOfRun } from "../harness/baseline/io.ts";
+import { betweenRuns } from "../harness/baseline/snapshot.ts";
 import { GatePolicySchema } from "../harness/baseline/policy.ts";
 import type { Snapshot } from "../harness/baseline/schema.ts";
 import { trend, type TrendResult } from "../harness/baseline/trend.ts";
@@ -27,6 +28,7 @@ import { RunCliSchema } from "../harness/run/settings.ts";
 import { runSweep, type SweepHost } from "../harness/run/sweep.ts";
 import { realEngine, realHost } from "../harness/run/wiring.ts";
 import { loadFile } from "../src/formats/load.ts";
+import { sampleSd } from "../src/stats/mean.ts";
 import { pairedDelta } from "../src/stats/paired.ts";
 import { clopperPearson } from "../src/stats/proportion.ts";
 import { createRng } from "../src/stats/random.ts";
@@ -140,19 +142,8 @@ const baselineRuns = baseline.runs.map((_, r) =>
     ),
   ),
 );
-const reference = (runs: Snapshot[]): Snapshot => ({
-  ...baseline,
-  between_runs: Object.fromEntries(
-    names.map((n) => {
-      const ms = runs.map((r) => r.metrics[n]);
-      const values = ms.map((m) => m?.value ?? null);
-      const known = values.filter((v): v is number => v !== null);
-      const mean = known.reduce((a, b) => a + b, 0) / Math.max(1, known.length);
-      const sd = known.length < 2 ? null : Math.sqrt(known.reduce((a, b) => a + (b - mean) ** 2, 0) / (known.length - 1));
-      return [n, { values, numerators: ms.map((m) => m?.numerator ?? null), denominators: ms.map((m) => m?.denominator ?? null), n: known.length, mean: known.length ? mean : null, sd }];
-    }),
-  ),
-});
+// A reference of in-control runs is what a baseline of them records: their between-run values.
+const reference = (runs: Snapshot[]): Snapshot => ({ ...baseline, between_runs: betweenRuns(runs) });
 const inControl = [...baselineRuns, ...aa];
 const rng = createRng(11, "calibration-splits");
 const alarmingPerSplit: number[] = [];
@@ -180,7 +171,7 @@ for (const m of policy.non_inferiority) {
   const means = deltas.map((d) => d?.mean ?? NaN);
   const ses = deltas.map((d) => d?.se ?? NaN);
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const sdMeans = Math.sqrt(avg(means.map((x) => (x - avg(means)) ** 2)) * (N / (N - 1)));
+  const sdMeans = sampleSd(means);
   const hmDelta = avg(
     hm.map((s) => {
       const pv = pairedValues(m.metric, baseline, s, sign);
@@ -189,4 +180,7 @@ for (const m of policy.non_inferiority) {
   );
   console.log(`  ${m.metric.padEnd(34)} margin ${String(m.margin).padEnd(5)} A/A Δ mean ${avg(means).toFixed(4)}, SD over seeds ${sdMeans.toFixed(4)}, mean SE ${avg(ses).toFixed(4)} (margin/SE ${(m.margin / avg(ses)).toFixed(1)}); high-miss Δ ${hmDelta.toFixed(4)}`);
 }
-console.log(`${aa.length + hm.length} sweeps under ${work} in ${((performance.now() - wallStart) / 1000).toFixed(0)} s`);
+const cpu = process.cpuUsage();
+console.log(
+  `${aa.length + hm.length} sweeps under ${work} in ${((performance.now() - wallStart) / 1000).toFixed(0)} s of wall time, ${((cpu.user + cpu.system) / 60e6).toFixed(1)} CPU-minutes (this process), load average ${loadavg()[0]!.toFixed(1)} at the end`,
+);

@@ -84,8 +84,8 @@ function metricOf(m: Metric): Metric {
   return out;
 }
 
-/** Each metric across the runs: per-run values, events and units, their mean and SD. */
-function betweenRuns(runs: readonly RunPart[]): Record<string, BetweenRuns> {
+/** Each metric across the runs: per-run values, events and units, their mean and SD (a baseline's `between_runs`). */
+export function betweenRuns(runs: readonly Pick<RunPart, "metrics">[]): Record<string, BetweenRuns> {
   const names = [...new Set(runs.flatMap((r) => Object.keys(r.metrics)))].sort();
   return Object.fromEntries(
     names.map((name) => {
