@@ -86,25 +86,39 @@ export async function startUpstreamServer(options: UpstreamOptions = {}): Promis
     return JSON.stringify(simPlannerOutput({ goal, mode, ...(previous ? { plan: previous } : {}), ...(findings ? { findings } : {}) }, rng, profile.planner));
   }
 
+  // A request always gets the same answer, so each is computed once (keyed by the request body):
+  // upstream, the model runs on another machine; here its CPU would compete with the harness the
+  // benchmark measures.
+  const answers = new Map<string, string>();
+  function reply(raw: string): { delay: number; text: string } {
+    const body = JSON.parse(raw) as ChatRequest;
+    const isCritic = body.response_format?.json_schema?.name === "critic_findings";
+    const key = sha256(raw);
+    let content = answers.get(key);
+    if (content === undefined) {
+      content = answer(body);
+      answers.set(key, content);
+    }
+    const delay = (isCritic ? criticMs : plannerMs) * Math.exp(spread * normal(delays));
+    const promptChars = body.messages.reduce((n, m) => n + m.content.length, 0);
+    const text = JSON.stringify({
+      id: `chatcmpl-${++served}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      system_fingerprint: `upstream-delay-ms:${delay.toFixed(3)}`,
+      choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content, refusal: null } }],
+      // About four characters a token, as for English text; enough for the accounting to run.
+      usage: { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: Math.ceil(content.length / 4), total_tokens: Math.ceil((promptChars + content.length) / 4) },
+    });
+    return { delay, text };
+  }
+
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequest;
-      const isCritic = body.response_format?.json_schema?.name === "critic_findings";
-      const delay = (isCritic ? criticMs : plannerMs) * Math.exp(spread * normal(delays));
-      const content = answer(body);
-      const promptChars = body.messages.reduce((n, m) => n + m.content.length, 0);
-      const text = JSON.stringify({
-        id: `chatcmpl-${++served}`,
-        object: "chat.completion",
-        created: Math.floor(Date.now() / 1000),
-        model: body.model,
-        system_fingerprint: `upstream-delay-ms:${delay.toFixed(3)}`,
-        choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content, refusal: null } }],
-        // About four characters a token, as for English text; enough for the accounting to run.
-        usage: { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: Math.ceil(content.length / 4), total_tokens: Math.ceil((promptChars + content.length) / 4) },
-      });
+      const { delay, text } = reply(Buffer.concat(chunks).toString("utf8"));
       setTimeout(() => {
         res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
         res.end(text);
