@@ -1,11 +1,11 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { hashCanonical } from "../../src/canonical.ts";
+import { deepFreeze, hashCanonical, sha256 } from "../../src/canonical.ts";
 import { FixtureSchema, type Fixture } from "../../src/formats/fixture.ts";
 import { CorpusGoalSchema, type CorpusGoal } from "../../src/formats/goal.ts";
 import { InputError, loadFile } from "../../src/formats/load.ts";
 import { generateInjectionSuite, injectionItemHash, type InjectionItem } from "./injection.ts";
-import { loadSecuritySuite, securityItemHash, type SecurityItem } from "./security.ts";
+import { loadSecuritySuite, securityFiles, securityItemHash, type SecurityItem } from "./security.ts";
 
 /**
  * The goal corpus (`<root>/goals/<domain>/<id>.yaml`) and the boundary fixtures
@@ -74,13 +74,35 @@ function corpusHash(items: readonly (readonly [string, string])[]): string {
   return hashCanonical(sorted);
 }
 
+/**
+ * Corpora loaded in this process, by root, with the fingerprint of the files they were loaded
+ * from: a sweep loads its corpus again for its reports, and a test process loads the same corpus
+ * dozens of times. The fingerprint is of the files' paths and texts, so an edited corpus is
+ * loaded again; a kept corpus is deeply frozen, since every caller shares it.
+ */
+const loaded = new Map<string, { fingerprint: string; corpus: Corpus }>();
+const MAX_LOADED = 8;
+
 /** Load and schema-check every item; the first bad file throws an InputError naming file and key path. */
 export function loadCorpus(root = "corpus"): Corpus {
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new InputError(root, "", "corpus folder not found");
   if (!existsSync(join(root, "goals")) && !existsSync(join(root, "boundary")))
     throw new InputError(root, "", "not a corpus folder: it has neither goals/ nor boundary/");
-  const goals = itemFiles(join(root, "goals")).map((file) => ({ file, goal: loadFile(file, CorpusGoalSchema) }));
-  const fixtures = itemFiles(join(root, "boundary")).map((file) => ({ file, fixture: loadFile(file, FixtureSchema) }));
+  const goalFiles = itemFiles(join(root, "goals"));
+  const fixtureFiles = itemFiles(join(root, "boundary"));
+  const fingerprint = sha256([...goalFiles, ...fixtureFiles, ...securityFiles(root)].map((file) => `${file}\u0000${readFileSync(file, "utf8")}`).join("\u0000"));
+  const known = loaded.get(root);
+  if (known?.fingerprint === fingerprint) return known.corpus;
+  const corpus = deepFreeze(parseCorpus(root, goalFiles, fixtureFiles));
+  loaded.delete(root);
+  if (loaded.size >= MAX_LOADED) loaded.delete(loaded.keys().next().value!);
+  loaded.set(root, { fingerprint, corpus });
+  return corpus;
+}
+
+function parseCorpus(root: string, goalFiles: readonly string[], fixtureFiles: readonly string[]): Corpus {
+  const goals = goalFiles.map((file) => ({ file, goal: loadFile(file, CorpusGoalSchema) }));
+  const fixtures = fixtureFiles.map((file) => ({ file, fixture: loadFile(file, FixtureSchema) }));
   const items: [string, string][] = [
     ...goals.map(({ goal }) => [goalItemKey(goal.id), hashCanonical(goal)] as [string, string]),
     ...fixtures.map(({ fixture }) => [fixtureItemKey(fixture.id), hashCanonical(fixture)] as [string, string]),

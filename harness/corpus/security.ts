@@ -119,13 +119,20 @@ function parseSchema<S extends z.ZodType>(schema: S, data: unknown, fail: (path:
   return fail(what, `${path || "(root)"}: ${detail}`);
 }
 
-/** Load `<root>/security/*.yaml` and expand every variant into an item (ids `<file id>--<variant id>`). */
-export function loadSecuritySuite(root: string): SecurityItem[] {
+/** The security suite's files, `<root>/security/*.{yaml,yml,json}`, sorted. */
+export function securityFiles(root: string): string[] {
   const dir = join(root, "security");
   if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => /\.(ya?ml|json)$/.test(f))
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+/** Load `<root>/security/*.yaml` and expand every variant into an item (ids `<file id>--<variant id>`). */
+export function loadSecuritySuite(root: string): SecurityItem[] {
   const out: SecurityItem[] = [];
-  for (const name of readdirSync(dir).filter((f) => /\.(ya?ml|json)$/.test(f)).sort()) {
-    const file = join(dir, name);
+  for (const file of securityFiles(root)) {
     const source = readSource(file);
     const suite = validate(source, SecurityFileSchema);
     suite.variants.forEach((v, i) => {

@@ -1,4 +1,4 @@
-import { clusterBootstrap } from "../stats/bootstrap.ts";
+import { clusterBootstrap, ratioBootstrap, type BootstrapResult } from "../stats/bootstrap.ts";
 import { meanInterval } from "../stats/mean.ts";
 import { exactLowerBound, exactUpperBound, wilson } from "../stats/proportion.ts";
 import type { EstimateContext, IntervalMethod, MetricValue } from "./types.ts";
@@ -15,7 +15,7 @@ export interface ItemValue {
   events?: number;
 }
 
-/** A ratio item: its numerator and denominator sums (e.g. bad findings of checkable findings). */
+/** A ratio item: its numerator and denominator counts (e.g. bad findings of checkable findings). */
 export interface RatioItem {
   num: number;
   den: number;
@@ -101,7 +101,12 @@ export function bootstrapMetric<T extends { trials: number; cluster: string }>(
   ctx: EstimateContext,
   stream: string,
 ): MetricValue {
-  const r = clusterBootstrap(items, statistic, { reps: ctx.reps, seed: ctx.seed, conf: ctx.conf, stream, clusterOf: (it) => it.cluster });
+  return bootstrapValue(items, clusterBootstrap(items, statistic, bootstrapOptions(ctx, stream)));
+}
+
+const bootstrapOptions = (ctx: EstimateContext, stream: string) => ({ reps: ctx.reps, seed: ctx.seed, conf: ctx.conf, stream, clusterOf: (it: { cluster: string }) => it.cluster });
+
+function bootstrapValue(items: readonly { trials: number }[], r: BootstrapResult): MetricValue {
   return { value: r.value, ci_low: r.low, ci_high: r.high, n_items: items.length, n_trials: sumTrials(items), interval: "cluster_bootstrap" };
 }
 
@@ -117,9 +122,5 @@ export function ratioMetric(items: readonly RatioItem[], ctx: EstimateContext, s
   if (edge) {
     return { value: numerator / denominator, ci_low: edge[0], ci_high: edge[1], n_items: used.length, n_trials: sumTrials(used), interval: "clopper_pearson", numerator, denominator };
   }
-  const ratio = (sample: readonly RatioItem[]) => {
-    const den = sample.reduce((s, it) => s + it.den, 0);
-    return den === 0 ? null : sample.reduce((s, it) => s + it.num, 0) / den;
-  };
-  return { ...bootstrapMetric(used, ratio, ctx, stream), numerator, denominator };
+  return { ...bootstrapValue(used, ratioBootstrap(used, bootstrapOptions(ctx, stream))), numerator, denominator };
 }

@@ -33,18 +33,60 @@ export function clusterBootstrap<T>(
   statistic: (sample: readonly T[]) => number | null,
   options: BootstrapOptions & { clusterOf?: (item: T) => string },
 ): BootstrapResult {
-  const { reps, seed, conf = 0.95, stream = "", clusterOf } = options;
   const value = items.length === 0 ? null : statistic(items);
+  const clusters = groupBy(items, options.clusterOf);
+  const sample: T[] = [];
+  return resample(value, clusters.length, options, (draw) => {
+    sample.length = 0;
+    for (const c of draw) sample.push(...clusters[c]!);
+    return statistic(sample);
+  });
+}
+
+/** Items whose statistic is a ratio of sums: counts of events (num) over counts of units (den). */
+export interface CountRatioItem {
+  num: number;
+  den: number;
+}
+
+/**
+ * clusterBootstrap of Σ num / Σ den (null when Σ den is 0), with each cluster's sums added up once
+ * instead of once per replicate: the same draws and, the sums being counts (exact in floating
+ * point), the same replicates and interval.
+ */
+export function ratioBootstrap<T extends CountRatioItem>(items: readonly T[], options: BootstrapOptions & { clusterOf?: (item: T) => string }): BootstrapResult {
+  const clusters = groupBy(items, options.clusterOf).map((group) => ({
+    num: group.reduce((s, it) => s + it.num, 0),
+    den: group.reduce((s, it) => s + it.den, 0),
+  }));
+  const ratio = (num: number, den: number) => (den === 0 ? null : num / den);
+  const value = items.length === 0 ? null : ratio(clusters.reduce((s, c) => s + c.num, 0), clusters.reduce((s, c) => s + c.den, 0));
+  return resample(value, clusters.length, options, (draw) => {
+    let num = 0;
+    let den = 0;
+    for (const c of draw) {
+      num += clusters[c]!.num;
+      den += clusters[c]!.den;
+    }
+    return ratio(num, den);
+  });
+}
+
+/**
+ * The replicates and percentile interval of a statistic of `clusterCount` clusters: each replicate
+ * draws clusterCount indices with replacement (in order, from the seeded stream) and evaluates
+ * `replicate` on them.
+ */
+function resample(value: number | null, clusterCount: number, options: BootstrapOptions, replicate: (draw: Int32Array) => number | null): BootstrapResult {
+  const { reps, seed, conf = 0.95, stream = "" } = options;
   const base = { value, reps, seed, stream };
-  const clusters = groupBy(items, clusterOf);
-  if (value === null || clusters.length < 2) return { ...base, low: null, high: null, validReps: 0 };
+  if (value === null || clusterCount < 2) return { ...base, low: null, high: null, validReps: 0 };
   const rng = createRng(seed, "cluster-bootstrap", stream);
   const replicates: number[] = [];
-  const sample: T[] = [];
+  const draw = new Int32Array(clusterCount);
   for (let r = 0; r < reps; r++) {
-    sample.length = 0;
-    for (let i = 0; i < clusters.length; i++) sample.push(...clusters[pickIndex(rng, clusters.length)]!);
-    const v = statistic(sample);
+    for (let i = 0; i < clusterCount; i++) draw[i] = pickIndex(rng, clusterCount);
+    const v = replicate(draw);
     if (v !== null && Number.isFinite(v)) replicates.push(v);
   }
   if (replicates.length === 0) return { ...base, low: null, high: null, validReps: 0 };

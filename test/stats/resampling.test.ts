@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { clusterBootstrap } from "../../src/stats/bootstrap.ts";
+import { clusterBootstrap, ratioBootstrap } from "../../src/stats/bootstrap.ts";
 import { excessDisagreementTest } from "../../src/stats/permutation.ts";
 
 const mean = (xs: readonly number[]) => xs.reduce((s, v) => s + v, 0) / xs.length;
@@ -44,6 +44,30 @@ describe("cluster bootstrap", () => {
       }),
       { numRuns: 50 },
     );
+  });
+});
+
+describe("ratio bootstrap", () => {
+  const sumRatio = (sample: readonly { num: number; den: number }[]) => {
+    const den = sample.reduce((s, it) => s + it.den, 0);
+    return den === 0 ? null : sample.reduce((s, it) => s + it.num, 0) / den;
+  };
+  const countItems = fc.array(
+    fc.record({ den: fc.nat({ max: 12 }), share: fc.double({ min: 0, max: 1, noNaN: true }), cluster: fc.constantFrom("a", "b", "c", "d", "e") }).map(({ den, share, cluster }) => ({ num: Math.round(share * den), den, cluster })),
+    { minLength: 0, maxLength: 14 },
+  );
+  it("equals the cluster bootstrap of Σ num / Σ den, draw for draw, clustered or not", () => {
+    fc.assert(
+      fc.property(countItems, fc.nat(), fc.boolean(), (items, seed, clustered) => {
+        const options = { reps: 40, seed, stream: "s", ...(clustered ? { clusterOf: (it: { cluster: string }) => it.cluster } : {}) };
+        expect(ratioBootstrap(items, options)).toEqual(clusterBootstrap(items, sumRatio, options));
+      }),
+      { numRuns: 200 },
+    );
+  });
+  it("has no value without units, and no interval for one cluster", () => {
+    expect(ratioBootstrap([{ num: 0, den: 0 }, { num: 0, den: 0 }], { reps: 10, seed: 1 })).toMatchObject({ value: null, low: null, high: null });
+    expect(ratioBootstrap([{ num: 1, den: 4 }, { num: 2, den: 4 }], { reps: 10, seed: 1, clusterOf: () => "one" })).toMatchObject({ value: 0.375, low: null, high: null, validReps: 0 });
   });
 });
 
