@@ -1,8 +1,36 @@
-import { defineConfig } from "vitest/config";
+import { existsSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import { defineConfig, type Plugin } from "vitest/config";
+
+const root = import.meta.dirname;
+const dist = join(root, "dist");
+
+/**
+ * Tests import the engine and harness as TypeScript sources; each is loaded from its compiled
+ * module in dist/ (built by test/setup/build.ts) by Node itself, untransformed, as the CLI runs
+ * it: vitest transforms only the test files.
+ */
+function compiledSources(): Plugin {
+  return {
+    name: "fieldtest-compiled-sources",
+    enforce: "pre",
+    resolveId(source, importer) {
+      if (!importer || !/\.tsx?$/.test(source) || !(source.startsWith(".") || source.startsWith("/"))) return null;
+      const rel = relative(root, resolve(importer, "..", source));
+      if (!(rel.startsWith(`src${sep}`) || rel.startsWith(`harness${sep}`))) return null;
+      const compiled = join(dist, rel.replace(/\.tsx?$/, ".js"));
+      // One copy of each module: a source loaded beside its compiled twin would split their state.
+      if (!existsSync(compiled)) throw new Error(`${compiled} is missing: the build (test/setup/build.ts) did not write it`);
+      return { id: compiled, external: true };
+    },
+  };
+}
 
 export default defineConfig({
+  plugins: [compiledSources()],
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/setup/build.ts"],
     setupFiles: ["test/setup/zod-compile.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
@@ -11,5 +39,6 @@ export default defineConfig({
     maxWorkers: 3,
     // Files share their worker's module cache instead of importing the engine afresh each time.
     isolate: false,
+    server: { deps: { external: [/\/node_modules\//, /\/dist\//] } },
   },
 });

@@ -4,8 +4,8 @@ import { PACKAGE_ROOT } from "../../harness/package.ts";
 
 /**
  * The build's copy (dist/) of one of the repository's TypeScript files, for tests that run it as a
- * child process: plain `node` starts it in a fraction of what a TypeScript loader costs. `npm test`
- * builds dist/ first, so the copy is never stale there.
+ * child process: plain `node` starts it in a fraction of what a TypeScript loader costs. Vitest
+ * builds dist/ first (test/setup/build.ts), so the copy is never stale there.
  */
 export function compiled(file: string): string {
   const path = join(PACKAGE_ROOT, "dist", relative(PACKAGE_ROOT, file).replace(/\.tsx?$/, ".js"));
