@@ -31,7 +31,8 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/setup/build.ts"],
-    setupFiles: ["test/setup/zod-compile.ts"],
+    // scripts/bench-tests.ts asks for each file's CPU time.
+    setupFiles: ["test/setup/zod-compile.ts", ...(process.env.FIELDTEST_CPU_BY_FILE ? ["test/setup/cpu-by-file.ts"] : [])],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
