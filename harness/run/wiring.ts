@@ -1,6 +1,7 @@
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { execa } from "execa";
+import { promisify } from "node:util";
 import { CRITIC_PROMPT, type PromptDescriptor } from "../../src/critic/prompts/index.ts";
 import { toGoal, type CorpusGoal } from "../../src/formats/goal.ts";
 import type { Fixture } from "../../src/formats/fixture.ts";
@@ -162,10 +163,13 @@ export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisi
   };
 }
 
+/** Node's own execFile: a process-spawning library would load more modules than the rest of `run` for two git calls. */
+const git = (args: string[]) => promisify(execFile)("git", args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+
 async function gitInfo(): Promise<{ sha: string | null; dirty: boolean | null }> {
   try {
-    const sha = (await execa("git", ["rev-parse", "HEAD"])).stdout.trim();
-    const status = (await execa("git", ["status", "--porcelain"])).stdout;
+    const sha = (await git(["rev-parse", "HEAD"])).stdout.trim();
+    const status = (await git(["status", "--porcelain"])).stdout;
     return { sha, dirty: status.trim() !== "" };
   } catch {
     return { sha: null, dirty: null };
