@@ -78,6 +78,8 @@ export interface SendOptions {
   attempt: number;
   /** Filled by an HTTP adapter with the timestamps of the exchange itself (see timedFetch). */
   timing?: TransportTiming;
+  /** The body as canonical JSON (what request_sha256 covers), when the caller has it: an HTTP adapter sends this text rather than writing the body again. */
+  bodyJson?: string;
 }
 
 /** When one send's HTTP exchange began (request handed to fetch) and ended (response body read). */

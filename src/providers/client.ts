@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { canonicalJson } from "../canonical.ts";
 import { ROLES, type CallRecord, type Role, type TransportAttempt, type Usage } from "../formats/records.ts";
 import { TransportError, type Conversation, type ProviderAdapter, type Reply, type TransportTiming } from "./adapter.ts";
 import { apiKeyFor, API_KEY_ENV, type Env } from "./api-keys.ts";
@@ -134,7 +135,9 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
   ): Promise<Exchange> {
     const render = () => adapter.render(conversation, adapter.formats[rt.formatIndex]!);
     let body = render();
-    let key = requestHash(adapter, body, request.role, request.trial);
+    // Written once: the text the request is hashed by is the text an HTTP adapter sends.
+    let bodyJson = canonicalJson(body);
+    let key = requestHash(adapter, bodyJson, request.role, request.trial);
     const stored = rt.replay?.store.take(key) ?? cache?.get(key);
     if (stored) return { kind: "reply", reply: stored, body, key, attempts: [], cached: true, latencyMs: 0 };
     if (rt.replay && !rt.replay.fallThrough) throw new ReplayMissError(rt.replay.runDir, key, request.role, request.itemId, request.trial);
@@ -167,7 +170,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       };
       let reply: Reply;
       try {
-        reply = await adapter.send(body, { timeoutMs: rt.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, request, attempt, timing });
+        reply = await adapter.send(body, { timeoutMs: rt.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, request, attempt, timing, bodyJson });
       } catch (e) {
         // A throw that is no TransportError is an answer the adapter could not read: still a failed send, so the trial keeps its calls.
         const failure = e instanceof TransportError ? e : new TransportError("unexpected", e instanceof Error ? `${e.name}: ${e.message}` : String(e));
@@ -176,7 +179,8 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
           // The server rejected the structured-output mechanism, not the request: fall back and resend now.
           rt.formatIndex += 1;
           body = render();
-          key = requestHash(adapter, body, request.role, request.trial);
+          bodyJson = canonicalJson(body);
+          key = requestHash(adapter, bodyJson, request.role, request.trial);
           continue;
         }
         if (!failure.retryable || retries >= config.maxRetries) return done({ kind: "failed", failure });

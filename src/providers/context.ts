@@ -1,4 +1,4 @@
-import { canonicalJson, hashCanonical, sha256 } from "../canonical.ts";
+import { canonicalJson, sha256 } from "../canonical.ts";
 import type { DecisionContext, ModelMismatch, Role } from "../formats/records.ts";
 import { textMemo } from "../text-memo.ts";
 import type { ProviderAdapter } from "./adapter.ts";
@@ -35,9 +35,14 @@ const sha256OfRepeated = (text: string) => repeatedHashes(text, () => sha256(tex
 /**
  * The cache and replay key: the full canonical wire request (with its provider and endpoint) plus
  * role and trial index, so repeats never collapse and one model's answer never serves another.
+ * It is `hashCanonical({ provider, base_url, body, role, trial })`, with the body's canonical
+ * text (`bodyJson`, which an HTTP adapter also sends) spliced in rather than written again; the
+ * members are in canonical (sorted) order.
  */
-export function requestHash(adapter: ProviderAdapter, body: Record<string, unknown>, role: Role, trial: number): string {
-  return hashCanonical({ provider: adapter.provider, base_url: adapter.baseUrl, body, role, trial });
+export function requestHash(adapter: Pick<ProviderAdapter, "provider" | "baseUrl">, bodyJson: string, role: Role, trial: number): string {
+  return sha256(
+    `{"base_url":${canonicalJson(adapter.baseUrl)},"body":${bodyJson},"provider":${canonicalJson(adapter.provider)},"role":${canonicalJson(role)},"trial":${canonicalJson(trial)}}`,
+  );
 }
 
 /** null when the provider reports the requested model; "snapshot" for `<model>-<more>`; "different" otherwise. */

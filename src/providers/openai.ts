@@ -18,6 +18,9 @@ import { textMemo } from "../text-memo.ts";
 import { publicBaseUrl } from "./endpoint.ts";
 import { createHttpFetch, timingFetchOptions } from "./http-fetch.ts";
 
+/** The content type the SDK would set for an object body; given with a string body, the SDK sends the string as it is. */
+const JSON_CONTENT = { "content-type": "application/json" } as const;
+
 /** JSON mode carries the schema in a system message, since the response format cannot. */
 const JSON_MODE_SCHEMA_PREFIX = "Answer with one JSON object that matches this JSON Schema:\n";
 
@@ -118,8 +121,15 @@ export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEn
 
     async send(body, options: SendOptions): Promise<Reply> {
       try {
+        // The SDK passes a string body with a content type through as it is (no JSON.stringify of its own):
+        // the canonical text is the same JSON value, already written for the request hash.
+        const wire = options.bodyJson ?? canonicalJson(body);
         const { data, response } = await client.chat.completions
-          .create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, { timeout: options.timeoutMs, fetchOptions: timingFetchOptions(options.timing) })
+          .create(wire as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, {
+            timeout: options.timeoutMs,
+            headers: JSON_CONTENT,
+            fetchOptions: timingFetchOptions(options.timing),
+          })
           .withResponse();
         const message = Array.isArray(data.choices) ? data.choices[0]?.message : undefined;
         return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hashCanonical, sha256 } from "../../src/canonical.ts";
+import { canonicalJson, hashCanonical, sha256 } from "../../src/canonical.ts";
 import { CriticOutputSchema } from "../../src/formats/findings.ts";
 import type { CallRecord } from "../../src/formats/records.ts";
 import { createModelClient, type RoleConfig } from "../../src/providers/client.ts";
@@ -80,6 +80,18 @@ describe("openai adapter through the client", () => {
     });
     expect(call!.cost_usd).toBeGreaterThan(0);
     expect(call!.transport_attempts).toEqual([{ index: 0, latency_ms: 0, outcome: "ok", error_class: null, http_status: 200 }]);
+  });
+
+  it("sends the text it hashed: the body's canonical JSON, the JSON value the SDK would have written", async () => {
+    const { client, server } = await setup([ok(VALID_CRITIC_ANSWER)]);
+    const request = criticRequest({ trial: 2 });
+    const result = await client.structured(request, CriticOutputSchema);
+    expect(result.ok).toBe(true);
+    const sent = server.received[0]!;
+    expect(sent.headers["content-type"]).toBe("application/json");
+    expect(sent.raw).toBe(canonicalJson(sent.body));
+    expect(JSON.parse(sent.raw)).toEqual(JSON.parse(JSON.stringify(sent.body)));
+    expect(result.calls[0]!.request_sha256).toBe(hashCanonical({ provider: "openai", base_url: `${server.url}/v1`, body: sent.body, role: "critic", trial: 2 }));
   });
 
   it("honours Retry-After on 429 through the injected sleep", async () => {

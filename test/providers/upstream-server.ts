@@ -11,7 +11,7 @@
 //   ("upstream-delay-ms:<ms>"), which every call record keeps, so a benchmark can subtract what the
 //   server spent from what the harness recorded.
 //
-// Run alone: node dist/test/providers/upstream-server.js [--planner-ms 110] [--critic-ms 48]
+// Run alone: node dist/test/providers/upstream-server.js [--planner-ms 110] [--critic-ms 48] [--port 0]
 // It prints `listening <url>` and serves until stdin closes or it is killed.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -39,6 +39,8 @@ export interface UpstreamOptions {
   profile?: SimProfile;
   corpusRoot?: string;
   seed?: number;
+  /** Port on 127.0.0.1 (default 0: any free one). A fixed port keeps request hashes, which cover the endpoint, comparable across runs. */
+  port?: number;
 }
 
 export interface UpstreamServer {
@@ -60,7 +62,7 @@ function normal(rng: Rng): number {
 }
 
 export async function startUpstreamServer(options: UpstreamOptions = {}): Promise<UpstreamServer> {
-  const { plannerMs = 110, criticMs = 48, spread = 0.25, profile = DEFAULT_SIM_PROFILE, seed = 0 } = options;
+  const { plannerMs = 110, criticMs = 48, spread = 0.25, profile = DEFAULT_SIM_PROFILE, seed = 0, port: listenPort = 0 } = options;
   const fixtures = new Map<string, Fixture>(loadCorpus(options.corpusRoot ?? "corpus").fixtures.map(({ fixture }) => [hashCanonical(fixture.plan), fixture]));
   const delays = createRng("upstream-latency", seed);
   let served = 0;
@@ -126,7 +128,7 @@ export async function startUpstreamServer(options: UpstreamOptions = {}): Promis
     });
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(listenPort, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
@@ -150,7 +152,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const i = process.argv.indexOf(name);
     return i === -1 ? undefined : Number(process.argv[i + 1]);
   };
-  const server = await startUpstreamServer({ plannerMs: flag("--planner-ms"), criticMs: flag("--critic-ms"), spread: flag("--spread") });
+  const server = await startUpstreamServer({ plannerMs: flag("--planner-ms"), criticMs: flag("--critic-ms"), spread: flag("--spread"), port: flag("--port") });
   process.stdout.write(`listening ${server.url}\n`);
   process.stdin.on("close", () => void server.close().then(() => process.exit(0)));
   process.stdin.resume();
