@@ -1,4 +1,4 @@
-import { canonicalJson, hashCanonical } from "../canonical.ts";
+import { canonicalJson, sha256 } from "../canonical.ts";
 import type { Plan } from "../formats/plan.ts";
 
 /**
@@ -17,7 +17,13 @@ export function structuralContent(plan: Plan): { tasks: unknown[]; dependencies:
   return { tasks, dependencies };
 }
 
-/** SHA-256 of the structural content: the stall and oscillation detectors compare these. */
+/**
+ * SHA-256 of the structural content: the stall and oscillation detectors compare these. It is
+ * `hashCanonical(structuralContent(plan))`, without reading the dependencies back: their canonical
+ * texts, sorted and deduplicated, are the canonical text of their array.
+ */
 export function structuralHash(plan: Plan): string {
-  return hashCanonical(structuralContent(plan));
+  const { tasks } = structuralContent({ ...plan, dependencies: [] });
+  const dependencies = [...new Set(plan.dependencies.map((d) => canonicalJson(d)))].sort();
+  return sha256(`{"dependencies":[${dependencies.join(",")}],"tasks":${canonicalJson(tasks)}}`);
 }

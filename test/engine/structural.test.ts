@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { hashCanonical } from "../../src/canonical.ts";
 import { structuralContent, structuralHash } from "../../src/loop/structural.ts";
 import { SOUND, WITH_CACHE } from "./fixtures.ts";
 
@@ -42,5 +43,16 @@ describe("structuralHash", () => {
     const migrate = structuralContent(SOUND).tasks[1] as { rollback: object; description?: string };
     expect(migrate.rollback).toEqual({ trigger: "verify_migrate", requires: ["snapshot_taken"], restores: ["db"] });
     expect(migrate.description).toBeUndefined();
+  });
+});
+
+describe("structuralHash written directly", () => {
+  it("is the canonical hash of the structural content, for plans with and without rollbacks and with repeated dependencies", () => {
+    fc.assert(
+      fc.property(fc.shuffledSubarray(WITH_CACHE.tasks, { minLength: 1 }), fc.array(fc.constantFrom(...SOUND.dependencies, ...WITH_CACHE.dependencies)), fc.boolean(), (tasks, dependencies, dropRollbacks) => {
+        const plan = { ...WITH_CACHE, tasks: dropRollbacks ? tasks.map((t) => ({ ...t, rollback: undefined })) : tasks, dependencies };
+        expect(structuralHash(plan)).toBe(hashCanonical(structuralContent(plan)));
+      }),
+    );
   });
 });
