@@ -148,9 +148,13 @@ export class JsonlLog {
   }
 
   private writeLine(text: string): void {
-    const buf = Buffer.from(`${text}\n`, "utf8");
-    let off = 0;
-    while (off < buf.length) off += writeSync(this.fd, buf, off);
+    const line = `${text}\n`;
+    // The text goes to the descriptor as it is (no Buffer of our own); a short write, rare on a file, finishes from its bytes.
+    const written = writeSync(this.fd, line);
+    if (written < Buffer.byteLength(line, "utf8")) {
+      const bytes = Buffer.from(line, "utf8");
+      for (let off = written; off < bytes.length; ) off += writeSync(this.fd, bytes, off);
+    }
     this.unsynced = true;
     this.sync();
   }

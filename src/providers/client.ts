@@ -83,7 +83,8 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
     ...ROLES.flatMap((r) => Object.values(config[r].headers ?? {})),
     ...ROLES.flatMap((r) => (config[r].baseUrl ? urlCredentials(config[r].baseUrl) : [])),
   ].filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH);
-  const redact = (text: string) => secrets.reduce((t, s) => t.split(s).join("[redacted]"), text);
+  // Most texts hold no secret: looked for first, so only a text that has one is copied.
+  const redact = (text: string) => secrets.reduce((t, s) => (t.includes(s) ? t.split(s).join("[redacted]") : t), text);
 
   /** The SDKs load only for a role that uses them: a sim or replay run never imports one. */
   async function adapterFor(provider: WireProvider, role: RoleConfig): Promise<ProviderAdapter> {

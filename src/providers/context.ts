@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { canonicalJson, sha256 } from "../canonical.ts";
 import type { DecisionContext, ModelMismatch, Role } from "../formats/records.ts";
 import { textMemo } from "../text-memo.ts";
@@ -40,9 +41,12 @@ const sha256OfRepeated = (text: string) => repeatedHashes(text, () => sha256(tex
  * members are in canonical (sorted) order.
  */
 export function requestHash(adapter: Pick<ProviderAdapter, "provider" | "baseUrl">, bodyJson: string, role: Role, trial: number): string {
-  return sha256(
-    `{"base_url":${canonicalJson(adapter.baseUrl)},"body":${bodyJson},"provider":${canonicalJson(adapter.provider)},"role":${canonicalJson(role)},"trial":${canonicalJson(trial)}}`,
-  );
+  // Fed in pieces: the body text is the bulk of the request and is hashed where it is, never copied into a larger string.
+  return createHash("sha256")
+    .update(`{"base_url":${canonicalJson(adapter.baseUrl)},"body":`, "utf8")
+    .update(bodyJson, "utf8")
+    .update(`,"provider":${canonicalJson(adapter.provider)},"role":${canonicalJson(role)},"trial":${canonicalJson(trial)}}`, "utf8")
+    .digest("hex");
 }
 
 /** null when the provider reports the requested model; "snapshot" for `<model>-<more>`; "different" otherwise. */

@@ -35,7 +35,7 @@ export function createHttpFetch(now: () => number): typeof fetch {
       if (signal?.aborted) return reject(abortError());
       if (url.protocol !== "http:" && url.protocol !== "https:") return reject(new TypeError(`fetch failed: unsupported protocol ${url.protocol}`));
       const body = bodyOf(init.body);
-      const headers = Object.fromEntries(new Headers(init.headers));
+      const headers = headersOf(init.headers);
       if (body !== null) headers["content-length"] = String(Buffer.byteLength(body));
       const send = url.protocol === "https:" ? httpsRequest : httpRequest;
       const req = send(url, { method: init.method ?? "GET", headers, agent: agents[url.protocol] });
@@ -76,6 +76,13 @@ export function createHttpFetch(now: () => number): typeof fetch {
       if (timing) timing.startedAt = now();
       req.end(body ?? undefined);
     });
+}
+
+/** The request headers as a plain object; the SDKs hand over a Headers, which is read as it is rather than copied into another. */
+function headersOf(init: RequestInit["headers"]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of init instanceof Headers ? init : new Headers(init)) headers[name] = value;
+  return headers;
 }
 
 function abortError(): Error {
