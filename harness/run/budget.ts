@@ -148,7 +148,7 @@ export class BudgetGuard {
 
   constructor(
     private readonly limits: Limits,
-    /** Key of the trial making the current call (from async context). */
+    /** Key of the trial whose send is being admitted (asked only while beforeCall refuses one). */
     private readonly currentTrial: () => string | undefined,
     /** What earlier sessions of this run spent (a resume keeps counting). */
     already: Pick<Spend, "calls" | "cost_usd"> = NO_SPEND,

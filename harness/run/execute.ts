@@ -1,17 +1,9 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import pLimit from "p-limit";
 import type { CallRecord, EngineOutcome, TrialRecord } from "../../src/formats/records.ts";
 import type { TrialWork } from "./work.ts";
 
 /** Runs one trial: the engine on a corpus goal, or the critic on a boundary fixture. */
 export type TrialExecutor = (work: TrialWork) => Promise<EngineOutcome>;
-
-const trialContext = new AsyncLocalStorage<string>();
-
-/** Key of the trial whose async work is running now (for per-call hooks that get no trial id). */
-export function currentTrialKey(): string | undefined {
-  return trialContext.getStore();
-}
 
 /**
  * How a sweep stops early. `drain`: start nothing new, record what is in flight. `abandon`: start
@@ -120,7 +112,7 @@ export async function executeTrials(o: ExecuteOptions): Promise<void> {
     o.onEvent?.({ type: "start", work, at: started.getTime() });
     let outcome: EngineOutcome;
     try {
-      outcome = await trialContext.run(work.key, () => o.execute(work));
+      outcome = await o.execute(work);
     } catch (e) {
       outcome = errorOutcome(e);
     }

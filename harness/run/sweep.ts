@@ -7,7 +7,7 @@ import type { AttemptEvent } from "../../src/providers/types.ts";
 import type { ConfigFile } from "../config.ts";
 import type { LoopMonitor } from "./event-loop.ts";
 import { BudgetGuard, estimateSweep, formatSpend, refuseByEstimate, type PriceOf, type SweepEstimate } from "./budget.ts";
-import { currentTrialKey, executeTrials, StopControl, type TrialExecutor } from "./execute.ts";
+import { executeTrials, StopControl, type TrialExecutor } from "./execute.ts";
 import { NO_SPEND, readSpend, SpendJournal, SpendTally } from "./journal.ts";
 import { acquireLock, claimOutDir, type LockOptions } from "./lock.ts";
 import { CRASHED, MANIFEST_SCHEMA_VERSION, readManifest, runIdFor, totalsOf, type Manifest, type RunState, type Session } from "./manifest.ts";
@@ -27,10 +27,11 @@ export interface CanaryOutcome {
   failures: string[];
 }
 
+/** Asked and told of every provider send, with the key of the trial that makes it. */
 export interface CallHooks {
-  beforeCall(role: Role): "ok" | "budget_exceeded";
+  beforeCall(role: Role, trialKey: string | null): "ok" | "budget_exceeded";
   /** Every provider send as it leaves and returns: journaled before the call is recorded. */
-  onAttempt(event: AttemptEvent): void;
+  onAttempt(event: AttemptEvent, trialKey: string | null): void;
 }
 
 /** What the runner needs from the rest of fieldtest (wired in harness/run/wiring.ts, faked in tests). */
@@ -310,7 +311,9 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
 
   const heads = new Map(prep.recorded.map((h) => [trialKey(h), h]));
   const stop = new StopControl();
-  const guard = new BudgetGuard(resolved.operational, currentTrialKey, before, {
+  // The trial whose send the guard is admitting: set just before it is asked (it asks synchronously), so a refusal cuts that trial.
+  let admitting: string | undefined;
+  const guard = new BudgetGuard(resolved.operational, () => admitting, before, {
     dearest: tally.dearest,
     estimate: Object.fromEntries(prep.estimate.roles.map((r) => [r.role, r.costPerCallUsd])),
   });
@@ -332,13 +335,14 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
       if (guard.tripped !== null && stop.mode === "run") stop.stop("drain", guard.tripped);
     };
     const executor = engine.createExecutor(resolved.config, prep.corpus, {
-      beforeCall: (role) => {
+      beforeCall: (role, trialKey) => {
+        admitting = trialKey ?? undefined;
         const verdict = guard.beforeCall(role);
         stopWhenTripped();
         return verdict;
       },
-      onAttempt: (event) => {
-        const line = journal.record(event, currentTrialKey() ?? null);
+      onAttempt: (event, trialKey) => {
+        const line = journal.record(event, trialKey);
         tally.add(line);
         guard.onSpend(line);
         stopWhenTripped();

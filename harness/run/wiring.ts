@@ -12,6 +12,7 @@ import { runEngine } from "../../src/loop/engine.ts";
 import { checkApiKeys, MissingApiKeyError } from "../../src/providers/api-keys.ts";
 import { createModelClient } from "../../src/providers/client.ts";
 import type { RoleConfig } from "../../src/providers/config.ts";
+import type { ModelClient } from "../../src/providers/types.ts";
 import { estimateCost, PRICE_TABLE_VERSION } from "../../src/providers/prices.ts";
 import { SIM_VERSION } from "../../src/providers/sim/adapter.ts";
 import { loadSimProfile } from "../../src/providers/sim/profile.ts";
@@ -92,7 +93,9 @@ export function engineExecutor(config: RunConfig, corpus: Corpus, hooks: CallHoo
     injection: new Map(corpus.injection.map((i) => [i.id, i.fixture])),
   };
   return (work) => {
-    const deps = { client, itemId: work.item_id, trial: work.trial };
+    // Every request of the trial carries its key, which the client hands to the hooks with each send.
+    const trialClient: ModelClient = { structured: (request, validator, guard) => client.structured({ ...request, trialKey: work.key }, validator, guard) };
+    const deps = { client: trialClient, itemId: work.item_id, trial: work.trial };
     if (work.suite === "corpus") return runEngine(toGoal(goals.get(work.item_id)!), deps, { mode: config.mode, maxRounds: config.maxRounds, packs: packs.run });
     return runCriticTrial(frozen[work.suite].get(work.item_id)!, deps, work.suite === "security" ? packs.security : packs.run);
   };

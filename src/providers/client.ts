@@ -28,10 +28,10 @@ export interface ClientDeps {
   env?: Env;
   /** Called with every call record as it is made (progress and spend). */
   onCall?: (record: CallRecord) => void;
-  /** Asked before every send; "budget_exceeded" refuses it and the call returns that outcome. */
-  beforeCall?: (role: Role) => "ok" | "budget_exceeded";
-  /** Told of every send as it leaves and as it returns, before the call record exists (the spend journal). */
-  onAttempt?: (event: AttemptEvent) => void;
+  /** Asked before every send, with the request's trial key (null without one); "budget_exceeded" refuses it and the call returns that outcome. */
+  beforeCall?: (role: Role, trialKey: string | null) => "ok" | "budget_exceeded";
+  /** Told of every send as it leaves and as it returns, before the call record exists (the spend journal), with the request's trial key. */
+  onAttempt?: (event: AttemptEvent, trialKey: string | null) => void;
   /** The recorded trials of a run a role replays (`replay.runDir`); needed only when one does. */
   recordedTrials?: (runDir: string) => RecordedTrials;
 }
@@ -155,8 +155,9 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
     });
     const { provider } = adapter;
     const { model } = rt.config;
+    const trialKey = request.trialKey ?? null;
     for (let retries = 0; ; ) {
-      if (!admit(attempts) || deps.beforeCall?.(request.role) === "budget_exceeded") return done({ kind: "refused" });
+      if (!admit(attempts) || deps.beforeCall?.(request.role, trialKey) === "budget_exceeded") return done({ kind: "refused" });
       await rt.throttle.acquire();
       const timing: TransportTiming = { startedAt: null, endedAt: null };
       const sentAt = now();
@@ -164,10 +165,10 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       const latency = () => (timing.startedAt !== null && timing.endedAt !== null ? timing.endedAt - timing.startedAt : now() - sentAt);
       const id = sends++;
       const { role, itemId, trial, round } = request;
-      deps.onAttempt?.({ phase: "sent", id, role, provider, model, item_id: itemId, trial, round, attempt, index: attempts.length });
+      deps.onAttempt?.({ phase: "sent", id, role, provider, model, item_id: itemId, trial, round, attempt, index: attempts.length }, trialKey);
       const returned = (a: TransportAttempt, usage: Usage | null) => {
         attempts.push(a);
-        deps.onAttempt?.({ phase: "returned", id, role, outcome: a.outcome, error_class: a.error_class, http_status: a.http_status, usage, cost_usd: attemptCost(provider, model, a, usage) });
+        deps.onAttempt?.({ phase: "returned", id, role, outcome: a.outcome, error_class: a.error_class, http_status: a.http_status, usage, cost_usd: attemptCost(provider, model, a, usage) }, trialKey);
       };
       let reply: Reply;
       try {

@@ -37,6 +37,8 @@ export interface LlmRequest {
   schemaName: string;
   schema: Record<string, unknown>;
   sim?: SimHints;
+  /** The trial making the request, as the harness keys it (`suite/item/trial`): handed to the client's hooks with every send. */
+  trialKey?: string;
 }
 
 export type StructuredResult<T> =

@@ -108,14 +108,14 @@ export function fakeEngine(corpus: Corpus, o: FakeOptions = {}): SweepEngine & {
       const n = work.suite === "corpus" ? (o.callsPerGoal ?? 4) : 1;
       for (let i = 0; i < n; i++) {
         const role = work.suite === "boundary" || i % 2 === 1 ? "critic" : "planner";
-        if (hooks.beforeCall(role) === "budget_exceeded") return engineOutcome([], made, ["budget_exceeded"]);
+        if (hooks.beforeCall(role, work.key) === "budget_exceeded") return engineOutcome([], made, ["budget_exceeded"]);
         const id = sends++;
         const round = Math.floor(i / 2);
-        hooks.onAttempt({ phase: "sent", id, role, provider: "sim", model: `sim-${role}`, item_id: work.item_id, trial: work.trial, round, attempt: 0, index: 0 });
+        hooks.onAttempt({ phase: "sent", id, role, provider: "sim", model: `sim-${role}`, item_id: work.item_id, trial: work.trial, round, attempt: 0, index: 0 }, work.key);
         await (o.sleep?.(work) ?? Promise.resolve());
         const made1 = fakeCall(role, round, o.costPerCall ?? 0);
         calls.push(work.key);
-        hooks.onAttempt({ phase: "returned", id, role, outcome: "ok", error_class: null, http_status: null, usage: null, cost_usd: made1.cost_usd });
+        hooks.onAttempt({ phase: "returned", id, role, outcome: "ok", error_class: null, http_status: null, usage: null, cost_usd: made1.cost_usd }, work.key);
         made.push(made1);
       }
       o.afterTrial?.(work);

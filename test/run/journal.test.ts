@@ -2,10 +2,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readSpend, runSpend, SpendJournal, SpendTally } from "../../harness/run/journal.ts";
-import { RUN_FILES } from "../../harness/run/store.ts";
-import type { SpendLine } from "../../src/formats/records.ts";
+import { readTrialLog, RUN_FILES } from "../../harness/run/store.ts";
+import { runSweep } from "../../harness/run/sweep.ts";
+import { realEngine } from "../../harness/run/wiring.ts";
+import { trialKey, type SpendLine } from "../../src/formats/records.ts";
 import type { AttemptEvent } from "../../src/providers/types.ts";
-import { tempDir } from "./helpers.ts";
+import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
 
 const AT = "2026-01-01T00:00:00.000Z";
 const sent = (session: string, id: number, provider = "openai", role: "planner" | "critic" = "critic"): SpendLine => ({
@@ -112,5 +114,21 @@ describe("spend journal", () => {
     expect(read).toEqual(written);
     expect(read[0]).toMatchObject({ event: "sent", session: "1-a", trial_key: "boundary/a/0", provider: "openai" });
     expect(tally.total()).toMatchObject({ calls: 1, unknown_cost_calls: 1, cost_usd_is_lower_bound: true });
+  });
+});
+
+describe("the spend journal of a real sweep", () => {
+  it("keys every send to the trial that made it: each trial's sends are exactly its recorded transport attempts", async () => {
+    const root = tempDir("ft-journal-keys-");
+    const corpusRoot = smallCorpus(root, 3, 2);
+    const out = join(root, "run");
+    expect(await runSweep(cli({ trials: "3", concurrency: "4", out }), {}, { ...realEngine({}, corpusRoot), writeReport: undefined }, testHost())).toBe(0);
+    const sent = new Map<string, number>();
+    readSpend(out, (line) => {
+      if (line.event === "sent") sent.set(String(line.trial_key), (sent.get(String(line.trial_key)) ?? 0) + 1);
+    });
+    const attempts = new Map(readTrialLog(out).records.map((r) => [trialKey(r), r.calls.reduce((n, c) => n + c.transport_attempts.length, 0)]));
+    expect(attempts.size).toBe(15);
+    expect(sent).toEqual(attempts);
   });
 });
