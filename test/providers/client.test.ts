@@ -104,6 +104,23 @@ describe("throttle", () => {
     expect(starts).toEqual([0, 0, 60_000, 60_000, 120_000]);
   });
 
+  it("without limits starts every task at once and never waits to send", async () => {
+    const throttle = new Throttle(undefined, undefined, fakeClock());
+    let running = 0;
+    const release: (() => void)[] = [];
+    const tasks = Array.from({ length: 6 }, () =>
+      throttle.run(async () => {
+        running++;
+        await throttle.acquire();
+        await new Promise<void>((r) => release.push(r));
+      }),
+    );
+    expect(running).toBe(6);
+    await new Promise((r) => setImmediate(r));
+    release.forEach((r) => r());
+    await Promise.all(tasks);
+  });
+
   it("never runs more tasks at once than its concurrency", async () => {
     const throttle = new Throttle(2, undefined, fakeClock());
     let running = 0;
