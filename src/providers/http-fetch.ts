@@ -64,7 +64,8 @@ export function createHttpFetch(now: () => number): typeof fetch {
           if (timing) timing.endedAt = now();
           let response: BufferedResponse;
           try {
-            response = toResponse(url.href, res, Buffer.concat(chunks));
+            // A body that came in one chunk is read where it is, not copied.
+            response = toResponse(url.href, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
           } catch (e) {
             return fail(new TypeError("fetch failed: unreadable response body", { cause: e }));
           }
