@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { CRITIC_PROMPT, type PromptDescriptor } from "../../src/critic/prompts/index.ts";
-import { toGoal, type CorpusGoal } from "../../src/formats/goal.ts";
+import { toGoal, type Goal } from "../../src/formats/goal.ts";
 import type { Fixture } from "../../src/formats/fixture.ts";
 import { InputError } from "../../src/formats/load.ts";
 import { GATE_VERSIONS } from "../../src/gates/index.ts";
@@ -28,7 +28,7 @@ import { writeReport } from "../report/write.ts";
 import { loadCorpus, type Corpus } from "../corpus/load.ts";
 import { PACKAGE_VERSION } from "../package.ts";
 import { SECURITY_SUITE_PACKS } from "../corpus/security.ts";
-import { canonicalJson } from "../../src/canonical.ts";
+import { canonicalJson, deepFreeze } from "../../src/canonical.ts";
 import type { CompiledPack } from "../../src/packs/compile.ts";
 import { loadPacks, packVersions } from "../../src/packs/load.ts";
 import { declaredAttributes, plannerPromptFor } from "../../src/packs/planner.ts";
@@ -86,7 +86,8 @@ export function runPacks(config: RunConfig): RunPacks {
  */
 export function engineExecutor(config: RunConfig, corpus: Corpus, hooks: CallHooks, packs: RunPacks = runPacks(config)): TrialExecutor {
   const client = createModelClient(config.client, { ...hooks, recordedTrials: replayedTrials });
-  const goals = new Map<string, CorpusGoal>(corpus.goals.map(({ goal }) => [goal.id, goal]));
+  // Each goal's engine view is made once and frozen: every call of every trial of it sends the same canonical text, which canonicalJson then writes once.
+  const goals = new Map<string, Goal>(corpus.goals.map(({ goal }) => [goal.id, deepFreeze(toGoal(goal))]));
   const frozen: Record<"boundary" | "security" | "injection", Map<string, Fixture>> = {
     boundary: new Map(corpus.fixtures.map(({ fixture }) => [fixture.id, fixture])),
     security: new Map(corpus.security.map((s) => [s.id, s.fixture])),
@@ -96,7 +97,7 @@ export function engineExecutor(config: RunConfig, corpus: Corpus, hooks: CallHoo
     // Every request of the trial carries its key, which the client hands to the hooks with each send.
     const trialClient: ModelClient = { structured: (request, validator, guard) => client.structured({ ...request, trialKey: work.key }, validator, guard) };
     const deps = { client: trialClient, itemId: work.item_id, trial: work.trial };
-    if (work.suite === "corpus") return runEngine(toGoal(goals.get(work.item_id)!), deps, { mode: config.mode, maxRounds: config.maxRounds, packs: packs.run });
+    if (work.suite === "corpus") return runEngine(goals.get(work.item_id)!, deps, { mode: config.mode, maxRounds: config.maxRounds, packs: packs.run });
     return runCriticTrial(frozen[work.suite].get(work.item_id)!, deps, work.suite === "security" ? packs.security : packs.run);
   };
 }
