@@ -140,11 +140,14 @@ export class SpendJournal {
 
   /** Journals one send event; returns the line written. */
   record(event: AttemptEvent, trialKey: string | null): SpendLine {
-    const head = { schema_version: SPEND_SCHEMA_VERSION, session: this.session, id: event.id, at: this.now().toISOString() } as const;
+    const { session } = this;
+    const { id } = event;
+    const at = this.now().toISOString();
+    // Whole literals, no spread of a shared head: V8 builds a spread followed by this many members on its slow path (several µs a line).
     const line: SpendLine =
       event.phase === "sent"
-        ? { ...head, event: "sent", trial_key: trialKey, role: event.role, provider: event.provider, model: event.model, round: event.round, attempt: event.attempt, index: event.index }
-        : { ...head, event: "returned", role: event.role, outcome: event.outcome, error_class: event.error_class, http_status: event.http_status, usage: event.usage, cost_usd: event.cost_usd };
+        ? { schema_version: SPEND_SCHEMA_VERSION, session, id, at, event: "sent", trial_key: trialKey, role: event.role, provider: event.provider, model: event.model, round: event.round, attempt: event.attempt, index: event.index }
+        : { schema_version: SPEND_SCHEMA_VERSION, session, id, at, event: "returned", role: event.role, outcome: event.outcome, error_class: event.error_class, http_status: event.http_status, usage: event.usage, cost_usd: event.cost_usd };
     this.log.append(line);
     return line;
   }
