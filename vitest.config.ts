@@ -40,6 +40,7 @@ export default defineConfig({
     maxWorkers: 3,
     // Files share their worker's module cache instead of importing the engine afresh each time.
     isolate: false,
-    server: { deps: { external: [/\/node_modules\//, /\/dist\//] } },
+    // This repository's dist/ only: a clone that sits under some other dist/ folder keeps its tests transformed.
+    server: { deps: { external: [/\/node_modules\//, new RegExp(`^${dist.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/`)] } },
   },
 });
