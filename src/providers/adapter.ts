@@ -114,7 +114,6 @@ export type TransportErrorClass =
   | "auth"
   | "bad_request"
   | "client_error"
-  | "empty_response"
   /** The send returned in a way no adapter understood (a 200 whose body is JSON `null`): not retried, maybe billed. */
   | "unexpected";
 
