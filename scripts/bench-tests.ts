@@ -41,6 +41,7 @@ const sum = (f: (r: (typeof rows)[number]) => number) => rows.reduce((s, r) => s
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 console.log(`vitest run ${process.argv.slice(2).join(" ")}: exit ${code}`);
+if (code !== 0) console.log("  some tests failed: `npm test` shows which (this script keeps vitest's report quiet)");
 console.log(`  wall ${s(wallMs)}, CPU ${s(treeCpuMs)} (${(treeCpuMs / wallMs).toFixed(2)} cores busy on average); load average before ${loadBefore}, after ${load()}`);
 console.log(`  ${rows.length} test files: ${s(sum((r) => r.self_ms))} in the workers, ${s(sum((r) => r.children_ms))} in the processes they started; the rest is vitest's own`);
 console.log(`  most CPU (worker + children):`);
