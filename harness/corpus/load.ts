@@ -1,9 +1,10 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { deepFreeze, hashCanonical, sha256 } from "../../src/canonical.ts";
 import { FixtureSchema, type Fixture } from "../../src/formats/fixture.ts";
 import { CorpusGoalSchema, type CorpusGoal } from "../../src/formats/goal.ts";
-import { InputError, loadFile } from "../../src/formats/load.ts";
+import { InputError, parseSource, readText, validate } from "../../src/formats/load.ts";
+import { textMemo } from "../../src/text-memo.ts";
 import { generateInjectionSuite, injectionItemHash, type InjectionItem } from "./injection.ts";
 import { loadSecuritySuite, securityFiles, securityItemHash, type SecurityItem } from "./security.ts";
 
@@ -75,34 +76,32 @@ function corpusHash(items: readonly (readonly [string, string])[]): string {
 }
 
 /**
- * Corpora loaded in this process, by root, with the fingerprint of the files they were loaded
- * from: a sweep loads its corpus again for its reports, and a test process loads the same corpus
- * dozens of times. The fingerprint is of the files' paths and texts, so an edited corpus is
- * loaded again; a kept corpus is deeply frozen, since every caller shares it.
+ * Corpora loaded in this process, by root and the paths and texts of their files: a sweep loads
+ * its corpus again for its reports, and a test process loads the same corpus dozens of times; an
+ * edited corpus is loaded again. A kept corpus is deeply frozen, since every caller shares it.
  */
-const loaded = new Map<string, { fingerprint: string; corpus: Corpus }>();
-const MAX_LOADED = 8;
+const loaded = textMemo<Corpus>(8);
+
+interface ItemText {
+  file: string;
+  text: string;
+}
 
 /** Load and schema-check every item; the first bad file throws an InputError naming file and key path. */
 export function loadCorpus(root = "corpus"): Corpus {
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new InputError(root, "", "corpus folder not found");
   if (!existsSync(join(root, "goals")) && !existsSync(join(root, "boundary")))
     throw new InputError(root, "", "not a corpus folder: it has neither goals/ nor boundary/");
-  const goalFiles = itemFiles(join(root, "goals"));
-  const fixtureFiles = itemFiles(join(root, "boundary"));
-  const fingerprint = sha256([...goalFiles, ...fixtureFiles, ...securityFiles(root)].map((file) => `${file}\u0000${readFileSync(file, "utf8")}`).join("\u0000"));
-  const known = loaded.get(root);
-  if (known?.fingerprint === fingerprint) return known.corpus;
-  const corpus = deepFreeze(parseCorpus(root, goalFiles, fixtureFiles));
-  loaded.delete(root);
-  if (loaded.size >= MAX_LOADED) loaded.delete(loaded.keys().next().value!);
-  loaded.set(root, { fingerprint, corpus });
-  return corpus;
+  const read = (files: readonly string[]): ItemText[] => files.map((file) => ({ file, text: readText(file) }));
+  const goals = read(itemFiles(join(root, "goals")));
+  const fixtures = read(itemFiles(join(root, "boundary")));
+  const fingerprint = sha256([root, ...[...goals, ...fixtures, ...read(securityFiles(root))].flatMap(({ file, text }) => [file, text])].join("\u0000"));
+  return loaded(fingerprint, () => deepFreeze(parseCorpus(root, goals, fixtures)));
 }
 
-function parseCorpus(root: string, goalFiles: readonly string[], fixtureFiles: readonly string[]): Corpus {
-  const goals = goalFiles.map((file) => ({ file, goal: loadFile(file, CorpusGoalSchema) }));
-  const fixtures = fixtureFiles.map((file) => ({ file, fixture: loadFile(file, FixtureSchema) }));
+function parseCorpus(root: string, goalTexts: readonly ItemText[], fixtureTexts: readonly ItemText[]): Corpus {
+  const goals = goalTexts.map(({ file, text }) => ({ file, goal: validate(parseSource(file, text), CorpusGoalSchema) }));
+  const fixtures = fixtureTexts.map(({ file, text }) => ({ file, fixture: validate(parseSource(file, text), FixtureSchema) }));
   const items: [string, string][] = [
     ...goals.map(({ goal }) => [goalItemKey(goal.id), hashCanonical(goal)] as [string, string]),
     ...fixtures.map(({ fixture }) => [fixtureItemKey(fixture.id), hashCanonical(fixture)] as [string, string]),

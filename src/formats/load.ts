@@ -163,15 +163,18 @@ function parseYaml(file: string, text: string): ParsedSource {
   };
 }
 
-export function readSource(file: string): ParsedSource {
-  let text: string;
+/** A source file's text; a file that cannot be read is bad input naming it. */
+export function readText(file: string): string {
   try {
-    text = readFileSync(file, "utf8");
+    return readFileSync(file, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new InputError(file, "", code === "ENOENT" ? "file not found" : `cannot read file (${code ?? "error"})`);
   }
-  return parseSource(file, text);
+}
+
+export function readSource(file: string): ParsedSource {
+  return parseSource(file, readText(file));
 }
 
 /** Whether `path` names a key that is absent from `data` (its parent exists and is an object). */
