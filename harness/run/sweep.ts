@@ -329,6 +329,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     }
 
     const pending = pendingTrials(prep.owned, prep.recorded, cli.retryErrors === true);
+    const written = new Set<string>();
     loop = host.monitorEventLoop?.() ?? null;
     const progress = new Progress(prep.owned, pending, host.now().getTime(), () => guard.calls - before.calls, () => loop?.read() ?? null);
     const stopWhenTripped = () => {
@@ -372,6 +373,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
       write: (record) => {
         log.append(record);
         heads.set(trialKey(record), trialHead(record));
+        written.add(trialKey(record));
         session.trials_written++;
       },
       stop,
@@ -388,8 +390,9 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
       host.stderr.write(`fieldtest: interrupted; every finished trial is saved. Resume with:\n  ${resumeCommand(dir)}\n`);
       return finish("interrupted", EXIT_INTERRUPTED);
     }
-    // A limit reached by the run's last calls cut nothing short: the run is complete.
-    if (stop.mode !== "run" && pendingTrials(prep.owned, recordedHeads(), false).length > 0) {
+    // A limit reached by the session's last calls cut nothing short: its work is done. (Its own
+    // work list: a --retry-errors session left error records behind it that it had to re-run.)
+    if (stop.mode !== "run" && pending.some((t) => !written.has(t.key))) {
       // A higher limit cannot help a cost that is unknown: each resume goes on to the next such call.
       const resume = guard.stoppedByUnknownCost
         ? `Resume with (it stops again at its next call of unknown cost):\n  ${resumeCommand(dir)}`

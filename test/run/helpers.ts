@@ -85,6 +85,8 @@ export interface FakeOptions {
   sleep?: (work: TrialWork) => Promise<void>;
   /** Called after each trial's calls, before it returns (to interleave signals). */
   afterTrial?: (work: TrialWork) => void;
+  /** Trials whose executor throws before any call (recorded as `error`, as a dead provider leaves them). */
+  fails?: (work: TrialWork) => boolean;
 }
 
 /**
@@ -104,6 +106,7 @@ export function fakeEngine(corpus: Corpus, o: FakeOptions = {}): SweepEngine & {
     price: (provider) => (provider === "sim" ? (o.costPerCall ?? 0) : null),
     checkApiKeys: () => {},
     createExecutor: (config, _corpus, hooks: CallHooks): TrialExecutor => async (work): Promise<EngineOutcome> => {
+      if (o.fails?.(work)) throw new Error("provider unreachable");
       const made: CallRecord[] = [];
       const n = work.suite === "corpus" ? (o.callsPerGoal ?? 4) : 1;
       for (let i = 0; i < n; i++) {

@@ -127,6 +127,25 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
     });
   }
 
+  it("a --retry-errors resume that reaches its ceiling is budget_stopped, not completed, though every trial has a record", async () => {
+    const out = join(tempDir(), "run");
+    let down = true;
+    // Six calls a goal trial: 52 calls in all, past the resume's estimate of 36, so a ceiling of 40 binds mid-run.
+    const engine = fakeEngine(corpus, { sleep: tick, fails: () => down, callsPerGoal: 6 });
+    expect(await runSweep(cli({ trials: "2", out }), file, engine, testHost())).toBe(3);
+    expect(keysOf(out).records.every((r) => r.status === "error")).toBe(true);
+    down = false;
+    const host = testHost();
+    expect(await runSweep(cli({ resume: out, retryErrors: true, maxCalls: "40", concurrency: "3" }), {}, engine, host)).toBe(3);
+    expect(host.stderr.text).toMatch(/budget reached .*stopped cleanly/);
+    expect(readManifest(out).state).toBe("budget_stopped");
+    expect(readManifest(out).sessions.at(-1)!.outcome).toBe("budget_stopped");
+    expect(engine.calls.length).toBeLessThanOrEqual(40);
+    // raised, the next retry finishes the rest
+    expect(await runSweep(cli({ resume: out, retryErrors: true, maxCalls: "1000" }), {}, engine, testHost())).toBe(0);
+    expect(readManifest(out).state).toBe("completed");
+  });
+
   it("Ctrl-C finishes the trials in flight, records them, prints the resume command, exits 130", async () => {
     const out = join(tempDir(), "run");
     let host = testHost();
