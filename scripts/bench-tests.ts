@@ -8,7 +8,7 @@
 // most CPU, each split into its worker's own time and its child processes' (spawned commands,
 // killed sweeps). Linux only (it reads /proc).
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { PACKAGE_ROOT } from "../harness/package.ts";
@@ -32,6 +32,11 @@ const wallMs = performance.now() - started;
 // This process's children are vitest's whole tree, counted once it has been waited for.
 const treeCpuMs = procCpuMs().children;
 
+if (!existsSync(byFile)) {
+  // No test file ran: the build (vitest's global set-up) or vitest itself failed first.
+  console.log(`vitest run ${process.argv.slice(2).join(" ")}: exit ${code}, no test file ran: \`npm test\` shows why`);
+  process.exit(code || 1);
+}
 const rows = readFileSync(byFile, "utf8")
   .trim()
   .split("\n")

@@ -1,9 +1,8 @@
 import type { Fixture } from "../../src/formats/fixture.ts";
 import { AVAILABILITY_RATES, appliesTo } from "../../src/metrics/availability.ts";
 import { itemEvidenceDrift } from "../../src/metrics/consistency.ts";
-import { FIXTURE_TRIAL_RATES } from "../../src/metrics/ground-truth.ts";
+import { FIXTURE_TRIAL_RATES, fixtureTrialShare } from "../../src/metrics/ground-truth.ts";
 import { countedVerdictCounts, itemTrialShare, type ItemTrials } from "../../src/metrics/items.ts";
-import { isCounted } from "../../src/metrics/trial-facts.ts";
 import { pairwiseDisagreement } from "../../src/stats/agreement.ts";
 
 /**
@@ -26,7 +25,7 @@ export function itemValues(item: ItemTrials, fixture: Fixture | undefined): Reco
     if (appliesTo(rate, item.scheme)) out[name] = itemTrialShare(item, rate.event, rate.over)?.value ?? null;
   }
   if (item.scheme === "critic" && fixture) {
-    for (const [name, rate] of Object.entries(FIXTURE_TRIAL_RATES)) if (rate.over(fixture)) out[name] = itemTrialShare(item, rate.event, isCounted)?.value ?? null;
+    for (const [name, rate] of Object.entries(FIXTURE_TRIAL_RATES)) if (rate.over(fixture)) out[name] = fixtureTrialShare(item, rate)?.value ?? null;
   }
   return out;
 }

@@ -7,7 +7,6 @@ import { triage, type ItemDetail } from "./triage.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
 import { suitesMarkdown } from "./suites.ts";
 
-
 function metricRows(metrics: Record<string, MetricValue>, names: string[]): string[][] {
   return names.map((n) => [`\`${n}\``, fmtMetric(metrics[n]!), directionMark(metricInfo(n).direction), String(metrics[n]!.n_items), String(metrics[n]!.n_trials)]);
 }

@@ -1,5 +1,4 @@
-import { fmt, verdictText } from "../report/format.ts";
-import { table } from "../report/format.ts";
+import { fmt, table, verdictText } from "../report/format.ts";
 import { runKey, short } from "./html.ts";
 import type { Point, Research } from "./model.ts";
 

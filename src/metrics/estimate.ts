@@ -1,4 +1,4 @@
-import { clusterBootstrap, ratioBootstrap, type BootstrapResult } from "../stats/bootstrap.ts";
+import { clusterBootstrap, ratioBootstrap, type BootstrapResult, type CountRatioItem } from "../stats/bootstrap.ts";
 import { meanInterval } from "../stats/mean.ts";
 import { exactLowerBound, exactUpperBound, wilson } from "../stats/proportion.ts";
 import type { EstimateContext, IntervalMethod, MetricValue } from "./types.ts";
@@ -16,9 +16,7 @@ export interface ItemValue {
 }
 
 /** A ratio item: its numerator and denominator counts (e.g. bad findings of checkable findings). */
-export interface RatioItem {
-  num: number;
-  den: number;
+export interface RatioItem extends CountRatioItem {
   trials: number;
   cluster: string;
 }

@@ -64,11 +64,16 @@ export const FIXTURE_TRIAL_RATES: Readonly<Record<string, { over: (f: Fixture) =
   overclaim_rate: { over: isCleanControl, event: blockedByCritic },
 };
 
+/** One item's value of a FIXTURE_TRIAL_RATES rate: its share of counted trials with the event (the summary and the baseline's per-item values both read it here). */
+export function fixtureTrialShare(item: ItemTrials, rate: (typeof FIXTURE_TRIAL_RATES)[string]): ItemValue | null {
+  return itemTrialShare(item, rate.event, isCounted);
+}
+
 function rates(items: readonly FixtureItem[], metric: keyof typeof FIXTURE_TRIAL_RATES): ItemValue[] {
-  const { over, event } = FIXTURE_TRIAL_RATES[metric]!;
+  const rate = FIXTURE_TRIAL_RATES[metric]!;
   return items
-    .filter((it) => over(it.fixture))
-    .map(({ item }) => itemTrialShare(item, event, isCounted))
+    .filter((it) => rate.over(it.fixture))
+    .map(({ item }) => fixtureTrialShare(item, rate))
     .filter((v) => v !== null);
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 
+/** Linux counts these fields in USER_HZ ticks, 100 a second on every architecture it builds for. */
 const TICK_MS = 10;
 
 /**
