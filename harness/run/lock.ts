@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -96,7 +96,8 @@ function readLock(file: string): { text: string; ageMs: number } | null {
  * this host is gone, a zombie, or whose pid was reused, is stale and taken over (said on
  * `notify`); a live owner is refused. A lock from another host is refused unless `breakLock`,
  * which takes it and names its owner. A take-over removes the stale file only while it is still
- * the one judged, so two processes taking over at once cannot both win.
+ * the one judged (a file already gone is no error) and then creates its own exclusively: that
+ * narrows, but cannot close, the window in which two processes taking over at once both win.
  */
 export function acquireLock(dir: string, o: LockOptions): () => void {
   const file = join(dir, RUN_FILES.lock);
@@ -125,7 +126,7 @@ export function acquireLock(dir: string, o: LockOptions): () => void {
       if (!o.breakLock) throw new InputError(dir, RUN_FILES.lock, `run is locked by ${who}, another host, whose process cannot be checked from here; if it is gone, take the lock with --break-lock`);
       o.notify?.(`--break-lock: breaking the lock of ${who}`);
     } else o.notify?.(`taking over a stale lock: ${j.why}`);
-    if (readLock(file)?.text === held.text) unlinkSync(file);
+    if (readLock(file)?.text === held.text) rmSync(file, { force: true });
   }
   throw new InputError(dir, RUN_FILES.lock, "could not take the run lock (another process keeps taking it)");
 }
