@@ -139,8 +139,8 @@ export function readFindings(goal: Goal, plan: Plan, findings: readonly unknown[
     const result = normalizeFinding(goal, plan, raw);
     return typeof result === "string" ? { index, finding: null, malformed: result, raw } : { index, finding: result };
   });
-  // isUsableFindings, read off the items (an item is dropped exactly when it is malformed).
-  return items.length === 0 || items.some((i) => i.finding !== null) ? { outcome: "ok", items } : unusable(EVERY_FINDING_MALFORMED, items);
+  // One rule for a clean audit or an unusable answer: the envelope check's (src/critic/critic.ts).
+  return isUsableFindings(findings) ? { outcome: "ok", items } : unusable(EVERY_FINDING_MALFORMED, items);
 }
 
 /**

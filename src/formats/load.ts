@@ -4,7 +4,7 @@ import type { Document } from "yaml";
 import type { z } from "zod";
 import { deepFreeze } from "../canonical.ts";
 import { InputError } from "./input-error.ts";
-import { keepYaml, keptYaml } from "./yaml-cache.ts";
+import { keepYaml, keptYaml, YAML_OPTIONS } from "./yaml-cache.ts";
 
 export { InputError };
 
@@ -133,7 +133,7 @@ const yaml = () => (yamlModule ??= createRequire(import.meta.url)("yaml") as typ
 function parseYaml(file: string, text: string): ParsedSource {
   const { isMap, isSeq, LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
-  const doc: Document = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const doc: Document = parseDocument(text, { ...YAML_OPTIONS, lineCounter });
   const first = doc.errors[0];
   if (first) {
     // prettyErrors is off, so the error carries only offsets: map the first one to a line.

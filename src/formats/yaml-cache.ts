@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { sha256 } from "../canonical.ts";
 
 /**
- * Parsed YAML kept between processes, by the SHA-256 of the text and the parser's version: every
+ * Parsed YAML kept between processes, by the SHA-256 of the text and the parser's version and options: every
  * command that reads the corpus (run, gate, report, diff, validate ...) would otherwise spend about
  * half a second in the YAML parser on the same 265 files. A text maps to one value, so an entry is
  * never stale; an entry that cannot be read is parsed again. Only values that JSON writes exactly
@@ -20,9 +20,12 @@ export function keepParsedYaml(dir: string | undefined): void {
   folder = dir;
 }
 
+/** The parser's options (src/formats/load.ts parses with them): part of every entry's key, so changing them never serves a value parsed under others. */
+export const YAML_OPTIONS = { uniqueKeys: true, prettyErrors: false } as const;
+
 const entryFile = (dir: string, text: string): string => {
   parserVersion ??= (createRequire(import.meta.url)("yaml/package.json") as { version: string }).version;
-  return join(dir, `${sha256(`yaml@${parserVersion}\n${text}`)}.json`);
+  return join(dir, `${sha256(`yaml@${parserVersion} ${JSON.stringify(YAML_OPTIONS)}\n${text}`)}.json`);
 };
 
 /** The kept value of a YAML text, or undefined when none is kept. */

@@ -28,8 +28,6 @@ export interface Received {
 export interface FakeServer {
   url: string;
   received: Received[];
-  /** Requests answered so far (received minus answered: in flight). */
-  answered(): number;
   close(): Promise<void>;
 }
 
@@ -39,7 +37,6 @@ export interface FakeServer {
  */
 export async function startFakeServer(steps: Step[] | ((req: Received, index: number) => Step)): Promise<FakeServer> {
   const received: Received[] = [];
-  let answered = 0;
   const server: Server = createServer((req, res) => {
     let raw = "";
     req.on("data", (c) => (raw += c));
@@ -57,7 +54,6 @@ export async function startFakeServer(steps: Step[] | ((req: Received, index: nu
         return;
       }
       const answer = () => {
-        answered++;
         res.writeHead(step.status, { "content-type": "application/json", ...step.headers });
         res.end(JSON.stringify(step.body));
       };
@@ -71,7 +67,6 @@ export async function startFakeServer(steps: Step[] | ((req: Received, index: nu
   return {
     url: `http://127.0.0.1:${port}`,
     received,
-    answered: () => answered,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
