@@ -83,7 +83,7 @@ export function estimateSweep(
   };
 }
 
-/** What a run may spend: the limits and what earlier sessions of it already spent (its journal). */
+/** What a run may spend, in all sessions together (what earlier ones spent comes from the journal). */
 export interface Limits {
   budgetUsd: number | null;
   maxCalls: number | null;
@@ -148,8 +148,6 @@ export class BudgetGuard {
 
   constructor(
     private readonly limits: Limits,
-    /** Key of the trial whose send is being admitted (asked only while beforeCall refuses one). */
-    private readonly currentTrial: () => string | undefined,
     /** What earlier sessions of this run spent (a resume keeps counting). */
     already: Pick<Spend, "calls" | "cost_usd"> = NO_SPEND,
     /** What a send of each role costs: the dearest the journal holds, else the estimate's per call. */
@@ -179,14 +177,14 @@ export class BudgetGuard {
     return `--budget-usd ${budget} reached (${spent}${out > 0 ? `, ${out} send(s) in flight` : ""}; another ${role} send may cost $${this.costOfSend(role).toFixed(4)}, the dearest so far)`;
   }
 
-  beforeCall(role: Role): "ok" | "budget_exceeded" {
+  /** Admits one send of `role` for the trial `trialKey`, or refuses it and remembers that trial as cut. */
+  beforeCall(role: Role, trialKey: string | null = null): "ok" | "budget_exceeded" {
     if (this.tripped === null) {
       if (this.limits.maxCalls !== null && this.calls >= this.limits.maxCalls) this.tripped = `--max-calls ${this.limits.maxCalls} reached`;
       else if (this.limits.budgetUsd !== null) this.tripped = this.usdRefusal(role, this.limits.budgetUsd);
     }
     if (this.tripped !== null) {
-      const key = this.currentTrial();
-      if (key !== undefined) this.cut.add(key);
+      if (trialKey !== null) this.cut.add(trialKey);
       return "budget_exceeded";
     }
     this.calls++;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { hashCanonical, canonicalJson } from "../../src/canonical.ts";
 import { CATEGORIES } from "../../src/formats/enums.ts";
 import { InputError } from "../../src/formats/load.ts";
-import type { Suite } from "../../src/formats/records.ts";
+import { ROLES, type Suite } from "../../src/formats/records.ts";
 import { ClientConfigSchema, HttpUrlSchema, WIRE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
 import { hasCredentials, withoutCredentials } from "../../src/providers/endpoint.ts";
 import { ENGINE_MODES } from "../../src/loop/engine.ts";
@@ -300,21 +300,19 @@ const withheldUrl = (role: string) => `${role}.baseUrl`;
 
 /** What the recorded config leaves out and a resume must be given again: `planner.baseUrl` when its URL had userinfo or a query. */
 export function withheldCredentials(config: RunConfig): string[] {
-  return ROLE_NAMES.filter((role) => config.client[role].baseUrl !== undefined && hasCredentials(config.client[role].baseUrl!)).map(withheldUrl);
+  return ROLES.filter((role) => config.client[role].baseUrl !== undefined && hasCredentials(config.client[role].baseUrl!)).map(withheldUrl);
 }
 
 /** Credentials the run used that were never recorded and that the resume command line did not supply again. */
 export function missingCredentials(config: RunConfig, withheld: readonly string[]): string[] {
   const out: string[] = [];
-  for (const role of ROLE_NAMES) {
+  for (const role of ROLES) {
     for (const [k, v] of Object.entries(config.client[role].headers ?? {})) if (v === REDACTED) out.push(`${role}: --header ${k}=...`);
     const url = config.client[role].baseUrl;
     if (withheld.includes(withheldUrl(role)) && (url === undefined || !hasCredentials(url))) out.push(`${role}: --base-url (its userinfo and query)`);
   }
   return out;
 }
-
-const ROLE_NAMES = ["planner", "critic"] as const;
 
 /** Hash of what can change a result: the recorded config plus the code fingerprint. */
 export function configHash(config: RunConfig, fingerprint: Fingerprint): string {

@@ -311,9 +311,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
 
   const heads = new Map(prep.recorded.map((h) => [trialKey(h), h]));
   const stop = new StopControl();
-  // The trial whose send the guard is admitting: set just before it is asked (it asks synchronously), so a refusal cuts that trial.
-  let admitting: string | undefined;
-  const guard = new BudgetGuard(resolved.operational, () => admitting, before, {
+  const guard = new BudgetGuard(resolved.operational, before, {
     dearest: tally.dearest,
     estimate: Object.fromEntries(prep.estimate.roles.map((r) => [r.role, r.costPerCallUsd])),
   });
@@ -337,8 +335,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     };
     const executor = engine.createExecutor(resolved.config, prep.corpus, {
       beforeCall: (role, trialKey) => {
-        admitting = trialKey ?? undefined;
-        const verdict = guard.beforeCall(role);
+        const verdict = guard.beforeCall(role, trialKey);
         stopWhenTripped();
         return verdict;
       },

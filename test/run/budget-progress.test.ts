@@ -37,11 +37,9 @@ describe("estimate", () => {
 
 describe("budget guard", () => {
   it("refuses the call past --max-calls, remembers the trial it cut, and stays tripped", () => {
-    let trial = "corpus/a/0";
-    const guard = new BudgetGuard({ budgetUsd: null, maxCalls: 2 }, () => trial, { calls: 1, cost_usd: 0 });
-    expect(guard.beforeCall("critic")).toBe("ok");
-    trial = "corpus/b/0";
-    expect(guard.beforeCall("critic")).toBe("budget_exceeded");
+    const guard = new BudgetGuard({ budgetUsd: null, maxCalls: 2 }, { calls: 1, cost_usd: 0 });
+    expect(guard.beforeCall("critic", "corpus/a/0")).toBe("ok");
+    expect(guard.beforeCall("critic", "corpus/b/0")).toBe("budget_exceeded");
     expect(guard.wasCut("corpus/b/0")).toBe(true);
     expect(guard.wasCut("corpus/a/0")).toBe(false);
     expect(guard.tripped).toMatch(/--max-calls 2 reached/);
@@ -63,7 +61,7 @@ describe("budget guard", () => {
   });
 
   it("counts spend from journaled returns and trips once it reaches the USD budget", () => {
-    const guard = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, () => undefined);
+    const guard = new BudgetGuard({ budgetUsd: 1, maxCalls: null });
     expect(guard.beforeCall("critic")).toBe("ok");
     guard.onSpend(returned(0.5));
     expect(guard.beforeCall("critic")).toBe("ok");
@@ -79,12 +77,12 @@ describe("budget guard", () => {
       return n;
     };
     // Before any send returned, each is reserved at the estimate's cost per call.
-    const fresh = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, () => undefined, undefined, { estimate: { critic: 0.25 } });
+    const fresh = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, undefined, { estimate: { critic: 0.25 } });
     expect(admitted(fresh)).toBe(4);
     expect(fresh.tripped).toBe("--budget-usd 1 reached ($0.0000 spent, 4 send(s) in flight; another critic send may cost $0.2500, the dearest so far)");
 
     // An answer's cost replaces the estimate; an error's $0 does not.
-    const priced = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, () => undefined, undefined, { estimate: { critic: 0.5 } });
+    const priced = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, undefined, { estimate: { critic: 0.5 } });
     expect(priced.beforeCall("critic")).toBe("ok");
     priced.onSpend(returned(0, { outcome: "error", error_class: "server_error", http_status: 500 }));
     expect(priced.beforeCall("critic")).toBe("ok");
@@ -92,14 +90,14 @@ describe("budget guard", () => {
     expect(admitted(priced)).toBe(7);
 
     // Each role is reserved at its own price; a resume starts from the journal's dearest sends.
-    const resumed = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, () => undefined, { calls: 3, cost_usd: 0.5 }, { dearest: { planner: 0.25, critic: 0.125 }, estimate: { planner: 0.01, critic: 0.01 } });
+    const resumed = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, { calls: 3, cost_usd: 0.5 }, { dearest: { planner: 0.25, critic: 0.125 }, estimate: { planner: 0.01, critic: 0.01 } });
     expect(resumed.beforeCall("planner")).toBe("ok");
     // $0.5 spent + a planner send at $0.25 + two critic sends at $0.125 = $1
     expect(admitted(resumed, "critic")).toBe(2);
   });
 
   it("starts from what earlier sessions spent", () => {
-    const guard = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, () => undefined, { calls: 7, cost_usd: 1 });
+    const guard = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, { calls: 7, cost_usd: 1 });
     expect(guard.beforeCall("critic")).toBe("budget_exceeded");
     expect(guard.tripped).toMatch(/--budget-usd 1 reached \(\$1\.0000 spent\)/);
   });
@@ -110,14 +108,14 @@ describe("budget guard", () => {
       [returned(null, { outcome: "error", error_class: "timeout", http_status: null }), /failed \(timeout\).*may have billed/],
       [returned(null, { usage: { input_tokens: 1, output_tokens: 1 } }), /no price/],
     ] as const) {
-      const guard = new BudgetGuard({ budgetUsd: 100, maxCalls: null }, () => "corpus/a/0");
-      expect(guard.beforeCall("critic")).toBe("ok");
+      const guard = new BudgetGuard({ budgetUsd: 100, maxCalls: null });
+      expect(guard.beforeCall("critic", "corpus/a/0")).toBe("ok");
       guard.onSpend(line);
       expect(guard.tripped).toMatch(why);
-      expect(guard.beforeCall("critic")).toBe("budget_exceeded");
+      expect(guard.beforeCall("critic", "corpus/a/0")).toBe("budget_exceeded");
     }
     // without a USD limit an unknown cost stops nothing
-    const free = new BudgetGuard({ budgetUsd: null, maxCalls: 5 }, () => undefined);
+    const free = new BudgetGuard({ budgetUsd: null, maxCalls: 5 });
     free.onSpend(returned(null));
     expect(free.beforeCall("critic")).toBe("ok");
   });
