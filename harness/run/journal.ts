@@ -94,7 +94,7 @@ function sumKnown(values: readonly (number | null)[]): number | null {
   return known.length === 0 ? null : known.reduce((a, v) => a + v, 0);
 }
 
-export function sumSpend(parts: readonly Spend[]): Spend {
+function sumSpend(parts: readonly Spend[]): Spend {
   const unknown = parts.reduce((n, s) => n + s.unknown_cost_calls, 0);
   return {
     calls: parts.reduce((n, s) => n + s.calls, 0),

@@ -13,7 +13,7 @@ const LockOwnerSchema = z.looseObject({
   started_at: z.string(),
   proc_start: z.string().nullable().optional(),
 });
-export type LockOwner = z.output<typeof LockOwnerSchema>;
+type LockOwner = z.output<typeof LockOwnerSchema>;
 
 /** How a process of this host looks from outside. */
 export type ProcessState = { state: "gone" } | { state: "zombie" } | { state: "alive"; start: string | null };
@@ -22,7 +22,7 @@ export type ProcessState = { state: "gone" } | { state: "zombie" } | { state: "a
  * A process's state from /proc (Linux): a zombie (killed, not yet reaped: common in containers
  * without an init) is as good as gone. Elsewhere signal 0 tells alive from gone.
  */
-export function processState(pid: number): ProcessState {
+function processState(pid: number): ProcessState {
   let stat: string | null = null;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, "utf8");

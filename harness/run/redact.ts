@@ -26,7 +26,7 @@ export function splitHeader(text: string): [string, string] | null {
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
 
 /** Every URL in the text without its userinfo and query (DESIGN.md §8: no credential reaches a file). */
-export function redactUrls(text: string): string {
+function redactUrls(text: string): string {
   return text.replace(URL_IN_TEXT, (url) => {
     try {
       return hasCredentials(url) ? withoutCredentials(url) : url;

@@ -139,7 +139,7 @@ export const FRESH_ONLY: readonly (keyof RunCli)[] = ["shard", "out", "force", "
 const ROLE_CHOICE: readonly (keyof RunCli)[] = ["provider", "model", "plannerProvider", "plannerModel", "criticProvider", "criticModel", "baseUrl"];
 
 /** What `--replay DIR` takes from DIR's manifest.json (read and validated whole by the caller's reader): the run id, its config hash and each role's provider and model. */
-export interface ReplaySource {
+interface ReplaySource {
   run_id: string;
   config_hash: string;
   roles: Record<"planner" | "critic", { provider: string; model: string }>;
