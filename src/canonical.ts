@@ -6,29 +6,35 @@ import { createHash } from "node:crypto";
  * as JSON.stringify does.
  */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") {
-    const s = JSON.stringify(value);
-    return s === undefined ? "null" : s;
-  }
-  if (!Object.isFrozen(value)) return write(value);
-  // A deeply frozen object can never change, so its text is written once (a prompt's schema,
-  // which every request of its role carries), not once per request.
+  if (value === null || typeof value !== "object") return scalarJson(value);
   const known = frozenJson.get(value);
   if (known !== undefined) return known;
-  const json = write(value);
-  if (isDeeplyFrozen(value)) frozenJson.set(value, json);
+  const walk: Walk = { deeplyFrozen: true };
+  const json = write(value, walk);
+  // A deeply frozen object can never change, so its text is written once (a prompt's schema,
+  // which every request of its role carries), not once per request.
+  if (walk.deeplyFrozen) frozenJson.set(value, json);
   return json;
 }
 
+/** Only deeply frozen objects are keys, each the top of its frozen part of a value: memory stays linear. */
 const frozenJson = new WeakMap<object, string>();
 
-function write(value: object): string {
+/** What one write has seen so far: whether everything it wrote is frozen. */
+interface Walk {
+  deeplyFrozen: boolean;
+}
+
+const scalarJson = (value: unknown): string => JSON.stringify(value) ?? "null";
+
+/** One pass over the value, whether it is frozen read along the way (checking it apart would be quadratic in depth). */
+function write(value: object, walk: Walk): string {
+  if (!Object.isFrozen(value)) walk.deeplyFrozen = false;
   if (Array.isArray(value)) {
     let out = "[";
     for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
       if (i > 0) out += ",";
-      out += v === undefined ? "null" : canonicalJson(v);
+      out += member(value[i], walk);
     }
     return `${out}]`;
   }
@@ -42,9 +48,18 @@ function write(value: object): string {
     if (v === undefined) continue;
     if (!first) out += ",";
     first = false;
-    out += quotedKey(k) + ":" + canonicalJson(v);
+    out += quotedKey(k) + ":" + member(v, walk);
   }
   return `${out}}`;
+}
+
+function member(value: unknown, walk: Walk): string {
+  if (value === null || typeof value !== "object") return scalarJson(value);
+  const known = frozenJson.get(value);
+  if (known !== undefined) return known;
+  // Inside a part that is frozen so far the member extends that part; past it, the member may be
+  // the top of a frozen part of its own, kept apart.
+  return walk.deeplyFrozen ? write(value, walk) : canonicalJson(value);
 }
 
 /** Keys repeat (every task of every plan has the same few): each is quoted once. */
@@ -58,11 +73,6 @@ function quotedKey(key: string): string {
     if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, quoted);
   }
   return quoted;
-}
-
-function isDeeplyFrozen(value: unknown): boolean {
-  if (value === null || typeof value !== "object") return true;
-  return Object.isFrozen(value) && Object.values(value).every(isDeeplyFrozen);
 }
 
 /** Freeze an object and everything it holds (JSON-shaped data only), so canonicalJson may keep its text. */
