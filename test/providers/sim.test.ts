@@ -66,6 +66,24 @@ describe("sim planner template", () => {
     }
   });
 
+  it("a draft is the template with the goal's steps, the same for every trial that asks, and changes with whatever the planner reads", () => {
+    fc.assert(
+      fc.property(goalArb, fc.subarray([...PLANNER_DEFECTS]), fc.integer({ min: 1, max: 4 }), (goal, defects, version) => {
+        const parent = version > 1 ? `plan-${goal.id}-r${version - 1}` : null;
+        const draft = draftPlan(goal, new Set(defects), version, parent);
+        expect(draft).toEqual(templatePlan(goal, new Set(defects), version, parent, goalSteps(goal)));
+        // Memoized whatever order the defects come in, and frozen, since every trial shares it.
+        expect(draftPlan(goal, new Set([...defects].reverse()), version, parent)).toBe(draft);
+        expect(Object.isFrozen(draft.tasks[0])).toBe(true);
+        // A goal that reads differently never gets another goal's memoized draft.
+        for (const other of [{ ...goal, title: `${goal.title} (again)` }, { ...goal, description: `${goal.description} Then notify the owners.` }]) {
+          expect(draftPlan(other, new Set(defects), version, parent)).toEqual(templatePlan(other, new Set(defects), version, parent, goalSteps(other)));
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it("breaks exactly one gate code per defect, and the defects compose", () => {
     const single: Record<PlannerDefect, string> = {
       unverified_dependencies: "precondition_unestablished",

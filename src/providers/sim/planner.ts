@@ -1,4 +1,4 @@
-import { canonicalJson, hashCanonical } from "../../canonical.ts";
+import { canonicalJson, deepFreeze, hashCanonical } from "../../canonical.ts";
 import type { Goal } from "../../formats/goal.ts";
 import { PlanSchema, type Plan, type PlanInput } from "../../formats/plan.ts";
 import { chance, pickIndex, type Rng } from "../../stats/random.ts";
@@ -195,10 +195,27 @@ function allDefectSets(): PlannerDefect[][] {
   return PLANNER_DEFECTS.reduce<PlannerDefect[][]>((sets, d) => [...sets, ...sets.map((s) => [...s, d])], [[]]);
 }
 
-/** The sim planner's plan for a goal: the template with the goal's own steps. */
+/**
+ * The sim planner's plan for a goal: the template with the goal's own steps. Memoized, deeply
+ * frozen: every trial of a goal drafts the same few plans, and validating one is most of its cost.
+ */
 export function draftPlan(goal: Goal, defects: ReadonlySet<PlannerDefect>, version: number, parentId: string | null): Plan {
-  return templatePlan(goal, defects, version, parentId, goalSteps(goal));
+  const key = `${plannerViewKey(goal)}\u0000${PLANNER_DEFECTS.filter((d) => defects.has(d)).join(",")}\u0000${version}\u0000${parentId}`;
+  let plan = draftsByKey.get(key);
+  if (!plan) {
+    plan = deepFreeze(templatePlan(goal, defects, version, parentId, goalSteps(goal)));
+    if (draftsByKey.size >= MAX_MEMOIZED_DRAFTS) draftsByKey.clear();
+    draftsByKey.set(key, plan);
+  }
+  return plan;
 }
+
+const draftsByKey = new Map<string, Plan>();
+const MAX_MEMOIZED_DRAFTS = 4096;
+
+/** What the planner reads of a goal, nothing else (a corpus goal's expect block least of all), as a key. */
+const plannerViewKey = ({ id, domain, title, description, constraints }: Goal): string =>
+  canonicalJson({ id, domain, title, description, facts: constraints.facts });
 
 /**
  * Which template defects a plan carries, or null when it is not a template plan (a real model's,
@@ -215,9 +232,7 @@ const structuresByGoal = new Map<string, Map<string, PlannerDefect[]>>();
 const MAX_MEMOIZED_GOALS = 512;
 
 function templateStructures(goal: Goal): Map<string, PlannerDefect[]> {
-  // Keyed on what the planner reads of a goal, nothing else (a corpus goal's expect block least of all).
-  const { id, domain, title, description, constraints } = goal;
-  const key = canonicalJson({ id, domain, title, description, facts: constraints.facts });
+  const key = plannerViewKey(goal);
   let structures = structuresByGoal.get(key);
   if (!structures) {
     structures = new Map(
