@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { deepFreeze, hashCanonical, sha256 } from "../../src/canonical.ts";
 import { FixtureSchema, type Fixture } from "../../src/formats/fixture.ts";
 import { CorpusGoalSchema, type CorpusGoal } from "../../src/formats/goal.ts";
-import { InputError, parseSource, readText, validate } from "../../src/formats/load.ts";
+import { InputError, parseSource, readTexts, validate, type FileText } from "../../src/formats/load.ts";
 import { textMemo } from "../../src/text-memo.ts";
 import { generateInjectionSuite, injectionItemHash, type InjectionItem } from "./injection.ts";
 import { loadSecuritySuite, securityFiles, securityItemHash, type SecurityItem } from "./security.ts";
@@ -82,31 +82,27 @@ function corpusHash(items: readonly (readonly [string, string])[]): string {
  */
 const loaded = textMemo<Corpus>(8);
 
-interface ItemText {
-  file: string;
-  text: string;
-}
 
 /** Load and schema-check every item; the first bad file throws an InputError naming file and key path. */
 export function loadCorpus(root = "corpus"): Corpus {
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new InputError(root, "", "corpus folder not found");
   if (!existsSync(join(root, "goals")) && !existsSync(join(root, "boundary")))
     throw new InputError(root, "", "not a corpus folder: it has neither goals/ nor boundary/");
-  const read = (files: readonly string[]): ItemText[] => files.map((file) => ({ file, text: readText(file) }));
-  const goals = read(itemFiles(join(root, "goals")));
-  const fixtures = read(itemFiles(join(root, "boundary")));
-  const fingerprint = sha256([root, ...[...goals, ...fixtures, ...read(securityFiles(root))].flatMap(({ file, text }) => [file, text])].join("\u0000"));
-  return loaded(fingerprint, () => deepFreeze(parseCorpus(root, goals, fixtures)));
+  const goals = readTexts(itemFiles(join(root, "goals")));
+  const fixtures = readTexts(itemFiles(join(root, "boundary")));
+  const security = readTexts(securityFiles(root));
+  const fingerprint = sha256([root, ...[...goals, ...fixtures, ...security].flatMap(({ file, text }) => [file, text])].join("\u0000"));
+  return loaded(fingerprint, () => deepFreeze(parseCorpus(root, goals, fixtures, security)));
 }
 
-function parseCorpus(root: string, goalTexts: readonly ItemText[], fixtureTexts: readonly ItemText[]): Corpus {
+function parseCorpus(root: string, goalTexts: readonly FileText[], fixtureTexts: readonly FileText[], securityTexts: readonly FileText[]): Corpus {
   const goals = goalTexts.map(({ file, text }) => ({ file, goal: validate(parseSource(file, text), CorpusGoalSchema) }));
   const fixtures = fixtureTexts.map(({ file, text }) => ({ file, fixture: validate(parseSource(file, text), FixtureSchema) }));
   const items: [string, string][] = [
     ...goals.map(({ goal }) => [goalItemKey(goal.id), hashCanonical(goal)] as [string, string]),
     ...fixtures.map(({ fixture }) => [fixtureItemKey(fixture.id), hashCanonical(fixture)] as [string, string]),
   ];
-  const security = loadSecuritySuite(root);
+  const security = loadSecuritySuite(root, securityTexts);
   const injection = generateInjectionSuite(fixtures.map((f) => f.fixture));
   const suiteItemHashes = Object.fromEntries([
     ...security.map((s) => [`security/${s.id}`, securityItemHash(s)]),

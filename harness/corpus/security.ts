@@ -4,7 +4,7 @@ import { z } from "zod";
 import { hashCanonical } from "../../src/canonical.ts";
 import type { Fixture } from "../../src/formats/fixture.ts";
 import { GoalSchema, ID_PATTERN } from "../../src/formats/goal.ts";
-import { InputError, issueAt, readSource, validate } from "../../src/formats/load.ts";
+import { InputError, issueAt, parseSource, readTexts, validate, type FileText } from "../../src/formats/load.ts";
 import { PlanSchema } from "../../src/formats/plan.ts";
 import { runGates } from "../../src/gates/index.ts";
 import type { SecurityVariantTruth } from "../../src/metrics/security-oracle.ts";
@@ -129,11 +129,15 @@ export function securityFiles(root: string): string[] {
     .map((name) => join(dir, name));
 }
 
-/** Load `<root>/security/*.yaml` and expand every variant into an item (ids `<file id>--<variant id>`). */
-export function loadSecuritySuite(root: string): SecurityItem[] {
+/**
+ * Load `<root>/security/*.yaml` and expand every variant into an item (ids `<file id>--<variant
+ * id>`). A caller that has read the files already (the corpus loader, to fingerprint them) passes
+ * their texts.
+ */
+export function loadSecuritySuite(root: string, texts: readonly FileText[] = readTexts(securityFiles(root))): SecurityItem[] {
   const out: SecurityItem[] = [];
-  for (const file of securityFiles(root)) {
-    const source = readSource(file);
+  for (const { file, text } of texts) {
+    const source = parseSource(file, text);
     const suite = validate(source, SecurityFileSchema);
     suite.variants.forEach((v, i) => {
       const fail = (path: string, message: string): never => {

@@ -2,13 +2,11 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { SpendLineSchema, SPEND_SCHEMA_VERSION, type Role, type Spend, type SpendLine } from "../../src/formats/records.ts";
 import type { RunSpend } from "../../src/formats/summary.ts";
+import { isBilled } from "../../src/providers/prices.ts";
 import type { AttemptEvent } from "../../src/providers/types.ts";
 import { JsonlLog, readJsonl } from "./jsonl.ts";
 import type { Session } from "./manifest.ts";
 import { RUN_FILES } from "./store.ts";
-
-/** A provider whose sends are never billed: one in flight at a crash cost nothing. */
-const FREE_PROVIDERS: ReadonlySet<string> = new Set(["sim"]);
 
 interface SessionTally {
   calls: number;
@@ -60,7 +58,7 @@ export class SpendTally {
     if (t === undefined) this.sessions.set(line.session, (t = emptyTally()));
     if (line.event === "sent") {
       t.calls++;
-      t.pending.set(line.id, !FREE_PROVIDERS.has(line.provider));
+      t.pending.set(line.id, isBilled(line.provider));
       return;
     }
     // A return whose send line is missing still counts as a call.

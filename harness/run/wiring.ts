@@ -13,7 +13,7 @@ import { checkApiKeys, MissingApiKeyError } from "../../src/providers/api-keys.t
 import { createModelClient } from "../../src/providers/client.ts";
 import type { RoleConfig } from "../../src/providers/config.ts";
 import type { ModelClient } from "../../src/providers/types.ts";
-import { estimateCost, PRICE_TABLE_VERSION } from "../../src/providers/prices.ts";
+import { estimateCost, isBilled, PRICE_TABLE_VERSION } from "../../src/providers/prices.ts";
 import { SIM_VERSION } from "../../src/providers/sim/adapter.ts";
 import { loadSimProfile } from "../../src/providers/sim/profile.ts";
 import { loadFile } from "../../src/formats/load.ts";
@@ -153,7 +153,7 @@ export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisi
         priceTableVersion: PRICE_TABLE_VERSION,
       };
     },
-    price: (provider, model, inTok, outTok) => (provider === "sim" ? 0 : estimateCost(model, inTok, outTok)),
+    price: (provider, model, inTok, outTok) => (isBilled(provider) ? estimateCost(model, inTok, outTok) : 0),
     checkApiKeys: (config) => {
       try {
         checkApiKeys(config.client, env);

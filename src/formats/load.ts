@@ -173,6 +173,14 @@ export function readText(file: string): string {
   }
 }
 
+/** A file's path and its text, as read. */
+export interface FileText {
+  file: string;
+  text: string;
+}
+
+export const readTexts = (files: readonly string[]): FileText[] => files.map((file) => ({ file, text: readText(file) }));
+
 export function readSource(file: string): ParsedSource {
   return parseSource(file, readText(file));
 }

@@ -1,6 +1,8 @@
 import { z } from "zod";
-import { SUMMARY_SCHEMA_VERSION } from "../metrics/summary.ts";
 import { SpendSchema } from "./records.ts";
+
+/** 2: under-claim is engine level, critic misses have their own keys, injection effect, exact edge intervals, fixture groups as clusters. */
+export const SUMMARY_SCHEMA_VERSION = 2;
 
 /**
  * `{value, ci_low, ci_high, n_items, n_trials}` (DESIGN.md §10); null when unknown. Rates of

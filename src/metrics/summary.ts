@@ -8,12 +8,10 @@ import { injectionShift } from "./injection.ts";
 import { injectionTrapMetrics } from "./injection-traps.ts";
 import { securityOracleMetrics } from "./security-oracle.ts";
 import type { CorpusGoal } from "../formats/goal.ts";
+import { SUMMARY_SCHEMA_VERSION } from "../formats/summary.ts";
 import { groupTrials, type ItemTrials } from "./items.ts";
 import { engineOperational, spendByRole } from "./operational.ts";
 import type { EstimateContext, MetricMap, MetricsInput, MetricsOptions } from "./types.ts";
-
-/** 2: under-claim is engine level, critic misses have their own keys, injection effect, exact edge intervals, fixture groups as clusters. */
-export const SUMMARY_SCHEMA_VERSION = 2;
 
 const SUITE_METRICS: ReadonlySet<Suite> = new Set(["security", "injection"]);
 

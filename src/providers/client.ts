@@ -7,7 +7,7 @@ import { createDirectoryCache, type ReplyStore } from "./cache.ts";
 import { ClientConfigSchema, type ClientConfig, type ResolvedClientConfig, type RoleConfig, type WireProvider } from "./config.ts";
 import { decisionContext, modelMismatch, requestHash } from "./context.ts";
 import { urlCredentials } from "./endpoint.ts";
-import { estimateCost } from "./prices.ts";
+import { estimateCost, isBilled } from "./prices.ts";
 import { createReplayStore, ReplayMissError, type RecordedTrials, type ReplayStore } from "./replay.ts";
 import { retryDelayMs } from "./retry.ts";
 import { createSimAdapter } from "./sim/adapter.ts";
@@ -102,9 +102,13 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
     }
   }
 
+  /** Each recorded run is read once, though both roles replay it; each role takes from its own store. */
+  const recorded = new Map<string, RecordedTrials>();
   function replayStore(runDir: string): ReplayStore {
     if (!deps.recordedTrials) throw new Error(`replay of ${runDir} needs its recorded trials (ClientDeps.recordedTrials)`);
-    return createReplayStore(deps.recordedTrials(runDir));
+    let trials = recorded.get(runDir);
+    if (trials === undefined) recorded.set(runDir, (trials = deps.recordedTrials(runDir)));
+    return createReplayStore(trials);
   }
 
   const runtimes = Object.fromEntries(
@@ -168,8 +172,8 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       // An HTTP adapter times the exchange itself; otherwise (the sim) the send is the transport.
       const latency = () => (timing.startedAt !== null && timing.endedAt !== null ? timing.endedAt - timing.startedAt : now() - sentAt);
       const id = sends++;
-      const { role, itemId, trial, round } = request;
-      deps.onAttempt?.({ phase: "sent", id, role, provider, model, item_id: itemId, trial, round, attempt, index: attempts.length }, trialKey);
+      const { role, round } = request;
+      deps.onAttempt?.({ phase: "sent", id, role, provider, model, round, attempt, index: attempts.length }, trialKey);
       const returned = (a: TransportAttempt, usage: Usage | null) => {
         attempts.push(a);
         deps.onAttempt?.({ phase: "returned", id, role, outcome: a.outcome, error_class: a.error_class, http_status: a.http_status, usage, cost_usd: attemptCost(provider, model, a, usage) }, trialKey);
@@ -284,7 +288,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
  * have been billed, so its cost is unknown (null).
  */
 export function attemptCost(provider: string, model: string, attempt: TransportAttempt, usage: Usage | null): number | null {
-  if (provider === "sim") return 0;
+  if (!isBilled(provider)) return 0;
   if (attempt.outcome === "ok") return usage ? estimateCost(model, usage.input_tokens, usage.output_tokens) : null;
   return attempt.http_status !== null ? 0 : null;
 }

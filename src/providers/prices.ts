@@ -15,6 +15,9 @@ export const PRICE_TABLE_VERSION: string = TABLE.version;
 /** A dated snapshot (`gpt-4o-2024-08-06`, `claude-sonnet-4-5-20250929`) is priced as its base model. */
 const SNAPSHOT_SUFFIX = /-(\d{4}-\d{2}-\d{2}|\d{8})$/;
 
+/** The sim bills nothing, whatever its model is called: every send of it costs $0, one lost in flight too. */
+export const isBilled = (provider: string): boolean => provider !== "sim";
+
 /** USD for the given usage; null when the model is not in the price table (unknown is never 0). */
 export function estimateCost(model: string, inputTokens: number, outputTokens: number): number | null {
   const price = TABLE.models[model] ?? TABLE.models[model.replace(SNAPSHOT_SUFFIX, "")];

@@ -76,8 +76,6 @@ export type AttemptEvent =
       role: Role;
       provider: WireProvider;
       model: string;
-      item_id: string;
-      trial: number;
       round: number;
       /** Structured-output attempt and transport attempt (retry) index within it. */
       attempt: number;

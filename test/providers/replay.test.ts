@@ -67,6 +67,18 @@ describe("replay provider", () => {
     expect(r.calls[0]!.transport_attempts).toHaveLength(1);
   });
 
+  it("reads a run that both roles replay once, and each role still answers from it", async () => {
+    const { dir, calls, deps } = await recordedRun(2);
+    let reads = 0;
+    const client = createModelClient(
+      { ...replaying(dir), planner: { provider: "replay", model: "sim-planner-1", replay: { runDir: dir, as: "sim", fallThrough: false } } },
+      { ...deps, recordedTrials: (runDir) => (reads++, deps.recordedTrials!(runDir)) },
+    );
+    expect(reads).toBe(1);
+    const r = await client.structured(simRequest("critic", criticHints(plan), { trial: 1 }), CriticOutputSchema);
+    expect(r.calls.map((c) => c.raw_text)).toEqual(calls[1]!.map((c) => c.raw_text));
+  });
+
   it("rejects a replay role without replay settings", () => {
     expect(() => createModelClient({ ...live, critic: { provider: "replay", model: "x" } }, fakeClock())).toThrow(/replay/);
   });

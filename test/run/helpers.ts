@@ -114,7 +114,7 @@ export function fakeEngine(corpus: Corpus, o: FakeOptions = {}): SweepEngine & {
         if (hooks.beforeCall(role, work.key) === "budget_exceeded") return engineOutcome([], made, ["budget_exceeded"]);
         const id = sends++;
         const round = Math.floor(i / 2);
-        hooks.onAttempt({ phase: "sent", id, role, provider: "sim", model: `sim-${role}`, item_id: work.item_id, trial: work.trial, round, attempt: 0, index: 0 }, work.key);
+        hooks.onAttempt({ phase: "sent", id, role, provider: "sim", model: `sim-${role}`, round, attempt: 0, index: 0 }, work.key);
         await (o.sleep?.(work) ?? Promise.resolve());
         const made1 = fakeCall(role, round, o.costPerCall ?? 0);
         calls.push(work.key);

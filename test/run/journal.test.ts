@@ -100,7 +100,7 @@ describe("spend journal", () => {
     expect(readSpend(dir).journaled).toBe(false);
     const journal = new SpendJournal(dir, "1-a", () => new Date(AT));
     const events: AttemptEvent[] = [
-      { phase: "sent", id: 0, role: "critic", provider: "openai", model: "gpt-4o-mini", item_id: "a", trial: 0, round: 0, attempt: 0, index: 0 },
+      { phase: "sent", id: 0, role: "critic", provider: "openai", model: "gpt-4o-mini", round: 0, attempt: 0, index: 0 },
       { phase: "returned", id: 0, role: "critic", outcome: "error", error_class: "timeout", http_status: null, usage: null, cost_usd: null },
     ];
     const written = events.map((e) => journal.record(e, "boundary/a/0"));

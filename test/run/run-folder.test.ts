@@ -17,7 +17,7 @@ import { runSweep } from "../../harness/run/sweep.ts";
 import { readSummary, realEngine } from "../../harness/run/wiring.ts";
 import { InputError } from "../../src/formats/load.ts";
 import { SPEND_SCHEMA_VERSION, TRIAL_SCHEMA_VERSION } from "../../src/formats/records.ts";
-import { SUMMARY_SCHEMA_VERSION } from "../../src/metrics/summary.ts";
+import { SUMMARY_SCHEMA_VERSION } from "../../src/formats/summary.ts";
 import type { FakeServer } from "../providers/fake-server.ts";
 import { startCountingServer } from "../providers/counting-server.ts";
 import { compiled } from "../helpers/compiled.ts";
