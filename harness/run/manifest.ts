@@ -5,7 +5,7 @@ import { DecisionContextSchema, SpendSchema } from "../../src/formats/records.ts
 import { publicBaseUrl } from "../../src/providers/endpoint.ts";
 import { LoopStatsSchema } from "./event-loop.ts";
 import { redactArgv } from "./redact.ts";
-import { RecordedConfigSchema } from "./settings.ts";
+import { RecordedConfigSchema, recordedConfig } from "./settings.ts";
 import { RUN_FILES, type TrialHead } from "./store.ts";
 
 export const MANIFEST_SCHEMA_VERSION = 2;
@@ -124,13 +124,12 @@ const ManifestV1Schema = ManifestSchema.omit({ schema_version: true, sessions: t
  */
 function fromV1(m: z.output<typeof ManifestV1Schema>): Manifest {
   const publicRole = <R extends { base_url: string | null }>(r: R): R => ({ ...r, base_url: r.base_url === null ? null : publicBaseUrl(r.base_url) });
-  const client = m.config.client;
-  const publicClient = <R extends { baseUrl?: string }>(r: R): R => (r.baseUrl === undefined ? r : { ...r, baseUrl: publicBaseUrl(r.baseUrl) });
   return {
     ...m,
     schema_version: MANIFEST_SCHEMA_VERSION,
     command: redactArgv(m.command),
-    config: { ...m.config, client: { ...client, planner: publicClient(client.planner), critic: publicClient(client.critic) } },
+    // Recorded as a v2 run records its config, so a v1 run and a v2 run of one config read the same.
+    config: recordedConfig(m.config),
     roles: { planner: publicRole(m.roles.planner), critic: publicRole(m.roles.critic) },
     sessions: m.sessions.map(({ calls: _calls, cost_usd: _cost, ...s }, i) => ({ ...s, command: redactArgv(s.command), id: `v1-${i + 1}`, spend: null })),
     spend: null,

@@ -287,7 +287,7 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
 const packsOf = (dirs: readonly string[] | undefined): { packs?: string[] } => (dirs && dirs.length > 0 ? { packs: [...dirs] } : {});
 
 /** The config as the manifest records it: credential header values replaced, base URLs without userinfo or query. */
-export function recordedConfig(config: RunConfig): RunConfig {
+export function recordedConfig<C extends Pick<RunConfig, "client">>(config: C): C {
   const role = (r: RoleConfig): RoleConfig => ({
     ...r,
     ...(r.headers ? { headers: redactHeaders(r.headers) } : {}),
