@@ -1,3 +1,4 @@
+import type { Spend } from "../../src/formats/records.ts";
 import type { LoopStats } from "./event-loop.ts";
 import type { TrialEvent } from "./execute.ts";
 import { RUN_SUITES, type RunSuite, type TrialWork } from "./work.ts";
@@ -14,6 +15,8 @@ export interface InFlight {
   ageMs: number;
 }
 
+export type SessionSpend = Pick<Spend, "calls" | "cost_usd" | "unknown_cost_calls">;
+
 export interface ProgressSnapshot {
   suites: SuiteProgress[];
   done: number;
@@ -21,8 +24,8 @@ export interface ProgressSnapshot {
   /** Trials per second since this session started. */
   rate: number;
   etaMs: number | null;
-  spentUsd: number | null;
-  calls: number;
+  /** This session's spend, from the spend journal: every send, returned or still in flight. */
+  spend: SessionSpend;
   /** Longest-running trials in flight, slowest first. */
   slowest: InFlight[];
   elapsedMs: number;
@@ -35,13 +38,12 @@ export class Progress {
   private readonly suites = new Map<RunSuite, SuiteProgress>();
   private readonly inFlight = new Map<string, number>();
   private doneThisSession = 0;
-  private spent: number | null = 0;
 
   constructor(
     all: readonly TrialWork[],
     pending: readonly TrialWork[],
     private readonly startedAt: number,
-    private readonly calls: () => number,
+    private readonly spend: () => SessionSpend,
     private readonly loop: () => LoopStats | null = () => null,
   ) {
     for (const s of RUN_SUITES) {
@@ -58,7 +60,6 @@ export class Progress {
       s.done++;
       if (e.record.status === "error") s.errors++;
       this.doneThisSession++;
-      this.spent = this.spent === null || e.record.cost_usd === null ? null : this.spent + e.record.cost_usd;
     }
   }
 
@@ -78,8 +79,7 @@ export class Progress {
       total,
       rate,
       etaMs: rate > 0 ? ((total - done) / rate) * 1000 : null,
-      spentUsd: this.spent,
-      calls: this.calls(),
+      spend: this.spend(),
       slowest,
       elapsedMs,
       loop: this.loop(),
@@ -103,7 +103,12 @@ export function formatUsd(v: number | null): string {
 export function progressLine(p: ProgressSnapshot): string {
   const suites = p.suites.map((s) => `${s.suite} ${s.done}/${s.total}${s.errors ? ` (${s.errors} err)` : ""}`).join("  ");
   const slow = p.slowest[0] ? `  slowest ${p.slowest[0].key} ${formatDuration(p.slowest[0].ageMs)}` : "";
-  return `[${formatDuration(p.elapsedMs)}] ${suites}  ${p.rate.toFixed(1)}/s  eta ${formatDuration(p.etaMs)}  calls ${p.calls}  spent ${formatUsd(p.spentUsd)}${loopText(p.loop)}${slow}`;
+  return `[${formatDuration(p.elapsedMs)}] ${suites}  ${p.rate.toFixed(1)}/s  eta ${formatDuration(p.etaMs)}  calls ${p.spend.calls}  spent ${spentText(p.spend)}${loopText(p.loop)}${slow}`;
+}
+
+/** `$0.0123`, or `at least $0.0123` while some send's cost is unknown (no usage, in flight, or lost). */
+export function spentText(s: SessionSpend): string {
+  return `${s.unknown_cost_calls > 0 ? "at least " : ""}${formatUsd(s.cost_usd)}`;
 }
 
 /** `  loop p99 3.1 ms, busy 42%` when the event loop is measured. */

@@ -329,7 +329,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     const pending = pendingTrials(prep.owned, prep.recorded, cli.retryErrors === true);
     const written = new Set<string>();
     loop = host.monitorEventLoop?.() ?? null;
-    const progress = new Progress(prep.owned, pending, host.now().getTime(), () => guard.calls - before.calls, () => loop?.read() ?? null);
+    const progress = new Progress(prep.owned, pending, host.now().getTime(), () => tally.session(session.id), () => loop?.read() ?? null);
     const stopWhenTripped = () => {
       if (guard.tripped !== null && stop.mode === "run") stop.stop("drain", guard.tripped);
     };

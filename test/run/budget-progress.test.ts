@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { EstimateSchema } from "../../harness/config.ts";
 import { BudgetGuard, estimateSweep, refuseByEstimate } from "../../harness/run/budget.ts";
+import { NO_SPEND } from "../../harness/run/journal.ts";
 import { isInteractive, Progress, progressLine, startPlainProgress } from "../../harness/run/progress.ts";
 import { resolveRun, RunCliSchema } from "../../harness/run/settings.ts";
 import { planTrials } from "../../harness/run/work.ts";
@@ -132,8 +133,9 @@ describe("budget guard", () => {
 describe("progress", () => {
   it("counts per suite, rate, ETA, errors and the slowest trial in flight", () => {
     const plan = planTrials([{ suite: "corpus", item_id: "a" }, { suite: "boundary", item_id: "f" }], 2);
-    const p = new Progress(plan, plan.slice(1), 0, () => 7);
-    const record = { ...engineOutcome([], [], []), status: "error", cost_usd: 0.25 } as unknown as TrialRecord;
+    const spend = { calls: 7, cost_usd: 0.25, unknown_cost_calls: 0 };
+    const p = new Progress(plan, plan.slice(1), 0, () => spend);
+    const record = { ...engineOutcome([], [], []), status: "error" } as unknown as TrialRecord;
     p.onEvent({ type: "start", work: plan[1]!, at: 0 });
     p.onEvent({ type: "start", work: plan[2]!, at: 500 });
     p.onEvent({ type: "recorded", work: plan[1]!, record, at: 1000 });
@@ -146,7 +148,11 @@ describe("progress", () => {
     expect(s.etaMs).toBe(4000);
     expect(s.slowest).toEqual([{ key: "boundary/f/0", ageMs: 1500 }]);
     expect(progressLine(s)).toBe("[2s] corpus 2/2 (1 err)  boundary 0/2  0.5/s  eta 4s  calls 7  spent $0.2500  slowest boundary/f/0 2s");
-    const measured = new Progress(plan, plan, 0, () => 0, () => ({ delay_p50_ms: 0.4, delay_p99_ms: 2.96, delay_max_ms: 8, busy_ms: 120, utilization: 0.06, cpu_ms: 100 }));
+    // The spend is the journal's, read at each draw: a send in flight, or one that reported no usage, makes it a lower bound.
+    spend.calls = 8;
+    spend.unknown_cost_calls = 1;
+    expect(progressLine(p.snapshot(2000))).toContain("  calls 8  spent at least $0.2500  ");
+    const measured = new Progress(plan, plan, 0, () => NO_SPEND, () => ({ delay_p50_ms: 0.4, delay_p99_ms: 2.96, delay_max_ms: 8, busy_ms: 120, utilization: 0.06, cpu_ms: 100 }));
     expect(progressLine(measured.snapshot(1000))).toBe("[1s] corpus 0/2  boundary 0/2  0.0/s  eta --  calls 0  spent $0.0000  loop p99 3.0 ms, busy 6%");
   });
 
@@ -159,7 +165,7 @@ describe("progress", () => {
     const plan = planTrials([{ suite: "corpus", item_id: "a" }], 1);
     let text = "";
     const out = { write: (chunk: string) => ((text += chunk), true) } as unknown as NodeJS.WriteStream;
-    startPlainProgress(new Progress(plan, plan, 0, () => 0), () => 1000, out, 60_000).stop();
+    startPlainProgress(new Progress(plan, plan, 0, () => NO_SPEND), () => 1000, out, 60_000).stop();
     expect(text).toBe("[1s] corpus 0/1  0.0/s  eta --  calls 0  spent $0.0000\n");
   });
 });
