@@ -55,19 +55,28 @@ export interface LineFormat<S extends z.ZodType> {
  * to `visit` with its 1-based line number. The last non-empty line may be torn (a crash
  * mid-write; the next writer cuts it off): it is skipped and counted. Anywhere else a line that is
  * not JSON, or that breaks the schema, is invalid input naming the file, the line and the key
- * path. A missing file reads as empty.
+ * path. A missing file reads as empty. `tornAnywhere` is for logs written before writers cut a
+ * torn line off (they ended it and went on after it): a line that is not JSON is skipped and
+ * counted wherever it is.
  */
-export function readJsonl<S extends z.ZodType>(file: string, format: LineFormat<S>, visit: (record: z.output<S>, line: number) => void): { torn: number } {
+export function readJsonl<S extends z.ZodType>(
+  file: string,
+  format: LineFormat<S>,
+  visit: (record: z.output<S>, line: number) => void,
+  { tornAnywhere = false }: { tornAnywhere?: boolean } = {},
+): { torn: number } {
   if (!existsSync(file)) return { torn: 0 };
   let lineNo = 0;
-  let torn: { line: number; error: string } | null = null;
+  let torn = 0;
+  let pending: { line: number; error: string } | null = null;
   for (const line of fileLines(file)) {
     lineNo++;
     if (line.trim() === "") continue;
-    if (torn) throw new InputError(file, "", `not valid JSON (${torn.error}); only the last line can be torn by a crash, so this one is corrupt`, torn.line);
+    if (pending) throw new InputError(file, "", `not valid JSON (${pending.error}); only the last line can be torn by a crash, so this one is corrupt`, pending.line);
     const parsed = parseJson(line);
     if (!parsed.ok) {
-      torn = { line: lineNo, error: parsed.error };
+      torn++;
+      if (!tornAnywhere) pending = { line: lineNo, error: parsed.error };
       continue;
     }
     const head = format.head?.safeParse(parsed.value);
@@ -82,7 +91,7 @@ export function readJsonl<S extends z.ZodType>(file: string, format: LineFormat<
     }
     visit(result.data, lineNo);
   }
-  return { torn: torn ? 1 : 0 };
+  return { torn };
 }
 
 /** Newline, carriage return, space and tab: what may follow the last line. */

@@ -6,7 +6,7 @@ import { publicBaseUrl } from "../../src/providers/endpoint.ts";
 import { LoopStatsSchema } from "./event-loop.ts";
 import { redactArgv } from "./redact.ts";
 import { RecordedConfigSchema, recordedConfig } from "./settings.ts";
-import { RUN_FILES, type TrialHead } from "./store.ts";
+import { manifestVersion, RUN_FILES, type TrialHead } from "./store.ts";
 
 export const MANIFEST_SCHEMA_VERSION = 2;
 
@@ -137,12 +137,10 @@ function fromV1(m: z.output<typeof ManifestV1Schema>): Manifest {
   };
 }
 
-const ManifestVersionSchema = z.looseObject({ schema_version: z.number() });
-
 /** A run's manifest, validated; one written by an older fieldtest (v1) is read as v2. */
 export function readManifest(dir: string): Manifest {
   const file = join(dir, RUN_FILES.manifest);
-  if (loadFile(file, ManifestVersionSchema).schema_version === 1) return fromV1(loadFile(file, ManifestV1Schema));
+  if (manifestVersion(dir) === 1) return fromV1(loadFile(file, ManifestV1Schema));
   return loadFile(file, ManifestSchema);
 }
 

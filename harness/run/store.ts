@@ -1,5 +1,7 @@
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
+import { loadFile } from "../../src/formats/load.ts";
 import { TrialHeadSchema, TrialRecordSchema, trialKey, type TrialRecord } from "../../src/formats/records.ts";
 import { JsonlLog, readJsonl } from "./jsonl.ts";
 import { compareTrials } from "./work.ts";
@@ -60,13 +62,23 @@ export function readTrialLog<T extends Pick<TrialRecord, "suite" | "item_id" | "
 export function readTrialLog(dir: string, project: (r: TrialRecord) => Pick<TrialRecord, "suite" | "item_id" | "trial"> = (r) => r): TrialLogRead<Pick<TrialRecord, "suite" | "item_id" | "trial">> {
   const byKey = new Map<string, Pick<TrialRecord, "suite" | "item_id" | "trial">>();
   const repeated = new Set<string>();
-  const { torn } = readJsonl(join(dir, RUN_FILES.trials), TRIAL_LINE, (record) => {
+  const visit = (record: TrialRecord) => {
     const key = trialKey(record);
     if (byKey.has(key)) repeated.add(key);
     byKey.set(key, project(record));
-  });
+  };
+  // A run recorded before the spend journal (manifest v1) ended a torn line and resumed after it.
+  const { torn } = readJsonl(join(dir, RUN_FILES.trials), TRIAL_LINE, visit, { tornAnywhere: manifestVersion(dir) === 1 });
   const records = [...byKey.values()].sort((a, b) => compareTrials(a, b));
   return { records, torn, repeated: [...repeated].sort() };
+}
+
+const ManifestVersionSchema = z.looseObject({ schema_version: z.number() });
+
+/** The schema version of the run's manifest, or null when the folder has none. */
+export function manifestVersion(dir: string): number | null {
+  const file = join(dir, RUN_FILES.manifest);
+  return existsSync(file) ? loadFile(file, ManifestVersionSchema).schema_version : null;
 }
 
 /** The trial records of a run, one per key (last line wins); a torn last line ignored. */

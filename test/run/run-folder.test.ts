@@ -231,6 +231,12 @@ describe("malformed run files", () => {
     const v1 = { ...v2, schema_version: 1, command, sessions: v2.sessions.map(({ id: _id, spend: _s, ...rest }: Record<string, unknown>) => ({ ...rest, command, calls: 0, cost_usd: 0 })) };
     v1.config.client.critic = { ...v1.config.client.critic, baseUrl: `http://u:${secret}@127.0.0.1:9/v1/?key=${secret}` };
     writeFileSync(file, JSON.stringify(v1, null, 2));
+    // Its writer ended a line torn by a crash and the resume went on after it: a torn line in the middle, not corruption.
+    const trialsFile = join(dir, RUN_FILES.trials);
+    const lines = readFileSync(trialsFile, "utf8").trimEnd().split("\n");
+    writeFileSync(trialsFile, [...lines.slice(0, 2), lines[2]!.slice(0, 80), ...lines.slice(2)].join("\n") + "\n");
+    expect(readTrialLog(dir)).toMatchObject({ torn: 1, repeated: [] });
+    expect(readTrialLog(dir).records).toHaveLength(lines.length);
 
     const m = readManifest(dir);
     expect(m).toMatchObject({ schema_version: MANIFEST_SCHEMA_VERSION, spend: null, command: ["fieldtest", "run", "--base-url=http://127.0.0.1:9/v1"], withheld_credentials: [] });
