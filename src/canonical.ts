@@ -58,7 +58,8 @@ function member(value: unknown, walk: Walk): string {
   const known = frozenJson.get(value);
   if (known !== undefined) return known;
   // Inside a part that is frozen so far the member extends that part; past it, the member may be
-  // the top of a frozen part of its own, kept apart.
+  // the top of a frozen part of its own, kept apart. (A frozen member written inside a part that
+  // then turns out mutable is not kept: deepFreeze never makes such a part.)
   return walk.deeplyFrozen ? write(value, walk) : canonicalJson(value);
 }
 

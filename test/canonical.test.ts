@@ -58,4 +58,28 @@ describe("canonicalJson against its definition", () => {
     );
     expect(canonicalJson({ 10: 1, 9: 2, b: 3, "\u00e9": 4, '"q"': 5 })).toBe(reference({ 10: 1, 9: 2, b: 3, "\u00e9": 4, '"q"': 5 }));
   });
+
+  it("agrees on partly frozen values, and a text it keeps never outlives a change below it", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.infiniteStream(fc.boolean()), (value, coins) => {
+        const input = structuredClone(value);
+        const mutable: object[] = [];
+        // Children first: a frozen object may hold mutable ones (a frozen shell), at any depth.
+        const freezeSome = (v: unknown): void => {
+          if (v === null || typeof v !== "object") return;
+          for (const child of Object.values(v)) freezeSome(child);
+          if (coins.next().value) Object.freeze(v);
+          else mutable.push(v);
+        };
+        freezeSome(input);
+        expect(canonicalJson(input)).toBe(reference(input));
+        for (const m of mutable) {
+          if (Array.isArray(m)) m.push(7);
+          else (m as Record<string, unknown>).zz_added = 7;
+        }
+        expect(canonicalJson(input)).toBe(reference(input));
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

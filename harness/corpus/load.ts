@@ -82,7 +82,6 @@ function corpusHash(items: readonly (readonly [string, string])[]): string {
  */
 const loaded = textMemo<Corpus>(8);
 
-
 /** Load and schema-check every item; the first bad file throws an InputError naming file and key path. */
 export function loadCorpus(root = "corpus"): Corpus {
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new InputError(root, "", "corpus folder not found");

@@ -41,8 +41,9 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   const fixtures = corpus.fixtures.map((f) => f.fixture).filter((f) => same(fixtureItemKey(f.id)));
   const goals = corpus.goals.map((g) => g.goal).filter((g) => same(goalItemKey(g.id)));
   const warnings: string[] = [];
-  // A crash mid-write can leave the last line torn (the next writer cuts it off); it is never data.
-  if (log.torn > 0) warnings.push("the last line of trials.jsonl is not complete JSON (a torn write) and was skipped");
+  // A crash mid-write can leave the last line torn (the next writer cuts it off; a v1 run's writer
+  // went on after it, so there it may be anywhere); it is never data.
+  if (log.torn > 0) warnings.push(`${log.torn} line(s) of trials.jsonl are not complete JSON (torn writes) and were skipped`);
   const changed = Object.keys(recorded).filter((k) => hashes[k] !== undefined && !same(k));
   if (changed.length > 0) {
     warnings.push(`${changed.length} corpus item(s) changed since the run (${changed.slice(0, 5).join(", ")}${changed.length > 5 ? ", ..." : ""}): left out of ground-truth metrics`);

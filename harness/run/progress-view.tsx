@@ -1,5 +1,6 @@
 import { Box, Text, render } from "ink";
-import { formatDuration, isInteractive, loopText, spentText, startPlainProgress, type Progress, type ProgressReporter, type ProgressSnapshot } from "./progress.ts";
+import { formatSpend } from "./budget.ts";
+import { formatDuration, isInteractive, loopText, startPlainProgress, type Progress, type ProgressReporter, type ProgressSnapshot } from "./progress.ts";
 
 function Bar({ done, total }: { done: number; total: number }) {
   const width = 24;
@@ -19,7 +20,7 @@ export function ProgressView({ p }: { p: ProgressSnapshot }) {
         </Box>
       ))}
       <Text dimColor>
-        {p.rate.toFixed(1)} trials/s · eta {formatDuration(p.etaMs)} · {p.spend.calls} calls · spent {spentText(p.spend)} · {formatDuration(p.elapsedMs)} elapsed{loopText(p.loop)}
+        {p.rate.toFixed(1)} trials/s · eta {formatDuration(p.etaMs)} · {p.spend.calls} calls · spent {formatSpend(p.spend)} · {formatDuration(p.elapsedMs)} elapsed{loopText(p.loop)}
       </Text>
       {p.slowest.length > 0 ? (
         <Text dimColor>slowest in flight: {p.slowest.map((s) => `${s.key} ${formatDuration(s.ageMs)}`).join(", ")}</Text>

@@ -1,4 +1,5 @@
 import type { Spend } from "../../src/formats/records.ts";
+import { formatSpend } from "./budget.ts";
 import type { LoopStats } from "./event-loop.ts";
 import type { TrialEvent } from "./execute.ts";
 import { RUN_SUITES, type RunSuite, type TrialWork } from "./work.ts";
@@ -103,12 +104,7 @@ export function formatUsd(v: number | null): string {
 export function progressLine(p: ProgressSnapshot): string {
   const suites = p.suites.map((s) => `${s.suite} ${s.done}/${s.total}${s.errors ? ` (${s.errors} err)` : ""}`).join("  ");
   const slow = p.slowest[0] ? `  slowest ${p.slowest[0].key} ${formatDuration(p.slowest[0].ageMs)}` : "";
-  return `[${formatDuration(p.elapsedMs)}] ${suites}  ${p.rate.toFixed(1)}/s  eta ${formatDuration(p.etaMs)}  calls ${p.spend.calls}  spent ${spentText(p.spend)}${loopText(p.loop)}${slow}`;
-}
-
-/** `$0.0123`, or `at least $0.0123` while some send's cost is unknown (no usage, in flight, or lost). */
-export function spentText(s: SessionSpend): string {
-  return `${s.unknown_cost_calls > 0 ? "at least " : ""}${formatUsd(s.cost_usd)}`;
+  return `[${formatDuration(p.elapsedMs)}] ${suites}  ${p.rate.toFixed(1)}/s  eta ${formatDuration(p.etaMs)}  calls ${p.spend.calls}  spent ${formatSpend(p.spend)}${loopText(p.loop)}${slow}`;
 }
 
 /** `  loop p99 3.1 ms, busy 42%` when the event loop is measured. */

@@ -52,7 +52,8 @@ const TRIAL_LINE = { schema: TrialRecordSchema, head: TrialHeadSchema, what: "a 
 /**
  * Reads `trials.jsonl`: the one reader of trial logs (reports, resume, merge, replay). Every line is
  * validated (DESIGN.md §8): a line that is not a trial record is invalid input naming the file,
- * the line and the key path; a torn last line (a crash mid-write) is skipped and counted.
+ * the line and the key path; a torn last line (a crash mid-write) is skipped and counted, and so
+ * is a torn line anywhere in a run recorded before the spend journal (manifest v1).
  * `project` keeps only what the caller needs of each record. The file is streamed a line at a
  * time, and each record is dropped once projected, so a light projection reads a large run in
  * little memory.
@@ -81,7 +82,7 @@ export function manifestVersion(dir: string): number | null {
   return existsSync(file) ? loadFile(file, ManifestVersionSchema).schema_version : null;
 }
 
-/** The trial records of a run, one per key (last line wins); a torn last line ignored. */
+/** The trial records of a run, one per key (last line wins); torn lines skipped as readTrialLog skips them. */
 export function readTrials(dir: string): TrialRecord[] {
   return readTrialLog(dir).records;
 }

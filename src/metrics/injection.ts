@@ -1,9 +1,8 @@
 import { crossDisagreement } from "../stats/agreement.ts";
 import { itemMeanMetric, itemShareMetric, type ItemValue } from "./estimate.ts";
-import { countedVerdictCounts } from "./items.ts";
+import { countedVerdictCounts, type ItemTrials } from "./items.ts";
 import type { FixtureItem } from "./ground-truth.ts";
-import { pairedEffect, passRate } from "./injection-traps.ts";
-import { gatesIdentical } from "./trial-facts.ts";
+import { gateIdentityOfPairs, pairedEffect, passRate } from "./injection-traps.ts";
 import type { EstimateContext, MetricMap } from "./types.ts";
 
 /**
@@ -26,12 +25,11 @@ export function injectionShift(items: readonly FixtureItem[], ctx: EstimateConte
   const effect: ItemValue[] = [];
   const raw: ItemValue[] = [];
   const towardPass: ItemValue[] = [];
-  const identical: { hit: boolean; trials: number }[] = [];
+  const pairs: [ItemTrials, ItemTrials][] = [];
   for (const twin of items) {
     const control = twin.fixture.injection_of === null ? undefined : byId.get(twin.fixture.injection_of);
     if (control === undefined) continue;
-    const same = gatesIdentical([...twin.item.trials, ...control.item.trials]);
-    if (same !== null) identical.push({ hit: same, trials: twin.item.trials.length + control.item.trials.length });
+    pairs.push([twin.item, control.item]);
     const a = countedVerdictCounts(twin.item);
     const b = countedVerdictCounts(control.item);
     const shift = crossDisagreement(a, b);
@@ -47,6 +45,6 @@ export function injectionShift(items: readonly FixtureItem[], ctx: EstimateConte
     injection_effect: itemMeanMetric(effect, ctx, [-1, 1]),
     "injection_effect.toward_pass": itemMeanMetric(towardPass, ctx, [-1, 1], "paired_t"),
     "injection_verdict_shift.raw": itemMeanMetric(raw, ctx),
-    injection_gate_identical: itemShareMetric(identical, ctx),
+    injection_gate_identical: itemShareMetric(gateIdentityOfPairs(pairs), ctx),
   };
 }

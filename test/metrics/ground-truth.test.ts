@@ -158,4 +158,9 @@ describe("injection twins (DESIGN.md §10)", () => {
     const trials = [...boundaryTrials("ctl", "BBBBB"), ...boundaryTrials("inj", "BBBBB", { gateFindings: [gateFinding("rollback_missing", "a")] })];
     expect(run(trials, fixtures).metrics.injection_gate_identical).toMatchObject({ value: 0, numerator: 0, denominator: 1 });
   });
+  it("injection_gate_identical counts each trial once when two twins share a control (5 + 5 + 5, not 20)", () => {
+    const fixtures = [fixture("ctl"), fixture("inj", { injectionOf: "ctl" }), fixture("inj-b", { injectionOf: "ctl" })];
+    const trials = [...boundaryTrials("ctl", "BBBBB"), ...boundaryTrials("inj", "BBBBB"), ...boundaryTrials("inj-b", "BBBPP")];
+    expect(run(trials, fixtures).metrics.injection_gate_identical).toMatchObject({ value: 1, numerator: 2, denominator: 2, n_items: 2, n_trials: 15 });
+  });
 });

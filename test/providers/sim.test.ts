@@ -76,9 +76,17 @@ describe("sim planner template", () => {
         expect(draftPlan(goal, new Set([...defects].reverse()), version, parent)).toBe(draft);
         expect(Object.isFrozen(draft.tasks[0])).toBe(true);
         // A goal that reads differently never gets another goal's memoized draft.
-        for (const other of [{ ...goal, title: `${goal.title} (again)` }, { ...goal, description: `${goal.description} Then notify the owners.` }]) {
+        const others: Goal[] = [
+          { ...goal, id: `${goal.id}-b` },
+          { ...goal, domain: `${goal.domain}-b` },
+          { ...goal, title: `${goal.title} (again)` },
+          { ...goal, description: `${goal.description} Then notify the owners.` },
+          { ...goal, constraints: { ...goal.constraints, facts: [...goal.constraints.facts, "extra_fact_done"] } },
+        ];
+        for (const other of others) {
           expect(draftPlan(other, new Set(defects), version, parent)).toEqual(templatePlan(other, new Set(defects), version, parent, goalSteps(other)));
         }
+        expect(draftPlan(goal, new Set(defects), version, "null").parent_id).toBe("null");
       }),
       { numRuns: 100 },
     );

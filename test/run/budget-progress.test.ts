@@ -151,7 +151,7 @@ describe("progress", () => {
     // The spend is the journal's, read at each draw: a send in flight, or one that reported no usage, makes it a lower bound.
     spend.calls = 8;
     spend.unknown_cost_calls = 1;
-    expect(progressLine(p.snapshot(2000))).toContain("  calls 8  spent at least $0.2500  ");
+    expect(progressLine(p.snapshot(2000))).toContain("  calls 8  spent at least $0.2500 (1 call(s) of unknown cost)  ");
     const measured = new Progress(plan, plan, 0, () => NO_SPEND, () => ({ delay_p50_ms: 0.4, delay_p99_ms: 2.96, delay_max_ms: 8, busy_ms: 120, utilization: 0.06, cpu_ms: 100 }));
     expect(progressLine(measured.snapshot(1000))).toBe("[1s] corpus 0/2  boundary 0/2  0.0/s  eta --  calls 0  spent $0.0000  loop p99 3.0 ms, busy 6%");
   });

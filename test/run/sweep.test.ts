@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigFileSchema } from "../../harness/config.ts";
+import { formatSpend } from "../../harness/run/budget.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
@@ -107,7 +108,8 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
       expect(keysOf(out).keys).toEqual(first.keys);
       expect(engine.calls.length).toBe(callsBefore.length);
 
-      expect(await runSweep(cli({ resume: out, maxCalls: "1000", budgetUsd: "100" }), {}, engine, testHost())).toBe(0);
+      const resumed = testHost();
+      expect(await runSweep(cli({ resume: out, maxCalls: "1000", budgetUsd: "100" }), {}, engine, resumed)).toBe(0);
       const done = keysOf(out);
       expect(done.keys).toHaveLength(ALL_KEYS);
       expect(done.repeated).toEqual([]);
@@ -124,6 +126,10 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
       expect(m.spend!.calls).toBe(engine.calls.length);
       expect(m.sessions.reduce((n, s) => n + s.spend!.calls, 0)).toBe(engine.calls.length);
       expect(m.operational.max_calls).toBe(1000);
+      // The progress line reads this session's spend from the journal, not the run's.
+      const lastProgress = resumed.stderr.text.split("\n").filter((l) => l.startsWith("[")).at(-1)!;
+      expect(m.sessions[0]!.spend!.calls).toBeGreaterThan(0);
+      expect(lastProgress).toContain(`  calls ${m.sessions[1]!.spend!.calls}  spent ${formatSpend(m.sessions[1]!.spend!)}`);
     });
   }
 

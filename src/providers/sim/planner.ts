@@ -200,7 +200,7 @@ function allDefectSets(): PlannerDefect[][] {
  * frozen: every trial of a goal drafts the same few plans, and validating one is most of its cost.
  */
 export function draftPlan(goal: Goal, defects: ReadonlySet<PlannerDefect>, version: number, parentId: string | null): Plan {
-  const key = `${plannerViewKey(goal)}\u0000${PLANNER_DEFECTS.filter((d) => defects.has(d)).join(",")}\u0000${version}\u0000${parentId}`;
+  const key = `${plannerViewKey(goal)}\u0000${PLANNER_DEFECTS.filter((d) => defects.has(d)).join(",")}\u0000${version}\u0000${JSON.stringify(parentId)}`;
   let plan = draftsByKey.get(key);
   if (!plan) {
     plan = deepFreeze(templatePlan(goal, defects, version, parentId, goalSteps(goal)));
