@@ -58,9 +58,9 @@ function blockingSplit(item: SnapshotItem): [number, number] {
   return [item.verdict_counts[blocking!] ?? 0, item.verdict_counts[other!] ?? 0];
 }
 
-/** Whether the key blocked in a majority of the item's trials. */
+/** Whether the key blocked in a majority of the item's counted trials (the ones its count is over). */
 function mostlyBlocks(count: number, item: SnapshotItem): boolean {
-  return count > item.n_trials / 2;
+  return count > item.n_counted / 2;
 }
 
 /**
@@ -100,7 +100,7 @@ function itemTests(b: SnapshotItem, a: SnapshotItem, differences: readonly Diffe
     const na = a.blocker_key_counts[key] ?? 0;
     const blocksA = mostlyBlocks(na, a);
     out.push({
-      p: fisherExact(nb, b.n_trials - nb, na, a.n_trials - na),
+      p: fisherExact(nb, b.n_counted - nb, na, a.n_counted - na),
       delta: { ...common, kind: blocksA ? "blocker_new" : "blocker_lost", key, baseline: nb, candidate: na },
       changed: mostlyBlocks(nb, b) !== blocksA,
       reportBeyondNoise: false,

@@ -11,7 +11,7 @@ export type CheckOutcome = "pass" | "fail" | "inconclusive" | "error";
 /** One line of the gate's verdict; `name` is what a failure names (a metric, the canary, ...). */
 export interface GateCheck {
   name: string;
-  kind: "infrastructure" | "trials" | "floor" | "non_inferiority" | "unexplained_deltas";
+  kind: "infrastructure" | "trials" | "items" | "floor" | "non_inferiority" | "unexplained_deltas";
   outcome: CheckOutcome;
   message: string;
   /** Non-inferiority checks: the paired delta, its one-sided bound and the Holm-adjusted p. */
@@ -69,6 +69,25 @@ function trialsCheck(policy: GatePolicy, a: Snapshot): GateCheck {
     outcome: ok ? "pass" : "inconclusive",
     message: `${n ?? "unknown"} trials per item; the policy pre-registers at least ${policy.min_trials_per_item}`,
     ...(ok ? {} : { trials_needed: policy.min_trials_per_item }),
+  };
+}
+
+/**
+ * The baseline's items are the pre-registered item set: a candidate that left some out is judged
+ * on the rest only, where a regression on the missing ones cannot show, so it is inconclusive.
+ * Items the candidate adds have nothing to be compared with and leave the verdict alone.
+ */
+function itemsCheck(diff: DiffResult): GateCheck {
+  const missing = diff.coverage.only_baseline;
+  const shown = missing.slice(0, 5).join(", ");
+  return {
+    name: "baseline_items",
+    kind: "items",
+    outcome: missing.length === 0 ? "pass" : "inconclusive",
+    message:
+      missing.length === 0
+        ? "the candidate ran every baseline item"
+        : `${missing.length} baseline item(s) not in the candidate (${shown}${missing.length > 5 ? ", ..." : ""}): run the baseline's item set`,
   };
 }
 
@@ -198,13 +217,15 @@ const EXIT: Record<GateDecision, GateResult["exit"]> = { pass: 0, regression: 1,
  * then absolute floors on the candidate, non-inferiority of each gated metric against the
  * baseline (paired per item, one-sided at α, Holm across metrics for the regression flag), and
  * the diff's unexplained deltas. Any failure is a regression (1); otherwise anything undecided
- * (too few trials, an unknown metric, a bound above its margin without a significant
- * regression) is inconclusive (2) with the trials it needs; otherwise pass (0).
+ * (too few trials, baseline items the candidate did not run, an unknown metric, a bound above its
+ * margin without a significant regression) is inconclusive (2) with the trials it needs;
+ * otherwise pass (0).
  */
 export function evaluateGate(policy: GatePolicy, b: Snapshot, a: Snapshot, diff: DiffResult): GateResult {
   const checks: GateCheck[] = [
     ...infrastructureChecks(policy, a),
     trialsCheck(policy, a),
+    itemsCheck(diff),
     ...policy.floors.map((f) => floorCheck(f, a, policy.alpha)),
     ...marginChecks(policy, b, a),
     unexplainedCheck(policy, diff),

@@ -31,7 +31,8 @@ const counts = z.record(z.string(), z.number().int().min(0));
  * `verdict_counts` cover every label (boundary: critic_verdict block | pass | unavailable;
  * corpus: status escalated | approved | error, or unavailable when a critic audit or the planner
  * was unavailable); `modal_verdict` and `unanimous` are over the counted ones;
- * `blocker_key_counts[k]` is the number of trials in which blocker key k blocked in some round;
+ * `blocker_key_counts[k]` is the number of counted trials in which blocker key k blocked in some
+ * round (the trials `modal_verdict` is over, so the key tests and the verdict test share them);
  * `values[metric]` is the item's own value of each per-item metric it belongs to, for paired deltas
  * (with several runs, the mean of each run's own value, so it compares like with like with one run).
  */
@@ -75,18 +76,19 @@ export const BetweenRunsSchema = z.strictObject({
 });
 export type BetweenRuns = z.output<typeof BetweenRunsSchema>;
 
-export const SNAPSHOT_SCHEMA_VERSION = 2;
+/** 3: blocker keys are counted over the counted trials, as the verdicts are (2 counted them over every trial that did not error). */
+export const SNAPSHOT_SCHEMA_VERSION = 3;
 
 /**
  * A run, or several runs of one configuration pooled, reduced to what diffs, gates, comparisons
  * and trends need. A published baseline (`baselines/NAME.json`) is exactly this, written by
  * `fieldtest baseline publish`; a candidate run directory is reduced to the same shape (one run)
- * before it is compared. Schema 2 pools runs: `runs`, `between_runs`, item clusters and the
- * loop settings are new; a schema-1 file is refused with the command that re-publishes it.
+ * before it is compared. Schema 2 pooled runs (`runs`, `between_runs`, item clusters, the loop
+ * settings); an older file is refused with the command that re-publishes it.
  */
 export const SnapshotSchema = z.strictObject({
   schema_version: z.literal(SNAPSHOT_SCHEMA_VERSION, {
-    error: `this baseline was written by an older fieldtest (snapshot schema 1); re-publish it with \`fieldtest baseline publish\` (for baselines/sim-default.json: scripts/publish-baseline.sh)`,
+    error: `this baseline was written by an older fieldtest (an older snapshot schema); re-publish it from its runs with \`fieldtest baseline publish\` (for baselines/sim-default.json: scripts/publish-baseline.sh)`,
   }),
   kind: z.literal("fieldtest-snapshot"),
   name: z.string(),

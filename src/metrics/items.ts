@@ -77,7 +77,11 @@ export interface ItemSummary {
   modal_verdict: string | null;
   /** All counted trials agree; null with no counted trial. */
   unanimous: boolean | null;
-  /** Blocker keys with the number of trials in which each blocked (any round), gate and critic. */
+  /**
+   * Blocker keys with the number of counted trials in which each blocked (any round), gate and
+   * critic: over the same trials as the verdict counts, so an outage or an unavailable critic (which
+   * saw nothing to block) never reads as a key that stopped blocking.
+   */
   blocker_keys: Record<string, number>;
   /** Escalation reasons with the number of trials that recorded each. */
   escalation_reasons: Record<string, number>;
@@ -101,9 +105,10 @@ export function summarizeItem(item: ItemTrials): ItemSummary {
     tally([verdictLabel(t)], verdicts);
     // An error trial's blockers and reasons are the outage's, not the item's (DESIGN.md §6).
     if (t.status === "error") continue;
+    tally(new Set(t.escalation_reasons), reasons);
+    if (!isCounted(t)) continue;
     const keys = blockerKeysByOrigin(t);
     tally([...keys.gate, ...keys.critic], blockers);
-    tally(new Set(t.escalation_reasons), reasons);
   }
   return {
     suite: item.suite,

@@ -137,6 +137,20 @@ describe("diff attribution (DESIGN.md §11)", () => {
     expect(verdict).toMatchObject({ baseline: null, candidate: "block", p_value: 1, attribution: "noise" });
   });
 
+  it("an outage or an unavailable critic on an item is not a blocker key it lost: keys are tested over the counted trials, as verdicts are", () => {
+    // Unchanged behaviour, but one goal's trials all errored and one fixture's critic was unavailable throughout.
+    const cand = snapshot(
+      BASE.map((s) => (s.id === "goal-b" ? { ...s, verdicts: all("error") } : s.id === "seeded-a" ? { ...s, verdicts: all("unavailable") } : s)),
+      (m) => void (m.config.seed = 99),
+    );
+    const d = diffSnapshots(baseline, cand);
+    const onThem = d.deltas.filter((x) => x.item === "corpus/goal-b" || x.item === "boundary/seeded-a");
+    expect(baseline.items.find((i) => i.item_id === "seeded-a")!.blocker_key_counts).not.toEqual({});
+    expect(onThem.filter((x) => x.kind !== "verdict").length).toBeGreaterThan(0);
+    expect(onThem.every((x) => x.p_value === 1 && x.attribution === "noise")).toBe(true);
+    expect(d.unexplained).toEqual([]);
+  });
+
   it("Holm counts one verdict test per compared item and one per blocker key seen on it", () => {
     const d = diffSnapshots(baseline, snapshot(changedItems()));
     const keys = new Set([...baseline.items, ...snapshot(changedItems()).items].flatMap((i) => Object.keys(i.blocker_key_counts).map((k) => `${i.item_id} ${k}`)));

@@ -73,6 +73,19 @@ describe("release gate", () => {
     expect(r.checks.find((c) => c.name === "label_flip_rate")!.outcome).toBe("inconclusive");
   });
 
+  it("is inconclusive (exit 2) when the candidate left out baseline items, naming them: the missing ones could hide a regression", () => {
+    // The same behaviour on the items it ran, and the five most-missed fixtures left out.
+    const left = new Set(SEEDED.filter((_, i) => i % 3 === 0 || i === 1));
+    const r = gate(baseline, snapshot(stable.filter((s) => !left.has(s.id))));
+    expect([r.decision, r.exit, r.failed]).toEqual(["inconclusive", 2, []]);
+    const check = r.checks.find((c) => c.name === "baseline_items")!;
+    expect(check).toMatchObject({ kind: "items", outcome: "inconclusive" });
+    expect(check.message).toMatch(new RegExp(`^${left.size} baseline item\\(s\\) not in the candidate \\(boundary/seeded-0, boundary/seeded-1, `));
+    // Every other check passes: the item set alone makes it inconclusive.
+    expect(r.checks.filter((c) => c.outcome !== "pass").map((c) => c.name)).toEqual(["baseline_items"]);
+    expect(gate(baseline, snapshot(stable)).checks.find((c) => c.name === "baseline_items")!.outcome).toBe("pass");
+  });
+
   it("is an infrastructure error (exit 3) when the canary failed", () => {
     const r = gate(baseline, snapshot(items(5, (i) => (i % 3 === 0 ? 1 : 0)), (m) => void (m.canary = { ok: false, failures: ["x"], results: null })));
     expect(r.exit).toBe(3);
