@@ -13,6 +13,12 @@ export interface EvidenceVerdict {
 export interface EvidenceSubject {
   task_id: string | null;
   evidence: CriticEvidence | null;
+  /**
+   * Task references the critic wrote that these fields cannot hold: a `task_id` that is not a
+   * string, the `tasks` of evidence of another shape. Still references: a ghost among them is an
+   * unsupported reference, and one that is not a string names no task at all.
+   */
+  strayReferences?: readonly unknown[];
 }
 
 const verdict = (status: EvidenceStatus, reason: string): EvidenceVerdict => ({ status, reason });
@@ -140,8 +146,8 @@ const CLAIMS: Record<string, ClaimRule> = {
 export function checkEvidence(goal: Goal, plan: Plan, finding: EvidenceSubject): EvidenceVerdict {
   const graph = graphOf(plan);
   const { task_id, evidence } = finding;
-  const cited = [...(task_id === null ? [] : [task_id]), ...(evidence?.tasks ?? [])];
-  const missing = cited.filter((id) => !graph.has(id));
+  const cited: unknown[] = [...(task_id === null ? [] : [task_id]), ...(evidence?.tasks ?? []), ...(finding.strayReferences ?? [])];
+  const missing = cited.filter((id) => typeof id !== "string" || !graph.has(id)).map((id) => (typeof id === "string" ? id : JSON.stringify(id)));
   if (missing.length > 0) return verdict("unsupported_reference", `not a task of the plan: ${[...new Set(missing)].join(", ")}`);
   if (!evidence) return verdict("uncheckable", "the finding carries no evidence");
   const rule = Object.hasOwn(CLAIMS, evidence.claim) ? CLAIMS[evidence.claim] : undefined;

@@ -47,6 +47,18 @@ function readEvidence(v: unknown): CriticEvidence | null {
 }
 
 /**
+ * The task references a finding wrote that its typed fields drop: a `task_id` that is neither a
+ * string nor null, and the `tasks` of an evidence object that has another shape (a number among
+ * them, facts that are not a list). Dropping them would hide a ghost task from the reference check.
+ */
+function strayReferences(item: Record<string, unknown>, evidence: CriticEvidence | null): unknown[] {
+  const id = item.task_id;
+  const strayId = id === undefined || id === null || typeof id === "string" ? [] : [id];
+  const tasks = evidence === null && isRecord(item.evidence) ? item.evidence.tasks : undefined;
+  return [...strayId, ...(Array.isArray(tasks) ? tasks : tasks === undefined || tasks === null ? [] : [tasks])];
+}
+
+/**
  * `critic:family:task_id:claim:evidence tasks:evidence facts` (DESIGN.md §6). The facts are part of
  * the key, so a finding about other facts is another blocker and cannot stand in for this one.
  */
@@ -106,7 +118,7 @@ export function normalizeFinding(goal: Goal, plan: Plan, raw: unknown): Normaliz
   }
   const task_id = typeof item.task_id === "string" ? item.task_id : null;
   const evidence = readEvidence(item.evidence);
-  const checked = checkEvidence(goal, plan, { task_id, evidence });
+  const checked = checkEvidence(goal, plan, { task_id, evidence, strayReferences: strayReferences(item, evidence) });
   // 5. A blocker whose premise the plan refutes is not a blocker.
   if (severity === "blocker" && (checked.status === "contradicted" || checked.status === "unsupported_reference")) {
     applied.add("downgraded_evidence_rejected");

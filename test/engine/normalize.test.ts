@@ -167,6 +167,16 @@ describe("normalizeFinding: the five rules in order", () => {
     expect(f).toMatchObject({ severity: "warning", evidence_status: "unsupported_reference", normalization: ["downgraded_evidence_rejected"] });
   });
 
+  it("a ghost task hidden in evidence of the wrong shape, or a task_id that is not a string, is still an unsupported reference, downgraded", () => {
+    const rejected = { severity: "warning", evidence_status: "unsupported_reference", normalization: ["downgraded_evidence_rejected"] };
+    // The typed fields cannot hold these, but they are still references the plan must have.
+    expect(one({ evidence: { claim: "misordered", tasks: ["ghost_task", 0], facts: [] } as never })).toMatchObject({ ...rejected, evidence: null });
+    expect(one({ evidence: { claim: "misordered", tasks: ["ghost_task", "migrate"], facts: "none" } as never })).toMatchObject({ ...rejected, evidence: null });
+    expect(one({ task_id: 42 as never, evidence: SUPPORTED })).toMatchObject({ ...rejected, task_id: null, evidence_reason: "not a task of the plan: 42" });
+    // Every stray reference a task of the plan: nothing to reject, the shape alone leaves it uncheckable.
+    expect(one({ evidence: { claim: "misordered", tasks: ["tune_cache", "migrate"], facts: "none" } as never })).toMatchObject({ severity: "blocker", evidence_status: "uncheckable" });
+  });
+
   it("a blocker with supported or uncheckable evidence stays a blocker", () => {
     expect(one({ evidence: SUPPORTED })).toMatchObject({ severity: "blocker", evidence_status: "supported", normalization: [] });
     expect(one({})).toMatchObject({ severity: "blocker", evidence_status: "uncheckable", normalization: [] });
