@@ -1,6 +1,6 @@
 import { clusterBootstrap, ratioBootstrap, type BootstrapResult, type CountRatioItem } from "../stats/bootstrap.ts";
 import { meanInterval } from "../stats/mean.ts";
-import { exactLowerBound, exactUpperBound, wilson } from "../stats/proportion.ts";
+import { clopperPearson, exactLowerBound, exactUpperBound, wilson } from "../stats/proportion.ts";
 import type { EstimateContext, IntervalMethod, MetricValue } from "./types.ts";
 
 /**
@@ -28,6 +28,21 @@ export function emptyMetric(interval: IntervalMethod): MetricValue {
 }
 
 const clip = (v: number | null, [lo, hi]: readonly [number, number]) => (v === null ? null : Math.min(hi, Math.max(lo, v)));
+
+/**
+ * A clustered interval of zero width inside the range says the clusters did not spread, not that
+ * the value is certain (every clean control blocked once in five trials: [0.2, 0.2]). A rate with
+ * counts then gets the two-sided exact interval over its events and units; any other value gets no
+ * interval. Intervals of width, and the exact edge bounds, pass through unchanged.
+ */
+function noFalseCertainty(m: MetricValue, range: readonly [number, number], conf: number): MetricValue {
+  if (m.value === null || m.ci_low === null || m.ci_low !== m.ci_high || m.value <= range[0] || m.value >= range[1]) return m;
+  if (m.numerator !== undefined && m.denominator !== undefined && m.denominator > 0 && range[0] === 0 && range[1] === 1) {
+    const ci = clopperPearson(m.numerator, m.denominator, conf);
+    return { ...m, ci_low: ci.low, ci_high: ci.high, interval: "clopper_pearson" };
+  }
+  return { ...m, ci_low: null, ci_high: null };
+}
 
 /**
  * The interval of a rate that saw no event, or only events, among `units` (DESIGN.md §10): the
@@ -67,7 +82,7 @@ export function itemMeanMetric(
   const base = { value: ci.mean, n_items: items.length, n_trials: trials, ...counts };
   const edge = items.every((it) => it.value === ci.mean) ? exactEdge(ci.mean, trials, range, ctx.conf) : null;
   if (edge) return { ...base, ci_low: edge[0], ci_high: edge[1], interval: "clopper_pearson" };
-  return { ...base, ci_low: clip(ci.low, range), ci_high: clip(ci.high, range), interval };
+  return noFalseCertainty({ ...base, ci_low: clip(ci.low, range), ci_high: clip(ci.high, range), interval }, range, ctx.conf);
 }
 
 /**
@@ -99,7 +114,7 @@ export function bootstrapMetric<T extends { trials: number; cluster: string }>(
   ctx: EstimateContext,
   stream: string,
 ): MetricValue {
-  return bootstrapValue(items, clusterBootstrap(items, statistic, bootstrapOptions(ctx, stream)));
+  return noFalseCertainty(bootstrapValue(items, clusterBootstrap(items, statistic, bootstrapOptions(ctx, stream))), [-Infinity, Infinity], ctx.conf);
 }
 
 const bootstrapOptions = (ctx: EstimateContext, stream: string) => ({ reps: ctx.reps, seed: ctx.seed, conf: ctx.conf, stream, clusterOf: (it: { cluster: string }) => it.cluster });
@@ -120,5 +135,5 @@ export function ratioMetric(items: readonly RatioItem[], ctx: EstimateContext, s
   if (edge) {
     return { value: numerator / denominator, ci_low: edge[0], ci_high: edge[1], n_items: used.length, n_trials: sumTrials(used), interval: "clopper_pearson", numerator, denominator };
   }
-  return { ...bootstrapValue(used, ratioBootstrap(used, bootstrapOptions(ctx, stream))), numerator, denominator };
+  return noFalseCertainty({ ...bootstrapValue(used, ratioBootstrap(used, bootstrapOptions(ctx, stream))), numerator, denominator }, [0, 1], ctx.conf);
 }

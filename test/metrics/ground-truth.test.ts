@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { summarize } from "../../src/metrics/summary.ts";
 import { classifyDefect } from "../../src/metrics/ground-truth.ts";
-import { wilson } from "../../src/stats/proportion.ts";
+import { clopperPearson, wilson } from "../../src/stats/proportion.ts";
 import { boundaryTrial, boundaryTrials, finding, fixture, gateFinding } from "./builders.ts";
 import type { Fixture } from "../../src/formats/fixture.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
@@ -79,6 +79,13 @@ describe("exact bounds for rates with no event or only events (DESIGN.md §10)",
   it("a rate with events inside (0, 1) keeps its clustered interval", () => {
     const s = run([...boundaryTrials("s1", "PBBBB"), ...boundaryTrials("s2", "BBBBB"), ...boundaryTrials("c1", "PPPPP")], fixtures);
     expect(s.metrics.critic_miss_rate!.interval).toBe("t_clustered");
+  });
+  it("items at one value inside (0, 1) are no certainty: the exact two-sided interval over the trials, never a zero-width one", () => {
+    // Both seeded fixtures missed once in five: no spread between clusters, yet 2 misses in 10 trials.
+    const s = run([...boundaryTrials("s1", "PBBBB"), ...boundaryTrials("s2", "PBBBB"), ...boundaryTrials("c1", "PPPPP")], fixtures);
+    const cp = clopperPearson(2, 10);
+    expect(s.metrics.critic_miss_rate).toMatchObject({ value: 0.2, ci_low: expect.closeTo(cp.low, 12), ci_high: expect.closeTo(cp.high, 12), interval: "clopper_pearson", numerator: 2, denominator: 10 });
+    expect(s.metrics.critic_miss_rate!.ci_low).toBeLessThan(s.metrics.critic_miss_rate!.ci_high!);
   });
 });
 

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { itemMeanMetric, ratioMetric } from "../../src/metrics/estimate.ts";
+import { clopperPearson } from "../../src/stats/proportion.ts";
+
+const ctx = { conf: 0.95, seed: 1, reps: 200 };
+
+describe("no interval claims a certainty the data do not give (METHODOLOGY §1.3)", () => {
+  it("a mean over items at one value inside its range has no interval: the clusters did not spread, which is not certainty", () => {
+    const m = itemMeanMetric(
+      [
+        { value: 0.5, trials: 5, cluster: "a" },
+        { value: 0.5, trials: 5, cluster: "b" },
+        { value: 0.5, trials: 5, cluster: "c" },
+      ],
+      ctx,
+    );
+    expect(m).toMatchObject({ value: 0.5, ci_low: null, ci_high: null, n_items: 3, n_trials: 15, interval: "t_clustered" });
+    // With spread, the clustered interval stands.
+    const spread = itemMeanMetric(
+      [
+        { value: 0.4, trials: 5, cluster: "a" },
+        { value: 0.6, trials: 5, cluster: "b" },
+      ],
+      ctx,
+    );
+    expect(spread.ci_low).toBeLessThan(0.5);
+    expect(spread.ci_high).toBeGreaterThan(0.5);
+  });
+
+  it("a ratio whose every cluster has the same share gets the exact two-sided interval over its units, not the bootstrap's [v, v]", () => {
+    const m = ratioMetric(
+      [
+        { num: 1, den: 4, trials: 5, cluster: "a" },
+        { num: 1, den: 4, trials: 5, cluster: "b" },
+        { num: 2, den: 8, trials: 5, cluster: "c" },
+      ],
+      ctx,
+      "test",
+    );
+    const cp = clopperPearson(4, 16);
+    expect(m).toMatchObject({ value: 0.25, ci_low: expect.closeTo(cp.low, 12), ci_high: expect.closeTo(cp.high, 12), interval: "clopper_pearson", numerator: 4, denominator: 16 });
+  });
+});
