@@ -346,9 +346,13 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
         stopWhenTripped();
       },
     });
+    // The first Ctrl-C drains, whatever else is already stopping the run (a budget drains too, and
+    // its in-flight trials are paid for); a second one, or SIGTERM, abandons them.
+    let interrupts = 0;
     disposeSignals = host.onSignal((signal) => {
-      if (signal === "SIGINT" && stop.mode === "run") {
-        host.stderr.write("\nfieldtest: stopping: finishing the trials in flight (Ctrl-C again to abandon them)\n");
+      if (signal === "SIGINT" && interrupts++ === 0 && stop.mode !== "abandon") {
+        const already = stop.mode === "drain" ? `already stopping (${stop.reason})` : "stopping";
+        host.stderr.write(`\nfieldtest: ${already}: finishing the trials in flight (Ctrl-C again to abandon them)\n`);
         stop.stop("drain", "interrupted");
       } else {
         stop.stop("abandon", "interrupted");

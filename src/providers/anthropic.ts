@@ -12,7 +12,7 @@ import {
   type WireFacts,
 } from "./adapter.ts";
 import { DEFAULT_BASE_URLS, type RoleConfig } from "./config.ts";
-import { publicBaseUrl } from "./endpoint.ts";
+import { publicBaseUrl, sdkEndpoint } from "./endpoint.ts";
 import { createHttpFetch, timingFetchOptions } from "./http-fetch.ts";
 
 /** The Messages API requires max_tokens; this is what is sent (and recorded) when the config sets none. */
@@ -42,7 +42,7 @@ function parsesToObject(text: string): Record<string, unknown> | null {
 /** Anthropic Messages API; structured output is a forced call of one tool whose input schema is the output schema. */
 export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: AdapterEnv): ProviderAdapter {
   const endpoint = role.baseUrl ?? DEFAULT_BASE_URLS.anthropic;
-  const client = new Anthropic({ apiKey: apiKey ?? "unused", baseURL: endpoint, defaultHeaders: role.headers, maxRetries: 0, fetch: createHttpFetch(now) });
+  const client = new Anthropic({ apiKey: apiKey ?? "unused", ...sdkEndpoint(endpoint), defaultHeaders: role.headers, maxRetries: 0, fetch: createHttpFetch(now) });
 
   return {
     provider: "anthropic",

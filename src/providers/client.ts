@@ -70,6 +70,17 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 /** Secrets are masked from any text the client passes on; header values shorter than this are not secrets. */
 const MIN_SECRET_LENGTH = 8;
 
+/**
+ * A header value as a server may echo it: whole, its token after an auth scheme (`Bearer tok`),
+ * and a Basic credential's decoded user and password.
+ */
+function headerSecrets(value: string): string[] {
+  const [scheme, token] = value.trim().split(/\s+/, 2);
+  if (token === undefined) return [value];
+  const basic = /^basic$/i.test(scheme!) ? Buffer.from(token, "base64").toString("utf8").split(":") : [];
+  return [value, token, ...basic];
+}
+
 export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): ModelClient {
   const config: ResolvedClientConfig = ClientConfigSchema.parse(input);
   const now = deps.now ?? preciseNow;
@@ -80,7 +91,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
 
   const secrets = [
     ...Object.values(API_KEY_ENV).map((name) => env[name]),
-    ...ROLES.flatMap((r) => Object.values(config[r].headers ?? {})),
+    ...ROLES.flatMap((r) => Object.values(config[r].headers ?? {}).flatMap(headerSecrets)),
     ...ROLES.flatMap((r) => (config[r].baseUrl ? urlCredentials(config[r].baseUrl) : [])),
   ].filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH);
   // Most texts hold no secret: looked for first, so only a text that has one is copied.
@@ -193,13 +204,15 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
           key = requestHash(adapter, bodyJson, request.role, request.trial);
           continue;
         }
-        if (!failure.retryable || retries >= config.maxRetries) return done({ kind: "failed", failure });
-        await sleep(retryDelayMs(retries, failure.retryAfterMs, random()));
+        const delay = failure.retryable && retries < config.maxRetries ? retryDelayMs(retries, failure.retryAfterMs, random()) : null;
+        if (delay === null) return done({ kind: "failed", failure });
+        await sleep(delay);
         retries += 1;
         continue;
       }
       returned({ index: attempts.length, latency_ms: latency(), outcome: "ok", error_class: null, http_status: reply.httpStatus }, reply.usage);
-      cache?.put(key, reply);
+      // The cache is a file: what it keeps is masked as the records are.
+      cache?.put(key, { ...reply, text: redact(reply.text) });
       return done({ kind: "reply", reply });
     }
   }

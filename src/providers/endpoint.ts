@@ -13,7 +13,9 @@ export function hasCredentials(url: string): boolean {
 /** The parts of a URL that may be credentials, as they may appear in text: userinfo and query values. */
 export function urlCredentials(url: string): string[] {
   const u = new URL(url);
-  const parts = [u.username, u.password, ...[...u.searchParams.values()]];
+  // Query values as written (percent-encoded, `+` for a space) as well as decoded: a server may echo either.
+  const rawValues = u.search.slice(1).split("&").flatMap((pair) => pair.split("=").slice(1).join("="));
+  const parts = [u.username, u.password, ...rawValues, ...[...u.searchParams.values()].flatMap((v) => [v, encodeURIComponent(v)])];
   return [...new Set(parts.flatMap((p) => [p, decoded(p)]))].filter((p) => p !== "");
 }
 
@@ -23,6 +25,17 @@ function decoded(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * A base URL as the SDKs take it: they append the API path to `baseURL`, so a query written in the
+ * URL (`?api-version=...`, `?api-key=...`) goes to them apart, as `defaultQuery`, sent with every
+ * request; otherwise the path would land inside the last query value. Userinfo is not sent.
+ */
+export function sdkEndpoint(url: string): { baseURL: string; defaultQuery?: Record<string, string> } {
+  const u = new URL(url);
+  const query = Object.fromEntries(u.searchParams);
+  return { baseURL: withoutCredentials(url), ...(Object.keys(query).length > 0 ? { defaultQuery: query } : {}) };
 }
 
 /** The effective endpoint as recorded (DESIGN.md §7): scheme, host, port and path; never credentials or query. */

@@ -15,7 +15,7 @@ import {
 } from "./adapter.ts";
 import { DEFAULT_BASE_URLS, isVendorEndpoint, type RoleConfig } from "./config.ts";
 import { textMemo } from "../text-memo.ts";
-import { publicBaseUrl } from "./endpoint.ts";
+import { publicBaseUrl, sdkEndpoint } from "./endpoint.ts";
 import { createHttpFetch, timingFetchOptions } from "./http-fetch.ts";
 
 /** The content type the SDK would set for an object body; given with a string body, the SDK sends the string as it is. */
@@ -64,7 +64,7 @@ export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEn
   const client = new OpenAI({
     // A custom server may need no key; the SDK insists on one, so a placeholder fills in.
     apiKey: apiKey ?? "unused",
-    baseURL: endpoint,
+    ...sdkEndpoint(endpoint),
     defaultHeaders: role.headers,
     maxRetries: 0,
     fetch: createHttpFetch(now),

@@ -65,16 +65,17 @@ describe("model mismatch", () => {
 });
 
 describe("retry policy", () => {
-  it("honours Retry-After up to its cap", () => {
+  it("honours Retry-After up to its cap; past it the attempt fails rather than retrying before the server said", () => {
     expect(retryDelayMs(0, 7000, 0.9)).toBe(7000);
-    expect(retryDelayMs(3, RETRY_AFTER_CAP_MS * 10, 0)).toBe(RETRY_AFTER_CAP_MS);
+    expect(retryDelayMs(3, RETRY_AFTER_CAP_MS, 0)).toBe(RETRY_AFTER_CAP_MS);
+    expect(retryDelayMs(3, RETRY_AFTER_CAP_MS * 10, 0)).toBeNull();
   });
 
   it("backs off exponentially with jitter inside [ceiling/2, ceiling], never above the cap", () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 30 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (retry, r) => {
         const ceiling = Math.min(RETRY_CAP_MS, 500 * 2 ** retry);
-        const d = retryDelayMs(retry, null, r);
+        const d = retryDelayMs(retry, null, r)!;
         expect(d).toBeGreaterThanOrEqual(ceiling / 2);
         expect(d).toBeLessThanOrEqual(ceiling);
         expect(retryDelayMs(retry + 1, null, r)).toBeGreaterThanOrEqual(d);

@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CriticOutputSchema } from "../../src/formats/findings.ts";
 import { createModelClient, type RoleConfig } from "../../src/providers/client.ts";
@@ -75,6 +78,62 @@ describe("API keys never leave the request", () => {
     if (!result.ok) return;
     expect(result.value.findings[0]!.message).toBe("proxy said [redacted]");
     expect(JSON.stringify(result)).not.toContain(HEADER_SECRET);
+  });
+
+  it("a Bearer token or a Basic credential echoed alone is masked, and so is a reply the cache keeps", async () => {
+    const TOKEN = ["tok", "DISTINCTIVE", "b3a9c0e7d1"].join("-");
+    const BASIC_PASS = ["pw", "DISTINCTIVE", "5e2f8a"].join("-");
+    const basic = Buffer.from(`svc:${BASIC_PASS}`).toString("base64");
+    const server = await startServer((r: Received, i: number): Step => {
+      if (i === 0) return { status: 401, body: { error: { message: `invalid token ${TOKEN}`, type: "authentication_error" } } };
+      const finding = { ...VALID_CRITIC_ANSWER.findings[0]!, message: `proxy user svc:${BASIC_PASS} via ${String(r.headers.authorization).split(" ")[1]}` };
+      return { status: 200, body: chatCompletion(JSON.stringify({ findings: [finding] })) };
+    });
+    const cacheDir = mkdtempSync(join(tmpdir(), "ft-secret-cache-"));
+    const bearer: RoleConfig = { provider: "openai", model: "m-1", baseUrl: `${server.url}/v1`, headers: { authorization: `Bearer ${TOKEN}` } };
+    const failed = await createModelClient({ planner: bearer, critic: bearer, maxRetries: 0 }, { ...fakeClock(), env: {} }).structured(criticRequest(), CriticOutputSchema);
+    expect(failed.ok ? "" : failed.error).toContain("invalid token [redacted]");
+    const viaBasic: RoleConfig = { ...bearer, headers: { authorization: `Basic ${basic}` } };
+    const cached = await createModelClient({ planner: viaBasic, critic: viaBasic, cache: { enabled: true, dir: cacheDir } }, { ...fakeClock(), env: {} }).structured(criticRequest(), CriticOutputSchema);
+    expect(cached.ok).toBe(true);
+    const files = readdirSync(cacheDir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
+    expect(files.length).toBeGreaterThan(0);
+    const kept = files.map((d) => readFileSync(join(d.parentPath, d.name), "utf8")).join("\n");
+    // The test can fail: the server did echo both.
+    expect(JSON.stringify(server.received.map((r) => r.headers))).toContain(basic);
+    for (const secret of [TOKEN, BASIC_PASS, basic]) {
+      expect(JSON.stringify(failed)).not.toContain(secret);
+      expect(JSON.stringify(cached)).not.toContain(secret);
+      expect(kept).not.toContain(secret);
+    }
+  });
+
+  it("a base URL's query goes with every request, after the API path (an api-version, a key)", async () => {
+    for (const provider of ["openai", "anthropic"] as const) {
+      const server = await startServer([{ status: 200, body: provider === "openai" ? chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER)) : anthropicToolUse(VALID_CRITIC_ANSWER) }]);
+      // Each SDK's own base: OpenAI's ends in /v1, Anthropic's is the host (its path is /v1/messages).
+      const base = provider === "openai" ? `${server.url}/v1` : server.url;
+      const role: RoleConfig = { provider, model: "m-1", baseUrl: `${base}?api-version=2024-10-21&key=a+b%2Fc` };
+      const result = await createModelClient({ planner: role, critic: role }, { ...fakeClock(), env: {} }).structured(criticRequest(), CriticOutputSchema);
+      expect(result.ok, provider).toBe(true);
+      const path = provider === "openai" ? "/v1/chat/completions" : "/v1/messages";
+      expect(server.received).toHaveLength(1);
+      const sent = new URL(server.received[0]!.path, "http://x");
+      // The same values, whichever way the SDK encodes them (a space as + or %20).
+      expect([sent.pathname, [...sent.searchParams]]).toEqual([path, [["api-version", "2024-10-21"], ["key", "a b/c"]]]);
+    }
+  });
+
+  it("a query credential a server echoes percent-encoded, as the request carried it, is masked too", async () => {
+    const written = "k+DISTINCT%2Fsecret9";
+    const server = await startServer((r: Received): Step => ({ status: 400, body: { error: { message: `no route for ${r.path}`, type: "invalid_request_error" } } }));
+    const role: RoleConfig = { provider: "openai", model: "m-1", baseUrl: `${server.url}/v1?key=${written}` };
+    const failed = await createModelClient({ planner: role, critic: role }, { ...fakeClock(), env: {} }).structured(criticRequest(), CriticOutputSchema);
+    const error = failed.ok ? "" : failed.error;
+    // The test can fail: the server echoed the path with the key in it.
+    expect(server.received[0]!.path).toContain("DISTINCT");
+    expect(error).toContain("key=[redacted]");
+    for (const form of [written, "k%20DISTINCT%2Fsecret9", "k DISTINCT/secret9"]) expect(error).not.toContain(form);
   });
 
   it("records the base URL without credentials or query", async () => {

@@ -191,6 +191,42 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
     expect(keysOf(out).repeated).toEqual([]);
   });
 
+  it("a Ctrl-C while a budget stop drains its trials in flight keeps draining: the paid-for trial is recorded, never bought again", async () => {
+    const small = fakeCorpus(2, 1);
+    const run = async (ctrlC: boolean) => {
+      const out = join(tempDir(), "run");
+      const host = testHost();
+      // Goal trials make four quick calls each, the fixture one slow call admitted before the ceiling trips.
+      const engine = fakeEngine(small, { sleep: (w) => new Promise<void>((r) => setTimeout(r, w.suite === "boundary" ? 50 : 1)) });
+      let signalled = false;
+      const watched = {
+        ...engine,
+        createExecutor: ((config, c, hooks) =>
+          engine.createExecutor(config, c, {
+            ...hooks,
+            beforeCall: (role, key) => {
+              const verdict = hooks.beforeCall(role, key);
+              if (verdict === "budget_exceeded" && ctrlC && !signalled) {
+                signalled = true;
+                setTimeout(() => host.signal("SIGINT"), 1);
+              }
+              return verdict;
+            },
+          })) as typeof engine.createExecutor,
+      };
+      const code = await runSweep(cli({ trials: "1", out, maxCalls: "6", concurrency: "4" }), file, watched, host);
+      expect(await runSweep(cli({ resume: out, maxCalls: "100" }), file, engine, testHost())).toBe(0);
+      return { code, stderr: host.stderr.text, sent: engine.calls.filter((k) => k.startsWith("boundary/")).length, signalled };
+    };
+    const quiet = await run(false);
+    const interrupted = await run(true);
+    expect(interrupted.signalled).toBe(true);
+    expect(interrupted.stderr).toMatch(/already stopping \(--max-calls 6 reached\): finishing the trials in flight/);
+    // The budget stopped the run; the Ctrl-C only asked for what was already happening.
+    expect([quiet.code, interrupted.code]).toEqual([3, 3]);
+    expect([quiet.sent, interrupted.sent]).toEqual([1, 1]);
+  });
+
   it("resume refuses a changed configuration with a diff, and a changed corpus", async () => {
     const out = join(tempDir(), "run");
     await runSweep(cli({ trials: "2", out }), {}, fakeEngine(corpus), testHost());
