@@ -249,7 +249,9 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
   if (bareReplay >= 0) throw new InputError("command line", `${bareReplay === 0 ? "planner" : "critic"} provider`, 'replay a run with --replay DIR (or the config file\'s replay: {runDir}), not as a provider name');
   const profilePath = cli.simProfile ?? file.simProfile ?? undefined;
   const usesSim = roles.some((r) => r.provider === "sim" || (r.provider === "replay" && r.replay?.as === "sim"));
-  const simProfile = profilePath !== undefined ? ctx.loadProfile(profilePath) : (base?.client.sim?.profile ?? (usesSim ? DEFAULT_SIM_PROFILE : undefined));
+  // `simProfile: null` in a config file asks for the default profile, also on resume (where it is a change to refuse).
+  const recordedProfile = cli.simProfile === undefined && file.simProfile === null ? undefined : base?.client.sim?.profile;
+  const simProfile = profilePath !== undefined ? ctx.loadProfile(profilePath) : (recordedProfile ?? (usesSim ? DEFAULT_SIM_PROFILE : undefined));
   const clientParsed = ClientConfigSchema.safeParse({
     planner: roles[0],
     critic: roles[1],

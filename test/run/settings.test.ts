@@ -93,6 +93,15 @@ describe("resolution", () => {
     expect(again.operational.budgetUsd).toBe(5);
   });
 
+  it("on resume, simProfile: null in a config file asks for the default profile: a change from a recorded one, never ignored", () => {
+    const noisy = { ...DEFAULT_SIM_PROFILE, critic: { ...DEFAULT_SIM_PROFILE.critic, migration_rate: 0.5 } };
+    const first = resolveRun({}, cli({ simProfile: "noisy.yaml" }), { loadProfile: () => noisy });
+    expect(resolveRun({}, cli({}), { ...ctx, recorded: first }).config).toEqual(first.config);
+    const asked = resolveRun(ConfigFileSchema.parse({ simProfile: null }), cli({}), { ...ctx, recorded: first });
+    expect(asked.config.client.sim?.profile).toEqual(DEFAULT_SIM_PROFILE);
+    expect(configHash(asked.config, {})).not.toBe(configHash(first.config, {}));
+  });
+
   it("suite imported is recorded by imported runs only: never selectable, never resumed", () => {
     expect(RunCliSchema.safeParse({ suite: "corpus,imported" }).success).toBe(false);
     expect(ConfigFileSchema.safeParse({ suites: ["imported"] }).success).toBe(false);
