@@ -62,6 +62,12 @@ describe("sharded sweeps on Kubernetes (k8s/)", () => {
     expect(shardFromEnv({ JOB_COMPLETION_INDEX: String(Number(job.spec.completions) - 1), FIELDTEST_SHARD_COUNT: env.FIELDTEST_SHARD_COUNT })).toBe(`${job.spec.completions}/${job.spec.completions}`);
   });
 
+  it("a retried pod resumes its shard, taking the dead pod's lock, and is only ever started once that pod has terminated", () => {
+    // The lock names the dead pod's hostname, which the new pod cannot check: without --break-lock every retry is refused.
+    expect(container.args.join("\n")).toContain('fieldtest run --resume "$out" --break-lock');
+    expect(job.spec).toMatchObject({ podReplacementPolicy: "Failed" });
+  });
+
   it("merges and gates from the same volume and run name", () => {
     const merge = parse(read("k8s/sweep-merge.yaml")) as { spec: { template: { spec: { containers: Container[] } } } };
     const m = merge.spec.template.spec.containers[0]!;
