@@ -55,12 +55,12 @@ function write(value: object, walk: Walk): string {
 
 function member(value: unknown, walk: Walk): string {
   if (value === null || typeof value !== "object") return scalarJson(value);
-  const known = frozenJson.get(value);
-  if (known !== undefined) return known;
-  // Inside a part that is frozen so far the member extends that part; past it, the member may be
-  // the top of a frozen part of its own, kept apart. (A frozen member written inside a part that
-  // then turns out mutable is not kept: deepFreeze never makes such a part.)
-  return walk.deeplyFrozen ? write(value, walk) : canonicalJson(value);
+  // Past a part that is frozen so far, the member may be the top of a frozen part of its own, kept
+  // apart (canonicalJson looks it up and keeps it). Inside one, it extends that part. (A frozen
+  // member written inside a part that then turns out mutable is not kept: deepFreeze never makes
+  // such a part.)
+  if (!walk.deeplyFrozen) return canonicalJson(value);
+  return frozenJson.get(value) ?? write(value, walk);
 }
 
 /** Keys repeat (every task of every plan has the same few): each is quoted once. */
