@@ -15,30 +15,19 @@ export async function exitWith(code: number): Promise<never> {
   process.exit(code);
 }
 
-/** Bad input gets one line and exit 2; anything else is an infrastructure error (exit 3). */
-export function reportFatal(e: unknown): Promise<never> {
+/** Bad input gets one line and exit 2; anything else is an infrastructure error (exit 3). Returns the exit code. */
+export function reportError(e: unknown, where: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): number {
   if (e instanceof InputError) {
-    process.stderr.write(`fieldtest: ${e.message}\n`);
-    return exitWith(EXIT.invalid);
+    where.stderr.write(`fieldtest: ${e.message}\n`);
+    return EXIT.invalid;
   }
   const message = e instanceof Error ? e.message : String(e);
-  process.stderr.write(`fieldtest: error: ${message}\n`);
-  if (process.env.FIELDTEST_DEBUG && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
-  return exitWith(EXIT.infrastructure);
+  where.stderr.write(`fieldtest: error: ${message}\n`);
+  if (where.env.FIELDTEST_DEBUG && e instanceof Error && e.stack) where.stderr.write(`${e.stack}\n`);
+  return EXIT.infrastructure;
 }
 
-/**
- * A command's action: run it and exit with the code it returns; whatever it throws goes to
- * reportFatal (one line, exit 2 for bad input, 3 otherwise).
- */
-export function guarded<A extends unknown[]>(action: (...args: A) => number | Promise<number>): (...args: A) => Promise<void> {
-  return async (...args: A) => {
-    let code: number;
-    try {
-      code = await action(...args);
-    } catch (e) {
-      return reportFatal(e);
-    }
-    return exitWith(code);
-  };
+/** reportError on this process, then exit with its code (for scripts). */
+export function reportFatal(e: unknown): Promise<never> {
+  return exitWith(reportError(e, process));
 }

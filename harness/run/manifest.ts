@@ -3,7 +3,7 @@ import { z } from "zod";
 import { loadFile } from "../../src/formats/load.ts";
 import { DecisionContextSchema, SpendSchema } from "../../src/formats/records.ts";
 import { publicBaseUrl } from "../../src/providers/endpoint.ts";
-import { LoopStatsSchema } from "./event-loop.ts";
+import { LoopStatsSchema } from "./loop-stats.ts";
 import { redactArgv } from "./redact.ts";
 import { RecordedConfigSchema, recordedConfig } from "./settings.ts";
 import { manifestVersion, RUN_FILES, type TrialHead } from "./store.ts";

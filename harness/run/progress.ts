@@ -1,6 +1,6 @@
 import type { Spend } from "../../src/formats/records.ts";
 import { formatSpend } from "./budget.ts";
-import type { LoopStats } from "./event-loop.ts";
+import type { LoopStats } from "./loop-stats.ts";
 import type { TrialEvent } from "./execute.ts";
 import { RUN_SUITES, type RunSuite, type TrialWork } from "./work.ts";
 

@@ -1,7 +1,4 @@
-import { execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { CRITIC_PROMPT, type PromptDescriptor } from "../../src/critic/prompts/index.ts";
 import { toGoal, type Goal } from "../../src/formats/goal.ts";
 import type { Fixture } from "../../src/formats/fixture.ts";
@@ -26,16 +23,14 @@ import { HEADLINE_METRICS } from "../report/metric-catalogue.ts";
 import type { DecisionInput } from "../report/decision.ts";
 import { writeReport } from "../report/write.ts";
 import { loadCorpus, type Corpus } from "../corpus/load.ts";
-import { PACKAGE_VERSION } from "../package.ts";
 import { SECURITY_SUITE_PACKS } from "../corpus/security.ts";
 import { canonicalJson, deepFreeze } from "../../src/canonical.ts";
 import type { CompiledPack } from "../../src/packs/compile.ts";
 import { loadPacks, packVersions } from "../../src/packs/load.ts";
 import { declaredAttributes, plannerPromptFor } from "../../src/packs/planner.ts";
 import type { TrialExecutor } from "./execute.ts";
-import { monitorEventLoop } from "./event-loop.ts";
 import { readTrialLog, RUN_FILES } from "./store.ts";
-import type { CallHooks, RunReport, SweepEngine, SweepHost } from "./sweep.ts";
+import type { CallHooks, RunReport, SweepEngine } from "./sweep.ts";
 import type { RunConfig } from "./settings.ts";
 
 
@@ -164,43 +159,5 @@ export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisi
     },
     createExecutor: (config, corpus, hooks) => engineExecutor(config, corpus, hooks, packsFor(config)),
     writeReport: (dir) => reportRun(dir, corpusRoot, decisionInput),
-  };
-}
-
-/** Node's own execFile: a process-spawning library would load more modules than the rest of `run` for two git calls. */
-const git = (args: string[]) => promisify(execFile)("git", args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-
-async function gitInfo(): Promise<{ sha: string | null; dirty: boolean | null }> {
-  try {
-    const sha = (await git(["rev-parse", "HEAD"])).stdout.trim();
-    const status = (await git(["status", "--porcelain"])).stdout;
-    return { sha, dirty: status.trim() !== "" };
-  } catch {
-    return { sha: null, dirty: null };
-  }
-}
-
-/** The process behind `fieldtest run`: real clock, streams, signals and git. */
-export function realHost(argv: readonly string[]): SweepHost {
-  return {
-    now: () => new Date(),
-    randomId: () => randomBytes(3).toString("hex"),
-    argv,
-    env: process.env,
-    stdout: process.stdout,
-    stderr: process.stderr,
-    onSignal: (handler) => {
-      const onInt = () => handler("SIGINT");
-      const onTerm = () => handler("SIGTERM");
-      process.on("SIGINT", onInt);
-      process.on("SIGTERM", onTerm);
-      return () => {
-        process.off("SIGINT", onInt);
-        process.off("SIGTERM", onTerm);
-      };
-    },
-    git: gitInfo,
-    harnessVersion: PACKAGE_VERSION,
-    monitorEventLoop: () => monitorEventLoop(),
   };
 }

@@ -64,40 +64,54 @@ export function fleissKappa(itemCounts: readonly (readonly number[])[]): number 
  * Krippendorff's α, nominal (methodology §9.1): α = 1 − D_o/D_e over pairable items, with
  * D_o = (1/n..) Σ_i (m_i² − Σ_c n_ic²)/(m_i − 1) and D_e = (n..² − Σ_c n_c²)/(n..(n.. − 1)).
  * Items with one trial carry no pairable value and drop out (missing values). α := 1 when D_e = 0;
- * null with no pairable item.
+ * null with no pairable item. One pass, no allocation beyond the category totals: the bootstrap
+ * evaluates it thousands of times per metric.
  */
 export function krippendorffAlphaNominal(itemCounts: readonly (readonly number[])[]): number | null {
-  const items = pairable(itemCounts);
-  if (items.length === 0) return null;
-  const k = items[0]!.length;
-  const grand = items.reduce((s, c) => s + total(c), 0);
-  const observed =
-    items.reduce((s, c) => {
-      const m = total(c);
-      return s + (m * m - c.reduce((q, n) => q + n * n, 0)) / (m - 1);
-    }, 0) / grand;
-  let sumSquares = 0;
-  for (let c = 0; c < k; c++) {
-    const nc = items.reduce((s, it) => s + (it[c] ?? 0), 0);
-    sumSquares += nc * nc;
+  let grand = 0;
+  let disagreeing = 0;
+  let categoryTotals: number[] | null = null;
+  for (const c of itemCounts) {
+    const m = total(c);
+    if (m < 2) continue;
+    categoryTotals ??= new Array<number>(c.length).fill(0);
+    let squares = 0;
+    for (let k = 0; k < c.length; k++) squares += c[k]! * c[k]!;
+    for (let k = 0; k < categoryTotals.length; k++) categoryTotals[k]! += c[k] ?? 0;
+    grand += m;
+    disagreeing += (m * m - squares) / (m - 1);
   }
+  if (categoryTotals === null) return null;
+  const observed = disagreeing / grand;
+  const sumSquares = categoryTotals.reduce((s, n) => s + n * n, 0);
   const expected = (grand * grand - sumSquares) / (grand * (grand - 1));
   return expected === 0 ? 1 : 1 - observed / expected;
 }
 
 /**
  * Gwet's AC1 = (P_a − P_e)/(1 − P_e), P_e = Σ_c π_c(1 − π_c)/(K − 1), π_c = mean_i n_ic/N_i over
- * pairable items. K counts every verdict category, used or not (methodology §9.1).
+ * pairable items. K counts every verdict category, used or not (methodology §9.1). One pass, as
+ * krippendorffAlphaNominal.
  */
 export function gwetAC1(itemCounts: readonly (readonly number[])[], K: number): number | null {
   if (!(Number.isInteger(K) && K >= 2)) throw new RangeError("gwetAC1: K must be an integer ≥ 2");
-  const items = pairable(itemCounts);
-  if (items.length === 0) return null;
+  let items = 0;
+  let agreement = 0;
+  const shares = new Array<number>(K).fill(0);
+  for (const c of itemCounts) {
+    const m = total(c);
+    if (m < 2) continue;
+    items++;
+    agreement += 1 - (1 - agreeingPairs(c) / (m * (m - 1)));
+    for (let k = 0; k < K; k++) shares[k]! += (c[k] ?? 0) / m;
+  }
+  if (items === 0) return null;
   let pe = 0;
-  for (let c = 0; c < K; c++) {
-    const pi = items.reduce((s, it) => s + (it[c] ?? 0) / total(it), 0) / items.length;
+  for (const share of shares) {
+    const pi = share / items;
     pe += pi * (1 - pi);
   }
   pe /= K - 1;
-  return (meanAgreement(items) - pe) / (1 - pe);
+  const pa = agreement / items;
+  return (pa - pe) / (1 - pe);
 }

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -13,8 +12,8 @@ import { formatComparison } from "../../harness/cli/commands/compare.ts";
 import { formatDiff } from "../../harness/cli/commands/diff.ts";
 import { formatTrend } from "../../harness/cli/commands/trend.ts";
 import { makeFixture, writeCorpus, writeRunDir, type ItemSpec } from "./builders.ts";
+import { runFieldtest } from "../helpers/cli.ts";
 
-const BIN = join(import.meta.dirname, "../../bin/fieldtest.js");
 const SEEDED = Array.from({ length: 8 }, (_, i) => `seeded-${i}`);
 const CLEAN = Array.from({ length: 4 }, (_, i) => `clean-${i}`);
 
@@ -29,10 +28,7 @@ let root: string;
 let hashes: Record<string, string>;
 const corpus = () => join(root, "corpus");
 
-function fieldtest(...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args, "--corpus", corpus()], { encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const fieldtest = (...args: string[]) => runFieldtest([...args, "--corpus", corpus()]);
 
 function runDir(name: string, items: ItemSpec[], patch?: (m: Manifest) => void): string {
   const dir = join(root, name);
@@ -40,7 +36,7 @@ function runDir(name: string, items: ItemSpec[], patch?: (m: Manifest) => void):
   return dir;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "fieldtest-cli-"));
   hashes = writeCorpus(corpus(), [...SEEDED.map((id) => makeFixture(id, true)), ...CLEAN.map((id) => makeFixture(id, false))], []);
   writeFileSync(
@@ -49,7 +45,7 @@ beforeAll(() => {
   );
   const seeded = (seed: number) => (m: Manifest) => void ((m.run_id = `base-${seed}`), (m.config.seed = seed));
   const dirs = [1, 2, 3].map((seed) => runDir(`base-${seed}`, specs(5, 1), seeded(seed)));
-  const published = fieldtest("baseline", "publish", ...dirs, "--out", join(root, "baselines", "base.json"));
+  const published = await fieldtest("baseline", "publish", ...dirs, "--out", join(root, "baselines", "base.json"));
   expect(published.stdout).toContain("3 run(s) (seeds 1, 2, 3), 12 items, 180 trials");
   expect(published.code).toBe(0);
 });
@@ -66,16 +62,16 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     expect(b.between_runs.critic_miss_rate).toMatchObject({ n: 3, mean: expect.closeTo(0.1, 12), sd: 0, values: [0.1, 0.1, 0.1] });
   });
 
-  it("trend rejects an unknown --metrics name as bad input (exit 2), even with --fail-on-alert, instead of charting nothing", () => {
-    const r = fieldtest("trend", join(root, "base-1"), join(root, "base-2"), "--baseline", join(root, "baselines", "base.json"), "--metrics", "critic_miss_rate,critic_mis_rate", "--fail-on-alert");
+  it("trend rejects an unknown --metrics name as bad input (exit 2), even with --fail-on-alert, instead of charting nothing", async () => {
+    const r = await fieldtest("trend", join(root, "base-1"), join(root, "base-2"), "--baseline", join(root, "baselines", "base.json"), "--metrics", "critic_miss_rate,critic_mis_rate", "--fail-on-alert");
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('fieldtest: command line: --metrics: unknown metric "critic_mis_rate": not in any run or the baseline');
     expect(r.stdout).toBe("");
   });
 
-  it("refuses to pool runs of different configurations or a repeated run, naming the run and the part (exit 2)", () => {
+  it("refuses to pool runs of different configurations or a repeated run, naming the run and the part (exit 2)", async () => {
     const other = runDir("other-temp", specs(5, 1), (m) => void ((m.run_id = "o"), (m.config.seed = 9), (m.roles.critic.temperature = 0.7)));
-    const r = fieldtest("baseline", "publish", join(root, "base-1"), other, "--out", join(root, "baselines", "mixed.json"));
+    const r = await fieldtest("baseline", "publish", join(root, "base-1"), other, "--out", join(root, "baselines", "mixed.json"));
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe(`fieldtest: ${other}/manifest.json: critic.temperature: is 0.7 but 0.2 in the first run: a baseline pools runs of one configuration`);
     expect(existsSync(join(root, "baselines", "mixed.json"))).toBe(false);
@@ -92,10 +88,10 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     }
   });
 
-  it("diff --json attributes a decisive change to a temperature change and exits 0, naming the seed as a non-cause", () => {
+  it("diff --json attributes a decisive change to a temperature change and exits 0, naming the seed as a non-cause", async () => {
     // Every seeded fixture now passes every trial: 0/5 against 15/0 in the pooled baseline, beyond noise.
     const worse = specs(5, 1).map((s) => (s.id.startsWith("seeded") ? { ...s, verdicts: Array<string>(5).fill("pass") } : s));
-    const withCause = fieldtest("diff", runDir("temp", worse, (m) => void (m.roles.critic.temperature = 1)), "--baseline", join(root, "baselines", "base.json"), "--json");
+    const withCause = await fieldtest("diff", runDir("temp", worse, (m) => void (m.roles.critic.temperature = 1)), "--baseline", join(root, "baselines", "base.json"), "--json");
     expect(withCause.code).toBe(0);
     const d = JSON.parse(withCause.stdout);
     expect(d.deltas.filter((x: { beyond_noise: boolean }) => x.beyond_noise).length).toBeGreaterThan(0);
@@ -107,22 +103,22 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     expect(text).toMatch(/per-item test: Fisher exact, two-sided, Holm over \d+ tests at α 0.05/);
   });
 
-  it("gate exits 0 on an unchanged run, 1 naming the metric on a raised under-claim rate, 2 on one trial", () => {
+  it("gate exits 0 on an unchanged run, 1 naming the metric on a raised under-claim rate, 2 on one trial", async () => {
     const policy = ["--baseline", join(root, "baselines", "base.json"), "--policy", join(root, "policy.yaml")];
-    const same = fieldtest("gate", runDir("same", specs(5, 1)), ...policy);
+    const same = await fieldtest("gate", runDir("same", specs(5, 1)), ...policy);
     expect([same.code, same.stdout.trim().split("\n").at(-1)]).toEqual([0, "gate: pass"]);
     expect(existsSync(join(root, "same", "gate-junit.xml"))).toBe(true);
-    const raised = fieldtest("gate", runDir("raised", specs(5, 4), (m) => void (m.roles.critic.model = "worse")), ...policy);
+    const raised = await fieldtest("gate", runDir("raised", specs(5, 4), (m) => void (m.roles.critic.model = "worse")), ...policy);
     expect(raised.code).toBe(1);
     expect(raised.stdout).toContain("gate: regression in critic_miss_rate");
-    const one = fieldtest("gate", runDir("one", specs(1, 0)), ...policy);
+    const one = await fieldtest("gate", runDir("one", specs(1, 0)), ...policy);
     expect(one.code).toBe(2);
     expect(one.stdout).toContain("gate: inconclusive: needs at least 3 trials per item");
   });
 
-  it("bad input is one line naming the file and key path, exit 2", () => {
+  it("bad input is one line naming the file and key path, exit 2", async () => {
     writeFileSync(join(root, "bad-policy.yaml"), "version: 1\nfloors:\n  - { metric: x, max: 1, onn: value }\n");
-    const r = fieldtest("gate", join(root, "same"), "--baseline", join(root, "baselines", "base.json"), "--policy", join(root, "bad-policy.yaml"));
+    const r = await fieldtest("gate", join(root, "same"), "--baseline", join(root, "baselines", "base.json"), "--policy", join(root, "bad-policy.yaml"));
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain('bad-policy.yaml:3: floors[0].onn: unknown key "onn"');

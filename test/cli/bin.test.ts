@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { runFieldtest } from "../helpers/cli.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/fieldtest.js", import.meta.url));
 const roots: string[] = [];
@@ -40,5 +41,23 @@ describe("bin/fieldtest.js without a build", () => {
     expect(r.exitCode).not.toBe(3);
     expect(r.stderr).not.toContain("the build is missing");
     expect(r.stderr).toContain("gone.js");
+  });
+});
+
+describe("bin/fieldtest.js runs the command line on this process", () => {
+  // The other CLI tests run command lines in process (test/helpers/cli.ts): here the binary must
+  // print the same and exit with the same code, for a success, a block, bad input and a usage mistake.
+  const FIX = "test/engine/fixtures";
+  const CASES: [number, string[]][] = [
+    [0, ["--version"]],
+    [0, ["check", "--goal", `${FIX}/goal.yaml`, "--plan", `${FIX}/plan.yaml`]],
+    [1, ["critique", "--goal", `${FIX}/goal.yaml`, "--plan", `${FIX}/plan.yaml`, "--response", `${FIX}/response-blocker.json`]],
+    [2, ["report", "no-such-run"]],
+    [2, ["gate", "no-such-run"]],
+  ];
+  it.each(CASES)("exit %i: fieldtest %s prints the same as in process", async (code, args) => {
+    const [bin, inProcess] = await Promise.all([execa(process.execPath, [BIN, ...args], { reject: false, stripFinalNewline: false }), runFieldtest(args)]);
+    expect(inProcess.code).toBe(code);
+    expect({ code: bin.exitCode, stdout: bin.stdout, stderr: bin.stderr }).toEqual(inProcess);
   });
 });

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { COMMANDS, commandsFor } from "../../harness/cli/commands/index.ts";
+import { testHost } from "../run/helpers.ts";
 
 const names = (argv: string[]) => commandsFor(argv).map((c) => c.name);
 
@@ -20,7 +21,7 @@ describe("lazy command registration", () => {
   it("each entry's module registers exactly the command the entry is named for", async () => {
     for (const entry of COMMANDS) {
       const program = new Command("fieldtest");
-      (await entry.load()).register(program);
+      (await entry.load()).register(program, { host: testHost(), action: (run) => async (...args) => void (await run(...args)) });
       expect(program.commands.map((c) => c.name()), entry.name).toEqual([entry.name]);
     }
   });

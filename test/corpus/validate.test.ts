@@ -1,8 +1,8 @@
-import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { fieldtest } from "../helpers/cli.ts";
 import { parse, stringify } from "yaml";
 import { InputError } from "../../src/formats/load.ts";
 import { corpusCounts } from "../../harness/corpus/counts.ts";
@@ -266,18 +266,12 @@ describe("fieldtest corpus validate", () => {
     expect(err.at(-1)).toMatch(/is invalid \(\d+ problems?\)$/);
   });
 
-  it("reports a schema error as one line, exit 2, no stack trace (through the real CLI)", () => {
+  it("reports a schema error as one line, exit 2, no stack trace (through the command line)", async () => {
     const { root, file } = breakFixture("cycle-iot-acyclic", (f) => {
       f.plan.tasks[0].kind = "deploy";
     });
-    let status = 0;
-    let stderr = "";
-    try {
-      execFileSync("node", ["bin/fieldtest.js", "corpus", "validate", root], { encoding: "utf8", stdio: "pipe" });
-    } catch (e) {
-      ({ status, stderr } = e as { status: number; stderr: string });
-    }
-    expect(status).toBe(2);
+    const { code, stderr } = await fieldtest("corpus", "validate", root);
+    expect(code).toBe(2);
     expect(stderr.trim().split("\n")).toHaveLength(1);
     expect(stderr).toContain(`${file}:`);
     expect(stderr).toContain("plan.tasks[0].kind");

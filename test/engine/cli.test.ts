@@ -1,13 +1,12 @@
 import { readFileSync } from "node:fs";
-import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { loadCheckInputs } from "../../harness/cli/commands/check.ts";
 import { critiqueReport } from "../../harness/cli/commands/critique.ts";
+import { fieldtest as cli } from "../helpers/cli.ts";
 
-/** The `critique` and `plan` commands: the report in process, exit codes and the sim run through the real binary. */
+/** The `critique` and `plan` commands: the report alone, then whole command lines (exit codes, the sim run end to end). */
 
 const FIX = "test/engine/fixtures";
-const cli = (...args: string[]) => execa("node", ["bin/fieldtest.js", ...args], { reject: false });
 
 describe("fieldtest critique (the report, in process)", () => {
   const { goal, plan } = loadCheckInputs(`${FIX}/goal.yaml`, `${FIX}/plan.yaml`);
@@ -64,10 +63,10 @@ describe("fieldtest critique (the report, in process)", () => {
   });
 });
 
-describe("fieldtest critique (the binary)", () => {
+describe("fieldtest critique (the command line)", () => {
   it("exit 2 with one line naming the file for an unreadable response", async () => {
     const r = await cli("critique", "--goal", `${FIX}/goal.yaml`, "--plan", `${FIX}/plan.yaml`, "--response", `${FIX}/missing.json`);
-    expect(r.exitCode).toBe(2);
+    expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toEqual([`fieldtest: ${FIX}/missing.json: file not found`]);
   });
 });
@@ -75,10 +74,10 @@ describe("fieldtest critique (the binary)", () => {
 describe("fieldtest plan", () => {
   it("runs the engine on the sim end to end; --json records raw and normalized severities and each call's decision context", async () => {
     const r = await cli("plan", "--goal", `${FIX}/goal.yaml`, "--provider", "sim", "--seed", "2", "--json");
-    expect([0, 1]).toContain(r.exitCode);
+    expect([0, 1]).toContain(r.code);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ goal_id: "db-migrate-orders", mode: "gates-first", max_rounds: 4 });
-    expect(out.status).toBe(r.exitCode === 0 ? "approved" : "escalated");
+    expect(out.status).toBe(r.code === 0 ? "approved" : "escalated");
     expect(out.rounds.length).toBeGreaterThan(0);
     for (const call of out.calls) {
       expect(call.context).toMatchObject({ provider: "sim", response_format: expect.any(String), system_prompt_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });

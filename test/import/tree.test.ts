@@ -1,7 +1,7 @@
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fieldtest } from "../helpers/cli.ts";
 import type { Comparison } from "../../harness/baseline/compare.ts";
 import { importPlannerCritic, type ImportResult } from "../../harness/import/planner-critic/run.ts";
 import { loadRun } from "../../harness/report/load.ts";
@@ -53,7 +53,6 @@ const RUNS: TreeRun[] = [
   run(`mixed/db-02/core-api/db-02`, "db-02", "core-api", "severity", "2026-08-21T10:01:00Z", "approved"),
 ];
 
-const BIN = join(import.meta.dirname, "../../bin/fieldtest.js");
 const hash8 = (k: keyof typeof CRITIC_PROMPTS) => sha256(CRITIC_PROMPTS[k]).slice(0, 8);
 
 let root: string;
@@ -168,11 +167,11 @@ describe("importing the whole PlannerCritic field-test tree", () => {
     expect(existsSync(join(out, "notes.txt"))).toBe(true);
   });
 
-  it("compare between the two critic prompts names the system-prompt hash as the cause", () => {
+  it("compare between the two critic prompts names the system-prompt hash as the cause", async () => {
     const a = byName(`${DATED}/remain-scenario/core-api`).dir;
     const b = byName(`${FULL}/core-api`).dir;
-    const r = spawnSync(process.execPath, [BIN, "compare", a, b, "--json", "--reps", "200"], { encoding: "utf8" });
-    expect(r.status, r.stderr).toBe(0);
+    const r = await fieldtest("compare", a, b, "--json", "--reps", "200");
+    expect(r.code, r.stderr).toBe(0);
     const c = JSON.parse(r.stdout) as Comparison;
     // Every recorded difference is named: the prompt, and the loop settings and trials per run of the two dimensions.
     expect(c.differences).toContainEqual({ kind: "prompt", part: "critic.system_prompt_sha256", role: "critic", baseline: sha256(CRITIC_PROMPTS.adversarial), candidate: sha256(CRITIC_PROMPTS.severity) });
@@ -181,7 +180,7 @@ describe("importing the whole PlannerCritic field-test tree", () => {
     const suite = c.suites.find((s) => s.suite === "imported")!;
     expect(suite.transitions).toEqual({ "escalated → approved": 1, "approved → approved": 1 });
     expect(suite.changed_items).toEqual([expect.objectContaining({ item: "imported/db-01", b: { escalated: 1 }, a: { approved: 2 }, causes: ["critic.system_prompt_sha256"] })]);
-    const text = spawnSync(process.execPath, [BIN, "compare", a, b, "--reps", "200"], { encoding: "utf8" }).stdout;
+    const text = (await fieldtest("compare", a, b, "--reps", "200")).stdout;
     expect(text).toContain(`  critic.system_prompt_sha256: ${sha256(CRITIC_PROMPTS.adversarial)} -> ${sha256(CRITIC_PROMPTS.severity)}`);
     expect(text).toMatch(/ {4}imported\/db-01: B escalated 1 -> A approved 2 \(p [^;]+; causes: critic\.system_prompt_sha256\)/);
   });

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,10 +6,10 @@ import type { GateResult } from "../../harness/baseline/gate.ts";
 import { gateVerdict } from "../../harness/baseline/judge.ts";
 import type { Manifest } from "../../harness/run/manifest.ts";
 import { makeFixture, writeCorpus, writeRunDir, type ItemSpec } from "../baseline/builders.ts";
+import { fieldtest } from "../helpers/cli.ts";
 
 /** report --baseline shows exactly the gate's verdict: both CLIs run on the same run, baseline and policy. */
 
-const BIN = join(import.meta.dirname, "../../bin/fieldtest.js");
 const SEEDED = Array.from({ length: 8 }, (_, i) => `seeded-${i}`);
 const CLEAN = Array.from({ length: 4 }, (_, i) => `clean-${i}`);
 
@@ -26,11 +25,6 @@ let hashes: Record<string, string>;
 const corpus = () => join(root, "corpus");
 const baseline = () => join(root, "base.json");
 const policy = () => join(root, "policy.yaml");
-
-function fieldtest(...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 
@@ -53,7 +47,7 @@ function runDir(name: string, items: ItemSpec[], patch?: (m: Manifest) => void):
   return dir;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "fieldtest-decision-"));
   hashes = writeCorpus(corpus(), [...SEEDED.map((id) => makeFixture(id, true)), ...CLEAN.map((id) => makeFixture(id, false))], []);
   writeFileSync(
@@ -71,7 +65,7 @@ beforeAll(() => {
       "",
     ].join("\n"),
   );
-  expect(fieldtest("baseline", "publish", runDir("base", specs(5, 1)), "--out", baseline(), "--corpus", corpus()).code).toBe(0);
+  expect((await fieldtest("baseline", "publish", runDir("base", specs(5, 1)), "--out", baseline(), "--corpus", corpus())).code).toBe(0);
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -84,16 +78,16 @@ const CASES: [string, () => string, GateResult["decision"]][] = [
 ];
 
 describe("report --baseline shows the gate's exact verdict", () => {
-  it.each(CASES)("%s: the same decision, exit code, failed checks and messages as fieldtest gate --json", (_name, make, expected) => {
+  it.each(CASES)("%s: the same decision, exit code, failed checks and messages as fieldtest gate --json", async (_name, make, expected) => {
     const dir = make();
-    const gate = fieldtest("gate", dir, "--baseline", baseline(), "--policy", policy(), "--corpus", corpus(), "--json");
+    const gate = await fieldtest("gate", dir, "--baseline", baseline(), "--policy", policy(), "--corpus", corpus(), "--json");
     const result = JSON.parse(gate.stdout) as GateResult;
     expect(result.decision).toBe(expected);
     expect(gate.code).toBe(result.exit);
     // The verdict line `fieldtest gate` prints last (its text mode ends with gateVerdict of the same result).
     const text = gateVerdict(result);
 
-    const report = fieldtest("report", dir, "--baseline", baseline(), "--policy", policy(), "--corpus", corpus());
+    const report = await fieldtest("report", dir, "--baseline", baseline(), "--policy", policy(), "--corpus", corpus());
     expect(report.code, report.stderr).toBe(0);
     expect(report.stdout.trimEnd().split("\n").at(-1)).toBe(text);
     const shown = banner(readFileSync(join(dir, "report.html"), "utf8"));
@@ -115,21 +109,21 @@ describe("report --baseline shows the gate's exact verdict", () => {
     expect(shown.failed).toEqual(expect.arrayContaining(["underclaim_approvals", "floor:overclaim_rate"]));
   });
 
-  it("without a baseline says there is no decision; a policy alone is bad input", () => {
+  it("without a baseline says there is no decision; a policy alone is bad input", async () => {
     const dir = runDir("plain", specs(5, 1));
-    expect(fieldtest("report", dir, "--corpus", corpus()).code).toBe(0);
+    expect((await fieldtest("report", dir, "--corpus", corpus())).code).toBe(0);
     expect(readFileSync(join(dir, "report.html"), "utf8")).toContain('id="verdict" data-decision="none"');
-    const bad = fieldtest("report", dir, "--policy", policy(), "--corpus", corpus());
+    const bad = await fieldtest("report", dir, "--policy", policy(), "--corpus", corpus());
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe("fieldtest: command line: --policy: needs --baseline FILE\n");
   });
 
-  it("a policy the runs cannot judge is bad input naming the policy file, as for the gate", () => {
+  it("a policy the runs cannot judge is bad input naming the policy file, as for the gate", async () => {
     const dir = runDir("judged", specs(5, 1));
     const wrong = join(root, "wrong.yaml");
     writeFileSync(wrong, "version: 1\nfloors:\n  - { metric: no_such_metric, max: 0 }\n");
-    const gate = fieldtest("gate", dir, "--baseline", baseline(), "--policy", wrong, "--corpus", corpus());
-    const report = fieldtest("report", dir, "--baseline", baseline(), "--policy", wrong, "--corpus", corpus());
+    const gate = await fieldtest("gate", dir, "--baseline", baseline(), "--policy", wrong, "--corpus", corpus());
+    const report = await fieldtest("report", dir, "--baseline", baseline(), "--policy", wrong, "--corpus", corpus());
     expect(report.code).toBe(2);
     expect(gate.code).toBe(2);
     expect(report.stderr).toBe(gate.stderr);

@@ -1,7 +1,7 @@
-import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fieldtest } from "../helpers/cli.ts";
 import { importPlannerCritic, type ImportResult } from "../../harness/import/planner-critic/run.ts";
 import { chartId } from "../../harness/research/html.ts";
 import { loadResearchRuns, RESEARCH_FILES, writeResearch } from "../../harness/research/load.ts";
@@ -13,8 +13,6 @@ import { ARTIFACTS } from "../helpers/artifacts.ts";
 import { openPage } from "../helpers/browser.ts";
 import { CRITIC_PROMPTS, removeTempDirs, SAMPLE, tempDir, writeSweepReport, writeTreeGoals, writeTreeRun, type TreeRun } from "../import/fixtures.ts";
 
-const BIN = join(import.meta.dirname, "../../bin/fieldtest.js");
-const fieldtest = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
 const OPTIONS = { baseline: null, window: 5, reps: 200, seed: 0 };
 
 let root: string;
@@ -80,9 +78,9 @@ beforeAll(() => {
 afterAll(removeTempDirs);
 
 describe("fieldtest research", () => {
-  it("over the imported sample: two runs, oldest first, every call of the import in them", () => {
-    const r = fieldtest("research", out("sample"), "--out", out("sample-research"), "--reps", "200");
-    expect(r.status, r.stderr).toBe(0);
+  it("over the imported sample: two runs, oldest first, every call of the import in them", async () => {
+    const r = await fieldtest("research", out("sample"), "--out", out("sample-research"), "--reps", "200");
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^2 runs, 1 critic prompt variant\(s\)/);
     const json = JSON.parse(readFileSync(join(out("sample-research"), RESEARCH_FILES.json), "utf8")) as Research;
     expect(json.runs.map((x) => x.label)).toEqual(["critic-fix/core-api", "remain-scenario/core-api"]);

@@ -21,9 +21,9 @@ import { SUMMARY_SCHEMA_VERSION } from "../../src/formats/summary.ts";
 import type { FakeServer } from "../providers/fake-server.ts";
 import { startCountingServer } from "../providers/counting-server.ts";
 import { compiled } from "../helpers/compiled.ts";
+import { runFieldtest } from "../helpers/cli.ts";
 import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
 
-const BIN = join(import.meta.dirname, "../../bin/fieldtest.js");
 const CHILD = compiled(join(import.meta.dirname, "fixtures", "sweep-child.ts"));
 const root = tempDir("ft-run-folder-");
 const corpusRoot = smallCorpus(root, 0, 3);
@@ -32,11 +32,8 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 
-/** The CLI in a child process, awaited (a server in this process must go on answering it). */
-async function fieldtest(args: string[]) {
-  const r = await execa(process.execPath, [BIN, ...args], { env: { ...process.env, CI: "1" }, reject: false, stripFinalNewline: false });
-  return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
-}
+/** A command line in this process, as CI runs it. */
+const fieldtest = (args: string[]) => runFieldtest(args, { CI: "1" });
 
 /** Every file under `dir`, recursively. */
 function filesUnder(dir: string): string[] {
@@ -195,7 +192,7 @@ describe("malformed run files", () => {
 
   it("through the CLI: exit 2, one line, no stack trace", async () => {
     const dir = await broken("cli-head-only", RUN_FILES.trials, (l) => line(l, 0, ({ schema_version, suite, item_id, trial, status }) => ({ schema_version, suite, item_id, trial, status })));
-    // Every reader is tested in-process above; through the CLI, report, gate (whose own exits are 0-3) and run show the one line and exit 2.
+    // Every reader is tested alone above; through the command line, report, gate (whose own exits are 0-3) and run show the one line and exit 2.
     const commands = [
       ["report", dir, "--corpus", corpusRoot],
       ["gate", dir, "--baseline", "baselines/sim-default.json", "--corpus", corpusRoot],

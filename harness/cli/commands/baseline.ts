@@ -3,7 +3,8 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { snapshotOfRuns, writeSnapshot } from "../../baseline/io.ts";
 import { writeOutputWith } from "../../output.ts";
-import { EXIT, guarded } from "../exit.ts";
+import { EXIT } from "../exit.ts";
+import type { CommandContext } from "./index.ts";
 import { parseOptions } from "../options.ts";
 
 const PublishSchema = z.strictObject({
@@ -12,7 +13,7 @@ const PublishSchema = z.strictObject({
   corpus: z.string().min(1).default("corpus"),
 });
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   const baseline = program.command("baseline").description("Published baselines");
   baseline
     .command("publish")
@@ -23,12 +24,12 @@ export function register(program: Command): void {
     .requiredOption("--out <file>", "baseline file to write, e.g. baselines/NAME.json")
     .option("--name <name>", "baseline name (default: the file name)")
     .option("--corpus <dir>", "corpus the runs were made on", "corpus")
-    .action(guarded((dirs: string[], raw: unknown) => {
+    .action(action((dirs: string[], raw: unknown) => {
       const options = parseOptions(PublishSchema, raw);
       const snapshot = snapshotOfRuns(dirs, options.corpus, options.name ?? basename(options.out, ".json"));
       writeOutputWith(options.out, "--out", (file) => writeSnapshot(file, snapshot));
       const seeds = snapshot.runs.map((r) => r.seed).join(", ");
-      process.stdout.write(
+      host.stdout.write(
         `wrote ${options.out}: ${snapshot.runs.length} run(s) (seeds ${seeds}), ${snapshot.items.length} items, ${snapshot.total_trials} trials, ${Object.keys(snapshot.metrics).length} metrics\n`,
       );
       return EXIT.ok;

@@ -6,7 +6,8 @@ import { InputError, readSource, validate } from "../../../src/formats/load.ts";
 import { PlanSchema, type Plan } from "../../../src/formats/plan.ts";
 import { runGates } from "../../../src/gates/index.ts";
 import { structuralViolations } from "../../../src/gates/structure.ts";
-import { EXIT, guarded } from "../exit.ts";
+import { EXIT } from "../exit.ts";
+import type { CommandContext } from "./index.ts";
 import { collect, parseOptions } from "../options.ts";
 import { loadPacks } from "../../../src/packs/load.ts";
 
@@ -43,7 +44,7 @@ export function formatFindingsByTask(plan: Plan, findings: readonly GateFinding[
   return `${lines.join("\n")}\n`;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("check")
     .description("Run the deterministic gates (and any --pack rules) on a plan (no LLM, no repairs): 0 pass, 1 blocked, 2 invalid input")
@@ -51,13 +52,13 @@ export function register(program: Command): void {
     .requiredOption("--plan <file>", "plan file (YAML or JSON)")
     .option("--pack <dir>", "also run a domain pack's rules (repeatable)", collect)
     .option("--json", 'print {"verdict": "pass"|"blocked", "findings": [...]}')
-    .action(guarded((raw: unknown) => {
+    .action(action((raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const packs = loadPacks(options.pack);
       const { goal, plan } = loadCheckInputs(options.goal, options.plan);
       const findings = runGates(goal, plan, { packs });
       const verdict = findings.length === 0 ? "pass" : "blocked";
-      process.stdout.write(options.json ? `${JSON.stringify({ verdict, findings }, null, 2)}\n` : formatFindingsByTask(plan, findings));
+      host.stdout.write(options.json ? `${JSON.stringify({ verdict, findings }, null, 2)}\n` : formatFindingsByTask(plan, findings));
       return verdict === "pass" ? EXIT.ok : EXIT.blocked;
     }));
 }

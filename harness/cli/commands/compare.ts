@@ -3,7 +3,8 @@ import { z } from "zod";
 import { compareSnapshots, type Comparison } from "../../baseline/compare.ts";
 import { readComparable } from "../../baseline/io.ts";
 import { verdictText } from "../../report/format.ts";
-import { EXIT, guarded } from "../exit.ts";
+import { EXIT } from "../exit.ts";
+import type { CommandContext } from "./index.ts";
 import { formatDifferences } from "./diff.ts";
 import { parseOptions } from "../options.ts";
 
@@ -41,7 +42,7 @@ export function formatComparison(c: Comparison): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("compare")
     .description("Model-swap comparison of run A against run B on the same items (run directories or baseline files)")
@@ -51,10 +52,10 @@ export function register(program: Command): void {
     .option("--reps <n>", "permutation re-splits for excess disagreement", "10000")
     .option("--seed <n>", "seed of the permutation test", "0")
     .option("--corpus <dir>", "corpus the runs were made on", "corpus")
-    .action(guarded((a: string, b: string, raw: unknown) => {
+    .action(action((a: string, b: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const c = compareSnapshots(readComparable(a, options.corpus), readComparable(b, options.corpus), { reps: options.reps, seed: options.seed });
-      process.stdout.write(options.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c));
+      host.stdout.write(options.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c));
       return EXIT.ok;
     }));
 }

@@ -2,7 +2,8 @@ import type { Command } from "commander";
 import { corpusCounts } from "../../corpus/counts.ts";
 import { loadCorpus } from "../../corpus/load.ts";
 import { formatProblem, validateCorpus } from "../../corpus/validate.ts";
-import { EXIT, guarded } from "../exit.ts";
+import { EXIT } from "../exit.ts";
+import type { CommandContext } from "./index.ts";
 
 const list = (counts: Record<string, number>) =>
   Object.entries(counts)
@@ -39,16 +40,16 @@ export function validateCommand(dir: string, io: Output): number {
   return EXIT.ok;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   const corpus = program.command("corpus").description("Work with the goal corpus and the boundary fixtures");
   corpus
     .command("validate")
     .description("Check every goal, fixture and security variant (schema, ids, twins, expected gate and pack findings); print counts and the corpus hash")
     .argument("[dir]", "corpus folder (goals/, boundary/, security/)", "corpus")
-    .action(guarded((dir: string) => {
+    .action(action((dir: string) => {
       const io: Output = {
-        out: (line) => process.stdout.write(`${line}\n`),
-        err: (line) => process.stderr.write(`${line}\n`),
+        out: (line) => host.stdout.write(`${line}\n`),
+        err: (line) => host.stderr.write(`${line}\n`),
       };
       return validateCommand(dir, io);
     }));

@@ -7,7 +7,8 @@ import type { Goal } from "../../../src/formats/goal.ts";
 import type { Plan } from "../../../src/formats/plan.ts";
 import { InputError } from "../../../src/formats/load.ts";
 import { criticBlocks } from "../../../src/loop/decide.ts";
-import { EXIT, guarded } from "../exit.ts";
+import { EXIT } from "../exit.ts";
+import type { CommandContext } from "./index.ts";
 import { parseOptions } from "../options.ts";
 import { loadCheckInputs } from "./check.ts";
 
@@ -69,7 +70,7 @@ export function critiqueReport(goal: Goal, plan: Plan, rawText: string, json: bo
   return { output: `${[header, ...items.map((i) => itemLine(i, tolerance))].join("\n")}\n`, exitCode };
 }
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("critique")
     .description(
@@ -79,11 +80,11 @@ export function register(program: Command): void {
     .requiredOption("--plan <file>", "the plan the critic reviewed (YAML or JSON)")
     .requiredOption("--response <file>", "the critic's raw response text")
     .option("--json", 'print {"outcome", "reason", "verdict", "findings": [...]}')
-    .action(guarded((raw: unknown) => {
+    .action(action((raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const { goal, plan } = loadCheckInputs(options.goal, options.plan);
       const { output, exitCode } = critiqueReport(goal, plan, readResponse(options.response), options.json);
-      process.stdout.write(output);
+      host.stdout.write(output);
       return exitCode;
     }));
 }

@@ -4,7 +4,8 @@ import { isCause, type Coverage, type Difference } from "../../baseline/compat.t
 import { diffSnapshots, type Delta, type DiffResult } from "../../baseline/diff.ts";
 import { readSnapshot, snapshotOfRun } from "../../baseline/io.ts";
 import { writeOutputFile } from "../../output.ts";
-import { EXIT, guarded } from "../exit.ts";
+import { EXIT } from "../exit.ts";
+import type { CommandContext } from "./index.ts";
 import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
@@ -66,7 +67,7 @@ export function formatDiff(d: DiffResult, all = false): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("diff")
     .description("Diff a run against a baseline with every delta attributed (noise, cause, unexplained): 0 none unexplained, 1 otherwise")
@@ -77,12 +78,12 @@ export function register(program: Command): void {
     .option("--all", "also list the changed items within noise")
     .option("--alpha <p>", "family-wise level of the per-item tests (Holm over items)", "0.05")
     .option("--corpus <dir>", "corpus the run was made on", "corpus")
-    .action(guarded((dir: string, raw: unknown) => {
+    .action(action((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const d = diffSnapshots(readSnapshot(options.baseline), snapshotOfRun(dir, options.corpus), options.alpha);
       const json = `${JSON.stringify(d, null, 2)}\n`;
       if (options.jsonOut) writeOutputFile(options.jsonOut, json, "--json-out");
-      process.stdout.write(options.json ? json : formatDiff(d, options.all));
+      host.stdout.write(options.json ? json : formatDiff(d, options.all));
       return d.unexplained.length === 0 ? EXIT.ok : EXIT.blocked;
     }));
 }

@@ -5,7 +5,7 @@ import type { GateResult } from "../../baseline/gate.ts";
 import { snapshotOfRun } from "../../baseline/io.ts";
 import { gateVerdict, judge } from "../../baseline/judge.ts";
 import { gateJUnit } from "../../baseline/junit.ts";
-import { guarded } from "../exit.ts";
+import type { CommandContext } from "./index.ts";
 import { writeOutputFile } from "../../output.ts";
 import { parseOptions } from "../options.ts";
 
@@ -24,7 +24,7 @@ export function formatGate(r: GateResult, description?: string): string {
   return `${lines.join("\n")}\n${gateVerdict(r)}\n`;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("gate")
     .description("Release gate against a baseline and a pre-registered policy: 0 pass, 1 regression, 2 inconclusive, 3 infrastructure error")
@@ -34,11 +34,11 @@ export function register(program: Command): void {
     .option("--junit <file>", "JUnit XML output (default: DIR/gate-junit.xml)")
     .option("--json", "print the gate result as JSON")
     .option("--corpus <dir>", "corpus the run was made on", "corpus")
-    .action(guarded((dir: string, raw: unknown) => {
+    .action(action((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const { result, policy } = judge(snapshotOfRun(dir, options.corpus), options.baseline, options.policy);
       writeOutputFile(options.junit ?? join(dir, "gate-junit.xml"), gateJUnit(result), "--junit");
-      process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatGate(result, policy.description));
+      host.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatGate(result, policy.description));
       return result.exit;
     }));
 }

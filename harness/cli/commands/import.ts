@@ -4,12 +4,13 @@ import { z } from "zod";
 import { IMPORT_FILES, importPlannerCritic } from "../../import/planner-critic/run.ts";
 import { runIdFor } from "../../run/manifest.ts";
 import { redactArgv } from "../../run/redact.ts";
-import { EXIT, guarded } from "../exit.ts";
+import { EXIT } from "../exit.ts";
+import type { CommandContext } from "./index.ts";
 import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({ goals: z.string().min(1), out: z.string().min(1), force: z.boolean().optional() });
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   const cmd = program.command("import").description("Import field-test artefacts of another engine as run directories");
   cmd
     .command("planner-critic")
@@ -18,7 +19,7 @@ export function register(program: Command): void {
     .requiredOption("--goals <dir>", "the goals folder (<id>.json with <id>.assertions.yaml or assertions/<id>.yaml)")
     .requiredOption("--out <dir>", "folder for the run directories and import.json (must be empty unless --force)")
     .option("--force", "replace a previous import in --out (the run folders its import.json lists)")
-    .action(guarded((reports: string, raw: unknown) => {
+    .action(action((reports: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const now = () => new Date();
       const result = importPlannerCritic({
@@ -27,19 +28,19 @@ export function register(program: Command): void {
         out: options.out,
         force: options.force === true,
         runId: runIdFor(now(), `${randomBytes(3).toString("hex")}-imported`),
-        command: ["fieldtest", ...redactArgv(process.argv.slice(2))],
+        command: ["fieldtest", ...redactArgv(host.argv)],
         now,
       });
-      for (const p of result.problems) process.stderr.write(`fieldtest: import: ${p.file}: ${p.where}: ${p.detail}\n`);
+      for (const p of result.problems) host.stderr.write(`fieldtest: import: ${p.file}: ${p.where}: ${p.detail}\n`);
       if (result.runs.length === 0) {
-        process.stderr.write(`fieldtest: import: nothing imported from ${reports}\n`);
+        host.stderr.write(`fieldtest: import: nothing imported from ${reports}\n`);
         return EXIT.invalid;
       }
       const trials = result.runs.reduce((n, r) => n + r.trials.length, 0);
       const notes = result.runs.reduce((n, r) => n + r.trials.reduce((k, t) => k + t.conversion.notes.length, 0), 0);
       const c = result.calls;
       const width = Math.max(...result.runs.map((r) => r.name.length));
-      process.stdout.write(
+      host.stdout.write(
         `imported ${trials} trials of ${result.goals} goals into ${result.runs.length} runs: ${c.imported} of ${c.logged} logged calls in trials, ` +
           `${c.superseded} of earlier reruns kept in ${IMPORT_FILES.superseded}, ${c.unclaimed} in logs no trace took; ` +
           `${notes} conversion notes, ${result.problems.length} input problems, ${result.skipped.length} traces of dimensions without an engine run\n` +

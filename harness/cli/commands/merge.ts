@@ -7,32 +7,33 @@ import { loadMergeInput, mergeRuns } from "../../run/merge.ts";
 import { redactArgv } from "../../run/redact.ts";
 import { RUN_FILES } from "../../run/store.ts";
 import { reportRun } from "../../run/wiring.ts";
-import { EXIT, guarded } from "../exit.ts";
+import { EXIT } from "../exit.ts";
+import type { CommandContext } from "./index.ts";
 import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({ out: z.string().min(1), force: z.boolean().optional() });
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("merge")
     .description("Merge shard runs (same config and corpus, every trial key exactly once) into one run")
     .argument("<dirs...>", "run directories of the shards")
     .requiredOption("--out <dir>", "run directory to write (must be empty unless --force)")
     .option("--force", "reuse a non-empty --out, removing the previous run's files")
-    .action(guarded((dirs: string[], raw: unknown) => {
+    .action(action((dirs: string[], raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const now = () => new Date();
       const runId = runIdFor(now(), `${randomBytes(3).toString("hex")}-merged`);
       const manifest = mergeRuns(dirs.map(loadMergeInput), options.out, {
         now,
         runId,
-        command: ["fieldtest", ...redactArgv(process.argv.slice(2))],
+        command: ["fieldtest", ...redactArgv(host.argv)],
         force: options.force === true,
       });
       const out = options.out;
       const report = reportRun(out);
       const paths = [join(out, RUN_FILES.manifest), join(out, RUN_FILES.trials), ...report.paths];
-      process.stdout.write(
+      host.stdout.write(
         `merged ${dirs.length} runs: ${manifest.totals.recorded} trials, config ${manifest.config_hash.slice(0, 12)}, corpus ${manifest.corpus.hash.slice(0, 12)}\n` +
           `${report.headline.length ? `\n${report.headline.join("\n")}\n\n` : ""}wrote:\n${paths.map((p) => `  ${p}`).join("\n")}\n`,
       );

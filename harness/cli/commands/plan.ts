@@ -9,7 +9,8 @@ import { checkApiKeys, MissingApiKeyError } from "../../../src/providers/api-key
 import { createModelClient } from "../../../src/providers/client.ts";
 import { RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../src/providers/config.ts";
 import { loadSimProfile } from "../../../src/providers/sim/profile.ts";
-import { EXIT, guarded } from "../exit.ts";
+import { EXIT } from "../exit.ts";
+import type { CommandContext } from "./index.ts";
 import { collect, parseOptions } from "../options.ts";
 import { judgePackCanaries } from "../../../src/packs/canary.ts";
 import { loadPacks } from "../../../src/packs/load.ts";
@@ -56,14 +57,14 @@ function roleConfig(options: Options, role: "planner" | "critic"): RoleConfig {
   });
 }
 
-function clientConfig(options: Options): ClientConfig {
+function clientConfig(options: Options, env: NodeJS.ProcessEnv): ClientConfig {
   const config: ClientConfig = {
     planner: roleConfig(options, "planner"),
     critic: roleConfig(options, "critic"),
     sim: { runSeed: options.seed, ...(options.simProfile ? { profile: loadSimProfile(options.simProfile) } : {}) },
   };
   try {
-    checkApiKeys(config);
+    checkApiKeys(config, env);
   } catch (e) {
     if (e instanceof MissingApiKeyError) throw new InputError("environment", "", e.message);
     throw e;
@@ -105,7 +106,7 @@ function summary(goal: Goal, outcome: EngineOutcome): string {
   ].join("\n");
 }
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("plan")
     .description("Run the engine on one goal and print its trace: 0 approved, 1 escalated, 2 invalid input, 3 infrastructure error (a provider that never answered)")
@@ -125,22 +126,22 @@ export function register(program: Command): void {
     .option("--sim-profile <file>", "sim noise profile (YAML)")
     .option("--pack <dir>", "enable a domain pack: its rules gate every round (repeatable)", collect)
     .option("--json", "print the whole outcome: every round, raw and normalized findings, every call with its decision context")
-    .action(guarded(async (raw: unknown) => {
+    .action(action(async (raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const goal = loadGoal(options.goal);
       const packs = loadPacks(options.pack);
       const canary = packs.flatMap((p) => judgePackCanaries(p).failures);
       if (canary.length > 0) {
-        process.stderr.write(`fieldtest: pack canary failed, no LLM call was made:\n  ${canary.join("\n  ")}\n`);
+        host.stderr.write(`fieldtest: pack canary failed, no LLM call was made:\n  ${canary.join("\n  ")}\n`);
         return EXIT.infrastructure;
       }
-      const client = createModelClient(clientConfig(options));
+      const client = createModelClient(clientConfig(options, host.env), { env: host.env });
       const engineOptions = { mode: options.mode, maxRounds: options.maxRounds, packs };
       const outcome = await runEngine(goal, { client, itemId: goal.id, trial: options.trial }, engineOptions);
       const output = options.json
         ? JSON.stringify({ goal_id: goal.id, mode: options.mode, max_rounds: roundCap(goal, engineOptions), ...outcome }, null, 2)
         : summary(goal, outcome);
-      process.stdout.write(`${output}\n`);
+      host.stdout.write(`${output}\n`);
       return outcome.status === "approved" ? EXIT.ok : outcome.status === "error" ? EXIT.infrastructure : EXIT.blocked;
     }));
 }

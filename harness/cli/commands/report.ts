@@ -4,7 +4,8 @@ import { InputError } from "../../../src/formats/load.ts";
 import { SPEND_COLUMNS, spendNote, spendRows } from "../../report/format.ts";
 import { writeReport } from "../../report/write.ts";
 import { formatTable } from "../../run/summary.ts";
-import { EXIT, guarded } from "../exit.ts";
+import { EXIT } from "../exit.ts";
+import type { CommandContext } from "./index.ts";
 import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
@@ -13,7 +14,7 @@ const OptionsSchema = z.strictObject({
   policy: z.string().min(1).optional(),
 });
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("report")
     .description("Compute metrics and write summary.json, trials.csv, report.md and report.html into a run directory, and print the spend per session (from the spend journal); with --baseline they lead with the release gate's decision")
@@ -21,15 +22,15 @@ export function register(program: Command): void {
     .option("--corpus <dir>", "corpus the run was made on (ground truth)", "corpus")
     .option("--baseline <file>", "published baseline to decide against (the verdict fieldtest gate gives)")
     .option("--policy <file>", "pre-registered gate policy, with --baseline (default gate.yaml)")
-    .action(guarded((dir: string, raw: unknown) => {
+    .action(action((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       if (options.policy !== undefined && options.baseline === undefined) throw new InputError("command line", "--policy", "needs --baseline FILE");
       const decision = options.baseline === undefined ? null : { baseline: options.baseline, policy: options.policy ?? "gate.yaml" };
       const written = writeReport(dir, options.corpus, decision);
-      for (const path of written.paths) process.stdout.write(`wrote ${path}\n`);
-      if (written.spend) process.stdout.write(`\nspend per session (spend journal):\n${formatTable(SPEND_COLUMNS, spendRows(written.spend))}\n`);
-      process.stdout.write(`${written.spend ? "" : "\n"}${spendNote(written.spend)}\n`);
-      if (written.decision) process.stdout.write(`${written.decision.verdict}\n`);
+      for (const path of written.paths) host.stdout.write(`wrote ${path}\n`);
+      if (written.spend) host.stdout.write(`\nspend per session (spend journal):\n${formatTable(SPEND_COLUMNS, spendRows(written.spend))}\n`);
+      host.stdout.write(`${written.spend ? "" : "\n"}${spendNote(written.spend)}\n`);
+      if (written.decision) host.stdout.write(`${written.decision.verdict}\n`);
       return EXIT.ok;
     }));
 }

@@ -5,7 +5,8 @@ import { InputError } from "../../../src/formats/load.ts";
 import { readSnapshot } from "../../baseline/io.ts";
 import { loadResearchRuns, writeResearch } from "../../research/load.ts";
 import { research } from "../../research/model.ts";
-import { EXIT, guarded } from "../exit.ts";
+import { EXIT } from "../exit.ts";
+import type { CommandContext } from "./index.ts";
 import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
@@ -19,7 +20,7 @@ const OptionsSchema = z.strictObject({
   corpus: z.string().min(1).default("corpus"),
 });
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("research")
     .description("Research report across runs: metrics over runs with drift alarms, the critic's drift (downgrades per family, evidence status, advisory blockers), confusion per run, a model-swap comparison, cost and latency; HTML, Markdown and JSON")
@@ -32,7 +33,7 @@ export function register(program: Command): void {
     .option("--reps <n>", "permutation re-splits of the model-swap test", "2000")
     .option("--seed <n>", "seed of the permutation test", "0")
     .option("--corpus <dir>", "corpus the runs were made on (imported runs carry their own goals)", "corpus")
-    .action(guarded((paths: string[], raw: unknown) => {
+    .action(action((paths: string[], raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const runs = loadResearchRuns(paths, options.corpus);
       const pick = (flag: "--a" | "--b", value: string | undefined, fallback: number) => {
@@ -45,7 +46,7 @@ export function register(program: Command): void {
       const r = research(runs, { baseline: options.baseline ? readSnapshot(options.baseline) : null, window: options.window, swap, reps: options.reps, seed: options.seed });
       const paths_ = writeResearch(options.out, r);
       const alarms = r.metrics.flatMap((m) => m.points.flatMap((p, i) => (p.alerts.length ? [`${m.metric} on ${runs[i]!.label}`] : [])));
-      process.stdout.write(
+      host.stdout.write(
         `${runs.length} runs, ${r.prompts.length} critic prompt variant(s); ${alarms.length} drift alarm(s)${alarms.length ? `: ${alarms.slice(0, 5).join("; ")}${alarms.length > 5 ? "; ..." : ""}` : ""}\n` +
           r.prompts.map((p) => `  critic prompt ${p.critic_prompt?.slice(0, 8) ?? "not recorded"}: ${p.runs.length} run(s), ${p.audits} audits, advisory blockers per audit ${p.advisory_blockers_per_audit === null ? "n/a" : Number(p.advisory_blockers_per_audit.toPrecision(3))}\n`).join("") +
           `wrote:\n${paths_.map((p) => `  ${p}\n`).join("")}`,

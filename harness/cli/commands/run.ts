@@ -6,11 +6,11 @@ import { loadConfigFile } from "../../config.ts";
 import { RunCliSchema } from "../../run/settings.ts";
 import { shardFromEnv } from "../../run/shard-env.ts";
 import { runSweep } from "../../run/sweep.ts";
-import { realEngine, realHost } from "../../run/wiring.ts";
-import { guarded } from "../exit.ts";
+import { realEngine } from "../../run/wiring.ts";
+import type { CommandContext } from "./index.ts";
 import { collect, parseOptions } from "../options.ts";
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("run")
     .description("Run a sweep: canaries (gates and packs), then corpus goals (full engine) and boundary fixtures (critic alone), N trials each; the security oracle and injection traps when --suite names them; exits 3 when more than half of the trials are errors (a provider that never answered)")
@@ -49,9 +49,9 @@ export function register(program: Command): void {
     .option("--replay-fall-through", "with --replay: call the live provider on a miss instead of failing the trial")
     .option("--baseline <file>", "the reports lead with the release gate's decision against this baseline (the exit code stays the run's)")
     .option("--policy <file>", "with --baseline: the pre-registered gate policy (default gate.yaml)")
-    .action(guarded(async (raw: unknown) => {
+    .action(action(async (raw: unknown) => {
       const options = raw as { shard?: string };
-      const cli = parseOptions(RunCliSchema, options.shard === "auto" ? { ...options, shard: shardFromEnv(process.env) } : raw);
+      const cli = parseOptions(RunCliSchema, options.shard === "auto" ? { ...options, shard: shardFromEnv(host.env) } : raw);
       if (cli.retryErrors && cli.resume === undefined) throw new InputError("command line", "--retry-errors", "needs --resume DIR");
       if (cli.policy !== undefined && cli.baseline === undefined) throw new InputError("command line", "--policy", "needs --baseline FILE");
       const decision = cli.baseline === undefined ? null : { baseline: cli.baseline, policy: cli.policy ?? "gate.yaml" };
@@ -61,6 +61,6 @@ export function register(program: Command): void {
         loadFile(decision.policy, GatePolicySchema);
       }
       const file = cli.resume !== undefined && cli.config === undefined ? {} : loadConfigFile(cli.config);
-      return runSweep(cli, file, realEngine(process.env, "corpus", decision), realHost(process.argv.slice(2)));
+      return runSweep(cli, file, realEngine(host.env, "corpus", decision), host);
     }));
 }

@@ -7,7 +7,8 @@ import { SpendLineSchema, TrialRecordSchema } from "../../../src/formats/records
 import { SummaryFileSchema } from "../../../src/formats/summary.ts";
 import { PackManifestSchema } from "../../../src/packs/schema.ts";
 import { ManifestSchema } from "../../run/manifest.ts";
-import { EXIT, guarded } from "../exit.ts";
+import { EXIT } from "../exit.ts";
+import type { CommandContext } from "./index.ts";
 
 /**
  * The formats whose JSON Schema can be printed: the input files (`corpus-goal` is a goal file with
@@ -35,13 +36,13 @@ export function jsonSchemaOf(format: Format): unknown {
   return z.toJSONSchema(FORMATS[format], { io: "input" });
 }
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("schema")
     .description("Print the JSON Schema of a format (goal, corpus-goal, plan, critic, pack) or of a run file (trial, manifest, summary, journal)")
     .addArgument(new Argument("<format>", "the format").choices(Object.keys(FORMATS)))
-    .action(guarded((format: Format) => {
-      process.stdout.write(`${JSON.stringify(jsonSchemaOf(format), null, 2)}\n`);
+    .action(action((format: Format) => {
+      host.stdout.write(`${JSON.stringify(jsonSchemaOf(format), null, 2)}\n`);
       return EXIT.ok;
     }));
 }

@@ -2,7 +2,8 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { readComparable, readSnapshot } from "../../baseline/io.ts";
 import { DEFAULT_TREND_OPTIONS, trend, type MetricTrend, type TrendResult } from "../../baseline/trend.ts";
-import { EXIT, guarded } from "../exit.ts";
+import { EXIT } from "../exit.ts";
+import type { CommandContext } from "./index.ts";
 import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
@@ -57,7 +58,7 @@ export function formatTrend(t: TrendResult, all = false): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("trend")
     .description("Drift over a history of runs (oldest first): shift test, CUSUM and trailing window against an in-control reference, Holm across metrics")
@@ -70,7 +71,7 @@ export function register(program: Command): void {
     .option("--json", "print the trend as JSON")
     .option("--fail-on-alert", "exit 1 when any chart alerts on the last run")
     .option("--corpus <dir>", "corpus the runs were made on", "corpus")
-    .action(guarded((paths: string[], raw: unknown) => {
+    .action(action((paths: string[], raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const runs = paths.map((p) => readComparable(p, options.corpus));
       const t = trend(runs, options.baseline ? readSnapshot(options.baseline) : null, {
@@ -78,7 +79,7 @@ export function register(program: Command): void {
         alpha: options.alpha,
         ...(options.metrics ? { metrics: options.metrics } : {}),
       });
-      process.stdout.write(options.json ? `${JSON.stringify(t, null, 2)}\n` : formatTrend(t, options.all));
+      host.stdout.write(options.json ? `${JSON.stringify(t, null, 2)}\n` : formatTrend(t, options.all));
       const lastIndex = runs.length - 1;
       return options.failOnAlert && t.alerts.some((a) => a.index === lastIndex) ? EXIT.blocked : EXIT.ok;
     }));

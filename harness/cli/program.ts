@@ -1,0 +1,61 @@
+import { Command, CommanderError, type Help } from "commander";
+import type { SweepHost } from "../run/sweep.ts";
+import { commandsFor, type CommandContext } from "./commands/index.ts";
+import { PACKAGE_VERSION } from "../package.ts";
+import { EXIT, reportError } from "./exit.ts";
+
+/** The command list shows one line per command: the description up to its first colon. */
+const oneLine = (cmd: Command): string => cmd.summary() || (cmd.description().split(/: /)[0] ?? "");
+
+/** Every subcommand, nested ones too, prints usage mistakes as one prefixed line. */
+function configureTree(parent: Command, prefix: string): void {
+  for (const cmd of parent.commands) {
+    const name = `${prefix}${cmd.name()}`;
+    cmd.configureOutput({ outputError: (text, write) => write(`fieldtest: ${name}: ${text.replace(/^error: /, "")}`) });
+    cmd.configureHelp({ subcommandDescription: oneLine });
+    configureTree(cmd, `${name} `);
+  }
+}
+
+/**
+ * Runs one command line (`host.argv`, without `fieldtest`) on a host and resolves to its exit code
+ * (DESIGN.md §9). Everything it prints goes to the host's streams: bin/fieldtest.js runs it on this
+ * process, tests run it in theirs.
+ */
+export async function runCli(host: SweepHost): Promise<number> {
+  let code: number = EXIT.ok;
+  const context: CommandContext = {
+    host,
+    action: (run) => async (...args) => {
+      code = await run(...args);
+    },
+  };
+  const program = new Command("fieldtest")
+    .description("Field-test and evaluation harness for planner-critic engines")
+    .version(PACKAGE_VERSION)
+    .configureHelp({ subcommandDescription: oneLine, helpWidth: 200 } satisfies Partial<Help>)
+    // Usage mistakes are bad input: one line, prefixed like every other error, exit 2.
+    .configureOutput({
+      writeOut: (text) => host.stdout.write(text),
+      writeErr: (text) => host.stderr.write(text),
+      outputError: (text, write) => write(`fieldtest: ${text.replace(/^error: /, "")}`),
+    })
+    .exitOverride();
+
+  const commands = commandsFor(host.argv);
+  // Before any command module builds a schema: zod compiles each schema to a fast path on its first
+  // parse (valid input only; invalid input takes the regular parser, so errors read the same).
+  // Not for --version, which loads no command and so no zod.
+  if (commands.length > 0) await import("zod/compile");
+  for (const module of await Promise.all(commands.map((c) => c.load()))) module.register(program, context);
+  configureTree(program, "");
+
+  try {
+    await program.parseAsync([...host.argv], { from: "user" });
+  } catch (e) {
+    // --help and --version end here with code 0; usage mistakes are invalid input.
+    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.invalid;
+    return reportError(e, host);
+  }
+  return code;
+}
