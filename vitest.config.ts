@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { defineConfig, type Plugin } from "vitest/config";
+import { NODE_FLAGS } from "./test/helpers/node-flags.ts";
 
 const root = import.meta.dirname;
 const dist = join(root, "dist");
@@ -38,6 +39,7 @@ export default defineConfig({
     pool: "forks",
     // Two cores: one worker per core plus one more, since many files wait on child processes.
     maxWorkers: 3,
+    execArgv: NODE_FLAGS,
     // Files share their worker's module cache instead of importing the engine afresh each time.
     isolate: false,
     // This repository's dist/ only: a clone that sits under some other dist/ folder keeps its tests transformed.
