@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { hashCanonical } from "../../src/canonical.ts";
 import { CriticOutputSchema, type CriticOutput } from "../../src/formats/findings.ts";
 import { FixtureSchema } from "../../src/formats/fixture.ts";
 import type { Goal } from "../../src/formats/goal.ts";
@@ -122,6 +123,36 @@ describe("sim planner template", () => {
     fc.assert(
       fc.property(goalArb, fc.subarray([...PLANNER_DEFECTS]), (goal, defects) => {
         expect(detectDefects(goal, draftPlan(goal, new Set(defects), 2, "p"))).toEqual(new Set(defects));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("no two defect sets give one structure, with or without the goal's steps (what lets a draft's defects be looked up by its structure)", () => {
+    const sets = PLANNER_DEFECTS.reduce<PlannerDefect[][]>((all, d) => [...all, ...all.map((s) => [...s, d])], [[]]);
+    fc.assert(
+      fc.property(goalArb, (goal) => {
+        const owner = new Map<string, string>();
+        for (const set of sets) {
+          for (const plan of [templatePlan(goal, new Set(set), 1, null), draftPlan(goal, new Set(set), 1, null)]) {
+            const hash = hashCanonical({ tasks: plan.tasks, dependencies: plan.dependencies });
+            expect(owner.get(hash) ?? set.join(","), goal.id).toBe(set.join(","));
+            owner.set(hash, set.join(","));
+          }
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("finds a draft's defects in a copy of it (a plan that came back over the wire), for a goal it drafted and for one it never did", () => {
+    fc.assert(
+      fc.property(goalArb, fc.subarray([...PLANNER_DEFECTS]), fc.integer({ min: 1, max: 4 }), (goal, defects, version) => {
+        const copy = JSON.parse(JSON.stringify(draftPlan(goal, new Set(defects), version, null))) as Plan;
+        expect(detectDefects(goal, copy)).toEqual(new Set(defects));
+        const undrafted = { ...goal, id: `${goal.id}-never-drafted-${version}` };
+        const bare = JSON.parse(JSON.stringify(templatePlan(undrafted, new Set(defects), version, null))) as Plan;
+        expect(detectDefects(undrafted, bare)).toEqual(new Set(defects));
       }),
       { numRuns: 100 },
     );

@@ -200,18 +200,41 @@ function allDefectSets(): PlannerDefect[][] {
  * frozen: every trial of a goal drafts the same few plans, and validating one is most of its cost.
  */
 export function draftPlan(goal: Goal, defects: ReadonlySet<PlannerDefect>, version: number, parentId: string | null): Plan {
-  const key = `${plannerViewKey(goal)}\u0000${PLANNER_DEFECTS.filter((d) => defects.has(d)).join(",")}\u0000${version}\u0000${JSON.stringify(parentId)}`;
+  const view = plannerViewKey(goal);
+  const set = PLANNER_DEFECTS.filter((d) => defects.has(d));
+  const key = `${view}\u0000${set.join(",")}\u0000${version}\u0000${JSON.stringify(parentId)}`;
   let plan = draftsByKey.get(key);
   if (!plan) {
     plan = deepFreeze(templatePlan(goal, defects, version, parentId, goalSteps(goal)));
-    if (draftsByKey.size >= MAX_MEMOIZED_DRAFTS) draftsByKey.clear();
+    if (draftsByKey.size >= MAX_MEMOIZED_DRAFTS) {
+      draftsByKey.clear();
+      draftedByGoal.clear();
+    }
     draftsByKey.set(key, plan);
+    rememberDraft(view, set, plan);
   }
   return plan;
 }
 
 const draftsByKey = new Map<string, Plan>();
 const MAX_MEMOIZED_DRAFTS = 4096;
+
+/**
+ * The defect sets of a goal's drafts so far, by structure: a revision of the sim's own plan (the
+ * usual case) finds its defects here instead of building every template of the goal. Exact, since
+ * no two defect sets give one structure (each defect changes the mutation task or the task order).
+ * A draft's structure does not depend on its version or parent, so each set is hashed once.
+ */
+const draftedByGoal = new Map<string, { sets: Set<string>; byStructure: Map<string, PlannerDefect[]> }>();
+
+function rememberDraft(view: string, set: PlannerDefect[], plan: Plan): void {
+  let drafted = draftedByGoal.get(view);
+  if (!drafted) draftedByGoal.set(view, (drafted = { sets: new Set(), byStructure: new Map() }));
+  const name = set.join(",");
+  if (drafted.sets.has(name)) return;
+  drafted.sets.add(name);
+  drafted.byStructure.set(structure(plan), set);
+}
 
 /** What the planner reads of a goal, nothing else (a corpus goal's expect block least of all), as a key. */
 const plannerViewKey = ({ id, domain, title, description, constraints }: Goal): string =>
@@ -223,7 +246,8 @@ const plannerViewKey = ({ id, domain, title, description, constraints }: Goal): 
  * drafts (with the goal's steps) and the bare template are recognized.
  */
 export function detectDefects(goal: Goal, plan: Plan): Set<PlannerDefect> | null {
-  const match = templateStructures(goal).get(structure(plan));
+  const hash = structure(plan);
+  const match = draftedByGoal.get(plannerViewKey(goal))?.byStructure.get(hash) ?? templateStructures(goal).get(hash);
   return match ? new Set(match) : null;
 }
 
