@@ -4,6 +4,7 @@
 //   node dist/scripts/bench-sweep.js scaling    fixed sim latency L at concurrency 1, 8, 32
 //   node dist/scripts/bench-sweep.js full       zero-latency full corpus + boundary × 5 trials
 //   node dist/scripts/bench-sweep.js live       the CLI against an upstream-shaped server, C = 8, 32, 64
+//   node dist/scripts/bench-sweep.js transport-floor URL C CALLS   (live runs it) the adapter alone, CPU ms as JSON
 //
 // Scaling: every sim call sleeps L ms, so an ideal scheduler takes calls × L / C. The sweep is
 // sized per C (trials = C) so each case takes about the same ideal time; the ratio wall / ideal
@@ -21,7 +22,11 @@
 // overhead <= 2 ms at C = 64). "busy" is the event loop's active time while the trials ran (the
 // manifest's operational.event_loop), per call. CPU per call: the process's CPU time (user +
 // system, all threads) while the trials ran, from the same place (target < 1 ms), and the whole
-// command's (start-up, corpus and reports included).
+// command's (start-up, corpus and reports included). "SDK+HTTP" is the floor under it, measured
+// in the same run: as many calls, at the same C, against the same server, sent by the OpenAI
+// adapter (real SDK, the harness's fetch) in a fresh process with nothing else (no engine, no
+// records), each a corpus goal's decompose prompt in turn; "rest" is the harness's CPU per call
+// less that floor.
 import { spawn, spawnSync } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -39,11 +44,18 @@ import { DEFAULT_SIM_PROFILE } from "../src/providers/sim/profile.ts";
 import { PACKAGE_ROOT } from "../harness/package.ts";
 import { readManifest } from "../harness/run/manifest.ts";
 import { upstreamDelayMs } from "../test/providers/upstream-server.ts";
+import { canonicalJson } from "../src/canonical.ts";
+import { plannerRequest } from "../src/planner/planner.ts";
+import { RoleConfigSchema } from "../src/providers/config.ts";
+import { createOpenAiAdapter } from "../src/providers/openai.ts";
+import type { ModelClient } from "../src/providers/types.ts";
 
 const LATENCY_MS = 250;
 const SCALING_GOALS = 16;
 
-const root = mkdtempSync(join(tmpdir(), "ft-bench-"));
+const which = process.argv[2];
+// The transport-floor mode writes no run folders.
+const root = which === "transport-floor" ? "" : mkdtempSync(join(tmpdir(), "ft-bench-"));
 const quiet = createWriteStream("/dev/null") as unknown as NodeJS.WriteStream;
 const host: SweepHost = { ...realHost(["run"]), stdout: quiet, stderr: quiet, env: { CI: "1" } };
 
@@ -108,7 +120,7 @@ const percentile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Ma
 async function live(): Promise<void> {
   const upstream = await startUpstream();
   console.log(`live: fieldtest run --provider openai against the upstream-shaped server (planner ~110 ms, critic ~48 ms); load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-  console.log("   C  trials  calls   ideal    window  ratio   overhead/call ms (mean p50 p95)   loop p99 ms  busy ms/call  CPU ms/call (trials, command)  load");
+  console.log("   C  trials  calls   ideal    window  ratio   overhead/call ms (mean p50 p95)   loop p99 ms  busy ms/call  CPU ms/call (trials, command, SDK+HTTP, rest)  load");
   try {
     for (const c of [8, 32, 64]) {
       const dir = join(root, `live-${c}`);
@@ -135,8 +147,9 @@ async function live(): Promise<void> {
       const usage = JSON.parse(readFileSync(usageFile, "utf8")) as { cpuMs: number };
       const loop = readManifest(dir).operational.event_loop;
       if (!loop) throw new Error(`live C=${c}: the manifest has no event-loop figures`);
+      const floor = transportFloorCpuMs(upstream.url, c, calls.length) / calls.length;
       console.log(
-        `${String(c).padStart(4)}  ${String(trials.length).padStart(6)}  ${String(calls.length).padStart(5)}  ${(ideal / 1000).toFixed(2).padStart(6)} s  ${(window / 1000).toFixed(2).padStart(6)} s  ${(window / ideal).toFixed(3)}   ${mean.toFixed(2).padStart(6)} ${percentile(overhead, 0.5).toFixed(2).padStart(6)} ${percentile(overhead, 0.95).toFixed(2).padStart(6)}              ${loop.delay_p99_ms.toFixed(1).padStart(6)}       ${(loop.busy_ms / calls.length).toFixed(2).padStart(6)}       ${(loop.cpu_ms / calls.length).toFixed(2).padStart(6)} ${(usage.cpuMs / calls.length).toFixed(2).padStart(6)}        ${loadavg()[0]!.toFixed(2)}`,
+        `${String(c).padStart(4)}  ${String(trials.length).padStart(6)}  ${String(calls.length).padStart(5)}  ${(ideal / 1000).toFixed(2).padStart(6)} s  ${(window / 1000).toFixed(2).padStart(6)} s  ${(window / ideal).toFixed(3)}   ${mean.toFixed(2).padStart(6)} ${percentile(overhead, 0.5).toFixed(2).padStart(6)} ${percentile(overhead, 0.95).toFixed(2).padStart(6)}              ${loop.delay_p99_ms.toFixed(1).padStart(6)}       ${(loop.busy_ms / calls.length).toFixed(2).padStart(6)}       ${(loop.cpu_ms / calls.length).toFixed(2).padStart(6)} ${(usage.cpuMs / calls.length).toFixed(2).padStart(6)} ${floor.toFixed(2).padStart(6)} ${(loop.cpu_ms / calls.length - floor).toFixed(2).padStart(6)}        ${loadavg()[0]!.toFixed(2)}`,
       );
     }
   } finally {
@@ -144,7 +157,40 @@ async function live(): Promise<void> {
   }
 }
 
-const which = process.argv[2];
+/** The transport floor of `calls` sends at concurrency c, in a fresh process (this script's `transport-floor` mode): its CPU ms. */
+function transportFloorCpuMs(url: string, c: number, calls: number): number {
+  const r = spawnSync(process.execPath, [join(PACKAGE_ROOT, "dist/scripts/bench-sweep.js"), "transport-floor", url, String(c), String(calls)], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`transport floor C=${c}: exit ${r.status}\n${r.stderr}`);
+  return (JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { cpuMs: number }).cpuMs;
+}
+
+/** The `transport-floor` mode: sends through the OpenAI adapter alone and prints the CPU time of the sends as JSON. */
+async function transportFloor(url: string, c: number, calls: number): Promise<void> {
+  const role = RoleConfigSchema.parse({ provider: "openai", model: "gpt-4o-mini", baseUrl: url });
+  const adapter = createOpenAiAdapter(role, { apiKey: "sk-bench", now: () => performance.timeOrigin + performance.now() });
+  const unused: ModelClient = { structured: () => Promise.reject(new Error("the floor sends through the adapter alone")) };
+  const bodies = loadCorpus("corpus").goals.map(({ goal }) => {
+    const request = plannerRequest(goal, "decompose", { client: unused, itemId: goal.id, trial: 0, round: 0 });
+    const body = adapter.render({ system: request.system, user: request.user, schemaName: request.schemaName, schema: request.schema, corrections: [] }, "json_schema");
+    return { request, body, bodyJson: canonicalJson(body) };
+  });
+  let next = 0;
+  const cpuSince = process.cpuUsage();
+  const sender = async () => {
+    for (let i = next++; i < calls; i = next++) {
+      const { request, body, bodyJson } = bodies[i % bodies.length]!;
+      await adapter.send(body, { timeoutMs: 120_000, request, attempt: 0, bodyJson });
+    }
+  };
+  await Promise.all(Array.from({ length: c }, sender));
+  const cpu = process.cpuUsage(cpuSince);
+  console.log(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000 }));
+}
+
+if (which === "transport-floor") {
+  await transportFloor(process.argv[3]!, Number(process.argv[4]), Number(process.argv[5]));
+  process.exit(0);
+}
 if (which === undefined || which === "scaling") await scaling();
 if (which === undefined || which === "full") await full();
 if (which === undefined || which === "live") await live();
