@@ -44,12 +44,17 @@ const MISS_SENSITIVE = [
 const policy = loadFile(POLICY, GatePolicySchema);
 let root: string;
 
-/** `npx --no-install fieldtest run [flags] --out DIR` from the repository root, in process. */
-async function sweep(name: string, flags: Record<string, string>): Promise<string> {
+/**
+ * `npx --no-install fieldtest run [flags] --out DIR` from the repository root, in process. Without
+ * `reports` it leaves out summary.json and the reports, a sixth of a sweep's CPU: the gate reads the
+ * run's trials, never those (test/report covers the reports).
+ */
+async function sweep(name: string, flags: Record<string, string>, reports = false): Promise<string> {
   const out = join(root, name);
   const argv = ["run", ...Object.entries(flags).flatMap(([k, v]) => [`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, v]), "--out", out];
   const host = testHost(argv);
-  const code = await runSweep(cli({ ...flags, out }), loadConfigFile(join(ROOT, "fieldtest.config.yaml")), realEngine({}, CORPUS), host);
+  const engine = reports ? realEngine({}, CORPUS) : { ...realEngine({}, CORPUS), writeReport: undefined };
+  const code = await runSweep(cli({ ...flags, out }), loadConfigFile(join(ROOT, "fieldtest.config.yaml")), engine, host);
   expect(code, host.stderr.text).toBe(0);
   return out;
 }
@@ -67,7 +72,7 @@ const runs: Record<"fresh" | "highMiss" | "oneTrial" | "baselineSeed", string> =
 
 beforeAll(async () => {
   root = tempDir("ft-e2e-gate-");
-  runs.fresh = await sweep("fresh", {});
+  runs.fresh = await sweep("fresh", {}, true);
   runs.highMiss = await sweep("high-miss", { simProfile: HIGH_MISS });
   runs.oneTrial = await sweep("one-trial", { trials: "1" });
   runs.baselineSeed = await sweep("baseline-seed", { seed: String(readSnapshot(BASELINE).runs[0]!.seed) });
