@@ -37,8 +37,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Two cores: one worker per core plus one more, since many files wait on child processes.
-    maxWorkers: 3,
+    // One worker per core: each worker imports and transforms the whole graph again (about 3 s of
+    // CPU), and since the CLI tests run in process few files wait on a child any more (three workers
+    // measured 66 and 70 s of wall against 63 and 61 s for two, run alternately).
+    maxWorkers: 2,
     execArgv: NODE_FLAGS,
     // Files share their worker's module cache instead of importing the engine afresh each time.
     isolate: false,
