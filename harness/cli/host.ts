@@ -1,12 +1,16 @@
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { promisify } from "node:util";
 import { PACKAGE_VERSION } from "../package.ts";
 import { monitorEventLoop } from "../run/event-loop.ts";
 import type { SweepHost } from "../run/sweep.ts";
 
-/** Node's own execFile: a process-spawning library would load more modules than the rest of `run` for two git calls. */
-const git = (args: string[]) => promisify(execFile)("git", args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+/**
+ * Node's own execFile (a process-spawning library would load more modules than the rest of `run`
+ * for two git calls), loaded when `run` asks: every other command starts without it.
+ */
+async function git(args: string[]): Promise<{ stdout: string }> {
+  const [{ execFile }, { promisify }] = await Promise.all([import("node:child_process"), import("node:util")]);
+  return promisify(execFile)("git", args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+}
 
 async function gitInfo(): Promise<{ sha: string | null; dirty: boolean | null }> {
   try {

@@ -77,10 +77,11 @@ export function runPacks(config: RunConfig): RunPacks {
 /**
  * The engine executor: corpus goals through the full loop, boundary fixtures, security variants
  * and injection traps through the critic alone; every plan gated with the run's packs, security
- * variants also with the suite's.
+ * variants also with the suite's. `env` holds the API keys: the host's environment, where
+ * realEngine checked them.
  */
-export function engineExecutor(config: RunConfig, corpus: Corpus, hooks: CallHooks, packs: RunPacks = runPacks(config)): TrialExecutor {
-  const client = createModelClient(config.client, { ...hooks, recordedTrials: replayedTrials });
+export function engineExecutor(config: RunConfig, corpus: Corpus, hooks: CallHooks, env: NodeJS.ProcessEnv, packs: RunPacks = runPacks(config)): TrialExecutor {
+  const client = createModelClient(config.client, { ...hooks, env, recordedTrials: replayedTrials });
   // Each goal's engine view is made once and frozen: every call of every trial of it sends the same canonical text, which canonicalJson then writes once.
   const goals = new Map<string, Goal>(corpus.goals.map(({ goal }) => [goal.id, deepFreeze(toGoal(goal))]));
   const frozen: Record<"boundary" | "security" | "injection", Map<string, Fixture>> = {
@@ -157,7 +158,7 @@ export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisi
         throw e;
       }
     },
-    createExecutor: (config, corpus, hooks) => engineExecutor(config, corpus, hooks, packsFor(config)),
+    createExecutor: (config, corpus, hooks) => engineExecutor(config, corpus, hooks, env, packsFor(config)),
     writeReport: (dir) => reportRun(dir, corpusRoot, decisionInput),
   };
 }

@@ -46,7 +46,8 @@ describe("bin/fieldtest.js without a build", () => {
 
 describe("bin/fieldtest.js runs the command line on this process", () => {
   // The other CLI tests run command lines in process (test/helpers/cli.ts): here the binary must
-  // print the same and exit with the same code, for a success, a block, bad input and a usage mistake.
+  // print the same and exit with the same code, for a success, a block, bad input, usage mistakes
+  // and help, nested commands too; both with no environment.
   const FIX = "test/engine/fixtures";
   const CASES: [number, string[]][] = [
     [0, ["--version"]],
@@ -54,9 +55,11 @@ describe("bin/fieldtest.js runs the command line on this process", () => {
     [1, ["critique", "--goal", `${FIX}/goal.yaml`, "--plan", `${FIX}/plan.yaml`, "--response", `${FIX}/response-blocker.json`]],
     [2, ["report", "no-such-run"]],
     [2, ["gate", "no-such-run"]],
+    [2, ["import", "planner-critic"]],
+    [0, ["baseline", "publish", "--help"]],
   ];
   it.each(CASES)("exit %i: fieldtest %s prints the same as in process", async (code, args) => {
-    const [bin, inProcess] = await Promise.all([execa(process.execPath, [BIN, ...args], { reject: false, stripFinalNewline: false }), runFieldtest(args)]);
+    const [bin, inProcess] = await Promise.all([execa(process.execPath, [BIN, ...args], { reject: false, stripFinalNewline: false, env: {}, extendEnv: false }), runFieldtest(args)]);
     expect(inProcess.code).toBe(code);
     expect({ code: bin.exitCode, stdout: bin.stdout, stderr: bin.stderr }).toEqual(inProcess);
   });

@@ -59,7 +59,9 @@ describe("fieldtest canary and schema (in process)", () => {
   });
 
   it("schema critic prints the JSON Schema of the critic output", async () => {
-    const schema = JSON.parse((await run("schema", "critic")).stdout) as { required: string[] };
+    const r = await run("schema", "critic");
+    expect(r.code).toBe(0);
+    const schema = JSON.parse(r.stdout) as { required: string[] };
     expect(schema.required).toEqual(["findings"]);
   });
 });

@@ -29,13 +29,13 @@ function securityWith(name: string, find: string, replace: string): string {
 
 describe("fieldtest check --pack (in process)", () => {
   it("a pack rule blocks (exit 1) and prints its finding beside the gates'; its near twin passes (exit 0)", async () => {
-    const r = await run("check", "--goal", goal, "--plan", plan("0.0.0.0/0"), "--pack", "packs/security", "--json");
+    const r = await run("check", "--goal", goal, "--plan", plan("0.0.0.0/0"), "--pack", join(ROOT, "packs/security"), "--json");
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toEqual({
       verdict: "blocked",
       findings: [{ origin: "gate", gate: "pack.security", code: "public_ingress_on_production", family: "risk", severity: "blocker", task_id: "open", message: "task open admits ingress from 0.0.0.0/0 on a production target", key: "pack.security:public_ingress_on_production:open:" }],
     });
-    expect((await run("check", "--goal", goal, "--plan", plan("203.0.113.0/24"), "--pack", "packs/security")).code).toBe(0);
+    expect((await run("check", "--goal", goal, "--plan", plan("203.0.113.0/24"), "--pack", join(ROOT, "packs/security"))).code).toBe(0);
   });
 
   it("a CEL error is invalid input: exit 2, one line naming the pack file, rule and position", async () => {
@@ -48,7 +48,7 @@ describe("fieldtest check --pack (in process)", () => {
 
 describe("fieldtest canary --pack (in process)", () => {
   it("runs the shipped packs' canaries after the gates' (exit 0)", async () => {
-    const r = await run("canary", "--pack", "packs/security", "--pack", "packs/finops", "--pack", "packs/data-engineering");
+    const r = await run("canary", "--pack", join(ROOT, "packs/security"), "--pack", join(ROOT, "packs/finops"), "--pack", join(ROOT, "packs/data-engineering"));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^canary: ok \(\d+ checks on \d+ fixtures\)\n$/);
   });

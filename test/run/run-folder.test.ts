@@ -25,6 +25,7 @@ import { NODE_FLAGS } from "../helpers/node-flags.ts";
 import { runFieldtest } from "../helpers/cli.ts";
 import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
 
+const BIN = join(import.meta.dirname, "../../bin/fieldtest.js");
 const CHILD = compiled(join(import.meta.dirname, "fixtures", "sweep-child.ts"));
 const root = tempDir("ft-run-folder-");
 const corpusRoot = smallCorpus(root, 0, 3);
@@ -35,6 +36,12 @@ afterAll(async () => {
 
 /** A command line in this process, as CI runs it. */
 const fieldtest = (args: string[]) => runFieldtest(args, { CI: "1" });
+
+/** A command line through the binary, as CI runs it: everything the process prints, SDK warnings included. */
+async function spawned(args: string[]) {
+  const r = await execa(process.execPath, [BIN, ...args], { env: { CI: "1" }, extendEnv: false, reject: false, stripFinalNewline: false });
+  return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
+}
 
 /** Every file under `dir`, recursively. */
 function filesUnder(dir: string): string[] {
@@ -114,17 +121,17 @@ describe("credentials in --base-url", () => {
     writeFileSync(config, "maxRetries: 0\n");
     const baseUrl = `http://${USER}:${PASS}@${new URL(server.url).host}/v1?api-key=${QUERY}`;
     const args = ["--suite", "boundary", "--trials", "1", "--provider", "openai", "--model", "gpt-4o-mini", "--config", config];
-    const first = await fieldtest(["run", ...args, `--base-url=${baseUrl}`, "--out", out, "--only", "clean-*"]);
+    const first = await spawned(["run", ...args, `--base-url=${baseUrl}`, "--out", out, "--only", "clean-*"]);
     expect(first.code, first.stderr).toBe(0);
     expect(server.received.length).toBeGreaterThan(0);
     const m = readManifest(out);
     expect(m.command).toContain(`--base-url=http://${new URL(server.url).host}/v1`);
     expect(m.withheld_credentials).toEqual(["planner.baseUrl", "critic.baseUrl"]);
 
-    const missing = await fieldtest(["run", "--resume", out, "--retry-errors"]);
+    const missing = await spawned(["run", "--resume", out, "--retry-errors"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/pass them again: planner: --base-url \(its userinfo and query\)/);
-    const again = await fieldtest(["run", "--resume", out, "--retry-errors", "--base-url", baseUrl]);
+    const again = await spawned(["run", "--resume", out, "--retry-errors", "--base-url", baseUrl]);
     expect(again.code, again.stderr).toBe(0);
     expect(readManifest(out).sessions).toHaveLength(2);
 
@@ -133,6 +140,20 @@ describe("credentials in --base-url", () => {
     expect(everything).toContain(new URL(server.url).host);
     for (const secret of [PASS, QUERY, USER, encodeURIComponent(PASS)]) expect(everything).not.toContain(secret);
   }, 120_000);
+});
+
+describe("API keys", () => {
+  it("come from the environment `run` is given, the one its key check read, never from another", async () => {
+    const server = await startCountingServer();
+    servers.push(server);
+    // Built from parts, so no credential-shaped literal sits in the repository.
+    const key = ["sk", "host", "env", "5e1d"].join("-");
+    const out = join(root, "api-key-env");
+    const r = await runFieldtest(["run", "--suite", "boundary", "--only", "clean-*", "--trials", "1", "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", `${server.url}/v1`, "--out", out], { CI: "1", OPENAI_API_KEY: key });
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.received.length).toBeGreaterThan(0);
+    expect(new Set(server.received.map((q) => q.headers.authorization))).toEqual(new Set([`Bearer ${key}`]));
+  });
 });
 
 describe("malformed run files", () => {
