@@ -12,7 +12,7 @@ import type { ConfigFile } from "../../harness/config.ts";
 import type { FakeServer } from "../providers/fake-server.ts";
 import { PRICE_PER_CALL, startCountingServer, type CountingOptions } from "../providers/counting-server.ts";
 import { compiled } from "../helpers/compiled.ts";
-import { NODE_FLAGS } from "../helpers/node-flags.ts";
+import { CHILD_NODE_FLAGS } from "../helpers/node-flags.ts";
 import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
 
 const CHILD = compiled(join(import.meta.dirname, "fixtures", "sweep-child.ts"));
@@ -55,7 +55,7 @@ async function killAndResume(k: number, limit: Record<string, string>, server: P
     },
   });
   servers.push(srv);
-  const running = execa(process.execPath, [...NODE_FLAGS, CHILD], {
+  const running = execa(process.execPath, [...CHILD_NODE_FLAGS, CHILD], {
     env: { FT_CLI: JSON.stringify({ ...SWEEP, ...limit, baseUrl: `${srv.url}/v1`, out }), FT_FILE: JSON.stringify(FILE), FT_CORPUS: corpusRoot, CI: "1" },
     reject: false,
   });

@@ -7,7 +7,7 @@ import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
 import { compiled } from "../helpers/compiled.ts";
-import { NODE_FLAGS } from "../helpers/node-flags.ts";
+import { CHILD_NODE_FLAGS } from "../helpers/node-flags.ts";
 import { instrumentedEngine } from "./fixtures/instrumented.ts";
 import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
 
@@ -39,7 +39,7 @@ describe("crash safety", () => {
         limit(async () => {
           const out = join(root, `kill-${k}`);
           const log = join(root, `calls-${k}.log`);
-          const child = await execa(process.execPath, [...NODE_FLAGS, CHILD], {
+          const child = await execa(process.execPath, [...CHILD_NODE_FLAGS, CHILD], {
             env: { FT_OUT: out, FT_CORPUS: corpusRoot, FT_TRIALS: TRIALS, FT_CALL_LOG: log, FT_KILL_AT: String(k), CI: "1" },
             reject: false,
           });

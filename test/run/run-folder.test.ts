@@ -21,7 +21,7 @@ import { SUMMARY_SCHEMA_VERSION } from "../../src/formats/summary.ts";
 import type { FakeServer } from "../providers/fake-server.ts";
 import { startCountingServer } from "../providers/counting-server.ts";
 import { compiled } from "../helpers/compiled.ts";
-import { NODE_FLAGS } from "../helpers/node-flags.ts";
+import { CHILD_NODE_FLAGS } from "../helpers/node-flags.ts";
 import { runFieldtest } from "../helpers/cli.ts";
 import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
 
@@ -59,7 +59,7 @@ describe("--force on a live run", () => {
     const server = await startCountingServer({ holdUntil: (n) => (n > 2 ? held : undefined) });
     servers.push(server);
     const out = join(root, "live");
-    const live = execa(process.execPath, [...NODE_FLAGS, CHILD], {
+    const live = execa(process.execPath, [...CHILD_NODE_FLAGS, CHILD], {
       env: {
         FT_CLI: JSON.stringify({ suite: "boundary", trials: "2", concurrency: "1", provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1`, out }),
         FT_CORPUS: corpusRoot,
