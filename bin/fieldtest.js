@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { fileURLToPath } from "node:url";
 
-// The CLI runs the compiled build in dist/ (`npm run build`; `npm ci` runs it as `prepare`).
-const entry = new URL("../dist/harness/cli/main.js", import.meta.url);
+// The CLI runs the bundled build in dist/bundle/ (`npm run build`; `npm ci` runs it as `prepare`).
+const entry = new URL("../dist/bundle/main.js", import.meta.url);
 try {
   await import(entry.href);
 } catch (e) {

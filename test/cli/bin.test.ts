@@ -12,7 +12,7 @@ afterEach(() => {
   for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
 });
 
-/** bin/fieldtest.js in a folder named `folder`, beside `main` as dist/harness/cli/main.js if given, run with `--help`. */
+/** bin/fieldtest.js in a folder named `folder`, beside `main` as dist/bundle/main.js if given, run with `--help`. */
 async function runBin(folder: string, main?: string) {
   const root = mkdtempSync(join(tmpdir(), "ft-bin-"));
   roots.push(root);
@@ -20,7 +20,7 @@ async function runBin(folder: string, main?: string) {
   mkdirSync(bin, { recursive: true });
   copyFileSync(BIN, join(bin, "fieldtest.js"));
   if (main !== undefined) {
-    const cli = join(root, folder, "dist", "harness", "cli");
+    const cli = join(root, folder, "dist", "bundle");
     mkdirSync(cli, { recursive: true });
     writeFileSync(join(cli, "main.js"), main);
   }

@@ -10,4 +10,6 @@ export default function build(): void {
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-b", join(root, "tsconfig.json")], { cwd: root, stdio: "inherit" });
   execFileSync(process.execPath, [join(root, "dist/scripts/build-assets.js")], { cwd: root, stdio: "inherit" });
+  // The binary runs the bundle: rebuilt only when tsc wrote something since.
+  execFileSync(process.execPath, [join(root, "dist/scripts/bundle.js"), "--if-stale"], { cwd: root, stdio: "inherit" });
 }
