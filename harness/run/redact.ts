@@ -1,15 +1,7 @@
+import { isCredentialHeader } from "../../src/providers/credentials.ts";
 import { hasCredentials, withoutCredentials } from "../../src/providers/endpoint.ts";
 
-/** Header names whose values are credentials. */
-const SECRET_NAME = /auth|key|token|secret|cookie|passw|session|credential/i;
-/** Values that look like credentials whatever their header name. */
-const SECRET_VALUE = /^(bearer|basic)\s|^sk-|^sk-ant-|^xox.-|^gh[pousr]_|^AIza|^eyJ[\w-]+\.[\w-]+/i;
-
 export const REDACTED = "<redacted>";
-
-export function isCredentialHeader(name: string, value: string): boolean {
-  return SECRET_NAME.test(name) || SECRET_VALUE.test(value.trim());
-}
 
 export function redactHeaders(headers: Record<string, string> | undefined): Record<string, string> | undefined {
   if (headers === undefined) return undefined;

@@ -6,6 +6,7 @@ import { apiKeyFor, API_KEY_ENV, type Env } from "./api-keys.ts";
 import { createDirectoryCache, type ReplyStore } from "./cache.ts";
 import { ClientConfigSchema, type ClientConfig, type ResolvedClientConfig, type RoleConfig, type WireProvider } from "./config.ts";
 import { decisionContext, modelMismatch, requestHash } from "./context.ts";
+import { isCredentialHeader } from "./credentials.ts";
 import { urlCredentials } from "./endpoint.ts";
 import { estimateCost, isBilled } from "./prices.ts";
 import { createReplayStore, ReplayMissError, type RecordedTrials, type ReplayStore } from "./replay.ts";
@@ -67,7 +68,7 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 /** Per-send timeout when the role sets none: long enough for a slow model, short enough to retry a hung one. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
 
-/** Secrets are masked from any text the client passes on; header values shorter than this are not secrets. */
+/** Secrets are masked from any text the client passes on (API keys, credential headers, URL userinfo and query values); a value shorter than this is not masked, as it would mask ordinary words. */
 const MIN_SECRET_LENGTH = 8;
 
 /**
@@ -91,7 +92,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
 
   const secrets = [
     ...Object.values(API_KEY_ENV).map((name) => env[name]),
-    ...ROLES.flatMap((r) => Object.values(config[r].headers ?? {}).flatMap(headerSecrets)),
+    ...ROLES.flatMap((r) => Object.entries(config[r].headers ?? {}).flatMap(([name, value]) => (isCredentialHeader(name, value) ? headerSecrets(value) : []))),
     ...ROLES.flatMap((r) => (config[r].baseUrl ? urlCredentials(config[r].baseUrl) : [])),
   ].filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH);
   // Most texts hold no secret: looked for first, so only a text that has one is copied.

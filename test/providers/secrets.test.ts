@@ -80,6 +80,21 @@ describe("API keys never leave the request", () => {
     expect(JSON.stringify(result)).not.toContain(HEADER_SECRET);
   });
 
+  it("a header that is not a credential masks nothing: a model's answer that names its value stays as the model wrote it", async () => {
+    // A non-secret header (recorded in clear in the manifest) whose value a plan may well contain.
+    const headers = { "x-deployment": "production", "openai-project": "proj-migrations" };
+    const finding = { ...VALID_CRITIC_ANSWER.findings[0]!, message: "cutover_production runs in production before proj-migrations signs off" };
+    const server = await startServer([{ status: 200, body: chatCompletion(JSON.stringify({ findings: [finding] })) }]);
+    const role: RoleConfig = { provider: "openai", model: "m-1", baseUrl: `${server.url}/v1`, headers };
+    const result = await createModelClient({ planner: role, critic: role }, { ...fakeClock(), env: {} }).structured(criticRequest(), CriticOutputSchema);
+    expect(server.received[0]!.headers["x-deployment"]).toBe("production");
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.value.findings[0]!.message).toBe(finding.message);
+    expect(result.rawText).toContain("cutover_production runs in production");
+    expect(result.calls[0]!.raw_text).toContain("cutover_production runs in production");
+  });
+
   it("a Bearer token or a Basic credential echoed alone is masked, and so is a reply the cache keeps", async () => {
     const TOKEN = ["tok", "DISTINCTIVE", "b3a9c0e7d1"].join("-");
     const BASIC_PASS = ["pw", "DISTINCTIVE", "5e2f8a"].join("-");
