@@ -1,9 +1,11 @@
 import { execa } from "execa";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { PARSED_YAML_DIR } from "../../harness/package.ts";
+import { keepParsedYaml, keptYaml } from "../../src/formats/yaml-cache.ts";
 import { runFieldtest } from "../helpers/cli.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/fieldtest.js", import.meta.url));
@@ -46,8 +48,8 @@ describe("bin/fieldtest.js without a build", () => {
 
 describe("bin/fieldtest.js runs the command line on this process", () => {
   // The other CLI tests run command lines in process (test/helpers/cli.ts): here the binary must
-  // print the same and exit with the same code, for a success, a block, bad input, usage mistakes
-  // and help, nested commands too; both with no environment.
+  // print the same and exit with the same code, for a success, a block, bad input, usage mistakes,
+  // help, nested commands and a refused budget; both with no environment.
   const FIX = "test/engine/fixtures";
   const CASES: [number, string[]][] = [
     [0, ["--version"]],
@@ -57,10 +59,29 @@ describe("bin/fieldtest.js runs the command line on this process", () => {
     [2, ["gate", "no-such-run"]],
     [2, ["import", "planner-critic"]],
     [0, ["baseline", "publish", "--help"]],
+    // A budget the estimate already breaks is refused before anything is called or written.
+    [3, ["run", "--only", "apigw-01-kong-to-envoy-gateway", "--max-calls", "1"]],
   ];
   it.each(CASES)("exit %i: fieldtest %s prints the same as in process", async (code, args) => {
     const [bin, inProcess] = await Promise.all([execa(process.execPath, [BIN, ...args], { reject: false, stripFinalNewline: false, env: {}, extendEnv: false }), runFieldtest(args)]);
     expect(inProcess.code).toBe(code);
     expect({ code: bin.exitCode, stdout: bin.stdout, stderr: bin.stderr }).toEqual(inProcess);
+  });
+});
+
+describe("bin/fieldtest.js keeps parsed YAML for the next command", () => {
+  afterEach(() => keepParsedYaml(undefined));
+
+  it("a goal file it read is in the package's cache afterwards, under its text", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ft-bin-yaml-"));
+    roots.push(root);
+    // A text no earlier command can have read: the entry is this command's.
+    const text = `${readFileSync("test/engine/fixtures/goal.yaml", "utf8")}\n# ${root}\n`;
+    writeFileSync(join(root, "goal.yaml"), text);
+    keepParsedYaml(PARSED_YAML_DIR);
+    expect(keptYaml(text)).toBeUndefined();
+    const r = await execa(process.execPath, [BIN, "check", "--goal", join(root, "goal.yaml"), "--plan", "test/engine/fixtures/plan.yaml"], { reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(keptYaml(text)?.value).toMatchObject({ id: expect.any(String), risk_tolerance: expect.any(String) });
   });
 });
