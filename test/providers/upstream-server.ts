@@ -120,7 +120,16 @@ export async function startUpstreamServer(options: UpstreamOptions = {}): Promis
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const { delay, text } = reply(Buffer.concat(chunks).toString("utf8"));
+      let answer: { delay: number; text: string };
+      try {
+        answer = reply(Buffer.concat(chunks).toString("utf8"));
+      } catch (e) {
+        // A request it cannot read (no JSON, no goal in the prompt) is refused as upstream would, not a crash of the server.
+        const text = JSON.stringify({ error: { message: `unreadable request: ${(e as Error).message}`, type: "invalid_request_error" } });
+        res.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+        return void res.end(text);
+      }
+      const { delay, text } = answer;
       setTimeout(() => {
         res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
         res.end(text);
