@@ -1,6 +1,7 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { loadFile } from "../../src/formats/load.ts";
+import { InputError, loadFile } from "../../src/formats/load.ts";
 import { DecisionContextSchema, SpendSchema } from "../../src/formats/records.ts";
 import { publicBaseUrl } from "../../src/providers/endpoint.ts";
 import { LoopStatsSchema } from "./loop-stats.ts";
@@ -140,6 +141,8 @@ function fromV1(m: z.output<typeof ManifestV1Schema>): Manifest {
 /** A run's manifest, validated; one written by an older fieldtest (v1) is read as v2. */
 export function readManifest(dir: string): Manifest {
   const file = join(dir, RUN_FILES.manifest);
+  // Named for what the user gave: a folder (report, gate, diff, --resume ... all take one).
+  if (!existsSync(file)) throw new InputError(dir, "", existsSync(dir) ? `not a run folder (it has no ${RUN_FILES.manifest})` : "no such run folder");
   if (manifestVersion(dir) === 1) return fromV1(loadFile(file, ManifestV1Schema));
   return loadFile(file, ManifestSchema);
 }

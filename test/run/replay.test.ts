@@ -116,7 +116,7 @@ describe("fieldtest run --replay DIR", () => {
     expect(() => resolveRun({}, cli({ replay: source, criticModel: "x" }), ctx)).toThrow(/--critic-model: cannot be combined with --replay/);
     expect(() => resolveRun({}, cli({ replayFallThrough: true }), ctx)).toThrow(/--replay-fall-through: needs --replay DIR/);
     expect(() => resolveRun({}, cli({ provider: "replay", model: "m" }), ctx)).toThrow(/--replay DIR/);
-    expect(() => resolveRun({}, cli({ replay: join(root, "nowhere") }), ctx)).toThrow(/manifest\.json/);
+    expect(() => resolveRun({}, cli({ replay: join(root, "nowhere") }), ctx)).toThrow(/nowhere: no such run folder$/);
     expect(resolveRun({}, cli({}), ctx).config).not.toHaveProperty("replayOf");
   });
 

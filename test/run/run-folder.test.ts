@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
@@ -153,6 +153,18 @@ describe("API keys", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(server.received.length).toBeGreaterThan(0);
     expect(new Set(server.received.map((q) => q.headers.authorization))).toEqual(new Set([`Bearer ${key}`]));
+  });
+});
+
+describe("a folder that is not a run", () => {
+  it("is named as such by every command that reads a run, exit 2, one line", async () => {
+    const empty = join(root, "not-a-run");
+    mkdirSync(empty, { recursive: true });
+    const gone = join(root, "no-such-folder");
+    for (const args of [["report"], ["gate", "--baseline", "baselines/sim-default.json"], ["diff", "--baseline", "baselines/sim-default.json"], ["run", "--resume"]]) {
+      expect(await fieldtest([...args, empty]), args[0]).toEqual({ code: 2, stdout: "", stderr: `fieldtest: ${empty}: not a run folder (it has no manifest.json)\n` });
+      expect(await fieldtest([...args, gone]), args[0]).toEqual({ code: 2, stdout: "", stderr: `fieldtest: ${gone}: no such run folder\n` });
+    }
   });
 });
 
