@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { InputError } from "../../src/formats/load.ts";
 
 /**
@@ -23,3 +23,25 @@ export function parseOptions<S extends z.ZodType>(schema: S, raw: unknown): z.ou
 
 /** A repeatable option's values (`--pack A --pack B`), in the order given. */
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/**
+ * A number option as commander hands it over (text), then checked by `schema`. Only a text that
+ * reads as a number is one: `z.coerce` would take "" for 0 and say "received NaN" for "abc".
+ */
+export function numberOption<S extends z.ZodType<number, number>>(schema: S) {
+  return z
+    .string()
+    .transform((text, ctx) => {
+      const n = text.trim() === "" ? Number.NaN : Number(text);
+      if (Number.isFinite(n)) return n;
+      ctx.addIssue({ code: "custom", message: `expected a number, got ${JSON.stringify(text)}` });
+      return z.NEVER;
+    })
+    .pipe(schema);
+}
+
+/** A whole-number option, at least `min` when given. */
+export const intOption = (min?: number) => {
+  const whole = z.number().int("expected a whole number");
+  return numberOption(min === undefined ? whole : whole.min(min));
+};

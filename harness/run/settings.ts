@@ -12,6 +12,7 @@ import { EstimateSchema, type ConfigFile, type Estimate, type RolePatch } from "
 import { REDACTED, redactHeaders, splitHeader } from "./redact.ts";
 import { RUN_FILES } from "./store.ts";
 import { DEFAULT_SUITES, parseShard, RUN_SUITES, type Shard } from "./work.ts";
+import { intOption, numberOption } from "../cli/options.ts";
 
 /**
  * Everything that can change a result. Recorded in the manifest and hashed (with the code
@@ -86,7 +87,6 @@ const list = z
   .string()
   .transform((s) => s.split(",").map((x) => x.trim()).filter((x) => x !== ""))
   .pipe(z.array(z.string()).min(1));
-const int = (min: number) => z.coerce.number().int().min(min);
 
 /** `fieldtest run` options as commander hands them over (strings), validated at the boundary. */
 export const RunCliSchema = z.strictObject({
@@ -95,8 +95,8 @@ export const RunCliSchema = z.strictObject({
   only: list.optional(),
   domain: list.optional(),
   category: list.pipe(z.array(z.enum(CATEGORIES))).optional(),
-  trials: int(1).optional(),
-  seed: z.coerce.number().int().optional(),
+  trials: intOption(1).optional(),
+  seed: intOption().optional(),
   provider: z.string().optional(),
   model: z.string().min(1).optional(),
   plannerProvider: z.string().optional(),
@@ -105,13 +105,13 @@ export const RunCliSchema = z.strictObject({
   criticModel: z.string().min(1).optional(),
   baseUrl: HttpUrlSchema.optional(),
   header: z.array(z.string()).optional(),
-  timeout: z.coerce.number().positive().optional(),
-  temperature: z.coerce.number().min(0).max(2).optional(),
+  timeout: numberOption(z.number().positive()).optional(),
+  temperature: numberOption(z.number().min(0).max(2)).optional(),
   mode: z.enum(ENGINE_MODES).optional(),
   simProfile: z.string().min(1).optional(),
-  concurrency: int(1).optional(),
-  budgetUsd: z.coerce.number().positive().optional(),
-  maxCalls: int(1).optional(),
+  concurrency: intOption(1).optional(),
+  budgetUsd: numberOption(z.number().positive()).optional(),
+  maxCalls: intOption(1).optional(),
   dryRun: z.boolean().optional(),
   shard: z
     .string()

@@ -6,12 +6,12 @@ import { verdictText } from "../../report/format.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
 import { formatDifferences } from "./diff.ts";
-import { parseOptions } from "../options.ts";
+import { intOption, parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
   json: z.boolean().default(false),
-  reps: z.coerce.number().int().min(100).default(10_000),
-  seed: z.coerce.number().int().default(0),
+  reps: intOption(100).default(10_000),
+  seed: intOption().default(0),
   corpus: z.string().min(1).default("corpus"),
 });
 

@@ -6,14 +6,14 @@ import { readSnapshot, snapshotOfRun } from "../../baseline/io.ts";
 import { writeOutputFile } from "../../output.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
-import { parseOptions } from "../options.ts";
+import { numberOption, parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
   baseline: z.string().min(1),
   json: z.boolean().default(false),
   jsonOut: z.string().min(1).optional(),
   all: z.boolean().default(false),
-  alpha: z.coerce.number().gt(0).lt(1).default(0.05),
+  alpha: numberOption(z.number().gt(0).lt(1)).default(0.05),
   corpus: z.string().min(1).default("corpus"),
 });
 

@@ -11,7 +11,7 @@ import { RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../s
 import { loadSimProfile } from "../../../src/providers/sim/profile.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
-import { collect, parseOptions } from "../options.ts";
+import { collect, intOption, numberOption, parseOptions } from "../options.ts";
 import { judgePackCanaries } from "../../../src/packs/canary.ts";
 import { loadPacks } from "../../../src/packs/load.ts";
 
@@ -27,11 +27,11 @@ const OptionsSchema = z.strictObject({
   criticProvider: z.enum(PROVIDERS).optional(),
   criticModel: z.string().min(1).optional(),
   baseUrl: z.url().optional(),
-  temperature: z.coerce.number().min(0).max(2).optional(),
+  temperature: numberOption(z.number().min(0).max(2)).optional(),
   mode: z.enum(ENGINE_MODES).default("gates-first"),
-  maxRounds: z.coerce.number().int().min(1).default(DEFAULT_MAX_ROUNDS),
-  seed: z.coerce.number().int().default(0),
-  trial: z.coerce.number().int().min(0).default(0),
+  maxRounds: intOption(1).default(DEFAULT_MAX_ROUNDS),
+  seed: intOption().default(0),
+  trial: intOption(0).default(0),
   simProfile: z.string().min(1).optional(),
   pack: z.array(z.string().min(1)).default([]),
   json: z.boolean().default(false),

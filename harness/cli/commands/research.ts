@@ -7,16 +7,16 @@ import { loadResearchRuns, writeResearch } from "../../research/load.ts";
 import { research } from "../../research/model.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
-import { parseOptions } from "../options.ts";
+import { intOption, parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
   out: z.string().min(1),
   baseline: z.string().min(1).optional(),
   a: z.string().min(1).optional(),
   b: z.string().min(1).optional(),
-  window: z.coerce.number().int().min(2).default(5),
-  reps: z.coerce.number().int().min(100).default(2000),
-  seed: z.coerce.number().int().default(0),
+  window: intOption(2).default(5),
+  reps: intOption(100).default(2000),
+  seed: intOption().default(0),
   corpus: z.string().min(1).default("corpus"),
 });
 

@@ -4,12 +4,12 @@ import { readComparable, readSnapshot } from "../../baseline/io.ts";
 import { DEFAULT_TREND_OPTIONS, trend, type MetricTrend, type TrendResult } from "../../baseline/trend.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
-import { parseOptions } from "../options.ts";
+import { intOption, numberOption, parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
   baseline: z.string().min(1).optional(),
-  window: z.coerce.number().int().min(2).default(DEFAULT_TREND_OPTIONS.window),
-  alpha: z.coerce.number().gt(0).lt(0.5).default(DEFAULT_TREND_OPTIONS.alpha),
+  window: intOption(2).default(DEFAULT_TREND_OPTIONS.window),
+  alpha: numberOption(z.number().gt(0).lt(0.5)).default(DEFAULT_TREND_OPTIONS.alpha),
   metrics: z
     .string()
     .min(1)
