@@ -100,6 +100,8 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     const text = formatDiff(diffSnapshots(readSnapshot(join(root, "baselines", "base.json")), snapshotOfRun(join(root, "temp"), corpus())));
     expect(text).toContain("run seed: [1,2,3] -> 0 (not a cause: the same behaviour, sampled again or more often)");
     expect(text).toContain("critic.temperature: 0.2 -> 1\n");
+    // "changed" would read as "changed verdicts": it counts items whose content (item hash) differs.
+    expect(text).toMatch(/\nitems: \d+ compared \(0 whose content changed\), 0 only in baseline, 0 only in candidate\n/);
     expect(text).toMatch(/per-item test: Fisher exact, two-sided, Holm over \d+ tests at α 0.05/);
   });
 
@@ -133,7 +135,7 @@ describe("compare and trend text (the CLI's formatting, in process)", () => {
     const self = formatComparison(compareSnapshots(run("base-1"), run("base-1"), { reps: 200 }));
     expect(self).toContain("same configuration, corpus and gates");
     // The coverage line names the sides as compare does (B the reference, A the candidate).
-    expect(self).toMatch(/^items: 12 compared \(0 changed\), 0 only in B, 0 only in A$/m);
+    expect(self).toMatch(/^items: 12 compared \(0 whose content changed\), 0 only in B, 0 only in A$/m);
     expect(self).toContain("excess disagreement: 0 over 12 items (A and B are the same run");
     const swap = formatComparison(compareSnapshots(run("temp"), base(), { reps: 200 }));
     expect(swap).toContain("critic.temperature: 0.2 -> 1");

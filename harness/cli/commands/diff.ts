@@ -31,7 +31,7 @@ export function formatDifferences(differences: readonly Difference[], coverage: 
   const lines = [differences.length === 0 && coverage.changed.length === 0 ? "same configuration, corpus and gates" : `configuration differences (${differences.length + coverage.changed.length}):`];
   for (const x of differences) lines.push(`  ${x.part}: ${show(x.baseline)} -> ${show(x.candidate)}${isCause(x) ? "" : " (not a cause: the same behaviour, sampled again or more often)"}`);
   for (const item of coverage.changed) lines.push(`  item changed: ${item}`);
-  lines.push(`items: ${coverage.paired.length + coverage.changed.length} compared (${coverage.changed.length} changed), ${coverage.only_baseline.length} only in ${labels.baseline}, ${coverage.only_candidate.length} only in ${labels.candidate}`);
+  lines.push(`items: ${coverage.paired.length + coverage.changed.length} compared (${coverage.changed.length} whose content changed), ${coverage.only_baseline.length} only in ${labels.baseline}, ${coverage.only_candidate.length} only in ${labels.candidate}`);
   return lines;
 }
 
