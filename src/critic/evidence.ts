@@ -84,7 +84,7 @@ const CLAIMS: Record<string, ClaimRule> = {
         return verdict("contradicted", `${graph.tasks[establisher]!.id} establishes "${f}" before ${t!.id} runs`);
       const needed = t!.preconditions.some((p) => p.fact === f) || (t!.rollback?.requires.includes(f!) ?? false);
       if (!needed) return verdict("uncheckable", `the plan does not record that ${t!.id} needs "${f}"`);
-      return verdict("supported", `${t!.id} needs "${f}" and nothing provides it before ${t!.id} runs`);
+      return verdict("supported", `${t!.id} needs "${f}": it is not a goal fact, and no task establishes it before ${t!.id} runs`);
     },
   },
   rollback_requires_destroyed: {

@@ -106,6 +106,12 @@ describe("checkEvidence: every claim kind", () => {
     const v = checkEvidence(goal, plan, { task_id: "migrate", evidence: { claim: "misordered", tasks: ["migrate", "snapshot"], facts: [] } });
     expect(v.reason).toContain("snapshot");
   });
+
+  it("says what the rule checked and nothing more: a rollback requirement an earlier task produces but none establishes", () => {
+    // db.snapshot is produced by snapshot before migrate: "nothing provides it" would be false.
+    const v = checkEvidence(goal, plan, { task_id: "migrate", evidence: { claim: "unestablished_fact", tasks: ["migrate"], facts: ["db.snapshot"] } });
+    expect(v).toEqual({ status: "supported", reason: 'migrate needs "db.snapshot": it is not a goal fact, and no task establishes it before migrate runs' });
+  });
 });
 
 describe("checkEvidence: what cannot be checked", () => {
