@@ -6,9 +6,9 @@
 // `fieldtest run --provider openai --base-url URL` against a local OpenAI-compatible server whose
 // model is the sim and which answers FAULT_RATE of the requests with a fault (503, 429, a cut
 // body, prose, no findings array, wrong-shape findings, non-object findings, findings without a
-// message; test/providers/sim-server.ts). Everything after the socket is the real code path.
-// The figure that must read 0: critic answers without a well-formed finding that were accepted
-// (call outcome ok) or recorded as a clean audit.
+// message, a valid answer the server says it ended at its output limit; test/providers/sim-server.ts). Everything after the socket is the real code path.
+// The figures that must read 0: critic answers without a well-formed finding that were accepted
+// (call outcome ok) or recorded as a clean audit, and answers the server ended early that were accepted.
 import { createWriteStream, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,3 +49,5 @@ console.log(`trials ${records.length}: approved ${byStatus("approved")}, escalat
 console.log(`critic audits ${audits.length}: ok ${audits.filter((a) => a.outcome === "ok").length}, unavailable invalid_output ${unavailable("invalid_output")}, provider_error ${unavailable("provider_error")}`);
 console.log(`critic answers without a well-formed finding: ${shapeless.length}; accepted as ok: ${shapeless.filter((c) => c.outcome === "ok").length}`);
 console.log(`clean (ok) audits resting on such an answer: ${audits.filter((a) => a.outcome === "ok" && lacksWellFormedFinding(a.raw_text)).length}`);
+const ended = records.flatMap((r) => r.calls).filter((c) => c.error_class === "incomplete");
+console.log(`answers the server ended at its output limit: ${ended.length}; accepted as ok: ${ended.filter((c) => c.outcome === "ok").length}`);

@@ -62,6 +62,18 @@ export interface Reply {
   reportedModel: string | null;
   fingerprint: string | null;
   httpStatus: number | null;
+  /**
+   * Why the provider says it ended the answer before its end (its output limit, its context
+   * window, a content filter, a refusal), as the rejection the model is told; null when it
+   * finished. Such an answer is invalid output even when its text parses: a cut-off list of
+   * findings would read as a complete audit.
+   */
+  incomplete: string | null;
+}
+
+/** The rejection of an answer its provider ended early, naming the provider's own field and value. */
+export function incompleteAnswer(field: string, value: string, meaning: string): string {
+  return `the answer ended before it was complete (${field} ${value}: ${meaning})`;
 }
 
 /** What a live adapter takes from its surroundings: the key (from the environment only) and the clock. */

@@ -11,6 +11,8 @@ export const ReplySchema = z.strictObject({
   reportedModel: z.string().nullable(),
   fingerprint: z.string().nullable(),
   httpStatus: z.number().nullable(),
+  // Entries kept before the field existed were answers that finished.
+  incomplete: z.string().nullable().default(null),
 });
 
 /** A store of answers keyed by request_sha256 (full canonical request + role + trial index). */

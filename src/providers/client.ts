@@ -237,7 +237,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       const reply = ex.kind === "reply" ? ex.reply : null;
       // Secrets are masked once, before validation: the recorded text and the value read from it carry none.
       const text = reply ? redact(reply.text) : null;
-      const parsed = text !== null ? parseStructured(text, validator) : null;
+      const parsed = text !== null ? parseStructured(text, validator, reply!.incomplete) : null;
       const record: CallRecord = {
         role: request.role,
         round: request.round,

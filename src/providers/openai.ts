@@ -3,6 +3,7 @@ import { VERSION } from "openai/version";
 import { canonicalJson } from "../canonical.ts";
 import {
   classifySdkError,
+  incompleteAnswer,
   reportedUsage,
   sentSampling,
   type AdapterEnv,
@@ -56,6 +57,12 @@ function textOf(content: unknown): string {
 function orNull<T>(v: T | undefined | null): T | null {
   return v ?? null;
 }
+
+/** The finish reasons that end an answer early (OpenAI's and compatible servers'): the answer is then rejected. */
+const INCOMPLETE_FINISH: Record<string, string> = {
+  length: incompleteAnswer("finish_reason", "length", "the output limit"),
+  content_filter: incompleteAnswer("finish_reason", "content_filter", "the provider's content filter"),
+};
 
 /** Chat Completions for OpenAI and any OpenAI-compatible server (Ollama, vLLM, llama.cpp, OpenRouter). */
 export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEnv): ProviderAdapter {
@@ -131,9 +138,11 @@ export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEn
             fetchOptions: timingFetchOptions(options.timing),
           })
           .withResponse();
-        const message = Array.isArray(data.choices) ? data.choices[0]?.message : undefined;
+        const choice = Array.isArray(data.choices) ? data.choices[0] : undefined;
+        const message = choice?.message;
         return {
           text: message?.content ?? message?.refusal ?? "",
+          incomplete: INCOMPLETE_FINISH[String(choice?.finish_reason)] ?? null,
           usage: reportedUsage(data.usage?.prompt_tokens, data.usage?.completion_tokens),
           reportedModel: orNull(data.model),
           fingerprint: orNull(data.system_fingerprint),

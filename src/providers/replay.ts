@@ -28,6 +28,8 @@ function replyOf(call: CallRecord): Reply | undefined {
     reportedModel: call.reported.model,
     fingerprint: call.reported.system_fingerprint,
     httpStatus: call.http_status,
+    // Recorded as the rejection itself, so a replay rejects it alike.
+    incomplete: call.error_class === "incomplete" ? call.validation_error : null,
   };
 }
 

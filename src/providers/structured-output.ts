@@ -1,15 +1,20 @@
 import type { z } from "zod";
 import { formatPath } from "../formats/load.ts";
 
-export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; errorClass: "invalid_json" | "schema_mismatch"; error: string };
+export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; errorClass: "invalid_json" | "schema_mismatch" | "incomplete"; error: string };
 
 /** Models often wrap JSON in a Markdown fence even when told not to; the fence is not part of the answer. */
 const FENCED = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/;
 
 const MAX_ISSUES = 8;
 
-/** Parse a model's answer and validate it with zod; the error text is what gets fed back. */
-export function parseStructured<T>(text: string, validator: z.ZodType<T>): ParseOutcome<T> {
+/**
+ * Parse a model's answer and validate it with zod; the error text is what gets fed back. An answer
+ * its provider says it ended early (`incomplete`) is rejected unread: what parses of it is only
+ * what came before the cut.
+ */
+export function parseStructured<T>(text: string, validator: z.ZodType<T>, incomplete: string | null = null): ParseOutcome<T> {
+  if (incomplete !== null) return { ok: false, errorClass: "incomplete", error: incomplete };
   let data: unknown;
   try {
     data = JSON.parse(FENCED.exec(text)?.[1] ?? text);

@@ -67,6 +67,24 @@ describe("anthropic adapter through the client", () => {
     expect(feedback.content).toContain("findings");
   });
 
+  it("never reads an answer cut off at the output limit as complete, though its tool input parses: each is rejected, fed back and, when every attempt is cut, the critic is unavailable", async () => {
+    // A clean-looking audit that is only what came before the cut: read as complete, it would approve.
+    const cut = (stop_reason: string): Step => ({ status: 200, body: { ...anthropicToolUse({ findings: [] }), stop_reason } });
+    const { client, server } = await setup([cut("max_tokens"), cut("model_context_window_exceeded"), cut("refusal")]);
+    const result = await client.structured(criticRequest(), CriticOutputSchema);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.outcome).toBe("invalid_output");
+    expect(result.calls.map((c) => [c.outcome, c.error_class, c.validation_error])).toEqual([
+      ["invalid_output", "incomplete", "the answer ended before it was complete (stop_reason max_tokens: the output limit)"],
+      ["invalid_output", "incomplete", "the answer ended before it was complete (stop_reason model_context_window_exceeded: the context window)"],
+      ["invalid_output", "incomplete", "the answer ended before it was complete (stop_reason refusal: the model declined)"],
+    ]);
+    // The model is told why, as with any rejected answer.
+    const feedback = ((server.received[1]!.body.messages as { content: unknown }[])[2]!.content as { content: string }[])[0]!.content;
+    expect(feedback).toContain("stop_reason max_tokens");
+  });
+
   it("retries 429 (Retry-After) and 529 overloaded, then answers", async () => {
     const { client, clock } = await setup([
       { status: 429, body: { type: "error", error: { type: "rate_limit_error", message: "slow" } }, headers: { "retry-after": "3" } },

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -64,6 +64,19 @@ describe("reply cache", () => {
     const a = await c.structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
     const b = await c.structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
     expect([a.calls[0]!.cached, b.calls[0]!.cached]).toEqual([false, false]);
+  });
+
+  it("keeps whether an answer ended early, and reads an entry kept before that was recorded as one that finished", () => {
+    const dir = tempDir();
+    const store = createDirectoryCache(dir);
+    const key = "ab".padEnd(64, "0");
+    const reply = { text: '{"findings": []}', usage: null, reportedModel: "m", fingerprint: null, httpStatus: 200 };
+    store.put(key, { ...reply, incomplete: "the answer ended before it was complete (finish_reason length: the output limit)" });
+    expect(store.get(key)?.incomplete).toBe("the answer ended before it was complete (finish_reason length: the output limit)");
+    const older = "cd".padEnd(64, "0");
+    mkdirSync(join(dir, "cd"), { recursive: true });
+    writeFileSync(join(dir, "cd", `${older}.json`), JSON.stringify(reply));
+    expect(store.get(older)).toEqual({ ...reply, incomplete: null });
   });
 
   it("refuses keys that are not SHA-256 digests, so no path leaves the directory", () => {

@@ -179,6 +179,27 @@ describe("openai adapter through the client", () => {
     expect(result.calls[0]!.context).toEqual(result.calls[1]!.context);
   });
 
+  it("rejects an answer the server ended at its output limit or content filter, though it parses, and accepts the full one after", async () => {
+    // A compatible server may stop a JSON answer at a point that still parses: the rest was never written.
+    const ended = (finish_reason: string): Step => {
+      const body = chatCompletion(JSON.stringify({ findings: [] }));
+      return { status: 200, body: { ...body, choices: [{ ...body.choices[0]!, finish_reason }] } };
+    };
+    const { client, server } = await setup([ended("length"), ended("content_filter"), ok(VALID_CRITIC_ANSWER)]);
+    const result = await client.structured(criticRequest(), CriticOutputSchema);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.value).toEqual(VALID_CRITIC_ANSWER);
+    expect(result.calls.map((c) => [c.outcome, c.error_class, c.validation_error])).toEqual([
+      ["invalid_output", "incomplete", "the answer ended before it was complete (finish_reason length: the output limit)"],
+      ["invalid_output", "incomplete", "the answer ended before it was complete (finish_reason content_filter: the provider's content filter)"],
+      ["ok", null, null],
+    ]);
+    const fedBack = (server.received[1]!.body.messages as { role: string; content: string }[]).at(-1)!;
+    expect(fedBack.role).toBe("user");
+    expect(fedBack.content).toContain("finish_reason length");
+  });
+
   it("records a final invalid output with its raw text", async () => {
     const { client, server } = await setup([ok("I think the plan is fine.")]);
     const result = await client.structured(criticRequest(), CriticOutputSchema);

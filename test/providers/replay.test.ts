@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { CriticOutputSchema } from "../../src/formats/findings.ts";
 import type { CallRecord } from "../../src/formats/records.ts";
 import { createModelClient, type ClientConfig, type ClientDeps } from "../../src/providers/client.ts";
-import { ReplayMissError } from "../../src/providers/replay.ts";
+import { createReplayStore, ReplayMissError } from "../../src/providers/replay.ts";
+import { parseStructured } from "../../src/providers/structured-output.ts";
 import { loadSimProfile, PROFILES_DIR } from "../../src/providers/sim/profile.ts";
 import { templatePlan } from "../../src/providers/sim/planner.ts";
 import { fakeClock } from "./helpers.ts";
@@ -77,6 +78,17 @@ describe("replay provider", () => {
     expect(reads).toBe(1);
     const r = await client.structured(simRequest("critic", criticHints(plan), { trial: 1 }), CriticOutputSchema);
     expect(r.calls.map((c) => c.raw_text)).toEqual(calls[1]!.map((c) => c.raw_text));
+  });
+
+  it("replays an answer its provider ended early as rejected, as it was, though its text parses", async () => {
+    const { calls } = await recordedRun(1);
+    const rejection = "the answer ended before it was complete (stop_reason max_tokens: the output limit)";
+    const cut: CallRecord = { ...calls[0]![0]!, raw_text: '{"findings": []}', outcome: "invalid_output", error_class: "incomplete", validation_error: rejection };
+    const reply = createReplayStore([{ calls: [cut] }]).take(cut.request_sha256)!;
+    expect(reply.incomplete).toBe(rejection);
+    expect(parseStructured(reply.text, CriticOutputSchema, reply.incomplete)).toEqual({ ok: false, errorClass: "incomplete", error: rejection });
+    // An answer that finished replays as finished.
+    expect(createReplayStore([{ calls: calls[0]! }]).take(calls[0]![0]!.request_sha256)!.incomplete).toBeNull();
   });
 
   it("rejects a replay role without replay settings", () => {

@@ -30,6 +30,7 @@ export const FAULTS = [
   "wrong_shape_findings",
   "non_object_findings",
   "empty_message_findings",
+  "ended_early",
 ] as const;
 export type Fault = (typeof FAULTS)[number];
 
@@ -92,10 +93,15 @@ function simAnswer(role: Role, prompt: string, draw: string): unknown {
   return simPlannerOutput(hints, rng, DEFAULT_SIM_PROFILE.planner);
 }
 
-function faultStep(fault: Fault, role: Role): Step {
+function faultStep(fault: Fault, role: Role, answer: () => string): Step {
   if (fault === "unavailable_503") return { status: 503, body: errorBody("overloaded"), headers: { "retry-after-ms": "0" } };
   if (fault === "rate_limited_429") return { status: 429, body: errorBody("slow down", "rate_limit_error"), headers: { "retry-after-ms": "0" } };
   if (fault === "cut_body") return { truncate: chatCompletion('{"findings": []}') };
+  if (fault === "ended_early") {
+    // The sim's own answer, valid as it stands, but the server says it stopped at its output limit.
+    const body = chatCompletion(answer());
+    return { status: 200, body: { ...body, choices: [{ ...body.choices[0]!, finish_reason: "length" }] } };
+  }
   return { status: 200, body: chatCompletion(FAULT_TEXT[fault]![role]) };
 }
 
@@ -112,13 +118,14 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     seen.set(bodyHash, repeat + 1);
     const draw = `${options.seed ?? 0}:${bodyHash}:${repeat}`;
     const rng = createRng("sim-server", draw, "fault");
+    const answer = () => JSON.stringify(simAnswer(role, userPrompt(request), draw));
     if (chance(rng, options.faultRate)) {
       const fault = faults[pickIndex(rng, faults.length)]!;
       served[role][fault]++;
-      return faultStep(fault, role);
+      return faultStep(fault, role, answer);
     }
     served[role].answer++;
-    return { status: 200, body: chatCompletion(JSON.stringify(simAnswer(role, userPrompt(request), draw))) };
+    return { status: 200, body: chatCompletion(answer()) };
   });
   return { server, served, close: () => server.close() };
 }

@@ -13,7 +13,7 @@ import { cli, tempDir, testHost } from "./helpers.ts";
  * Fault injection through the real code path: `fieldtest run --provider openai --base-url` against
  * a local server whose model is the sim and which answers 30% of requests with a fault (503, 429,
  * a cut body, prose, no findings array, wrong-shape findings, non-object findings, findings without
- * a message). Whatever the endpoint does, no response without a well-formed finding is ever
+ * a message, a valid answer the server says it ended at its output limit). Whatever the endpoint does, no response without a well-formed finding is ever
  * accepted as a clean audit (DESIGN.md §5).
  */
 
@@ -43,7 +43,8 @@ afterAll(async () => {
 describe("a 30% fault sweep over the wire", () => {
   it("served every kind of fault, wrong-shape findings included", () => {
     const critic = sim.served.critic;
-    for (const fault of ["wrong_shape_findings", "non_object_findings", "empty_message_findings", "unavailable_503"] as const) expect(critic[fault], fault).toBeGreaterThan(0);
+    for (const fault of ["wrong_shape_findings", "non_object_findings", "empty_message_findings", "ended_early", "unavailable_503"] as const) expect(critic[fault], fault).toBeGreaterThan(0);
+    expect(sim.served.planner.ended_early).toBeGreaterThan(0);
     expect(records).toHaveLength(134);
   });
 
@@ -54,6 +55,15 @@ describe("a 30% fault sweep over the wire", () => {
     expect(shapeless.filter((c) => c.outcome === "ok")).toEqual([]);
     const audits = records.flatMap((r) => r.rounds.map((round) => round.critic)).filter((a) => a !== null);
     expect(audits.filter((a) => a.outcome === "ok" && lacksWellFormedFinding(a.raw_text))).toEqual([]);
+  });
+
+  it("never reads an answer its server ended early as complete, though it parses: planner or critic", () => {
+    const ended = records.flatMap((r) => r.calls).filter((c) => c.error_class === "incomplete");
+    expect(new Set(ended.map((c) => c.role))).toEqual(new Set(["planner", "critic"]));
+    for (const c of ended) {
+      expect(c.outcome).toBe("invalid_output");
+      expect(JSON.parse(c.raw_text!)).toBeTypeOf("object");
+    }
   });
 
   it("a critic that kept answering badly is measured (escalated); a provider that never answered is an error", () => {

@@ -96,6 +96,7 @@ export function createSimAdapter(role: RoleConfig, env: SimEnv): ProviderAdapter
         reportedModel: role.model,
         fingerprint: `sim-profile:${env.profile.name}`,
         httpStatus: null,
+        incomplete: null,
       };
     },
   };
