@@ -71,11 +71,6 @@ export interface Reply {
   incomplete: string | null;
 }
 
-/** The rejection of an answer its provider ended early, naming the provider's own field and value. */
-export function incompleteAnswer(field: string, value: string, meaning: string): string {
-  return `the answer ended before it was complete (${field} ${value}: ${meaning})`;
-}
-
 /** What a live adapter takes from its surroundings: the key (from the environment only) and the clock. */
 export interface AdapterEnv {
   apiKey: string | undefined;

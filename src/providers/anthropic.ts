@@ -2,7 +2,6 @@ import Anthropic from "@anthropic-ai/sdk";
 import { VERSION } from "@anthropic-ai/sdk/version";
 import {
   classifySdkError,
-  incompleteAnswer,
   reportedUsage,
   sentSampling,
   type AdapterEnv,
@@ -15,6 +14,7 @@ import {
 import { DEFAULT_BASE_URLS, type RoleConfig } from "./config.ts";
 import { publicBaseUrl, sdkEndpoint } from "./endpoint.ts";
 import { createHttpFetch, timingFetchOptions } from "./http-fetch.ts";
+import { incompleteStop } from "./incomplete.ts";
 
 /** The Messages API requires max_tokens; this is what is sent (and recorded) when the config sets none. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -39,13 +39,6 @@ function parsesToObject(text: string): Record<string, unknown> | null {
     return null;
   }
 }
-
-/** The stop reasons that end an answer early: the answer is then rejected, whatever its tool input holds. */
-const INCOMPLETE_STOP: Record<string, string> = {
-  max_tokens: incompleteAnswer("stop_reason", "max_tokens", "the output limit"),
-  model_context_window_exceeded: incompleteAnswer("stop_reason", "model_context_window_exceeded", "the context window"),
-  refusal: incompleteAnswer("stop_reason", "refusal", "the model declined"),
-};
 
 /** Anthropic Messages API; structured output is a forced call of one tool whose input schema is the output schema. */
 export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: AdapterEnv): ProviderAdapter {
@@ -110,8 +103,7 @@ export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: Adapte
         const tool = content.find((b) => b.type === "tool_use");
         return {
           text: tool ? JSON.stringify(tool.input) : textOf(content),
-          // A tool call cut off at the limit still arrives as a block, its input as far as it got.
-          incomplete: INCOMPLETE_STOP[String(data.stop_reason)] ?? null,
+          incomplete: incompleteStop(data.stop_reason),
           usage: reportedUsage(data.usage?.input_tokens, data.usage?.output_tokens),
           reportedModel: data.model ?? null,
           fingerprint: null,

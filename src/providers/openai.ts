@@ -3,7 +3,6 @@ import { VERSION } from "openai/version";
 import { canonicalJson } from "../canonical.ts";
 import {
   classifySdkError,
-  incompleteAnswer,
   reportedUsage,
   sentSampling,
   type AdapterEnv,
@@ -18,6 +17,7 @@ import { DEFAULT_BASE_URLS, isVendorEndpoint, type RoleConfig } from "./config.t
 import { textMemo } from "../text-memo.ts";
 import { publicBaseUrl, sdkEndpoint } from "./endpoint.ts";
 import { createHttpFetch, timingFetchOptions } from "./http-fetch.ts";
+import { incompleteFinish } from "./incomplete.ts";
 
 /** The content type the SDK would set for an object body; given with a string body, the SDK sends the string as it is. */
 const JSON_CONTENT = { "content-type": "application/json" } as const;
@@ -57,12 +57,6 @@ function textOf(content: unknown): string {
 function orNull<T>(v: T | undefined | null): T | null {
   return v ?? null;
 }
-
-/** The finish reasons that end an answer early (OpenAI's and compatible servers'): the answer is then rejected. */
-const INCOMPLETE_FINISH: Record<string, string> = {
-  length: incompleteAnswer("finish_reason", "length", "the output limit"),
-  content_filter: incompleteAnswer("finish_reason", "content_filter", "the provider's content filter"),
-};
 
 /** Chat Completions for OpenAI and any OpenAI-compatible server (Ollama, vLLM, llama.cpp, OpenRouter). */
 export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEnv): ProviderAdapter {
@@ -142,7 +136,7 @@ export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEn
         const message = choice?.message;
         return {
           text: message?.content ?? message?.refusal ?? "",
-          incomplete: INCOMPLETE_FINISH[String(choice?.finish_reason)] ?? null,
+          incomplete: incompleteFinish(choice?.finish_reason),
           usage: reportedUsage(data.usage?.prompt_tokens, data.usage?.completion_tokens),
           reportedModel: orNull(data.model),
           fingerprint: orNull(data.system_fingerprint),

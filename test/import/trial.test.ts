@@ -87,4 +87,19 @@ describe("rounds rebuilt from the logged calls", () => {
     expect(trial.rounds[0]!.critic).toMatchObject({ outcome: "critic_unavailable", reason: "provider_error" });
     expect(trial.status).toBe("approved");
   });
+
+  it("makes a critic answer the API ended at its output limit an unavailable audit, though it parses as a clean one", () => {
+    const cut = LogEntrySchema.parse({ ...entry(1, "critic", 4, { findings: [] }), finish_reason: "length" });
+    const trial = build([entry(1, "planner", 2, revised), cut], { status: "approved", reason_code: "approved", revision_count: 1, llm_calls: 2 });
+    expect(trial.calls[1]).toMatchObject({
+      outcome: "invalid_output",
+      error_class: "incomplete",
+      validation_error: "the answer ended before it was complete (finish_reason length: the output limit)",
+      transport_attempts: [{ outcome: "ok", error_class: null }],
+    });
+    expect(trial.rounds[0]!.critic).toMatchObject({ outcome: "critic_unavailable", reason: "invalid_output", raw_text: '{"findings":[]}' });
+    // The same answer, finished, is a clean audit.
+    const finished = build([entry(1, "planner", 2, revised), entry(1, "critic", 4, { findings: [] })], { status: "approved", reason_code: "approved", revision_count: 1, llm_calls: 2 });
+    expect(finished.rounds[0]!.critic).toMatchObject({ outcome: "ok" });
+  });
 });

@@ -1,5 +1,6 @@
 import { hashCanonical, sha256 } from "../../../src/canonical.ts";
 import type { CallRecord } from "../../../src/formats/records.ts";
+import { incompleteFinish } from "../../../src/providers/incomplete.ts";
 import type { LogEntry } from "./schema.ts";
 
 /** Stands where DESIGN.md §7 wants a hash the predecessor's log cannot give (never a made-up hash). */
@@ -60,7 +61,8 @@ export function toCallRecord(entry: LogEntry, place: CallPlace): ImportedCallRec
   const system = textOf(entry, "system");
   const user = textOf(entry, "user");
   const latency = Math.round(entry.duration_seconds * 1000);
-  const errorClass = entry.error === null ? null : (entry.error.split(":")[0]!.trim() || "error");
+  const incomplete = entry.error === null ? incompleteFinish(entry.finish_reason) : null;
+  const errorClass = entry.error !== null ? entry.error.split(":")[0]!.trim() || "error" : incomplete !== null ? "incomplete" : null;
   const missing: string[] = [...CALL_FIELDS_NOT_RECORDED];
   if (system.length === 0) missing.push("context.system_prompt_sha256");
   if (user.length === 0) missing.push("context.user_prompt_sha256");
@@ -93,10 +95,11 @@ export function toCallRecord(entry: LogEntry, place: CallPlace): ImportedCallRec
     outcome: entry.error !== null ? "error" : place.outcome,
     error_class: errorClass,
     http_status: null,
-    transport_attempts: [{ index: 0, latency_ms: latency, outcome: entry.error === null ? "ok" : "error", error_class: errorClass, http_status: null }],
+    transport_attempts: [{ index: 0, latency_ms: latency, outcome: entry.error === null ? "ok" : "error", error_class: entry.error === null ? null : errorClass, http_status: null }],
     raw_text: entry.response_content,
-    // The predecessor resent identical messages on a retry: nothing was fed back.
-    validation_error: null,
+    // The predecessor resent identical messages on a retry: nothing was fed back. An answer the API
+    // ended early is rejected here as a live run rejects it.
+    validation_error: incomplete,
     cached: false,
     messages: entry.prompt_messages.map(({ role, content }) => ({ role, content })),
     logged_at: entry.timestamp,

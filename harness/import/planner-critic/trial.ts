@@ -6,6 +6,7 @@ import type { CriticAudit, RoundRecord, TrialRecord } from "../../../src/formats
 import { runGates } from "../../../src/gates/index.ts";
 import { judgeRound } from "../../../src/loop/decide.ts";
 import { structuralHash } from "../../../src/loop/structural.ts";
+import { incompleteFinish } from "../../../src/providers/incomplete.ts";
 import { parseStructured } from "../../../src/providers/structured-output.ts";
 import { toCallRecord, type ImportedCallRecord } from "./calls.ts";
 import { CLAIM_EXTRACTOR_VERSION } from "./claims.ts";
@@ -71,13 +72,15 @@ export function buildTrial(src: TrialSource): ImportedTrialRecord {
     const attempt = attempts.get(slot) ?? 0;
     attempts.set(slot, attempt + 1);
     const text = entry.error === null ? entry.response_content : null;
+    // An answer the API ended early is rejected as a live run rejects it, whatever the predecessor made of it.
+    const incomplete = incompleteFinish(entry.finish_reason);
     let accepted = false;
     if (entry.role === "planner") {
-      const parsed = text === null ? null : parseStructured(text, PredecessorPlanSchema);
+      const parsed = text === null ? null : parseStructured(text, PredecessorPlanSchema, incomplete);
       if (parsed?.ok) plans.push(restamp(parsed.value, plans.at(-1), src.goal.id));
       accepted = parsed?.ok === true;
     } else {
-      accepted = text !== null && parseStructured(text, PredecessorCritiqueSchema).ok;
+      accepted = text !== null && parseStructured(text, PredecessorCritiqueSchema, incomplete).ok;
       if (plans.length === 0) notes.push(note("inconsistent", "critic log", `critic call at ${entry.timestamp} before any accepted plan: counted in round 0`));
       audits.set(round, entry);
     }
@@ -169,7 +172,7 @@ function restamp(plan: PredecessorPlan, parent: PredecessorPlan | undefined, goa
 
 function audit(goal: Goal, plan: Plan, entry: LogEntry, taskIds: readonly string[]): CriticAudit {
   if (entry.error !== null) return unavailableAudit("provider_error", entry.response_content);
-  if (entry.response_content === null) return unavailableAudit("invalid_output", null);
+  if (entry.response_content === null || incompleteFinish(entry.finish_reason) !== null) return unavailableAudit("invalid_output", entry.response_content);
   return auditRecordedResponse(goal, plan, entry.response_content, taskIds);
 }
 
