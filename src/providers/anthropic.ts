@@ -102,7 +102,8 @@ export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: Adapte
         const content = Array.isArray(data.content) ? data.content : [];
         const tool = content.find((b) => b.type === "tool_use");
         return {
-          text: tool ? JSON.stringify(tool.input) : textOf(content),
+          // A tool call without input carries no answer; then whatever text blocks came is the text.
+          text: tool?.input !== undefined ? JSON.stringify(tool.input) : textOf(data.content),
           incomplete: incompleteStop(data.stop_reason),
           usage: reportedUsage(data.usage?.input_tokens, data.usage?.output_tokens),
           reportedModel: data.model ?? null,

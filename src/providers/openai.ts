@@ -135,7 +135,8 @@ export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEn
         const choice = Array.isArray(data.choices) ? data.choices[0] : undefined;
         const message = choice?.message;
         return {
-          text: message?.content ?? message?.refusal ?? "",
+          // Some compatible servers answer with content parts; anything else that is not text is no text.
+          text: textOf(message?.content) || textOf(message?.refusal),
           incomplete: incompleteFinish(choice?.finish_reason),
           usage: reportedUsage(data.usage?.prompt_tokens, data.usage?.completion_tokens),
           reportedModel: orNull(data.model),

@@ -85,6 +85,18 @@ describe("anthropic adapter through the client", () => {
     expect(feedback).toContain("stop_reason max_tokens");
   });
 
+  it("reads a tool call without input, or content of no known shape, as no text: invalid output recorded as a string", async () => {
+    const odd = (content: unknown): Step => ({ status: 200, body: { ...anthropicToolUse({}), content } });
+    const { client } = await setup([odd([{ type: "tool_use", id: "toolu_1", name: "critic_findings" }]), odd("just text"), odd({ findings: [] })]);
+    const result = await client.structured(criticRequest(), CriticOutputSchema);
+    expect(result.ok).toBe(false);
+    expect(result.calls.map((c) => [c.outcome, c.raw_text])).toEqual([
+      ["invalid_output", ""],
+      ["invalid_output", "just text"],
+      ["invalid_output", ""],
+    ]);
+  });
+
   it("retries 429 (Retry-After) and 529 overloaded, then answers", async () => {
     const { client, clock } = await setup([
       { status: 429, body: { type: "error", error: { type: "rate_limit_error", message: "slow" } }, headers: { "retry-after": "3" } },

@@ -200,6 +200,28 @@ describe("openai adapter through the client", () => {
     expect(fedBack.content).toContain("finish_reason length");
   });
 
+  it("reads a compatible server's answer given as content parts as its text, never as a non-string raw text", async () => {
+    const parts = (content: unknown): Step => {
+      const body = chatCompletion("");
+      return { status: 200, body: { ...body, choices: [{ ...body.choices[0]!, message: { role: "assistant", content, refusal: null } }] } };
+    };
+    const { client } = await setup([parts([{ type: "text", text: JSON.stringify(VALID_CRITIC_ANSWER) }])]);
+    const result = await client.structured(criticRequest(), CriticOutputSchema);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.value).toEqual(VALID_CRITIC_ANSWER);
+    expect(result.calls[0]!.raw_text).toBe(JSON.stringify(VALID_CRITIC_ANSWER));
+    // Content of no known shape is no text: invalid output, recorded as a string.
+    const odd = await setup([parts({ json: true }), parts(42), parts(null)]);
+    const failed = await odd.client.structured(criticRequest(), CriticOutputSchema);
+    expect(failed.ok).toBe(false);
+    expect(failed.calls.map((c) => [c.outcome, typeof c.raw_text])).toEqual([
+      ["invalid_output", "string"],
+      ["invalid_output", "string"],
+      ["invalid_output", "string"],
+    ]);
+  });
+
   it("records a final invalid output with its raw text", async () => {
     const { client, server } = await setup([ok("I think the plan is fine.")]);
     const result = await client.structured(criticRequest(), CriticOutputSchema);
