@@ -55,6 +55,9 @@ export function reportedUsage(input: unknown, output: unknown): Usage | null {
   return count(input) && count(output) ? { input_tokens: input, output_tokens: output } : null;
 }
 
+/** A field a provider says about itself (its model, its fingerprint), kept only when it is text. */
+export const reportedText = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
 /** What a provider answered about one request. */
 export interface Reply {
   text: string;

@@ -2,6 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { VERSION } from "@anthropic-ai/sdk/version";
 import {
   classifySdkError,
+  reportedText,
   reportedUsage,
   sentSampling,
   type AdapterEnv,
@@ -106,7 +107,7 @@ export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: Adapte
           text: tool?.input !== undefined ? JSON.stringify(tool.input) : textOf(data.content),
           incomplete: incompleteStop(data.stop_reason),
           usage: reportedUsage(data.usage?.input_tokens, data.usage?.output_tokens),
-          reportedModel: data.model ?? null,
+          reportedModel: reportedText(data.model),
           fingerprint: null,
           httpStatus: response.status,
         };

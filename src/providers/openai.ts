@@ -3,6 +3,7 @@ import { VERSION } from "openai/version";
 import { canonicalJson } from "../canonical.ts";
 import {
   classifySdkError,
+  reportedText,
   reportedUsage,
   sentSampling,
   type AdapterEnv,
@@ -139,8 +140,8 @@ export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEn
           text: textOf(message?.content) || textOf(message?.refusal),
           incomplete: incompleteFinish(choice?.finish_reason),
           usage: reportedUsage(data.usage?.prompt_tokens, data.usage?.completion_tokens),
-          reportedModel: orNull(data.model),
-          fingerprint: orNull(data.system_fingerprint),
+          reportedModel: reportedText(data.model),
+          fingerprint: reportedText(data.system_fingerprint),
           httpStatus: response.status,
         };
       } catch (e) {

@@ -222,6 +222,15 @@ describe("openai adapter through the client", () => {
     ]);
   });
 
+  it("keeps what a server says about itself only when it is text", async () => {
+    const body = chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER));
+    const { client } = await setup([{ status: 200, body: { ...body, model: 42, system_fingerprint: { v: 1 } } }]);
+    const result = await client.structured(criticRequest(), CriticOutputSchema);
+    expect(result.ok).toBe(true);
+    expect(result.calls[0]!.reported).toEqual({ model: null, system_fingerprint: null });
+    expect(result.calls[0]!.model_mismatch).toBeNull();
+  });
+
   it("records a final invalid output with its raw text", async () => {
     const { client, server } = await setup([ok("I think the plan is fine.")]);
     const result = await client.structured(criticRequest(), CriticOutputSchema);
