@@ -12,7 +12,7 @@ export function timingFetchOptions(timing: TransportTiming | undefined): Record<
 
 /**
  * The fetch the provider SDKs send with: one request on node:http(s) over keep-alive agents, the
- * whole response buffered. The SDKs need only that (method, headers, a string body, an abort
+ * whole response buffered (at most MAX_RESPONSE_BYTES, before and after decoding). The SDKs need only that (method, headers, a string body, an abort
  * signal; no streaming, no uploads) and read the answer through `status`, `ok`, `headers`,
  * `text()` and `json()`, which BufferedResponse serves straight from the buffer. It costs a
  * fraction of the CPU of Node's built-in fetch and Response, whose Web-streams machinery was
@@ -25,7 +25,10 @@ export function timingFetchOptions(timing: TransportTiming | undefined): Record<
  * from handing the request to the socket to the last byte of the answer. That span is the
  * call's latency: not the SDK's request building and parsing, nor the harness's work around it.
  */
-export function createHttpFetch(now: () => number): typeof fetch {
+/** The largest answer read, before and after decoding: a completion is kilobytes, and a runaway or hostile server must not exhaust the harness's memory. */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+export function createHttpFetch(now: () => number, maxResponseBytes = MAX_RESPONSE_BYTES): typeof fetch {
   const agents = { "http:": new HttpAgent({ keepAlive: true }), "https:": new HttpsAgent({ keepAlive: true }) };
   return (input, init = {}) =>
     new Promise<Response>((resolve, reject) => {
@@ -55,7 +58,13 @@ export function createHttpFetch(now: () => number): typeof fetch {
       req.on("error", (e) => fail(new TypeError("fetch failed", { cause: e })));
       req.on("response", (res) => {
         const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
+        let received = 0;
+        res.on("data", (c: Buffer) => {
+          received += c.length;
+          if (received <= maxResponseBytes) return void chunks.push(c);
+          fail(new TypeError(`fetch failed: the response is larger than ${maxResponseBytes} bytes`));
+          req.destroy();
+        });
         res.on("aborted", () => fail(new TypeError("terminated")));
         res.on("error", (e) => fail(new TypeError("terminated", { cause: e })));
         res.on("end", () => {
@@ -65,7 +74,7 @@ export function createHttpFetch(now: () => number): typeof fetch {
           let response: BufferedResponse;
           try {
             // A body that came in one chunk is read where it is, not copied.
-            response = toResponse(url.href, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+            response = toResponse(url.href, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), maxResponseBytes);
           } catch (e) {
             return fail(new TypeError("fetch failed: unreadable response body", { cause: e }));
           }
@@ -131,7 +140,7 @@ class BufferedResponse {
   }
 }
 
-function toResponse(url: string, res: IncomingMessage, raw: Buffer): BufferedResponse {
+function toResponse(url: string, res: IncomingMessage, raw: Buffer, maxBytes: number): BufferedResponse {
   const headers = new Headers();
   for (const [name, value] of Object.entries(res.headers)) {
     if (value === undefined) continue;
@@ -139,14 +148,16 @@ function toResponse(url: string, res: IncomingMessage, raw: Buffer): BufferedRes
   }
   const status = res.statusCode ?? 0;
   const encoding = headers.get("content-encoding");
-  const body = NULL_BODY_STATUSES.has(status) ? null : decode(raw, encoding);
+  const body = NULL_BODY_STATUSES.has(status) ? null : decode(raw, encoding, maxBytes);
   // The body is decoded here, so the Response must not claim an encoding its reader would apply again.
   headers.delete("content-encoding");
   headers.delete("content-length");
   return new BufferedResponse(url, status, res.statusMessage ?? "", headers, body);
 }
 
-function decode(raw: Buffer, encoding: string | null): Buffer {
+/** The body as sent, decompressed to at most `maxBytes` (a small compressed body may expand without bound). */
+function decode(raw: Buffer, encoding: string | null, maxBytes: number): Buffer {
+  const limit = { maxOutputLength: maxBytes };
   switch (encoding?.trim().toLowerCase()) {
     case undefined:
     case "":
@@ -154,11 +165,11 @@ function decode(raw: Buffer, encoding: string | null): Buffer {
       return raw;
     case "gzip":
     case "x-gzip":
-      return gunzipSync(raw);
+      return gunzipSync(raw, limit);
     case "deflate":
-      return inflateSync(raw);
+      return inflateSync(raw, limit);
     case "br":
-      return brotliDecompressSync(raw);
+      return brotliDecompressSync(raw, limit);
     default:
       throw new Error(`unsupported content-encoding ${encoding}`);
   }

@@ -12,6 +12,15 @@ const server = createServer((req, res) => {
     if (req.url === "/gzip") {
       res.writeHead(201, { "content-type": "application/json", "content-encoding": "gzip", "x-echo": req.headers["x-test"] ?? "" });
       res.end(gzipSync(JSON.stringify({ method: req.method, body })));
+    } else if (req.url === "/big") {
+      // 8 KiB in 1 KiB chunks, more than the small fetch below reads.
+      res.writeHead(200, { "content-type": "application/json" });
+      for (let i = 0; i < 8; i++) res.write("x".repeat(1024));
+      res.end();
+    } else if (req.url === "/bomb") {
+      // 64 KiB of zeros in a few hundred bytes of gzip.
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.end(gzipSync(Buffer.alloc(64 * 1024)));
     } else if (req.url === "/hang") {
       // never answers
     } else {
@@ -39,6 +48,14 @@ describe("the SDKs' fetch", () => {
     expect(timing.startedAt).not.toBeNull();
     expect(timing.endedAt! > timing.startedAt!).toBe(true);
     expect((await fetchFn(`${base}/empty`)).status).toBe(204);
+  });
+
+  it("refuses an answer larger than its limit, sent so or decompressed so, as a failed fetch; one within it is read whole", async () => {
+    const small = createHttpFetch(() => ++clock, 4096);
+    await expect(small(`${base}/big`)).rejects.toThrow(new TypeError("fetch failed: the response is larger than 4096 bytes"));
+    await expect(small(`${base}/bomb`)).rejects.toMatchObject({ name: "TypeError", message: "fetch failed: unreadable response body" });
+    expect((await (await fetchFn(`${base}/big`)).text()).length).toBe(8 * 1024);
+    expect((await (await fetchFn(`${base}/bomb`)).arrayBuffer()).byteLength).toBe(64 * 1024);
   });
 
   it("fails as the built-in fetch does: AbortError on abort, TypeError when nothing listens", async () => {
