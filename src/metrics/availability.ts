@@ -45,16 +45,21 @@ export function appliesTo(rate: { scheme: VerdictScheme | "any" }, scheme: Verdi
  * escalated without a verdict on any plan of its own), both over the trials whose provider
  * answered; infrastructure errors (status `error`: a provider that never answered, a dead
  * endpoint) over all trials; invalid model output (call records with outcome `invalid_output`
- * over all call records, overall and per role); and malformed findings (items of a critic's
+ * over all call records, overall and per role), and the part of it that its provider ended early
+ * (`ended_early_rate`: error_class `incomplete`, the output limit or context window most often);
+ * and malformed findings (items of a critic's
  * findings array that were dropped, DESIGN.md §5, over every item it returned).
  */
 export function availabilityMetrics(boundary: readonly ItemTrials[], engine: readonly ItemTrials[], ctx: EstimateContext): MetricMap {
   const all = [...boundary, ...engine];
-  const invalidOutput = (role?: string) =>
+  const callShare = (counts: (c: TrialRecord["calls"][number]) => boolean, role?: string) =>
     all.map((item) => {
       const calls = item.trials.flatMap((t) => t.calls).filter((c) => role === undefined || c.role === role);
-      return { num: calls.filter((c) => c.outcome === "invalid_output").length, den: calls.length, trials: item.trials.length, cluster: item.cluster };
+      return { num: calls.filter(counts).length, den: calls.length, trials: item.trials.length, cluster: item.cluster };
     });
+  const invalidOutput = (role?: string) => callShare((c) => c.outcome === "invalid_output", role);
+  // The part of invalid output that the provider cut short: an output limit too low for the model, most often.
+  const endedEarly = (role?: string) => callShare((c) => c.error_class === "incomplete", role);
   const malformed = all.map((item) => {
     const counts = item.trials.map(auditedFindings);
     const bad = counts.reduce((s, c) => s + c.malformed, 0);
@@ -71,5 +76,7 @@ export function availabilityMetrics(boundary: readonly ItemTrials[], engine: rea
   metrics.invalid_output_rate = ratioMetric(invalidOutput(), ctx, "invalid_output_rate");
   metrics.malformed_finding_rate = ratioMetric(malformed, ctx, "malformed_finding_rate");
   for (const role of ROLES) metrics[`invalid_output_rate.${role}`] = ratioMetric(invalidOutput(role), ctx, `invalid_output_rate.${role}`);
+  metrics.ended_early_rate = ratioMetric(endedEarly(), ctx, "ended_early_rate");
+  for (const role of ROLES) metrics[`ended_early_rate.${role}`] = ratioMetric(endedEarly(role), ctx, `ended_early_rate.${role}`);
   return metrics;
 }

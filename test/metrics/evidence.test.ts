@@ -62,4 +62,20 @@ describe("availability", () => {
     expect(s.metrics["invalid_output_rate.critic"]).toMatchObject({ numerator: 1, denominator: 10 });
     expect(s.metrics["invalid_output_rate.planner"]).toMatchObject({ numerator: 0, denominator: 3 });
   });
+
+  it("counts answers their provider ended early apart, as a part of invalid output, and bounds a zero exactly", () => {
+    const ended = (role: "planner" | "critic") => ({ ...call({ role, outcome: "invalid_output" }), error_class: "incomplete" });
+    const trials = [
+      boundaryTrial("c", 0, "pass", { calls: [ended("critic"), call({ outcome: "invalid_output" }), call()] }),
+      boundaryTrial("c", 1, "pass", { calls: [ended("planner"), call({ role: "planner" }), call()] }),
+    ];
+    const s = run(trials);
+    expect(s.metrics.invalid_output_rate).toMatchObject({ numerator: 3, denominator: 6 });
+    expect(s.metrics.ended_early_rate).toMatchObject({ value: 2 / 6, numerator: 2, denominator: 6 });
+    expect(s.metrics["ended_early_rate.critic"]).toMatchObject({ numerator: 1, denominator: 4 });
+    expect(s.metrics["ended_early_rate.planner"]).toMatchObject({ numerator: 1, denominator: 2 });
+    const none = run([boundaryTrial("c", 0, "pass", { calls: [call(), call()] })]).metrics.ended_early_rate!;
+    expect(none).toMatchObject({ value: 0, ci_low: 0, interval: "clopper_pearson" });
+    expect(none.ci_high).toBeGreaterThan(0);
+  });
 });
