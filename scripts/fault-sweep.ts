@@ -6,7 +6,8 @@
 // `fieldtest run --provider openai --base-url URL` against a local OpenAI-compatible server whose
 // model is the sim and which answers FAULT_RATE of the requests with a fault (503, 429, a cut
 // body, prose, no findings array, wrong-shape findings, non-object findings, findings without a
-// message, a valid answer the server says it ended at its output limit; test/providers/sim-server.ts). Everything after the socket is the real code path.
+// message, a valid answer the server says it ended at its output limit, an error envelope sent with
+// 200; test/providers/sim-server.ts). Everything after the socket is the real code path.
 // The figures that must read 0: critic answers without a well-formed finding that were accepted
 // (call outcome ok) or recorded as a clean audit, and answers the server ended early that were accepted.
 import { createWriteStream, mkdtempSync } from "node:fs";

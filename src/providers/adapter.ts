@@ -55,6 +55,27 @@ export function reportedUsage(input: unknown, output: unknown): Usage | null {
   return count(input) && count(output) ? { input_tokens: input, output_tokens: output } : null;
 }
 
+/**
+ * The message of an error envelope sent with a success status (some proxies and gateways answer
+ * 200 with `{"error": {...}}`): a failed call, not an answer, so the model is not blamed for it.
+ * Null for a body that carries an answer, or that is no envelope (then it is the model's answer,
+ * however bad).
+ */
+function errorEnvelope(body: unknown, hasAnswer: boolean): string | null {
+  if (hasAnswer || typeof body !== "object" || body === null) return null;
+  const error = (body as { error?: unknown }).error;
+  if (typeof error === "string" && error !== "") return error;
+  if (typeof error !== "object" || error === null) return null;
+  const message = (error as { message?: unknown }).message;
+  return typeof message === "string" && message !== "" ? message : JSON.stringify(error);
+}
+
+/** Throws the failed call an error envelope stands for (a server error, retried as one). */
+export function rejectErrorEnvelope(body: unknown, hasAnswer: boolean, status: number): void {
+  const failed = errorEnvelope(body, hasAnswer);
+  if (failed !== null) throw new TransportError("server_error", `HTTP ${status} with an error body: ${failed}`, status);
+}
+
 /** A field a provider says about itself (its model, its fingerprint), kept only when it is text. */
 export const reportedText = (v: unknown): string | null => (typeof v === "string" ? v : null);
 

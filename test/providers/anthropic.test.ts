@@ -136,6 +136,20 @@ describe("anthropic adapter through the client", () => {
     expect(result.calls[0]).toMatchObject({ outcome: "error", error_class: "unexpected", http_status: null, cost_usd: null, raw_text: null });
   });
 
+  it("reads an error envelope sent with 200 as the failed call it is, retried as a server error, never as the model's answer", async () => {
+    const envelope: Step = { status: 200, body: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } };
+    const { client, server } = await setup([envelope, envelope, ok(VALID_CRITIC_ANSWER)]);
+    const result = await client.structured(criticRequest(), CriticOutputSchema);
+    expect(result.ok).toBe(true);
+    expect(server.received).toHaveLength(3);
+    expect(result.calls).toHaveLength(1);
+    expect(result.calls[0]!.transport_attempts.map((a) => [a.outcome, a.error_class, a.http_status])).toEqual([
+      ["error", "server_error", 200],
+      ["error", "server_error", 200],
+      ["ok", null, 200],
+    ]);
+  });
+
   it("tolerates an answer without usage (or content): the call is recorded with usage null and cost unknown", async () => {
     const { usage: _, ...noUsage } = anthropicToolUse(VALID_CRITIC_ANSWER);
     const { content: __, ...noContent } = noUsage;

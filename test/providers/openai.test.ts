@@ -231,6 +231,21 @@ describe("openai adapter through the client", () => {
     expect(result.calls[0]!.model_mismatch).toBeNull();
   });
 
+  it("reads an error envelope sent with 200 as a failed call (provider_error after the retries, its message kept), not as the model's bad answer", async () => {
+    const envelope: Step = { status: 200, body: { error: { message: "upstream model unavailable", type: "server_error", code: 502 } } };
+    const { client } = await setup([envelope, envelope, envelope], {}, 2);
+    const result = await client.structured(criticRequest(), CriticOutputSchema);
+    expect(result).toMatchObject({ ok: false, outcome: "provider_error" });
+    if (result.ok) return;
+    expect(result.error).toContain("server_error (HTTP 200): HTTP 200 with an error body: upstream model unavailable");
+    expect(result.calls.map((c) => [c.outcome, c.error_class, c.raw_text])).toEqual([["error", "server_error", null]]);
+    // A body with no answer and no envelope is still the model's (bad) answer.
+    const noChoices: Step = { status: 200, body: { id: "chatcmpl-1", object: "chat.completion", model: "gpt-4o-mini" } };
+    const odd = await setup([noChoices, noChoices, noChoices]);
+    const bad = await odd.client.structured(criticRequest(), CriticOutputSchema);
+    expect(bad).toMatchObject({ ok: false, outcome: "invalid_output" });
+  });
+
   it("records a final invalid output with its raw text", async () => {
     const { client, server } = await setup([ok("I think the plan is fine.")]);
     const result = await client.structured(criticRequest(), CriticOutputSchema);

@@ -31,6 +31,7 @@ export const FAULTS = [
   "non_object_findings",
   "empty_message_findings",
   "ended_early",
+  "error_envelope",
 ] as const;
 export type Fault = (typeof FAULTS)[number];
 
@@ -97,6 +98,8 @@ function faultStep(fault: Fault, role: Role, answer: () => string): Step {
   if (fault === "unavailable_503") return { status: 503, body: errorBody("overloaded"), headers: { "retry-after-ms": "0" } };
   if (fault === "rate_limited_429") return { status: 429, body: errorBody("slow down", "rate_limit_error"), headers: { "retry-after-ms": "0" } };
   if (fault === "cut_body") return { truncate: chatCompletion('{"findings": []}') };
+  // A gateway's failure sent with a success status: no answer at all, so it must never be read as one.
+  if (fault === "error_envelope") return { status: 200, body: { error: { message: "upstream model unavailable", type: "server_error" } } };
   if (fault === "ended_early") {
     // The sim's own answer, valid as it stands, but the server says it stopped at its output limit.
     const body = chatCompletion(answer());

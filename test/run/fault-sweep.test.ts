@@ -13,7 +13,8 @@ import { cli, tempDir, testHost } from "./helpers.ts";
  * Fault injection through the real code path: `fieldtest run --provider openai --base-url` against
  * a local server whose model is the sim and which answers 30% of requests with a fault (503, 429,
  * a cut body, prose, no findings array, wrong-shape findings, non-object findings, findings without
- * a message, a valid answer the server says it ended at its output limit). Whatever the endpoint does, no response without a well-formed finding is ever
+ * a message, a valid answer the server says it ended at its output limit, an error envelope sent
+ * with 200). Whatever the endpoint does, no response without a well-formed finding is ever
  * accepted as a clean audit (DESIGN.md §5).
  */
 
@@ -43,7 +44,7 @@ afterAll(async () => {
 describe("a 30% fault sweep over the wire", () => {
   it("served every kind of fault, wrong-shape findings included", () => {
     const critic = sim.served.critic;
-    for (const fault of ["wrong_shape_findings", "non_object_findings", "empty_message_findings", "ended_early", "unavailable_503"] as const) expect(critic[fault], fault).toBeGreaterThan(0);
+    for (const fault of ["wrong_shape_findings", "non_object_findings", "empty_message_findings", "ended_early", "error_envelope", "unavailable_503"] as const) expect(critic[fault], fault).toBeGreaterThan(0);
     expect(sim.served.planner.ended_early).toBeGreaterThan(0);
     expect(records).toHaveLength(134);
   });
@@ -64,6 +65,13 @@ describe("a 30% fault sweep over the wire", () => {
       expect(c.outcome).toBe("invalid_output");
       expect(JSON.parse(c.raw_text!)).toBeTypeOf("object");
     }
+  });
+
+  it("never reads an error envelope as an answer: its attempts are server errors", () => {
+    const attempts = records.flatMap((r) => r.calls).flatMap((c) => c.transport_attempts);
+    const enveloped = attempts.filter((a) => a.http_status === 200 && a.outcome === "error");
+    expect(enveloped.length).toBeGreaterThan(0);
+    expect(new Set(enveloped.map((a) => a.error_class))).toEqual(new Set(["server_error"]));
   });
 
   it("a critic that kept answering badly is measured (escalated); a provider that never answered is an error", () => {
