@@ -5,6 +5,14 @@ export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; errorClass: 
 
 /** Models often wrap JSON in a Markdown fence even when told not to; the fence is not part of the answer. */
 const FENCED = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/;
+/** Reasoning models served by compatible servers (Ollama, vLLM) may open with their reasoning; it is not part of the answer either. */
+const REASONING = /^\s*<think>[\s\S]*?<\/think>/;
+
+/** The JSON text of an answer: without a leading reasoning block and a Markdown fence around it. */
+function answerJson(text: string): string {
+  const answer = text.replace(REASONING, "");
+  return FENCED.exec(answer)?.[1] ?? answer;
+}
 
 const MAX_ISSUES = 8;
 
@@ -17,7 +25,7 @@ export function parseStructured<T>(text: string, validator: z.ZodType<T>, incomp
   if (incomplete !== null) return { ok: false, errorClass: "incomplete", error: incomplete };
   let data: unknown;
   try {
-    data = JSON.parse(FENCED.exec(text)?.[1] ?? text);
+    data = JSON.parse(answerJson(text));
   } catch (e) {
     return { ok: false, errorClass: "invalid_json", error: `not valid JSON (${(e as Error).message})` };
   }

@@ -56,6 +56,16 @@ describe("normalizeCriticResponse: the whole response", () => {
     expect(normalizeCriticResponse(g, plan, text)).toMatchObject({ outcome: "ok", findings: [{ family: "weak_rollback" }] });
   });
 
+  it("reads the JSON after a reasoning model's leading <think> block, fenced or not; a think block alone is no answer", () => {
+    const json = respond(criticFinding());
+    for (const text of [`<think>\nThe plan {"findings": []} looks fine?\n</think>\n${json}`, `  <think>x</think>\n\n\`\`\`json\n${json}\n\`\`\``]) {
+      expect(normalizeCriticResponse(g, plan, text)).toMatchObject({ outcome: "ok", raw_text: text, findings: [{ family: "weak_rollback" }] });
+    }
+    expect(normalizeCriticResponse(g, plan, '<think>{"findings": []}</think>')).toMatchObject({ outcome: "critic_unavailable", reason: "invalid_output" });
+    // Reasoning anywhere but at the start is part of the text, which is then no JSON.
+    expect(normalizeCriticResponse(g, plan, `${json}<think>x</think>`)).toMatchObject({ outcome: "critic_unavailable", reason: "invalid_output" });
+  });
+
   it("drops and counts malformed findings; the others stand", () => {
     const audit = normalizeCriticResponse(
       g,
