@@ -126,6 +126,10 @@ export async function executeTrials(o: ExecuteOptions): Promise<void> {
     o.onEvent?.({ type: "recorded", work, record, at: finished.getTime() });
   };
   const all = Promise.all(o.trials.map((t) => limit(() => one(t))));
-  await Promise.race([all, o.stop.abandoned()]);
-  limit.clearQueue();
+  try {
+    await Promise.race([all, o.stop.abandoned()]);
+  } finally {
+    // Also when a record could not be written: nothing queued starts after it.
+    limit.clearQueue();
+  }
 }

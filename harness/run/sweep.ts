@@ -21,6 +21,10 @@ import { compareTrials, pendingTrials, planTrials, selectItems, shardTrials, typ
 
 export const EXIT_INTERRUPTED = 130;
 
+/** Failures of the run folder's storage, which no retry of a trial can help: a full disk, a quota, a read-only or failing device, a file too large. */
+const STORAGE_ERRORS = new Set(["ENOSPC", "EDQUOT", "EROFS", "EIO", "EFBIG"]);
+const isStorageError = (e: unknown) => STORAGE_ERRORS.has((e as NodeJS.ErrnoException | null)?.code ?? "");
+
 export interface CanaryOutcome {
   ok: boolean;
   results: unknown;
@@ -333,6 +337,20 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     const stopWhenTripped = () => {
       if (guard.tripped !== null && stop.mode === "run") stop.stop("drain", guard.tripped);
     };
+    /** A record that cannot be written stops all spending at once; the sweep then ends on that error. */
+    let storageFailure: unknown = null;
+    const recorded = <T>(write: () => T): T => {
+      try {
+        return write();
+      } catch (e) {
+        if (isStorageError(e)) {
+          storageFailure ??= e;
+          guard.close("storage");
+          stop.stop("abandon", "storage");
+        }
+        throw e;
+      }
+    };
     const executor = engine.createExecutor(resolved.config, prep.corpus, {
       beforeCall: (role, trialKey) => {
         const verdict = guard.beforeCall(role, trialKey);
@@ -340,7 +358,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
         return verdict;
       },
       onAttempt: (event, trialKey) => {
-        const line = journal.record(event, trialKey);
+        const line = recorded(() => journal.record(event, trialKey));
         tally.add(line);
         guard.onSpend(line);
         stopWhenTripped();
@@ -372,7 +390,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
       execute: executor,
       itemHash: (w) => itemHash.get(itemKey(w))!,
       write: (record) => {
-        log.append(record);
+        recorded(() => log.append(record));
         heads.set(trialKey(record), trialHead(record));
         written.add(trialKey(record));
         session.trials_written++;
@@ -386,6 +404,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     reporter = null;
     manifest.operational.event_loop = loop?.stop() ?? null;
     loop = null;
+    if (storageFailure !== null) throw storageFailure;
 
     if (stop.reason === "interrupted") {
       host.stderr.write(`fieldtest: interrupted; every finished trial is saved. Resume with:\n  ${resumeCommand(dir)}\n`);
@@ -402,6 +421,11 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
       return finish("budget_stopped", 3);
     }
     return complete();
+  } catch (e) {
+    if (!isStorageError(e)) throw e;
+    // Nothing more could be recorded, so nothing more was spent: what was in flight is abandoned (a resume re-runs it).
+    host.stderr.write(`\nfieldtest: run ${dir}: its records cannot be written (${(e as Error).message}); every trial written before is kept. Fix the storage, then resume with:\n  ${resumeCommand(dir)}\n`);
+    return 3;
   } finally {
     reporter?.stop();
     loop?.stop();

@@ -1,0 +1,59 @@
+import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readManifest } from "../../harness/run/manifest.ts";
+import { readTrialLog } from "../../harness/run/store.ts";
+import { runSweep } from "../../harness/run/sweep.ts";
+import { realEngine } from "../../harness/run/wiring.ts";
+import { instrumentedEngine } from "./fixtures/instrumented.ts";
+import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
+
+/** Runs `body` while the file system answers the `nth` write of a trial record with ENOSPC, as a full disk does. */
+async function withFullDiskAt<T>(nth: number, body: () => Promise<T>): Promise<T> {
+  const real = fs.writeSync;
+  let trialLines = 0;
+  fs.writeSync = ((fd: number, data: unknown, ...rest: unknown[]) => {
+    if (typeof data === "string" && data.startsWith('{"schema_version":1,"suite":') && ++trialLines === nth) {
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", syscall: "write" });
+    }
+    return (real as (...a: unknown[]) => number)(fd, data, ...rest);
+  }) as typeof fs.writeSync;
+  // The compiled modules import writeSync by name: the ESM bindings follow the patched builtin only when synced.
+  syncBuiltinESMExports();
+  try {
+    return await body();
+  } finally {
+    fs.writeSync = real;
+    syncBuiltinESMExports();
+  }
+}
+
+describe("a run folder whose storage fails", () => {
+  it("stops the run at once, says so in one line with the resume command (exit 3), spends nothing after it, and a resume completes the run", async () => {
+    const root = tempDir("ft-storage-");
+    const corpusRoot = smallCorpus(root, 3, 2);
+    const out = join(root, "run");
+    const flags = { trials: "2", concurrency: "2", out };
+    const host = testHost();
+    const started = new Set<string>();
+    const code = await withFullDiskAt(3, () => runSweep(cli(flags), {}, instrumentedEngine(corpusRoot, (key) => started.add(key)), host));
+    expect(code).toBe(3);
+    const atStop = started.size;
+    // Let whatever was still queued have its chance to start (it must not).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(host.stderr.text).toContain(
+      `\nfieldtest: run ${out}: its records cannot be written (ENOSPC: no space left on device, write); every trial written before is kept. Fix the storage, then resume with:\n  npx --no-install fieldtest run --resume ${out}\n`,
+    );
+    const kept = readTrialLog(out).records;
+    expect(kept).toHaveLength(2);
+    // Nothing queued started after the failure: no trial but those in flight made a call.
+    expect(started.size).toBe(atStop);
+    expect(atStop).toBeLessThanOrEqual(kept.length + 2);
+
+    const resumed = testHost();
+    expect(await runSweep(cli({ resume: out }), {}, realEngine({}, corpusRoot), resumed)).toBe(0);
+    expect(readTrialLog(out).records).toHaveLength(10);
+    expect(readManifest(out).state).toBe("completed");
+  });
+});
