@@ -79,6 +79,8 @@ export async function runEngine(goal: Goal, deps: EngineDeps, options: EngineOpt
 
   let plan = draft.plan;
   let inForce: NormalizedFinding[] = [];
+  // Every critic blocker that blocked in some round, by key, as it last blocked.
+  const blocked = new Map<string, NormalizedFinding>();
   for (let index = 0; ; index++) {
     const gated = gate(goal, plan, gates);
     const criticRuns = mode === "every-round" || (mode === "gates-first" && gated.findings.length === 0);
@@ -96,11 +98,13 @@ export async function runEngine(goal: Goal, deps: EngineDeps, options: EngineOpt
       gated,
       audit,
       inForce,
+      dropped: [...blocked.values()].filter((f) => !inForce.some((g) => g.key === f.key)),
       loop: { history, budgetExhausted: budgetExhausted(spendOf(calls), budget), atCap: index + 1 >= cap },
     });
     rounds.push(closed.record);
     history.push(closed.trace);
     inForce = closed.inForce;
+    for (const f of inForce) blocked.set(f.key, f);
     if (closed.record.decision !== "revise") return engineOutcome(rounds, calls, closed.reasons, null, criticError);
 
     const findings = [...gated.findings, ...closed.inForce];

@@ -23,6 +23,8 @@ export interface RoundInput {
   audit: CriticAudit | null;
   /** Critic blockers in force after the previous round. */
   inForce: readonly NormalizedFinding[];
+  /** Critic blockers that blocked in an earlier round and were no longer in force after the previous one (re-checked: one the plan supports again is back in force). */
+  dropped?: readonly NormalizedFinding[];
   /** The revision loop around this round; null for a frozen plan (a critic-only trial). */
   loop: LoopState | null;
 }
@@ -47,7 +49,7 @@ export interface ClosedRound {
 export function closeRound(input: RoundInput): ClosedRound {
   const { goal, gated, audit } = input;
   const tolerance = goal.risk_tolerance;
-  const carried = carryForward(goal, gated.plan, input.inForce, audit, tolerance);
+  const carried = carryForward(goal, gated.plan, input.inForce, audit, tolerance, input.dropped);
   const judgement = judgeRound({ tolerance, gateFindings: gated.findings, audit, carried });
   const trace: RoundTrace = {
     structuralHash: structuralHash(gated.plan),

@@ -296,6 +296,22 @@ describe("runEngine: carry-forward", () => {
     expect(decisions(outcome)).toEqual([["revise", null], ["revise", null], ["revise", null], ["escalate", "converged_stalled"]]);
   });
 
+  it("a revision that removes the task a supported blocker names, and a later one that puts it back, do not escape it", async () => {
+    // Round 1 blocks tune_cache's missing rollback (supported); round 2 drops tune_cache (the claim now names no task)
+    // and a gate blocks it; round 3 restores round 1's plan and the critic says nothing. Code knows the defect.
+    const dropped = { ...WITHOUT_CACHE, tasks: WITHOUT_CACHE.tasks.map((t) => (t.id === "migrate" ? { ...t, rollback: undefined } : t)) };
+    const { outcome } = await run({
+      planner: [planAnswer(WITH_CACHE), planAnswer(dropped), planAnswer(WITH_CACHE)],
+      critic: [criticAnswer(NO_ROLLBACK_ON_CACHE), CLEAN_AUDIT],
+    });
+    const key = "critic:weak_rollback:tune_cache:missing_rollback:tune_cache:";
+    expect(outcome.rounds[1]!.blocker_keys).not.toContain(key);
+    expect(outcome.rounds[1]!.critic).toBeNull();
+    expect(outcome.rounds[2]!.carried_forward.map((f) => [f.key, f.evidence_status])).toEqual([[key, "supported"]]);
+    expect(outcome.rounds[2]!.blocker_keys).toContain(key);
+    expect(outcome).toMatchObject({ status: "escalated", escalation_reason: "plan_oscillation_detected" });
+  });
+
   it("a repeated blocker is not double-counted as carried", async () => {
     const { outcome } = await run({
       planner: [planAnswer(WITH_CACHE), planAnswer(WITH_CACHE_LOW_LOGS)],
