@@ -13,7 +13,7 @@ import { collect, parseOptions } from "../options.ts";
 export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("run")
-    .description("Run a sweep: canaries (gates and packs), then corpus goals (full engine) and boundary fixtures (critic alone), N trials each; the security oracle and injection traps when --suite names them; exits 3 when more than half of the trials are errors (a provider that never answered)")
+    .description("Run a sweep: canaries (gates and packs), then corpus goals (full engine) and boundary fixtures (critic alone), N trials each; the security oracle and injection traps when --suite names them; exits 3 when more than half of the trials are errors (a provider that never answered) or the run folder cannot be written (resume it once there is room)")
     .option("--config <file>", "config file (default: ./fieldtest.config.yaml when present; not read on --resume)")
     .option("--suite <list>", "suites to run: corpus,boundary (the default), security (the CWE oracle), injection (generated traps with their controls, and the adversarial goals); canary always runs first")
     .option("--only <globs>", "item id globs, comma-separated (matched on <id> and <suite>/<id>; * ** ? {a,b})")
