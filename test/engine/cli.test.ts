@@ -1,4 +1,7 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import { loadCheckInputs } from "../../harness/cli/commands/check.ts";
 import { critiqueReport } from "../../harness/cli/commands/critique.ts";
@@ -72,6 +75,15 @@ describe("fieldtest critique (the command line)", () => {
 });
 
 describe("fieldtest plan", () => {
+  it("says why a role that kept answering badly was unavailable: its last rejected answer", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ft-plan-"));
+    const profile = parse(readFileSync("src/providers/sim/profiles/perfect.yaml", "utf8")) as { planner: Record<string, unknown> };
+    writeFileSync(join(dir, "invalid.yaml"), stringify({ ...profile, name: "always-invalid", planner: { ...profile.planner, invalid_output_rate: 1 } }));
+    const r = await cli("plan", "--goal", `${FIX}/goal.yaml`, "--provider", "sim", "--sim-profile", join(dir, "invalid.yaml"));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/\nescalated: planner_unavailable\n {2}last rejected planner answer: \S.*\n/);
+  });
+
   it("runs the engine on the sim end to end; --json records raw and normalized severities and each call's decision context", async () => {
     const r = await cli("plan", "--goal", `${FIX}/goal.yaml`, "--provider", "sim", "--seed", "2", "--json");
     expect([0, 1]).toContain(r.code);

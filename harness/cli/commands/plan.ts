@@ -98,10 +98,14 @@ function summary(goal: Goal, outcome: EngineOutcome): string {
   const escalated = `escalated: ${outcome.escalation_reasons.join(", ")}`;
   const verdict =
     outcome.status === "approved" ? "approved" : outcome.status === "error" ? `error (the provider never answered; ${escalated}, fail closed): ${outcome.error}` : escalated;
+  // A role that kept answering badly: the last rejection says why (the output limit, the schema, not JSON ...).
+  const rejected = outcome.status === "escalated" ? [...outcome.calls].reverse().find((c) => c.outcome === "invalid_output" && c.validation_error !== null) : undefined;
+  const why = rejected && outcome.escalation_reasons.some((r) => r === "planner_unavailable" || r === "critic_unavailable") ? [`  last rejected ${rejected.role} answer: ${rejected.validation_error}`] : [];
   return [
     `goal ${goal.id} (${goal.risk_tolerance}, replan ${goal.replan_policy})`,
     ...outcome.rounds.flatMap(roundLines),
     `${verdict}`,
+    ...why,
     `calls: ${outcome.calls.length} (${spend.calls} sent), tokens: ${spend.tokensUnknown ? "unknown" : spend.tokens}, cost: ${cost}`,
   ].join("\n");
 }
