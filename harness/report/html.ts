@@ -212,7 +212,7 @@ function round(r) {
 }
 function trial(t) {
   return "<div class=\\"trial\\"><h4>trial " + t.trial + ": " + esc(t.verdict) + (t.verdict !== t.status ? " (" + esc(t.status) + ")" : "") + "</h4>" +
-    (t.reasons.length ? "<div>reasons: " + esc(t.reasons.join(", ")) + "</div>" : "") + (t.error ? "<div class=\\"bad\\">error: " + esc(t.error) + "</div>" : "") +
+    (t.reasons.length ? "<div>reasons: " + esc(t.reasons.join(", ")) + "</div>" : "") + (t.error ? "<div class=\\"bad\\">error: " + esc(t.error) + "</div>" : "") + (t.rejected ? "<div class=\\"bad\\">last rejected answer: " + esc(t.rejected) + "</div>" : "") +
     (t.failures.length ? "<div class=\\"bad\\">failed: " + t.failures.map(esc).join("; ") + "</div>" : "") +
     "<div class=\\"muted\\">" + t.rounds.length + " rounds · " + t.calls + " calls · " + fmt(t.latency_ms) + " ms · cost " + (t.cost_usd === null ? "n/a" : "$" + t.cost_usd.toFixed(4)) + "</div>" + t.rounds.map(round).join("") + "</div>";
 }

@@ -2,7 +2,7 @@ import type { NormalizedFinding } from "../../src/formats/findings.ts";
 import type { RoundRecord, TrialRecord } from "../../src/formats/records.ts";
 import type { ItemExpectation } from "../../src/metrics/expectations.ts";
 import { groupTrials, summarizeItem, type ItemSummary } from "../../src/metrics/items.ts";
-import { verdictLabel } from "../../src/metrics/trial-facts.ts";
+import { criticWasUnavailable, lastRejectedAnswer, plannerWasUnavailable, verdictLabel } from "../../src/metrics/trial-facts.ts";
 import type { LoadedRun } from "./load.ts";
 
 /**
@@ -68,6 +68,8 @@ export interface TrialView {
   verdict: string;
   reasons: string[];
   error: string | null;
+  /** For a trial whose planner or critic kept answering badly: its last rejected answer's reason. */
+  rejected: string | null;
   latency_ms: number;
   cost_usd: number | null;
   calls: number;
@@ -132,6 +134,7 @@ function trialView(t: TrialRecord, expectation: ItemExpectation | undefined): Tr
     verdict: verdictLabel(t),
     reasons: t.escalation_reasons,
     error: t.error,
+    rejected: t.status !== "error" && (plannerWasUnavailable(t) || criticWasUnavailable(t)) ? lastRejectedAnswer(t.calls) : null,
     latency_ms: t.latency_ms,
     cost_usd: t.cost_usd,
     calls: t.calls.length,

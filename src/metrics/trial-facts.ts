@@ -1,6 +1,6 @@
 import { canonicalJson } from "../canonical.ts";
 import type { NormalizedFinding } from "../formats/findings.ts";
-import type { TrialRecord } from "../formats/records.ts";
+import type { CallRecord, TrialRecord } from "../formats/records.ts";
 
 /**
  * Facts read off one trial record, shared by the metrics. Boundary trials are critic-only and are
@@ -25,6 +25,18 @@ export function verdictScheme(trial: TrialRecord): VerdictScheme {
 /** Whether any round's critic audit was unavailable (the engine then escalates, failing closed). */
 export function criticWasUnavailable(trial: TrialRecord): boolean {
   return trial.rounds.some((r) => r.critic?.outcome === "critic_unavailable");
+}
+
+/**
+ * Why a role that kept answering badly was unavailable: its last rejected answer's reason, as
+ * `<role>: <reason>` (the output limit, a schema error, not JSON ...); null when no answer was rejected.
+ */
+export function lastRejectedAnswer(calls: readonly CallRecord[]): string | null {
+  for (let i = calls.length - 1; i >= 0; i--) {
+    const c = calls[i]!;
+    if (c.outcome === "invalid_output" && c.validation_error !== null) return `${c.role}: ${c.validation_error}`;
+  }
+  return null;
 }
 
 /** Whether the planner gave no valid plan after its retries (the engine then escalates, failing closed). */

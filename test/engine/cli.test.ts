@@ -81,7 +81,7 @@ describe("fieldtest plan", () => {
     writeFileSync(join(dir, "invalid.yaml"), stringify({ ...profile, name: "always-invalid", planner: { ...profile.planner, invalid_output_rate: 1 } }));
     const r = await cli("plan", "--goal", `${FIX}/goal.yaml`, "--provider", "sim", "--sim-profile", join(dir, "invalid.yaml"));
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/\nescalated: planner_unavailable\n {2}last rejected planner answer: \S.*\n/);
+    expect(r.stdout).toMatch(/\nescalated: planner_unavailable\n {2}last rejected answer: planner: \S.*\n/);
   });
 
   it("runs the engine on the sim end to end; --json records raw and normalized severities and each call's decision context", async () => {

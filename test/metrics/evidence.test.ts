@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { lastRejectedAnswer } from "../../src/metrics/trial-facts.ts";
 import { summarize } from "../../src/metrics/summary.ts";
 import { boundaryTrial, boundaryTrials, call, engineTrials, finding } from "./builders.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
@@ -61,6 +62,12 @@ describe("availability", () => {
     expect(s.metrics.invalid_output_rate).toMatchObject({ numerator: 1, denominator: 13 });
     expect(s.metrics["invalid_output_rate.critic"]).toMatchObject({ numerator: 1, denominator: 10 });
     expect(s.metrics["invalid_output_rate.planner"]).toMatchObject({ numerator: 0, denominator: 3 });
+  });
+
+  it("names a role's last rejected answer, the reason an unavailable role gives", () => {
+    const rejected = (role: "planner" | "critic", why: string) => ({ ...call({ role, outcome: "invalid_output" }), validation_error: why });
+    expect(lastRejectedAnswer([call(), rejected("planner", "not valid JSON (x)"), call({ role: "planner" }), rejected("critic", "findings: Required"), call()])).toBe("critic: findings: Required");
+    expect(lastRejectedAnswer([call(), call({ role: "planner" })])).toBeNull();
   });
 
   it("counts answers their provider ended early apart, as a part of invalid output, and bounds a zero exactly", () => {
