@@ -70,8 +70,17 @@ function errorEnvelope(body: unknown, hasAnswer: boolean): string | null {
   return typeof message === "string" && message !== "" ? message : JSON.stringify(error);
 }
 
-/** Throws the failed call an error envelope stands for (a server error, retried as one). */
-export function rejectErrorEnvelope(body: unknown, hasAnswer: boolean, status: number): void {
+/**
+ * Throws the failed call that a success response stands for when it carries no API answer: an
+ * error envelope, or a body that is not JSON at all (the SDKs hand over the text of any other
+ * content type: a proxy's login page, a web UI at a mistaken base URL). Either is a server error,
+ * retried as one; the model never answered, so it is not blamed.
+ */
+export function rejectNonAnswer(body: unknown, hasAnswer: boolean, status: number): void {
+  if (typeof body === "string") {
+    const start = body.trim().slice(0, 80).replace(/\s+/g, " ");
+    throw new TransportError("server_error", `HTTP ${status} with a body that is not the API's JSON${start ? `: ${start}` : ""}`, status);
+  }
   const failed = errorEnvelope(body, hasAnswer);
   if (failed !== null) throw new TransportError("server_error", `HTTP ${status} with an error body: ${failed}`, status);
 }

@@ -2,7 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { VERSION } from "@anthropic-ai/sdk/version";
 import {
   classifySdkError,
-  rejectErrorEnvelope,
+  rejectNonAnswer,
   reportedText,
   reportedUsage,
   sentSampling,
@@ -101,7 +101,7 @@ export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: Adapte
           .create(body as unknown as Anthropic.MessageCreateParamsNonStreaming, { timeout: options.timeoutMs, fetchOptions: timingFetchOptions(options.timing) })
           .withResponse();
         // Anthropic-format servers may omit usage (or content): the call is still recorded, usage null.
-        rejectErrorEnvelope(data, Array.isArray(data?.content), response.status);
+        rejectNonAnswer(data, Array.isArray(data?.content), response.status);
         const content = Array.isArray(data.content) ? data.content : [];
         const tool = content.find((b) => b.type === "tool_use");
         return {

@@ -3,7 +3,7 @@ import { VERSION } from "openai/version";
 import { canonicalJson } from "../canonical.ts";
 import {
   classifySdkError,
-  rejectErrorEnvelope,
+  rejectNonAnswer,
   reportedText,
   reportedUsage,
   sentSampling,
@@ -134,7 +134,7 @@ export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEn
             fetchOptions: timingFetchOptions(options.timing),
           })
           .withResponse();
-        rejectErrorEnvelope(data, Array.isArray(data?.choices), response.status);
+        rejectNonAnswer(data, Array.isArray(data?.choices), response.status);
         const choice = Array.isArray(data.choices) ? data.choices[0] : undefined;
         const message = choice?.message;
         return {

@@ -55,7 +55,9 @@ export async function startFakeServer(steps: Step[] | ((req: Received, index: nu
       }
       const answer = () => {
         res.writeHead(step.status, { "content-type": "application/json", ...step.headers });
-        res.end(JSON.stringify(step.body));
+        // A text body under another content type goes as it is (an HTML page), anything else as JSON.
+        const asText = typeof step.body === "string" && !/json/.test(step.headers?.["content-type"] ?? "json");
+        res.end(asText ? (step.body as string) : JSON.stringify(step.body));
       };
       const later = () => (step.delayMs ? setTimeout(answer, step.delayMs) : answer());
       if (step.until) void step.until.then(later);

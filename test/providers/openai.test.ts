@@ -239,6 +239,12 @@ describe("openai adapter through the client", () => {
     if (result.ok) return;
     expect(result.error).toContain("server_error (HTTP 200): HTTP 200 with an error body: upstream model unavailable");
     expect(result.calls.map((c) => [c.outcome, c.error_class, c.raw_text])).toEqual([["error", "server_error", null]]);
+    // A page that is no API answer at all (a web UI at a mistaken base URL) is a failed call too.
+    const page: Step = { status: 200, body: "<!doctype html>\n<html><title>Open WebUI</title></html>", headers: { "content-type": "text/html" } };
+    const web = await setup([page, page, page], {}, 2);
+    const notApi = await web.client.structured(criticRequest(), CriticOutputSchema);
+    expect(notApi).toMatchObject({ ok: false, outcome: "provider_error" });
+    if (!notApi.ok) expect(notApi.error).toContain("HTTP 200 with a body that is not the API's JSON: <!doctype html> <html><title>Open WebUI</title></html>");
     // A body with no answer and no envelope is still the model's (bad) answer.
     const noChoices: Step = { status: 200, body: { id: "chatcmpl-1", object: "chat.completion", model: "gpt-4o-mini" } };
     const odd = await setup([noChoices, noChoices, noChoices]);
