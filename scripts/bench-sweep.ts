@@ -26,7 +26,8 @@
 // in the same run: as many calls, at the same C, against the same server, sent by the OpenAI
 // adapter (real SDK, the harness's fetch) in a fresh process with nothing else (no engine, no
 // records), each a corpus goal's decompose prompt in turn; "rest" is the harness's CPU per call
-// less that floor. With N rounds, each round runs the three C in turn (so the shared host's moods
+// less that floor; "server" is the stand-in upstream's own CPU per call over the same command (it
+// shares the machine's cores with the harness). With N rounds, each round runs the three C in turn (so the shared host's moods
 // fall on all of them) and a last table gives min / median / max per C and how many runs met the
 // targets: on a shared 2-core host one run proves little either way.
 import { spawn, spawnSync } from "node:child_process";
@@ -107,14 +108,26 @@ function listSchedule(durations: readonly number[], c: number): number {
   return Math.max(...free);
 }
 
-async function startUpstream(): Promise<{ url: string; stop(): void }> {
+/** CPU ms another process has used so far (Linux /proc); null where that cannot be read. */
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim()) || 100;
+function processCpuMs(pid: number | undefined): number | null {
+  try {
+    // Fields after the command name's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+async function startUpstream(): Promise<{ url: string; pid: number | undefined; stop(): void }> {
   const child = spawn(process.execPath, [join(PACKAGE_ROOT, "dist/test/providers/upstream-server.js")], { stdio: ["pipe", "pipe", "inherit"] });
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {
     lines.once("line", (line) => (line.startsWith("listening ") ? resolve(line.slice("listening ".length)) : reject(new Error(line))));
     child.once("exit", (code) => reject(new Error(`upstream server exited ${code}`)));
   });
-  return { url, stop: () => child.stdin!.end() };
+  return { url, pid: child.pid, stop: () => child.stdin!.end() };
 }
 
 const percentile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
@@ -133,14 +146,16 @@ async function live(rounds: number): Promise<void> {
   const upstream = await startUpstream();
   const seen = new Map<number, LiveCase[]>();
   console.log(`live: fieldtest run --provider openai against the upstream-shaped server (planner ~110 ms, critic ~48 ms); load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-  console.log("   C  trials  calls   ideal    window  ratio   overhead/call ms (mean p50 p95)   loop p99 ms  busy ms/call  CPU ms/call (trials, command, SDK+HTTP, rest)  load");
+  console.log("   C  trials  calls   ideal    window  ratio   overhead/call ms (mean p50 p95)   loop p99 ms  busy ms/call  CPU ms/call (trials, command, SDK+HTTP, rest, server)  load");
   try {
     // Rounds alternate the concurrencies, so a change in the shared host's state spreads over all of them.
     for (let round = 0; round < rounds; round++) for (const c of [8, 32, 64]) {
       const dir = join(root, `live-${c}-${round}`);
       const usageFile = join(root, `live-${c}-${round}.usage.json`);
       const args = ["--import", join(PACKAGE_ROOT, "dist/scripts/bench-usage.js"), join(PACKAGE_ROOT, "bin/fieldtest.js"), "run", "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", upstream.url, "--concurrency", String(c), "--out", dir];
+      const serverBefore = processCpuMs(upstream.pid);
       const r = spawnSync(process.execPath, args, { env: { ...process.env, CI: "1", FT_USAGE_FILE: usageFile }, encoding: "utf8" });
+      const serverAfter = processCpuMs(upstream.pid);
       if (r.status !== 0) throw new Error(`live C=${c}: exit ${r.status}\n${r.stderr}`);
       const trials = readTrialLog(dir, (t) => ({
         suite: t.suite,
@@ -162,9 +177,11 @@ async function live(rounds: number): Promise<void> {
       const loop = readManifest(dir).operational.event_loop;
       if (!loop) throw new Error(`live C=${c}: the manifest has no event-loop figures`);
       const floor = transportFloorCpuMs(upstream.url, c, calls.length) / calls.length;
+      // The stand-in upstream shares the 2 cores with the harness: what it spent per call is part of the picture.
+      const server = serverBefore === null || serverAfter === null ? "n/a" : ((serverAfter - serverBefore) / calls.length).toFixed(2);
       seen.set(c, [...(seen.get(c) ?? []), { ratio: window / ideal, overheadMs: mean, cpuMs: loop.cpu_ms / calls.length }]);
       console.log(
-        `${String(c).padStart(4)}  ${String(trials.length).padStart(6)}  ${String(calls.length).padStart(5)}  ${(ideal / 1000).toFixed(2).padStart(6)} s  ${(window / 1000).toFixed(2).padStart(6)} s  ${(window / ideal).toFixed(3)}   ${mean.toFixed(2).padStart(6)} ${percentile(overhead, 0.5).toFixed(2).padStart(6)} ${percentile(overhead, 0.95).toFixed(2).padStart(6)}              ${loop.delay_p99_ms.toFixed(1).padStart(6)}       ${(loop.busy_ms / calls.length).toFixed(2).padStart(6)}       ${(loop.cpu_ms / calls.length).toFixed(2).padStart(6)} ${(usage.cpuMs / calls.length).toFixed(2).padStart(6)} ${floor.toFixed(2).padStart(6)} ${(loop.cpu_ms / calls.length - floor).toFixed(2).padStart(6)}        ${loadavg()[0]!.toFixed(2)}`,
+        `${String(c).padStart(4)}  ${String(trials.length).padStart(6)}  ${String(calls.length).padStart(5)}  ${(ideal / 1000).toFixed(2).padStart(6)} s  ${(window / 1000).toFixed(2).padStart(6)} s  ${(window / ideal).toFixed(3)}   ${mean.toFixed(2).padStart(6)} ${percentile(overhead, 0.5).toFixed(2).padStart(6)} ${percentile(overhead, 0.95).toFixed(2).padStart(6)}              ${loop.delay_p99_ms.toFixed(1).padStart(6)}       ${(loop.busy_ms / calls.length).toFixed(2).padStart(6)}       ${(loop.cpu_ms / calls.length).toFixed(2).padStart(6)} ${(usage.cpuMs / calls.length).toFixed(2).padStart(6)} ${floor.toFixed(2).padStart(6)} ${(loop.cpu_ms / calls.length - floor).toFixed(2).padStart(6)} ${server.padStart(6)}        ${loadavg()[0]!.toFixed(2)}`,
       );
     }
     if (rounds > 1) {
