@@ -27,9 +27,9 @@
 // adapter (real SDK, the harness's fetch) in a fresh process with nothing else (no engine, no
 // records), each a corpus goal's decompose prompt in turn; "rest" is the harness's CPU per call
 // less that floor; "server" is the stand-in upstream's own CPU per call over the same command (it
-// shares the machine's cores with the harness). With N rounds, each round runs the three C in turn (so the shared host's moods
-// fall on all of them) and a last table gives min / median / max per C and how many runs met the
-// targets: on a shared 2-core host one run proves little either way.
+// shares the machine's cores with the harness). With N rounds, each round runs the three C in
+// turn (so the shared host's moods fall on all of them) and a last table gives min / median / max
+// per C and how many runs met the targets: on a shared 2-core host one run proves little.
 import { spawn, spawnSync } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -109,12 +109,13 @@ function listSchedule(durations: readonly number[], c: number): number {
 }
 
 /** CPU ms another process has used so far (Linux /proc); null where that cannot be read. */
-const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim()) || 100;
+let clockTicks: number | undefined;
 function processCpuMs(pid: number | undefined): number | null {
   try {
+    clockTicks ??= Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim()) || 100;
     // Fields after the command name's closing parenthesis: utime and stime are the 12th and 13th.
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
   } catch {
     return null;
   }

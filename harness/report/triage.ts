@@ -2,7 +2,7 @@ import type { NormalizedFinding } from "../../src/formats/findings.ts";
 import type { RoundRecord, TrialRecord } from "../../src/formats/records.ts";
 import type { ItemExpectation } from "../../src/metrics/expectations.ts";
 import { groupTrials, summarizeItem, type ItemSummary } from "../../src/metrics/items.ts";
-import { criticWasUnavailable, lastRejectedAnswer, plannerWasUnavailable, verdictLabel } from "../../src/metrics/trial-facts.ts";
+import { verdictLabel, whyUnavailable } from "../../src/metrics/trial-facts.ts";
 import type { LoadedRun } from "./load.ts";
 
 /**
@@ -134,7 +134,7 @@ function trialView(t: TrialRecord, expectation: ItemExpectation | undefined): Tr
     verdict: verdictLabel(t),
     reasons: t.escalation_reasons,
     error: t.error,
-    rejected: t.status !== "error" && (plannerWasUnavailable(t) || criticWasUnavailable(t)) ? lastRejectedAnswer(t.calls) : null,
+    rejected: whyUnavailable(t),
     latency_ms: t.latency_ms,
     cost_usd: t.cost_usd,
     calls: t.calls.length,

@@ -1,4 +1,4 @@
-import { ROLES, type TrialRecord } from "../formats/records.ts";
+import { ROLES, type CallRecord, type TrialRecord } from "../formats/records.ts";
 import { itemMeanMetric, ratioMetric } from "./estimate.ts";
 import { itemTrialShare, type ItemTrials } from "./items.ts";
 import { criticWasUnavailable, plannerWasUnavailable, type VerdictScheme } from "./trial-facts.ts";
@@ -52,7 +52,7 @@ export function appliesTo(rate: { scheme: VerdictScheme | "any" }, scheme: Verdi
  */
 export function availabilityMetrics(boundary: readonly ItemTrials[], engine: readonly ItemTrials[], ctx: EstimateContext): MetricMap {
   const all = [...boundary, ...engine];
-  const callShare = (counts: (c: TrialRecord["calls"][number]) => boolean, role?: string) =>
+  const callShare = (counts: (c: CallRecord) => boolean, role?: string) =>
     all.map((item) => {
       const calls = item.trials.flatMap((t) => t.calls).filter((c) => role === undefined || c.role === role);
       return { num: calls.filter(counts).length, den: calls.length, trials: item.trials.length, cluster: item.cluster };

@@ -23,15 +23,12 @@ export function verdictScheme(trial: TrialRecord): VerdictScheme {
 }
 
 /** Whether any round's critic audit was unavailable (the engine then escalates, failing closed). */
-export function criticWasUnavailable(trial: TrialRecord): boolean {
+export function criticWasUnavailable(trial: Pick<TrialRecord, "rounds">): boolean {
   return trial.rounds.some((r) => r.critic?.outcome === "critic_unavailable");
 }
 
-/**
- * Why a role that kept answering badly was unavailable: its last rejected answer's reason, as
- * `<role>: <reason>` (the output limit, a schema error, not JSON ...); null when no answer was rejected.
- */
-export function lastRejectedAnswer(calls: readonly CallRecord[]): string | null {
+/** The last rejected answer's reason, as `<role>: <reason>` (the output limit, a schema error, not JSON ...); null when none was rejected. */
+function lastRejectedAnswer(calls: readonly CallRecord[]): string | null {
   for (let i = calls.length - 1; i >= 0; i--) {
     const c = calls[i]!;
     if (c.outcome === "invalid_output" && c.validation_error !== null) return `${c.role}: ${c.validation_error}`;
@@ -39,8 +36,18 @@ export function lastRejectedAnswer(calls: readonly CallRecord[]): string | null 
   return null;
 }
 
+/**
+ * Why a trial's planner or critic was unavailable when the model answered, badly, every time: its
+ * last rejected answer. Null for a trial whose roles were available, or whose provider never
+ * answered (status `error`, which carries its own error).
+ */
+export function whyUnavailable(trial: Pick<TrialRecord, "status" | "rounds" | "escalation_reasons" | "calls">): string | null {
+  if (trial.status === "error" || !(plannerWasUnavailable(trial) || criticWasUnavailable(trial))) return null;
+  return lastRejectedAnswer(trial.calls);
+}
+
 /** Whether the planner gave no valid plan after its retries (the engine then escalates, failing closed). */
-export function plannerWasUnavailable(trial: TrialRecord): boolean {
+export function plannerWasUnavailable(trial: Pick<TrialRecord, "escalation_reasons">): boolean {
   return trial.escalation_reasons.includes("planner_unavailable");
 }
 

@@ -100,8 +100,8 @@ export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: Adapte
         const { data, response } = await client.messages
           .create(body as unknown as Anthropic.MessageCreateParamsNonStreaming, { timeout: options.timeoutMs, fetchOptions: timingFetchOptions(options.timing) })
           .withResponse();
-        // Anthropic-format servers may omit usage (or content): the call is still recorded, usage null.
         rejectNonAnswer(data, Array.isArray(data?.content), response.status);
+        // Anthropic-format servers may omit usage (or content): the call is still recorded, usage null.
         const content = Array.isArray(data.content) ? data.content : [];
         const tool = content.find((b) => b.type === "tool_use");
         return {

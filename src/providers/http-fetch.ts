@@ -11,12 +11,19 @@ export function timingFetchOptions(timing: TransportTiming | undefined): Record<
 }
 
 /**
+ * The largest answer read, before and after decoding: a completion is kilobytes, and a runaway or
+ * hostile server must not exhaust the harness's memory.
+ */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/**
  * The fetch the provider SDKs send with: one request on node:http(s) over keep-alive agents, the
- * whole response buffered (at most MAX_RESPONSE_BYTES, before and after decoding). The SDKs need only that (method, headers, a string body, an abort
- * signal; no streaming, no uploads) and read the answer through `status`, `ok`, `headers`,
- * `text()` and `json()`, which BufferedResponse serves straight from the buffer. It costs a
- * fraction of the CPU of Node's built-in fetch and Response, whose Web-streams machinery was
- * most of the harness's own work per call at 64 calls in flight. Failures look as they do from the built-in fetch, so the SDKs classify them the same
+ * whole response buffered (at most MAX_RESPONSE_BYTES, before and after decoding). The SDKs need
+ * only that (method, headers, a string body, an abort signal; no streaming, no uploads) and read
+ * the answer through `status`, `ok`, `headers`, `text()` and `json()`, which BufferedResponse
+ * serves straight from the buffer. It costs a fraction of the CPU of Node's built-in fetch and
+ * Response, whose Web-streams machinery was most of the harness's own work per call at 64 calls
+ * in flight. Failures look as they do from the built-in fetch, so the SDKs classify them the same
  * way: an abort rejects with an AbortError (the SDK's timeout), a refused or dropped connection
  * or a body cut short with a TypeError ("fetch failed", "terminated"). Redirects are not
  * followed (API endpoints do not redirect) and no proxy is used, as with the built-in fetch.
@@ -25,9 +32,6 @@ export function timingFetchOptions(timing: TransportTiming | undefined): Record<
  * from handing the request to the socket to the last byte of the answer. That span is the
  * call's latency: not the SDK's request building and parsing, nor the harness's work around it.
  */
-/** The largest answer read, before and after decoding: a completion is kilobytes, and a runaway or hostile server must not exhaust the harness's memory. */
-export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-
 export function createHttpFetch(now: () => number, maxResponseBytes = MAX_RESPONSE_BYTES): typeof fetch {
   const agents = { "http:": new HttpAgent({ keepAlive: true }), "https:": new HttpsAgent({ keepAlive: true }) };
   return (input, init = {}) =>

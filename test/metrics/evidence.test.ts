@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lastRejectedAnswer } from "../../src/metrics/trial-facts.ts";
+import { whyUnavailable } from "../../src/metrics/trial-facts.ts";
 import { summarize } from "../../src/metrics/summary.ts";
 import { boundaryTrial, boundaryTrials, call, engineTrials, finding } from "./builders.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
@@ -66,8 +66,13 @@ describe("availability", () => {
 
   it("names a role's last rejected answer, the reason an unavailable role gives", () => {
     const rejected = (role: "planner" | "critic", why: string) => ({ ...call({ role, outcome: "invalid_output" }), validation_error: why });
-    expect(lastRejectedAnswer([call(), rejected("planner", "not valid JSON (x)"), call({ role: "planner" }), rejected("critic", "findings: Required"), call()])).toBe("critic: findings: Required");
-    expect(lastRejectedAnswer([call(), call({ role: "planner" })])).toBeNull();
+    const unavailable = (calls: ReturnType<typeof call>[], status: "escalated" | "error" = "escalated") => ({ status, rounds: [], escalation_reasons: ["planner_unavailable" as const], calls });
+    const calls = [call(), rejected("planner", "not valid JSON (x)"), call({ role: "planner" }), rejected("critic", "findings: Required"), call()];
+    expect(whyUnavailable(unavailable(calls))).toBe("critic: findings: Required");
+    expect(whyUnavailable(unavailable([call(), call({ role: "planner" })]))).toBeNull();
+    // A trial whose roles answered, or whose provider never did, has no such reason.
+    expect(whyUnavailable({ ...unavailable(calls), escalation_reasons: [] })).toBeNull();
+    expect(whyUnavailable(unavailable(calls, "error"))).toBeNull();
   });
 
   it("counts answers their provider ended early apart, as a part of invalid output, and bounds a zero exactly", () => {

@@ -91,14 +91,14 @@ export function useFakeServers(): (steps: Parameters<typeof startFakeServer>[0])
 }
 
 /** An OpenAI Chat Completions response carrying `content`. */
-export function chatCompletion(content: string, over: { model?: string; system_fingerprint?: string | null } = {}) {
+export function chatCompletion(content: unknown, over: { model?: string; system_fingerprint?: string | null; finish_reason?: string } = {}) {
   return {
     id: "chatcmpl-1",
     object: "chat.completion",
     created: 1,
     model: over.model ?? "gpt-4o-mini",
     system_fingerprint: over.system_fingerprint ?? "fp_test",
-    choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content, refusal: null } }],
+    choices: [{ index: 0, finish_reason: over.finish_reason ?? "stop", message: { role: "assistant", content, refusal: null } }],
     usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
   };
 }

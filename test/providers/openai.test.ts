@@ -181,10 +181,7 @@ describe("openai adapter through the client", () => {
 
   it("rejects an answer the server ended at its output limit or content filter, though it parses, and accepts the full one after", async () => {
     // A compatible server may stop a JSON answer at a point that still parses: the rest was never written.
-    const ended = (finish_reason: string): Step => {
-      const body = chatCompletion(JSON.stringify({ findings: [] }));
-      return { status: 200, body: { ...body, choices: [{ ...body.choices[0]!, finish_reason }] } };
-    };
+    const ended = (finish_reason: string): Step => ({ status: 200, body: chatCompletion(JSON.stringify({ findings: [] }), { finish_reason }) });
     const { client, server } = await setup([ended("length"), ended("content_filter"), ok(VALID_CRITIC_ANSWER)]);
     const result = await client.structured(criticRequest(), CriticOutputSchema);
     expect(result.ok).toBe(true);
@@ -201,10 +198,7 @@ describe("openai adapter through the client", () => {
   });
 
   it("reads a compatible server's answer given as content parts as its text, never as a non-string raw text", async () => {
-    const parts = (content: unknown): Step => {
-      const body = chatCompletion("");
-      return { status: 200, body: { ...body, choices: [{ ...body.choices[0]!, message: { role: "assistant", content, refusal: null } }] } };
-    };
+    const parts = (content: unknown): Step => ({ status: 200, body: chatCompletion(content) });
     const { client } = await setup([parts([{ type: "text", text: JSON.stringify(VALID_CRITIC_ANSWER) }])]);
     const result = await client.structured(criticRequest(), CriticOutputSchema);
     expect(result.ok).toBe(true);

@@ -102,8 +102,7 @@ function faultStep(fault: Fault, role: Role, answer: () => string): Step {
   if (fault === "error_envelope") return { status: 200, body: { error: { message: "upstream model unavailable", type: "server_error" } } };
   if (fault === "ended_early") {
     // The sim's own answer, valid as it stands, but the server says it stopped at its output limit.
-    const body = chatCompletion(answer());
-    return { status: 200, body: { ...body, choices: [{ ...body.choices[0]!, finish_reason: "length" }] } };
+    return { status: 200, body: chatCompletion(answer(), { finish_reason: "length" }) };
   }
   return { status: 200, body: chatCompletion(FAULT_TEXT[fault]![role]) };
 }

@@ -9,7 +9,7 @@ import { checkApiKeys, MissingApiKeyError } from "../../../src/providers/api-key
 import { createModelClient } from "../../../src/providers/client.ts";
 import { RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../src/providers/config.ts";
 import { loadSimProfile } from "../../../src/providers/sim/profile.ts";
-import { lastRejectedAnswer } from "../../../src/metrics/trial-facts.ts";
+import { whyUnavailable } from "../../../src/metrics/trial-facts.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
 import { collect, intOption, numberOption, parseOptions } from "../options.ts";
@@ -99,8 +99,7 @@ function summary(goal: Goal, outcome: EngineOutcome): string {
   const escalated = `escalated: ${outcome.escalation_reasons.join(", ")}`;
   const verdict =
     outcome.status === "approved" ? "approved" : outcome.status === "error" ? `error (the provider never answered; ${escalated}, fail closed): ${outcome.error}` : escalated;
-  // A role that kept answering badly: the last rejection says why (the output limit, the schema, not JSON ...).
-  const rejected = outcome.status === "escalated" && outcome.escalation_reasons.some((r) => r === "planner_unavailable" || r === "critic_unavailable") ? lastRejectedAnswer(outcome.calls) : null;
+  const rejected = whyUnavailable(outcome);
   const why = rejected === null ? [] : [`  last rejected answer: ${rejected}`];
   return [
     `goal ${goal.id} (${goal.risk_tolerance}, replan ${goal.replan_policy})`,
