@@ -83,10 +83,12 @@ describe("what a send costs", () => {
     expect(attemptCost("openai", "gpt-4o-mini", result.calls[0]!.transport_attempts[2]!, { input_tokens: 100, output_tokens: 20 })).toBe(priced);
   });
 
-  it("a send refused with an HTTP status costs nothing, and the sim never costs", async () => {
+  it("a send refused with an error status costs nothing, and the sim never costs", async () => {
     const attempt = { index: 0, latency_ms: 1, outcome: "error" as const, error_class: "rate_limited", http_status: 429 };
     expect(attemptCost("openai", "gpt-4o-mini", attempt, null)).toBe(0);
     expect(attemptCost("openai", "gpt-4o-mini", { ...attempt, http_status: null, error_class: "timeout" }, null)).toBeNull();
+    // A failure sent with a success status (a gateway's error envelope) was not refused by status: it may have been billed.
+    expect(attemptCost("openai", "gpt-4o-mini", { ...attempt, http_status: 200, error_class: "server_error" }, null)).toBeNull();
     expect(attemptCost("sim", "anything", { ...attempt, http_status: null }, null)).toBe(0);
     expect(attemptCost("openai", "no-such-model", { ...attempt, outcome: "ok", http_status: 200 }, { input_tokens: 1, output_tokens: 1 })).toBeNull();
   });

@@ -233,6 +233,8 @@ describe("openai adapter through the client", () => {
     if (result.ok) return;
     expect(result.error).toContain("server_error (HTTP 200): HTTP 200 with an error body: upstream model unavailable");
     expect(result.calls.map((c) => [c.outcome, c.error_class, c.raw_text])).toEqual([["error", "server_error", null]]);
+    // Sent with a success status, the failure may have been billed: its cost is unknown, not 0.
+    expect(result.calls[0]!.cost_usd).toBeNull();
     // A page that is no API answer at all (a web UI at a mistaken base URL) is a failed call too.
     const page: Step = { status: 200, body: "<!doctype html>\n<html><title>Open WebUI</title></html>", headers: { "content-type": "text/html" } };
     const web = await setup([page, page, page], {}, 2);
