@@ -214,15 +214,13 @@ async function transportFloor(url: string, c: number, calls: number): Promise<vo
   const unused: ModelClient = { structured: () => Promise.reject(new Error("the floor sends through the adapter alone")) };
   const bodies = loadCorpus("corpus").goals.map(({ goal }) => {
     const request = plannerRequest(goal, "decompose", { client: unused, itemId: goal.id, trial: 0, round: 0 });
-    const body = adapter.render({ system: request.system, user: request.user, schemaName: request.schemaName, schema: request.schema, corrections: [] }, "json_schema");
-    return { request, body, bodyJson: canonicalJson(body) };
+    return canonicalJson(adapter.render({ system: request.system, user: request.user, schemaName: request.schemaName, schema: request.schema, corrections: [] }, "json_schema"));
   });
   let next = 0;
   const cpuSince = process.cpuUsage();
   const sender = async () => {
     for (let i = next++; i < calls; i = next++) {
-      const { request, body, bodyJson } = bodies[i % bodies.length]!;
-      await adapter.send(body, { timeoutMs: 120_000, request, attempt: 0, bodyJson });
+      await adapter.send(bodies[i % bodies.length]!, { timeoutMs: 120_000, attempt: 0 });
     }
   };
   await Promise.all(Array.from({ length: c }, sender));

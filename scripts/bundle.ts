@@ -7,12 +7,18 @@
 //
 //   node dist/scripts/bundle.js [--if-stale]   (--if-stale: skip when the bundle is newer than the tsc build)
 import { existsSync, rmSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { build, type Plugin } from "rolldown";
 import { PACKAGE_ROOT } from "../harness/package.ts";
 
 const OUT_DIR = join(PACKAGE_ROOT, "dist", "bundle");
-const ENTRY = join(PACKAGE_ROOT, "dist", "harness", "cli", "main.js");
+/** Each entry becomes dist/bundle/<name>.js; they share their chunks. */
+const ENTRIES: Record<string, string> = {
+  main: join(PACKAGE_ROOT, "dist", "harness", "cli", "main.js"),
+  // The HTTP thread's script (src/providers/send-thread.ts starts it), which loads the SDK chunks main has.
+  "send-thread-worker": join(PACKAGE_ROOT, "dist", "src", "providers", "send-thread-worker.js"),
+};
+const ENTRY_NAMES = new Map(Object.entries(ENTRIES).map(([name, file]) => [file, name]));
 const TSC_STAMP = join(PACKAGE_ROOT, "dist", ".tsbuildinfo");
 const BUNDLE_MAIN = join(OUT_DIR, "main.js");
 
@@ -20,14 +26,20 @@ const BUNDLE_MAIN = join(OUT_DIR, "main.js");
  * Every module keeps its own URL: `import.meta.url` in module M becomes M's file in dist/ (or
  * node_modules/), written relative to the bundle, so the assets a module finds beside itself
  * (prompts, the price table, sim profiles) and the packages it requires lazily resolve exactly
- * as they do unbundled.
+ * as they do unbundled. The one exception is a module's URL of another entry
+ * (`new URL("./x.js", import.meta.url)`), which becomes that entry's bundle, beside every chunk.
  */
 const keepModuleUrls: Plugin = {
   name: "fieldtest-keep-module-urls",
   transform(code, id) {
     if (id.startsWith("\0") || !code.includes("import.meta.url")) return null;
     const own = relative(OUT_DIR, id).split("\\").join("/");
-    return { code: code.replaceAll("import.meta.url", `new URL(${JSON.stringify(own)}, import.meta.url).href`), map: null };
+    const rewritten = code.replace(/new URL\("\.\/([\w.-]+)", import\.meta\.url\)|import\.meta\.url/g, (match, file: string | undefined) => {
+      const entry = file === undefined ? undefined : ENTRY_NAMES.get(join(dirname(id), file));
+      if (entry !== undefined) return `new URL(${JSON.stringify(`./${entry}.js`)}, import.meta.url)`;
+      return match.replace("import.meta.url", `new URL(${JSON.stringify(own)}, import.meta.url).href`);
+    });
+    return { code: rewritten, map: null };
   },
 };
 
@@ -36,12 +48,12 @@ const stale = () => !existsSync(BUNDLE_MAIN) || statSync(BUNDLE_MAIN).mtimeMs < 
 if (!process.argv.includes("--if-stale") || stale()) {
   rmSync(OUT_DIR, { recursive: true, force: true });
   await build({
-    input: ENTRY,
+    input: ENTRIES,
     platform: "node",
     plugins: [keepModuleUrls],
     // ink imports it only under DEV=true, and it is not installed: left to fail as it would unbundled.
     external: ["react-devtools-core"],
     logLevel: "warn",
-    output: { dir: OUT_DIR, format: "esm", entryFileNames: "main.js", chunkFileNames: "[name]-[hash].js" },
+    output: { dir: OUT_DIR, format: "esm", entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
   });
 }

@@ -49,6 +49,8 @@ export interface SweepEngine {
   price: PriceOf;
   /** Throws an InputError when a role needs an API key that is not set. */
   checkApiKeys(config: RunConfig): void;
+  /** Starts loading what the run's providers need before their first call (an SDK on the HTTP thread), while the sweep prepares. */
+  warmUp?(config: RunConfig): void;
   createExecutor(config: RunConfig, corpus: Corpus, hooks: CallHooks): TrialExecutor;
   /**
    * Writes summary.json, report.md, report.html and trials.csv; returns the paths, the headline
@@ -154,8 +156,11 @@ interface Prepared {
 /** `fieldtest run`: a fresh sweep or `--resume DIR`. Returns the exit code. */
 export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngine, host: SweepHost): Promise<number> {
   const started = host.now();
-  const corpus = engine.loadCorpus();
-  const allItems = corpusItems(corpus);
+  /** The corpus, once the configuration is known: a live provider's SDK loads on its thread meanwhile. */
+  const loadCorpusFor = (config: RunConfig) => {
+    if (!cli.dryRun) engine.warmUp?.(config);
+    return engine.loadCorpus();
+  };
   const lockOptions: LockOptions = { now: host.now, breakLock: cli.breakLock === true, notify: (line) => host.stderr.write(`fieldtest: ${line}\n`) };
   const refused = (refusal: string) => {
     host.stderr.write(`fieldtest: budget refused: ${refusal}; nothing was called (see --dry-run)\n`);
@@ -177,6 +182,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
       },
       loadProfile: engine.loadProfile,
     });
+    const corpus = loadCorpusFor(resolved.config);
     const described = engine.describe(resolved.config);
     const hash = configHash(resolved.config, described.fingerprint);
     if (hash !== manifest.config_hash) {
@@ -191,7 +197,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
       const changed = diffValues(manifest.corpus.items, now.items).map((l) => l.split(":")[0]);
       throw new InputError(dir, "corpus", `changed since the run started, refusing to resume (items: ${changed.slice(0, 8).join(", ")}${changed.length > 8 ? ", ..." : ""})`);
     }
-    const items = selectItems(allItems, resolved.config);
+    const items = selectItems(corpusItems(corpus), resolved.config);
     const plan = planTrials(items, resolved.config.trials);
     const owned = shardTrials(plan, manifest.plan.shard);
     const missing = cli.dryRun ? [] : missingCredentials(resolved.config, manifest.withheld_credentials);
@@ -223,7 +229,8 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
   }
 
   const resolved = resolveRun(file, cli, { loadProfile: engine.loadProfile, readReplaySource: readManifest });
-  const items = selectItems(allItems, resolved.config);
+  const corpus = loadCorpusFor(resolved.config);
+  const items = selectItems(corpusItems(corpus), resolved.config);
   if (items.length === 0) throw new InputError("command line", "--only/--domain/--category", "the selection matches no corpus goal or boundary fixture");
   const plan = planTrials(items, resolved.config.trials);
   const owned = shardTrials(plan, resolved.operational.shard);

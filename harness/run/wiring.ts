@@ -6,8 +6,9 @@ import { InputError } from "../../src/formats/load.ts";
 import { GATE_VERSIONS } from "../../src/gates/index.ts";
 import { runCriticTrial } from "../../src/loop/critic-trial.ts";
 import { runEngine } from "../../src/loop/engine.ts";
-import { checkApiKeys, MissingApiKeyError } from "../../src/providers/api-keys.ts";
+import { checkApiKeys, liveProvidersOf, MissingApiKeyError } from "../../src/providers/api-keys.ts";
 import { createModelClient } from "../../src/providers/client.ts";
+import { sharedSendThread, type SendThread } from "../../src/providers/send-thread.ts";
 import type { RoleConfig } from "../../src/providers/config.ts";
 import type { ModelClient } from "../../src/providers/types.ts";
 import { estimateCost, isBilled, PRICE_TABLE_VERSION } from "../../src/providers/prices.ts";
@@ -80,8 +81,15 @@ export function runPacks(config: RunConfig): RunPacks {
  * variants also with the suite's. `env` holds the API keys: the host's environment, where
  * realEngine checked them.
  */
-export function engineExecutor(config: RunConfig, corpus: Corpus, hooks: CallHooks, env: NodeJS.ProcessEnv, packs: RunPacks = runPacks(config)): TrialExecutor {
-  const client = createModelClient(config.client, { ...hooks, env, recordedTrials: replayedTrials });
+export function engineExecutor(
+  config: RunConfig,
+  corpus: Corpus,
+  hooks: CallHooks,
+  env: NodeJS.ProcessEnv,
+  packs: RunPacks = runPacks(config),
+  sendThread: SendThread = sharedSendThread(),
+): TrialExecutor {
+  const client = createModelClient(config.client, { ...hooks, env, recordedTrials: replayedTrials, sendThread });
   // Each goal's engine view is made once and frozen: every call of every trial of it sends the same canonical text, which canonicalJson then writes once.
   const goals = new Map<string, Goal>(corpus.goals.map(({ goal }) => [goal.id, deepFreeze(toGoal(goal))]));
   const frozen: Record<"boundary" | "security" | "injection", Map<string, Fixture>> = {
@@ -127,7 +135,9 @@ export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisi
     if (!loaded.has(key)) loaded.set(key, runPacks(config));
     return loaded.get(key)!;
   };
+  const sendThread = sharedSendThread();
   return {
+    warmUp: (config) => sendThread.warm(liveProvidersOf(config.client)),
     loadCorpus: () => loadCorpus(corpusRoot),
     loadProfile: loadSimProfile,
     runCanaries: (config) => runCanaries({ packs: packsFor(config).all }),
@@ -158,7 +168,7 @@ export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisi
         throw e;
       }
     },
-    createExecutor: (config, corpus, hooks) => engineExecutor(config, corpus, hooks, env, packsFor(config)),
+    createExecutor: (config, corpus, hooks) => engineExecutor(config, corpus, hooks, env, packsFor(config), sendThread),
     writeReport: (dir) => reportRun(dir, corpusRoot, decisionInput),
   };
 }

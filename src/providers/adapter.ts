@@ -112,14 +112,12 @@ export interface AdapterEnv {
 
 export interface SendOptions {
   timeoutMs: number;
-  /** The provider-neutral request (the sim reads its hints; real providers ignore it). */
-  request: LlmRequest;
+  /** The provider-neutral request: the sim reads its hints; real providers ignore it, and a send made on another thread has none. */
+  request?: LlmRequest;
   /** Structured-output attempt index. */
   attempt: number;
-  /** Filled by an HTTP adapter with the timestamps of the exchange itself (see timedFetch). */
+  /** Filled by an HTTP adapter with the timestamps of the exchange itself (see createHttpFetch). */
   timing?: TransportTiming;
-  /** The body as canonical JSON (what request_sha256 covers), when the caller has it: an HTTP adapter sends this text rather than writing the body again. */
-  bodyJson?: string;
 }
 
 /** When one send's HTTP exchange began (request handed to fetch) and ended (response body read). */
@@ -142,7 +140,8 @@ export interface ProviderAdapter {
   readonly formats: readonly FormatKind[];
   render(conversation: Conversation, format: FormatKind): Record<string, unknown>;
   describe(body: Record<string, unknown>): WireFacts;
-  send(body: Record<string, unknown>, options: SendOptions): Promise<Reply>;
+  /** Sends the body as its canonical JSON text, the text `request_sha256` covers: an HTTP adapter sends exactly it. */
+  send(bodyJson: string, options: SendOptions): Promise<Reply>;
 }
 
 export type TransportErrorClass =

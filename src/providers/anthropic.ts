@@ -1,4 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import { VERSION } from "@anthropic-ai/sdk/version";
 import {
   classifySdkError,
@@ -13,10 +13,11 @@ import {
   type SendOptions,
   type WireFacts,
 } from "./adapter.ts";
-import { DEFAULT_BASE_URLS, type RoleConfig } from "./config.ts";
-import { publicBaseUrl, sdkEndpoint } from "./endpoint.ts";
-import { createHttpFetch, timingFetchOptions } from "./http-fetch.ts";
+import type { RoleConfig } from "./config.ts";
+import { DEFAULT_BASE_URLS, publicBaseUrl } from "./endpoint.ts";
+import { timingFetchOptions } from "./http-fetch.ts";
 import { incompleteStop } from "./incomplete.ts";
+import { JSON_CONTENT, lazySdk, sdkClientOptions } from "./sdk-client.ts";
 
 /** The Messages API requires max_tokens; this is what is sent (and recorded) when the config sets none. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -43,9 +44,12 @@ function parsesToObject(text: string): Record<string, unknown> | null {
 }
 
 /** Anthropic Messages API; structured output is a forced call of one tool whose input schema is the output schema. */
-export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: AdapterEnv): ProviderAdapter {
+export function createAnthropicAdapter(role: RoleConfig, env: AdapterEnv): ProviderAdapter {
   const endpoint = role.baseUrl ?? DEFAULT_BASE_URLS.anthropic;
-  const client = new Anthropic({ apiKey: apiKey ?? "unused", ...sdkEndpoint(endpoint), defaultHeaders: role.headers, maxRetries: 0, fetch: createHttpFetch(now) });
+  const sdk = lazySdk(async () => {
+    const { default: Anthropic } = await import("@anthropic-ai/sdk");
+    return { Anthropic, client: new Anthropic(sdkClientOptions(endpoint, role, env)) };
+  });
 
   return {
     provider: "anthropic",
@@ -95,10 +99,13 @@ export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: Adapte
       };
     },
 
-    async send(body, options: SendOptions): Promise<Reply> {
+    async send(bodyJson, options: SendOptions): Promise<Reply> {
+      const { Anthropic, client } = await sdk();
       try {
-        const { data, response } = await client.messages
-          .create(body as unknown as Anthropic.MessageCreateParamsNonStreaming, { timeout: options.timeoutMs, fetchOptions: timingFetchOptions(options.timing) })
+        // The SDK client's own POST of the Messages endpoint, which sends a string body as it is:
+        // messages.create reads the body's fields and would write the text again.
+        const { data, response } = await client
+          .post<Anthropic.Message>("/v1/messages", { body: bodyJson, headers: JSON_CONTENT, timeout: options.timeoutMs, fetchOptions: timingFetchOptions(options.timing) })
           .withResponse();
         rejectNonAnswer(data, Array.isArray(data?.content), response.status);
         // Anthropic-format servers may omit usage (or content): the call is still recorded, usage null.
@@ -114,7 +121,7 @@ export function createAnthropicAdapter(role: RoleConfig, { apiKey, now }: Adapte
           httpStatus: response.status,
         };
       } catch (e) {
-        throw classifySdkError(e, Anthropic, now());
+        throw classifySdkError(e, Anthropic, env.now());
       }
     },
   };

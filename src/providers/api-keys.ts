@@ -1,9 +1,11 @@
 import { ROLES } from "../formats/records.ts";
-import { DEFAULT_BASE_URLS, isVendorEndpoint, type ClientConfig, type RoleConfigInput } from "./config.ts";
+import type { ClientConfig, RoleConfigInput } from "./config.ts";
+import { DEFAULT_BASE_URLS, isVendorEndpoint } from "./endpoint.ts";
 
 export const API_KEY_ENV = { openai: "OPENAI_API_KEY", anthropic: "ANTHROPIC_API_KEY" } as const;
 
-type LiveProvider = keyof typeof API_KEY_ENV;
+/** The providers a vendor SDK speaks to over HTTP, each with its key's variable. */
+export type LiveProvider = keyof typeof API_KEY_ENV;
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** A missing key, reported in one line before any work starts (the message never holds a key). */
@@ -18,6 +20,11 @@ export class MissingApiKeyError extends Error {
 export function liveProviderOf(role: RoleConfigInput): LiveProvider | null {
   const provider = role.provider === "replay" ? (role.replay?.fallThrough ? role.replay.as : null) : role.provider;
   return provider === "openai" || provider === "anthropic" ? provider : null;
+}
+
+/** The live providers a client configuration calls, each once. */
+export function liveProvidersOf(config: Pick<ClientConfig, "planner" | "critic">): LiveProvider[] {
+  return [...new Set(ROLES.map((name) => liveProviderOf(config[name])).filter((p) => p !== null))];
 }
 
 export function apiKeyFor(provider: LiveProvider, env: Env): string | undefined {

@@ -10,7 +10,9 @@ import { isCredentialHeader } from "./credentials.ts";
 import { urlCredentials } from "./endpoint.ts";
 import { estimateCost, isBilled } from "./prices.ts";
 import { createReplayStore, ReplayMissError, type RecordedTrials, type ReplayStore } from "./replay.ts";
+import { createLiveAdapter } from "./live.ts";
 import { retryDelayMs } from "./retry.ts";
+import type { SendThread } from "./send-thread.ts";
 import { createSimAdapter } from "./sim/adapter.ts";
 import { DEFAULT_SIM_PROFILE } from "./sim/profile.ts";
 import { feedbackPrompt, parseStructured } from "./structured-output.ts";
@@ -35,6 +37,8 @@ export interface ClientDeps {
   onAttempt?: (event: AttemptEvent, trialKey: string | null) => void;
   /** The recorded trials of a run a role replays (`replay.runDir`); needed only when one does. */
   recordedTrials?: (runDir: string) => RecordedTrials;
+  /** Where HTTP sends are made: on this thread by default; on a thread of their own with one (a sweep's). */
+  sendThread?: SendThread;
 }
 
 interface RoleRuntime {
@@ -98,20 +102,11 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
   // Most texts hold no secret: looked for first, so only a text that has one is copied.
   const redact = (text: string) => secrets.reduce((t, s) => (t.includes(s) ? t.split(s).join("[redacted]") : t), text);
 
-  /** The SDKs load only for a role that uses them: a sim or replay run never imports one. */
   async function adapterFor(provider: WireProvider, role: RoleConfig): Promise<ProviderAdapter> {
-    switch (provider) {
-      case "openai":
-        return (await import("./openai.ts")).createOpenAiAdapter(role, { apiKey: apiKeyFor("openai", env), now });
-      case "anthropic":
-        return (await import("./anthropic.ts")).createAnthropicAdapter(role, { apiKey: apiKeyFor("anthropic", env), now });
-      case "sim":
-        return createSimAdapter(role, {
-          profile: config.sim?.profile ?? DEFAULT_SIM_PROFILE,
-          runSeed: config.sim?.runSeed ?? 0,
-          sleep,
-        });
-    }
+    if (provider === "sim") return createSimAdapter(role, { profile: config.sim?.profile ?? DEFAULT_SIM_PROFILE, runSeed: config.sim?.runSeed ?? 0, sleep });
+    const apiKey = apiKeyFor(provider, env);
+    const adapter = await createLiveAdapter(provider, role, { apiKey, now });
+    return deps.sendThread ? deps.sendThread.adopt(adapter, { provider, role, apiKey }) : adapter;
   }
 
   /** Each recorded run is read once, though both roles replay it; each role takes from its own store. */
@@ -192,7 +187,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       };
       let reply: Reply;
       try {
-        reply = await adapter.send(body, { timeoutMs: rt.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, request, attempt, timing, bodyJson });
+        reply = await adapter.send(bodyJson, { timeoutMs: rt.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, request, attempt, timing });
       } catch (e) {
         // A throw that is no TransportError is an answer the adapter could not read: still a failed send, so the trial keeps its calls.
         const failure = e instanceof TransportError ? e : new TransportError("unexpected", e instanceof Error ? `${e.name}: ${e.message}` : String(e));

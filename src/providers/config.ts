@@ -68,14 +68,3 @@ export const ClientConfigSchema = z.strictObject({
 });
 export type ClientConfig = z.input<typeof ClientConfigSchema>;
 export type ResolvedClientConfig = z.output<typeof ClientConfigSchema>;
-
-/** Vendor default endpoints: a role that uses one needs the vendor's API key. */
-export const DEFAULT_BASE_URLS: Record<(typeof LIVE_PROVIDERS)[number], string> = {
-  openai: "https://api.openai.com/v1",
-  anthropic: "https://api.anthropic.com",
-};
-
-/** Whether a role talks to the vendor's own API (the default, or an explicit URL on the vendor's host). */
-export function isVendorEndpoint(provider: (typeof LIVE_PROVIDERS)[number], baseUrl: string | undefined): boolean {
-  return baseUrl === undefined || new URL(baseUrl).host === new URL(DEFAULT_BASE_URLS[provider]).host;
-}

@@ -1,3 +1,16 @@
+import type { LiveProvider } from "./api-keys.ts";
+
+/** Vendor default endpoints: a role that uses one needs the vendor's API key. */
+export const DEFAULT_BASE_URLS: Record<LiveProvider, string> = {
+  openai: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com",
+};
+
+/** Whether a role talks to the vendor's own API (the default, or an explicit URL on the vendor's host). */
+export function isVendorEndpoint(provider: LiveProvider, baseUrl: string | undefined): boolean {
+  return baseUrl === undefined || new URL(baseUrl).host === new URL(DEFAULT_BASE_URLS[provider]).host;
+}
+
 /** The URL without userinfo, query or fragment: scheme, host, port and path, as given. */
 export function withoutCredentials(url: string): string {
   const u = new URL(url);

@@ -1,4 +1,4 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { VERSION } from "openai/version";
 import { canonicalJson } from "../canonical.ts";
 import {
@@ -15,14 +15,12 @@ import {
   type SendOptions,
   type WireFacts,
 } from "./adapter.ts";
-import { DEFAULT_BASE_URLS, isVendorEndpoint, type RoleConfig } from "./config.ts";
+import type { RoleConfig } from "./config.ts";
 import { textMemo } from "../text-memo.ts";
-import { publicBaseUrl, sdkEndpoint } from "./endpoint.ts";
-import { createHttpFetch, timingFetchOptions } from "./http-fetch.ts";
+import { DEFAULT_BASE_URLS, isVendorEndpoint, publicBaseUrl } from "./endpoint.ts";
+import { timingFetchOptions } from "./http-fetch.ts";
 import { incompleteFinish } from "./incomplete.ts";
-
-/** The content type the SDK would set for an object body; given with a string body, the SDK sends the string as it is. */
-const JSON_CONTENT = { "content-type": "application/json" } as const;
+import { JSON_CONTENT, lazySdk, sdkClientOptions } from "./sdk-client.ts";
 
 /** JSON mode carries the schema in a system message, since the response format cannot. */
 const JSON_MODE_SCHEMA_PREFIX = "Answer with one JSON object that matches this JSON Schema:\n";
@@ -61,16 +59,12 @@ function orNull<T>(v: T | undefined | null): T | null {
 }
 
 /** Chat Completions for OpenAI and any OpenAI-compatible server (Ollama, vLLM, llama.cpp, OpenRouter). */
-export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEnv): ProviderAdapter {
+export function createOpenAiAdapter(role: RoleConfig, env: AdapterEnv): ProviderAdapter {
   const endpoint = role.baseUrl ?? DEFAULT_BASE_URLS.openai;
   const isVendor = isVendorEndpoint("openai", role.baseUrl);
-  const client = new OpenAI({
-    // A custom server may need no key; the SDK insists on one, so a placeholder fills in.
-    apiKey: apiKey ?? "unused",
-    ...sdkEndpoint(endpoint),
-    defaultHeaders: role.headers,
-    maxRetries: 0,
-    fetch: createHttpFetch(now),
+  const sdk = lazySdk(async () => {
+    const { default: OpenAI } = await import("openai");
+    return { OpenAI, client: new OpenAI(sdkClientOptions(endpoint, role, env)) };
   });
 
   return {
@@ -122,13 +116,11 @@ export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEn
       };
     },
 
-    async send(body, options: SendOptions): Promise<Reply> {
+    async send(bodyJson, options: SendOptions): Promise<Reply> {
+      const { OpenAI, client } = await sdk();
       try {
-        // The SDK passes a string body with a content type through as it is (no JSON.stringify of its own):
-        // the canonical text is the same JSON value, already written for the request hash.
-        const wire = options.bodyJson ?? canonicalJson(body);
         const { data, response } = await client.chat.completions
-          .create(wire as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, {
+          .create(bodyJson as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, {
             timeout: options.timeoutMs,
             headers: JSON_CONTENT,
             fetchOptions: timingFetchOptions(options.timing),
@@ -147,7 +139,7 @@ export function createOpenAiAdapter(role: RoleConfig, { apiKey, now }: AdapterEn
           httpStatus: response.status,
         };
       } catch (e) {
-        throw classifySdkError(e, OpenAI, now());
+        throw classifySdkError(e, OpenAI, env.now());
       }
     },
   };

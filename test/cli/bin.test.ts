@@ -1,12 +1,14 @@
 import { execa } from "execa";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { PARSED_YAML_DIR } from "../../harness/package.ts";
+import { readTrialLog } from "../../harness/run/store.ts";
 import { keepParsedYaml, keptYaml } from "../../src/formats/yaml-cache.ts";
 import { runFieldtest } from "../helpers/cli.ts";
+import { startSimServer } from "../providers/sim-server.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/fieldtest.js", import.meta.url));
 const roots: string[] = [];
@@ -83,5 +85,24 @@ describe("bin/fieldtest.js keeps parsed YAML for the next command", () => {
     const r = await execa(process.execPath, [BIN, "check", "--goal", join(root, "goal.yaml"), "--plan", "test/engine/fixtures/plan.yaml"], { reject: false });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(keptYaml(text)?.value).toMatchObject({ id: expect.any(String), risk_tolerance: expect.any(String) });
+  });
+});
+
+describe("bin/fieldtest.js sends a live provider's calls from the bundle's HTTP thread", () => {
+  it("runs a sweep against an OpenAI-compatible server, each call answered and timed", async () => {
+    const sim = await startSimServer({ faultRate: 0 });
+    const out = join(mkdtempSync(join(tmpdir(), "ft-bin-live-")), "run");
+    roots.push(dirname(out));
+    try {
+      const args = ["run", "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", `${sim.server.url}/v1`, "--only", "apigw-01-kong-to-envoy-gateway,clean-blast-label-drill-high", "--trials", "1", "--out", out];
+      const r = await execa(process.execPath, [BIN, ...args], { reject: false, env: { CI: "1" }, extendEnv: false });
+      expect(r.exitCode, r.stderr).toBe(0);
+    } finally {
+      await sim.close();
+    }
+    const calls = readTrialLog(out, (t) => t).records.flatMap((t) => t.calls);
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(calls.map((c) => [c.context.sdk, c.outcome, c.http_status].join(" ")))).toEqual(new Set(["openai ok 200"]));
+    for (const c of calls) expect(c.latency_ms).toBeGreaterThan(0);
   });
 });

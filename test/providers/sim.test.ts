@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hashCanonical } from "../../src/canonical.ts";
+import { canonicalJson, hashCanonical } from "../../src/canonical.ts";
 import { CriticOutputSchema, type CriticOutput } from "../../src/formats/findings.ts";
 import { FixtureSchema } from "../../src/formats/fixture.ts";
 import type { Goal } from "../../src/formats/goal.ts";
@@ -39,7 +39,7 @@ function adapter(profile: SimProfile, runSeed = 0, waits?: number[]) {
 async function answer(profile: SimProfile, request: LlmRequest, attempt = 0, runSeed = 0): Promise<string> {
   const a = adapter(profile, runSeed);
   const body = a.render({ system: request.system, user: request.user, schemaName: request.schemaName, schema: request.schema, corrections: [] }, "json_schema");
-  return (await a.send(body, { request, attempt, timeoutMs: 1000 })).text;
+  return (await a.send(canonicalJson(body), { request, attempt, timeoutMs: 1000 })).text;
 }
 
 async function audit(profile: SimProfile, hints: SimHints, trial: number, itemId = hints.goal.id): Promise<CriticOutput> {
@@ -411,7 +411,7 @@ describe("sim latency", () => {
     const waits: number[] = [];
     const a = adapter(profileWith({ critic: { latency_ms: 1234 } }), 0, waits);
     const request = simRequest("critic", criticHints(templatePlan(GOAL, new Set(), 1, null)));
-    await a.send(a.render({ system: "", user: "", schemaName: "x", schema: {}, corrections: [] }, "json_schema"), { request, attempt: 0, timeoutMs: 1 });
+    await a.send(canonicalJson(a.render({ system: "", user: "", schemaName: "x", schema: {}, corrections: [] }, "json_schema")), { request, attempt: 0, timeoutMs: 1 });
     expect(waits).toEqual([1234]);
   });
 
@@ -419,7 +419,7 @@ describe("sim latency", () => {
     const waits: number[] = [];
     const a = adapter(profileWith({ planner: { latency_ms: { min: 100, max: 300 } } }), 0, waits);
     for (let t = 0; t < N; t++) {
-      await a.send(a.render({ system: "", user: "", schemaName: "x", schema: {}, corrections: [] }, "json_schema"), {
+      await a.send(canonicalJson(a.render({ system: "", user: "", schemaName: "x", schema: {}, corrections: [] }, "json_schema")), {
         request: simRequest("planner", { goal: GOAL }, { trial: t }),
         attempt: 0,
         timeoutMs: 1,

@@ -73,9 +73,9 @@ export function createSimAdapter(role: RoleConfig, env: SimEnv): ProviderAdapter
       };
     },
 
-    async send(_body, { request, attempt }: SendOptions): Promise<Reply> {
-      const hints = request.sim;
-      if (!hints) throw new TransportError("bad_request", "the sim provider needs request.sim (structured hints)");
+    async send(_bodyJson, { request, attempt }: SendOptions): Promise<Reply> {
+      const hints = request?.sim;
+      if (!request || !hints) throw new TransportError("bad_request", "the sim provider needs request.sim (structured hints)");
       const coordinates = [env.runSeed, request.itemId, request.trial, request.round, request.role] as const;
       const attemptRng = createRng(...coordinates, "attempt", attempt);
       const profile = request.role === "planner" ? env.profile.planner : env.profile.critic;

@@ -1,0 +1,34 @@
+// The worker thread of send-thread.ts: builds each role's adapter from its setup and makes the
+// sends it is handed, answering each with its outcome and the exchange's timestamps.
+import { parentPort } from "node:worker_threads";
+import { TransportError, type ProviderAdapter, type TransportTiming } from "./adapter.ts";
+import { createLiveAdapter, preloadLive } from "./live.ts";
+import type { FromThread, ToThread } from "./send-thread.ts";
+
+const port = parentPort!;
+const now = () => performance.timeOrigin + performance.now();
+const adapters: Promise<ProviderAdapter>[] = [];
+
+port.on("message", (m: ToThread) => {
+  if (m.kind === "send") return void send(m);
+  // A load failure is left to the first send, which loads again and reports it.
+  if (m.kind === "preload") return void Promise.all(m.providers.map(preloadLive)).catch(() => undefined);
+  const adapter = createLiveAdapter(m.setup.provider, m.setup.role, { apiKey: m.setup.apiKey, now });
+  // A load failure is the send's to report.
+  adapter.catch(() => undefined);
+  adapters[m.adapter] = adapter;
+});
+
+async function send(m: Extract<ToThread, { kind: "send" }>): Promise<void> {
+  const timing: TransportTiming = { startedAt: null, endedAt: null };
+  const out: FromThread = { id: m.id, startedAt: null, endedAt: null };
+  try {
+    out.reply = await (await adapters[m.adapter]!).send(m.json, { timeoutMs: m.timeoutMs, attempt: m.attempt, timing });
+  } catch (e) {
+    if (e instanceof TransportError) out.failure = { errorClass: e.errorClass, message: e.message, httpStatus: e.httpStatus, retryAfterMs: e.retryAfterMs };
+    else out.thrown = e instanceof Error ? { name: e.name, message: e.message } : { name: "Error", message: String(e) };
+  }
+  out.startedAt = timing.startedAt;
+  out.endedAt = timing.endedAt;
+  port.postMessage(out);
+}

@@ -1,0 +1,123 @@
+import { Worker } from "node:worker_threads";
+import { TransportError, type ProviderAdapter, type Reply, type SendOptions, type TransportErrorClass, type TransportTiming } from "./adapter.ts";
+import type { LiveProvider } from "./api-keys.ts";
+import type { RoleConfig } from "./config.ts";
+
+/** What a role's adapter is built from; the thread builds its twin from the same. */
+export interface LiveSetup {
+  provider: LiveProvider;
+  role: RoleConfig;
+  apiKey: string | undefined;
+}
+
+/** Client to thread: SDKs to load ahead, a role's adapter to build (once per thread), or one send. */
+export type ToThread =
+  | { kind: "preload"; providers: LiveProvider[] }
+  | { kind: "setup"; adapter: number; setup: LiveSetup }
+  | { kind: "send"; id: number; adapter: number; json: string; timeoutMs: number; attempt: number };
+
+/** Thread to client: how one send ended, with the exchange's timestamps. */
+export interface FromThread {
+  id: number;
+  startedAt: number | null;
+  endedAt: number | null;
+  reply?: Reply;
+  failure?: { errorClass: TransportErrorClass; message: string; httpStatus: number | null; retryAfterMs: number | null };
+  /** A throw that was no TransportError (an answer the adapter could not read), by name and message. */
+  thrown?: { name: string; message: string };
+}
+
+/**
+ * Sends HTTP requests on a worker thread of their own. The SDK's request building and parsing,
+ * the sockets and the timestamps around each exchange run there, so a sweep's event loop (engine,
+ * gates, records) does not delay a call's timing, and the call's work does not queue up the sweep's.
+ */
+export interface SendThread {
+  /** Starts the thread, which loads these providers' SDKs ahead of the first send (none: nothing starts). */
+  warm(providers: readonly LiveProvider[]): void;
+  /** The adapter, its sends made on the thread by a twin built there from the same setup. */
+  adopt(adapter: ProviderAdapter, setup: LiveSetup): ProviderAdapter;
+}
+
+interface Waiting {
+  resolve: (reply: Reply) => void;
+  reject: (e: Error) => void;
+  timing: TransportTiming | undefined;
+}
+
+/** The thread's script, compiled beside this module (every module runs compiled, in dist/). */
+const THREAD_SCRIPT = new URL("./send-thread-worker.js", import.meta.url);
+
+/**
+ * One worker thread, started when warmed or at the first send. It holds the process open only
+ * while a send is in flight. If it dies, every send in flight fails as an answer that was never read (the client
+ * records it, not retried, of unknown cost: the request may have gone out), and the next send
+ * starts a new thread.
+ */
+export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
+  const setups: LiveSetup[] = [];
+  const waiting = new Map<number, Waiting>();
+  let sends = 0;
+  let worker: Worker | null = null;
+  /** How many setups the running thread has been given. */
+  let given = 0;
+
+  function running(): Worker {
+    if (worker === null) {
+      // No inherited flags: a preload or a profiler meant for the process is not the thread's.
+      const started = new Worker(script, { execArgv: [] });
+      started.on("message", settle);
+      started.on("error", (e) => stopped(started, e.message));
+      started.on("exit", (code) => stopped(started, `it exited with code ${code}`));
+      started.unref();
+      worker = started;
+      given = 0;
+    }
+    for (; given < setups.length; given++) worker.postMessage({ kind: "setup", adapter: given, setup: setups[given]! } satisfies ToThread);
+    return worker;
+  }
+
+  function stopped(which: Worker, why: string): void {
+    if (worker !== which) return;
+    worker = null;
+    const lost = [...waiting.values()];
+    waiting.clear();
+    for (const w of lost) w.reject(new Error(`the HTTP thread stopped: ${why}`));
+  }
+
+  function settle(m: FromThread): void {
+    const w = waiting.get(m.id);
+    if (w === undefined) return;
+    waiting.delete(m.id);
+    if (waiting.size === 0) worker?.unref();
+    if (w.timing) Object.assign(w.timing, { startedAt: m.startedAt, endedAt: m.endedAt });
+    if (m.reply) return w.resolve(m.reply);
+    if (m.failure) return w.reject(new TransportError(m.failure.errorClass, m.failure.message, m.failure.httpStatus, m.failure.retryAfterMs));
+    w.reject(Object.assign(new Error(m.thrown?.message ?? "no answer from the HTTP thread"), { name: m.thrown?.name ?? "Error" }));
+  }
+
+  function send(adapter: number, bodyJson: string, options: SendOptions): Promise<Reply> {
+    return new Promise((resolve, reject) => {
+      const thread = running();
+      thread.ref();
+      const id = sends++;
+      waiting.set(id, { resolve, reject, timing: options.timing });
+      thread.postMessage({ kind: "send", id, adapter, json: bodyJson, timeoutMs: options.timeoutMs, attempt: options.attempt } satisfies ToThread);
+    });
+  }
+
+  return {
+    warm(providers) {
+      if (providers.length > 0) running().postMessage({ kind: "preload", providers: [...providers] } satisfies ToThread);
+    },
+    adopt(adapter, setup) {
+      const index = setups.push(setup) - 1;
+      return { ...adapter, send: (bodyJson, options) => send(index, bodyJson, options) };
+    },
+  };
+}
+
+let shared: SendThread | undefined;
+
+/** The process's one HTTP thread: every sweep of the process sends through it, so each SDK loads once. */
+export const sharedSendThread = (): SendThread => (shared ??= createSendThread());
