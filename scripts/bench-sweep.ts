@@ -19,8 +19,8 @@
 // same trials, each lasting the sum of its calls' server delays, list-scheduled in the sweep's
 // dispatch order on C slots: the window a harness that cost nothing would take. "overhead per
 // call" is recorded latency_ms minus the server's delay (targets: window / ideal <= 1.05,
-// overhead <= 2 ms at C = 64). "busy" is the event loop's active time while the trials ran (the
-// manifest's operational.event_loop), per call. CPU per call: the process's CPU time (user +
+// overhead <= 2 ms at C = 64). "busy" is the main thread's event loop active time while the trials
+// ran (the manifest's operational.event_loop), per call; the sends run on the HTTP thread. CPU per call: the process's CPU time (user +
 // system, all threads) while the trials ran, from the same place (target < 1 ms), and the whole
 // command's (start-up, corpus and reports included). "SDK+HTTP" is the floor under it, measured
 // in the same run: as many calls, at the same C, against the same server, sent by the OpenAI
