@@ -20,7 +20,8 @@
 // dispatch order on C slots: the window a harness that cost nothing would take. "overhead per
 // call" is recorded latency_ms minus the server's delay (targets: window / ideal <= 1.05,
 // overhead <= 2 ms at C = 64). "busy" is the main thread's event loop active time while the trials
-// ran (the manifest's operational.event_loop), per call; the sends run on the HTTP thread. CPU per call: the process's CPU time (user +
+// ran (the manifest's operational.event_loop), per call; the sends run on the HTTP thread, whose
+// loop delay (operational.http_thread_loop) is printed beside the main thread's. CPU per call: the process's CPU time (user +
 // system, all threads) while the trials ran, from the same place (target < 1 ms), and the whole
 // command's (start-up, corpus and reports included). "SDK+HTTP" is the floor under it, measured
 // in the same run: as many calls, at the same C, against the same server, sent by the OpenAI
@@ -147,7 +148,7 @@ async function live(rounds: number): Promise<void> {
   const upstream = await startUpstream();
   const seen = new Map<number, LiveCase[]>();
   console.log(`live: fieldtest run --provider openai against the upstream-shaped server (planner ~110 ms, critic ~48 ms); load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-  console.log("   C  trials  calls   ideal    window  ratio   overhead/call ms (mean p50 p95)   loop p99 ms  busy ms/call  CPU ms/call (trials, command, SDK+HTTP, rest, server)  load");
+  console.log("   C  trials  calls   ideal    window  ratio   overhead/call ms (mean p50 p95)   loop p99 ms (main, HTTP thread)  busy ms/call  CPU ms/call (trials, command, SDK+HTTP, rest, server)  load");
   try {
     // Rounds alternate the concurrencies, so a change in the shared host's state spreads over all of them.
     for (let round = 0; round < rounds; round++) for (const c of [8, 32, 64]) {
@@ -175,14 +176,14 @@ async function live(rounds: number): Promise<void> {
       const overhead = calls.map((call) => call.latency - call.delay!);
       const mean = overhead.reduce((a, b) => a + b, 0) / overhead.length;
       const usage = JSON.parse(readFileSync(usageFile, "utf8")) as { cpuMs: number };
-      const loop = readManifest(dir).operational.event_loop;
+      const { event_loop: loop, http_thread_loop: thread } = readManifest(dir).operational;
       if (!loop) throw new Error(`live C=${c}: the manifest has no event-loop figures`);
       const floor = transportFloorCpuMs(upstream.url, c, calls.length) / calls.length;
       // The stand-in upstream shares the 2 cores with the harness: what it spent per call is part of the picture.
       const server = serverBefore === null || serverAfter === null ? "n/a" : ((serverAfter - serverBefore) / calls.length).toFixed(2);
       seen.set(c, [...(seen.get(c) ?? []), { ratio: window / ideal, overheadMs: mean, cpuMs: loop.cpu_ms / calls.length }]);
       console.log(
-        `${String(c).padStart(4)}  ${String(trials.length).padStart(6)}  ${String(calls.length).padStart(5)}  ${(ideal / 1000).toFixed(2).padStart(6)} s  ${(window / 1000).toFixed(2).padStart(6)} s  ${(window / ideal).toFixed(3)}   ${mean.toFixed(2).padStart(6)} ${percentile(overhead, 0.5).toFixed(2).padStart(6)} ${percentile(overhead, 0.95).toFixed(2).padStart(6)}              ${loop.delay_p99_ms.toFixed(1).padStart(6)}       ${(loop.busy_ms / calls.length).toFixed(2).padStart(6)}       ${(loop.cpu_ms / calls.length).toFixed(2).padStart(6)} ${(usage.cpuMs / calls.length).toFixed(2).padStart(6)} ${floor.toFixed(2).padStart(6)} ${(loop.cpu_ms / calls.length - floor).toFixed(2).padStart(6)} ${server.padStart(6)}        ${loadavg()[0]!.toFixed(2)}`,
+        `${String(c).padStart(4)}  ${String(trials.length).padStart(6)}  ${String(calls.length).padStart(5)}  ${(ideal / 1000).toFixed(2).padStart(6)} s  ${(window / 1000).toFixed(2).padStart(6)} s  ${(window / ideal).toFixed(3)}   ${mean.toFixed(2).padStart(6)} ${percentile(overhead, 0.5).toFixed(2).padStart(6)} ${percentile(overhead, 0.95).toFixed(2).padStart(6)}              ${loop.delay_p99_ms.toFixed(1).padStart(6)} ${(thread?.delay_p99_ms.toFixed(1) ?? "n/a").padStart(6)}           ${(loop.busy_ms / calls.length).toFixed(2).padStart(6)}       ${(loop.cpu_ms / calls.length).toFixed(2).padStart(6)} ${(usage.cpuMs / calls.length).toFixed(2).padStart(6)} ${floor.toFixed(2).padStart(6)} ${(loop.cpu_ms / calls.length - floor).toFixed(2).padStart(6)} ${server.padStart(6)}        ${loadavg()[0]!.toFixed(2)}`,
       );
     }
     if (rounds > 1) {

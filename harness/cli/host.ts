@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { PACKAGE_VERSION } from "../package.ts";
-import { monitorEventLoop } from "../run/event-loop.ts";
+import { monitorEventLoop } from "../../src/event-loop.ts";
 import type { SweepHost } from "../run/sweep.ts";
 
 /**

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { InputError, loadFile } from "../../src/formats/load.ts";
 import { DecisionContextSchema, SpendSchema } from "../../src/formats/records.ts";
 import { publicBaseUrl } from "../../src/providers/endpoint.ts";
-import { LoopStatsSchema } from "./loop-stats.ts";
+import { LoopDelaySchema, LoopStatsSchema } from "./loop-stats.ts";
 import { redactArgv } from "./redact.ts";
 import { RecordedConfigSchema, recordedConfig } from "./settings.ts";
 import { manifestVersion, RUN_FILES, type TrialHead } from "./store.ts";
@@ -73,6 +73,8 @@ export const ManifestSchema = z.strictObject({
     max_calls: z.number().int().nullable(),
     /** The event loop of the last session while its trials ran: timer delay and busy time (absent in older runs). */
     event_loop: LoopStatsSchema.nullable().optional(),
+    /** The HTTP thread's event loop over the same window, where the calls are timed: null when no call went over HTTP (absent in older runs). */
+    http_thread_loop: LoopDelaySchema.nullable().optional(),
   }),
   canary: z.strictObject({ ok: z.boolean(), failures: z.array(z.string()), results: z.unknown() }).nullable(),
   sessions: z.array(SessionSchema),

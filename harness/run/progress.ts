@@ -1,6 +1,6 @@
 import type { Spend } from "../../src/formats/records.ts";
 import { formatSpend } from "./budget.ts";
-import type { LoopStats } from "./loop-stats.ts";
+import type { LoopDelay } from "../../src/event-loop.ts";
 import type { TrialEvent } from "./execute.ts";
 import { RUN_SUITES, type RunSuite, type TrialWork } from "./work.ts";
 
@@ -31,7 +31,7 @@ export interface ProgressSnapshot {
   slowest: InFlight[];
   elapsedMs: number;
   /** The event loop seen so far (null when not measured). */
-  loop: LoopStats | null;
+  loop: LoopDelay | null;
 }
 
 /** Live counters of one session, fed by trial events; `snapshot` is what the views draw. */
@@ -45,7 +45,7 @@ export class Progress {
     pending: readonly TrialWork[],
     private readonly startedAt: number,
     private readonly spend: () => SessionSpend,
-    private readonly loop: () => LoopStats | null = () => null,
+    private readonly loop: () => LoopDelay | null = () => null,
   ) {
     for (const s of RUN_SUITES) {
       const total = all.filter((t) => t.suite === s).length;
@@ -107,9 +107,9 @@ export function progressLine(p: ProgressSnapshot): string {
   return `[${formatDuration(p.elapsedMs)}] ${suites}  ${p.rate.toFixed(1)}/s  eta ${formatDuration(p.etaMs)}  calls ${p.spend.calls}  spent ${formatSpend(p.spend)}${loopText(p.loop)}${slow}`;
 }
 
-/** `  loop p99 3.1 ms, busy 42%` when the event loop is measured. */
-export function loopText(l: LoopStats | null): string {
-  return l ? `  loop p99 ${l.delay_p99_ms.toFixed(1)} ms, busy ${Math.round(l.utilization * 100)}%` : "";
+/** `  loop p99 3.1 ms, busy 42%` when the event loop is measured (`label` names another loop). */
+export function loopText(l: LoopDelay | null, label = "loop"): string {
+  return l ? `  ${label} p99 ${l.delay_p99_ms.toFixed(1)} ms, busy ${Math.round(l.utilization * 100)}%` : "";
 }
 
 export interface ProgressReporter {

@@ -5,7 +5,7 @@ import type { SimProfile } from "../../src/providers/sim/profile.ts";
 import { trialKey, type Role, type Spend } from "../../src/formats/records.ts";
 import type { AttemptEvent } from "../../src/providers/types.ts";
 import type { ConfigFile } from "../config.ts";
-import type { LoopMonitor } from "./event-loop.ts";
+import type { LoopDelay, LoopMonitor } from "../../src/event-loop.ts";
 import { BudgetGuard, estimateSweep, formatSpend, refuseByEstimate, type PriceOf, type SweepEstimate } from "./budget.ts";
 import { executeTrials, StopControl, type TrialExecutor } from "./execute.ts";
 import { NO_SPEND, readSpend, SpendJournal, SpendTally } from "./journal.ts";
@@ -51,6 +51,8 @@ export interface SweepEngine {
   checkApiKeys(config: RunConfig): void;
   /** Starts loading what the run's providers need before their first call (an SDK on the HTTP thread), while the sweep prepares. */
   warmUp?(config: RunConfig): void;
+  /** Watches the event loop of the thread that makes and times the run's HTTP calls, while the trials run; null when the run makes none. */
+  watchSendLoop?(config: RunConfig): { stop(): Promise<LoopDelay | null> } | null;
   createExecutor(config: RunConfig, corpus: Corpus, hooks: CallHooks): TrialExecutor;
   /**
    * Writes summary.json, report.md, report.html and trials.csv; returns the paths, the headline
@@ -340,6 +342,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     const pending = pendingTrials(prep.owned, prep.recorded, cli.retryErrors === true);
     const written = new Set<string>();
     loop = host.monitorEventLoop?.() ?? null;
+    const sendLoop = engine.watchSendLoop?.(resolved.config) ?? null;
     const progress = new Progress(prep.owned, pending, host.now().getTime(), () => tally.session(session.id), () => loop?.read() ?? null);
     const stopWhenTripped = () => {
       if (guard.tripped !== null && stop.mode === "run") stop.stop("drain", guard.tripped);
@@ -411,6 +414,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     reporter = null;
     manifest.operational.event_loop = loop?.stop() ?? null;
     loop = null;
+    manifest.operational.http_thread_loop = (await sendLoop?.stop()) ?? null;
     if (storageFailure !== null) throw storageFailure;
 
     if (stop.reason === "interrupted") {
@@ -474,7 +478,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     out.write(`\n${formatSummary(summarizeByCategory(recorded, prep.items))}\n`);
     if (report?.headline.length) out.write(`\n${report.headline.join("\n")}\n`);
     const spent = tally.total();
-    out.write(`\nspent ${spent.calls} calls, ${formatSpend(spent)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}${loopText(manifest.operational.event_loop ?? null)}\n`);
+    out.write(`\nspent ${spent.calls} calls, ${formatSpend(spent)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}${loopText(manifest.operational.event_loop ?? null)}${loopText(manifest.operational.http_thread_loop ?? null, "HTTP thread")}\n`);
     if (manifest.plan.shard) out.write(`shard ${manifest.plan.shard.index}/${manifest.plan.shard.count}: merge the shards with  npx --no-install fieldtest merge DIR... --out DIR\n`);
     out.write(`wrote:\n${paths.map((p) => `  ${p}`).join("\n")}\n`);
     // Errors carry no verdict: a run of mostly errors is an outage, whatever its summary says.

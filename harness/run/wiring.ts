@@ -138,6 +138,7 @@ export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisi
   const sendThread = sharedSendThread();
   return {
     warmUp: (config) => sendThread.warm(liveProvidersOf(config.client)),
+    watchSendLoop: (config) => (liveProvidersOf(config.client).length > 0 ? sendThread.watchLoop() : null),
     loadCorpus: () => loadCorpus(corpusRoot),
     loadProfile: loadSimProfile,
     runCanaries: (config) => runCanaries({ packs: packsFor(config).all }),

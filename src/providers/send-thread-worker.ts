@@ -1,16 +1,26 @@
 // The worker thread of send-thread.ts: builds each role's adapter from its setup and makes the
 // sends it is handed, answering each with its outcome and the exchange's timestamps.
 import { parentPort } from "node:worker_threads";
+import { monitorLoopDelay, type LoopMonitor, type LoopDelay } from "../event-loop.ts";
 import { TransportError, type ProviderAdapter, type TransportTiming } from "./adapter.ts";
 import { createLiveAdapter, preloadLive } from "./live.ts";
-import type { FromThread, ToThread } from "./send-thread.ts";
+import type { FromThread, SendEnd, ToThread } from "./send-thread.ts";
 
 const port = parentPort!;
 const now = () => performance.timeOrigin + performance.now();
 const adapters: Promise<ProviderAdapter>[] = [];
+let loop: LoopMonitor<LoopDelay> | null = null;
 
 port.on("message", (m: ToThread) => {
   if (m.kind === "send") return void send(m);
+  if (m.kind === "watch-loop") {
+    loop?.stop();
+    return void (loop = monitorLoopDelay());
+  }
+  if (m.kind === "report-loop") {
+    port.postMessage({ kind: "loop", loop: loop?.stop() ?? null } satisfies FromThread);
+    return void (loop = null);
+  }
   // A load failure is left to the first send, which loads again and reports it.
   if (m.kind === "preload") return void Promise.all(m.providers.map(preloadLive)).catch(() => undefined);
   const adapter = createLiveAdapter(m.setup.provider, m.setup.role, { apiKey: m.setup.apiKey, now });
@@ -21,7 +31,7 @@ port.on("message", (m: ToThread) => {
 
 async function send(m: Extract<ToThread, { kind: "send" }>): Promise<void> {
   const timing: TransportTiming = { startedAt: null, endedAt: null };
-  const out: FromThread = { id: m.id, startedAt: null, endedAt: null };
+  const out: SendEnd = { kind: "sent", id: m.id, startedAt: null, endedAt: null };
   try {
     out.reply = await (await adapters[m.adapter]!).send(m.json, { timeoutMs: m.timeoutMs, attempt: m.attempt, timing });
   } catch (e) {

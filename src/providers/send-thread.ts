@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import type { LoopDelay } from "../event-loop.ts";
 import { TransportError, type ProviderAdapter, type Reply, type SendOptions, type TransportErrorClass, type TransportTiming } from "./adapter.ts";
 import type { LiveProvider } from "./api-keys.ts";
 import type { RoleConfig } from "./config.ts";
@@ -10,14 +11,19 @@ export interface LiveSetup {
   apiKey: string | undefined;
 }
 
-/** Client to thread: SDKs to load ahead, a role's adapter to build (once per thread), or one send. */
+/** Client to thread: SDKs to load ahead, a role's adapter to build (once per thread), one send, or its event loop to watch and report. */
 export type ToThread =
   | { kind: "preload"; providers: LiveProvider[] }
   | { kind: "setup"; adapter: number; setup: LiveSetup }
-  | { kind: "send"; id: number; adapter: number; json: string; timeoutMs: number; attempt: number };
+  | { kind: "send"; id: number; adapter: number; json: string; timeoutMs: number; attempt: number }
+  | { kind: "watch-loop" }
+  | { kind: "report-loop" };
 
-/** Thread to client: how one send ended, with the exchange's timestamps. */
-export interface FromThread {
+/** Thread to client: how one send ended, with the exchange's timestamps; or what its event loop was like since it was asked to watch it. */
+export type FromThread = SendEnd | { kind: "loop"; loop: LoopDelay | null };
+
+export interface SendEnd {
+  kind: "sent";
   id: number;
   startedAt: number | null;
   endedAt: number | null;
@@ -35,6 +41,8 @@ export interface FromThread {
 export interface SendThread {
   /** Starts the thread, which loads these providers' SDKs ahead of the first send (none: nothing starts). */
   warm(providers: readonly LiveProvider[]): void;
+  /** Watches the running thread's event loop, where calls are timed, until stopped; null when no thread runs. */
+  watchLoop(): { stop(): Promise<LoopDelay | null> } | null;
   /** The adapter, its sends made on the thread by a twin built there from the same setup. */
   adopt(adapter: ProviderAdapter, setup: LiveSetup): ProviderAdapter;
 }
@@ -66,7 +74,7 @@ export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
     if (worker === null) {
       // No inherited flags: a preload or a profiler meant for the process is not the thread's.
       const started = new Worker(script, { execArgv: [] });
-      started.on("message", settle);
+      started.on("message", received);
       started.on("error", (e) => stopped(started, e.message));
       started.on("exit", (code) => stopped(started, `it exited with code ${code}`));
       started.unref();
@@ -83,9 +91,18 @@ export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
     const lost = [...waiting.values()];
     waiting.clear();
     for (const w of lost) w.reject(new Error(`the HTTP thread stopped: ${why}`));
+    for (const report of loopReports.splice(0)) report(null);
   }
 
-  function settle(m: FromThread): void {
+  /** Answers to report-loop, in the order asked (the thread answers in order). */
+  const loopReports: ((loop: LoopDelay | null) => void)[] = [];
+
+  function received(m: FromThread): void {
+    if (m.kind === "loop") return loopReports.shift()?.(m.loop);
+    settle(m);
+  }
+
+  function settle(m: SendEnd): void {
     const w = waiting.get(m.id);
     if (w === undefined) return;
     waiting.delete(m.id);
@@ -109,6 +126,23 @@ export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
   return {
     warm(providers) {
       if (providers.length > 0) running().postMessage({ kind: "preload", providers: [...providers] } satisfies ToThread);
+    },
+    watchLoop() {
+      const thread = worker;
+      if (thread === null) return null;
+      thread.postMessage({ kind: "watch-loop" } satisfies ToThread);
+      return {
+        stop: () =>
+          new Promise<LoopDelay | null>((resolve) => {
+            // The same thread, or none: a thread started since never watched this window.
+            if (worker !== thread) return resolve(null);
+            loopReports.push(resolve);
+            thread.ref();
+            thread.postMessage({ kind: "report-loop" } satisfies ToThread);
+          }).finally(() => {
+            if (waiting.size === 0) worker?.unref();
+          }),
+      };
     },
     adopt(adapter, setup) {
       const index = setups.push(setup) - 1;

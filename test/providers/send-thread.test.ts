@@ -69,6 +69,20 @@ describe("sends made on the HTTP thread", () => {
     expect(there).toEqual(here);
   });
 
+  it("report the thread's event loop over a window, and nothing where no thread runs", async () => {
+    expect(createSendThread(THREAD_SCRIPT).watchLoop()).toBeNull();
+    const scenario = SCENARIOS[0]!;
+    await callThrough(scenario, await scenarioServer(scenario), thread);
+    const watch = thread.watchLoop()!;
+    await callThrough(scenario, await scenarioServer(scenario), thread);
+    // Long enough for the thread's loop to be sampled (every 10 ms).
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    const seen = await watch.stop();
+    expect(seen).toMatchObject({ delay_p50_ms: expect.any(Number), delay_p99_ms: expect.any(Number), busy_ms: expect.any(Number), utilization: expect.any(Number) });
+    expect(seen!.delay_p50_ms).toBeLessThanOrEqual(seen!.delay_max_ms);
+    expect(seen).not.toHaveProperty("cpu_ms");
+  });
+
   it("time each exchange on the thread: a call's latency is the server's time, not zero and not the client's work", async () => {
     const server = await startServer([{ status: 200, body: chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER)), delayMs: 60 }]);
     const role: RoleConfig = { provider: "openai", model: "m-1", baseUrl: `${server.url}/v1` };

@@ -39,17 +39,19 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
     expect(host.stdout.text).toContain(join(out, "trials.jsonl"));
   });
 
-  it("records the event loop it saw in the manifest and prints it with the totals", async () => {
+  it("records the event loops it saw (its own, and the HTTP thread's) in the manifest and prints them with the totals", async () => {
     const out = join(tempDir(), "run");
     const seen = { delay_p50_ms: 0.5, delay_p99_ms: 4.25, delay_max_ms: 12, busy_ms: 840, utilization: 0.42, cpu_ms: 610 };
+    const onThread = { delay_p50_ms: 0.2, delay_p99_ms: 1.5, delay_max_ms: 3, busy_ms: 300, utilization: 0.15 };
     const host = { ...testHost(), monitorEventLoop: () => ({ read: () => seen, stop: () => seen }) };
-    expect(await runSweep(cli({ trials: "2", out }), {}, fakeEngine(corpus, { sleep: tick }), host)).toBe(0);
-    expect(readManifest(out).operational.event_loop).toEqual(seen);
-    expect(host.stdout.text).toContain("loop p99 4.3 ms, busy 42%");
+    const engine = { ...fakeEngine(corpus, { sleep: tick }), watchSendLoop: () => ({ stop: async () => onThread }) };
+    expect(await runSweep(cli({ trials: "2", out }), {}, engine, host)).toBe(0);
+    expect(readManifest(out).operational).toMatchObject({ event_loop: seen, http_thread_loop: onThread });
+    expect(host.stdout.text).toContain("loop p99 4.3 ms, busy 42%  HTTP thread p99 1.5 ms, busy 15%");
     // without a monitor it is not measured, and says so
     const plain = join(tempDir(), "run");
     expect(await runSweep(cli({ trials: "2", out: plain }), {}, fakeEngine(corpus, { sleep: tick }), testHost())).toBe(0);
-    expect(readManifest(plain).operational.event_loop).toBeNull();
+    expect(readManifest(plain).operational).toMatchObject({ event_loop: null, http_thread_loop: null });
   });
 
   it("--dry-run prints the estimate per role and how it is derived, and writes nothing", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { monitorEventLoop } from "../../harness/run/event-loop.ts";
+import { monitorEventLoop, monitorLoopDelay } from "../src/event-loop.ts";
 
 describe("event-loop monitor", () => {
   it("sees a loop that was blocked, and reports nothing before its first sample", async () => {
@@ -17,5 +17,16 @@ describe("event-loop monitor", () => {
     expect(seen.busy_ms).toBeGreaterThanOrEqual(50);
     expect(seen.cpu_ms).toBeGreaterThanOrEqual(1);
     expect(seen.utilization).toBeGreaterThan(0);
+  });
+
+  it("watches a loop's delay and busy time alone where the process's CPU is not the thread's", async () => {
+    const monitor = monitorLoopDelay(1);
+    await new Promise((r) => setTimeout(r, 20));
+    const block = Date.now() + 30;
+    while (Date.now() < block);
+    await new Promise((r) => setTimeout(r, 20));
+    const seen = monitor.stop()!;
+    expect(Object.keys(seen).sort()).toEqual(["busy_ms", "delay_max_ms", "delay_p50_ms", "delay_p99_ms", "utilization"]);
+    expect(seen.delay_max_ms).toBeGreaterThanOrEqual(20);
   });
 });
