@@ -58,13 +58,15 @@ const THREAD_SCRIPT = new URL("./send-thread-worker.js", import.meta.url);
 
 /**
  * One worker thread, started when warmed or at the first send. It holds the process open only
- * while a send is in flight. If it dies, every send in flight fails as an answer that was never read (the client
- * records it, not retried, of unknown cost: the request may have gone out), and the next send
- * starts a new thread.
+ * while a send or a loop report is awaited. If it dies, every send in flight fails as an answer
+ * that was never read (the client records it, not retried, of unknown cost: the request may have
+ * gone out), and the next send starts a new thread.
  */
 export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
   const setups: LiveSetup[] = [];
   const waiting = new Map<number, Waiting>();
+  /** Answers to report-loop, in the order asked (the thread answers in order). */
+  const loopReports: ((loop: LoopDelay | null) => void)[] = [];
   let sends = 0;
   let worker: Worker | null = null;
   /** How many setups the running thread has been given. */
@@ -77,9 +79,9 @@ export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
       started.on("message", received);
       started.on("error", (e) => stopped(started, e.message));
       started.on("exit", (code) => stopped(started, `it exited with code ${code}`));
-      started.unref();
       worker = started;
       given = 0;
+      holdOpenWhileAwaited();
     }
     for (; given < setups.length; given++) worker.postMessage({ kind: "setup", adapter: given, setup: setups[given]! } satisfies ToThread);
     return worker;
@@ -94,11 +96,18 @@ export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
     for (const report of loopReports.splice(0)) report(null);
   }
 
-  /** Answers to report-loop, in the order asked (the thread answers in order). */
-  const loopReports: ((loop: LoopDelay | null) => void)[] = [];
+  /** One rule for the process's liveness: the thread holds it open exactly while a send or a loop report is awaited. */
+  function holdOpenWhileAwaited(): void {
+    if (waiting.size + loopReports.length > 0) worker?.ref();
+    else worker?.unref();
+  }
 
   function received(m: FromThread): void {
-    if (m.kind === "loop") return loopReports.shift()?.(m.loop);
+    if (m.kind === "loop") {
+      const report = loopReports.shift();
+      holdOpenWhileAwaited();
+      return report?.(m.loop);
+    }
     settle(m);
   }
 
@@ -106,7 +115,7 @@ export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
     const w = waiting.get(m.id);
     if (w === undefined) return;
     waiting.delete(m.id);
-    if (waiting.size === 0) worker?.unref();
+    holdOpenWhileAwaited();
     if (w.timing) Object.assign(w.timing, { startedAt: m.startedAt, endedAt: m.endedAt });
     if (m.reply) return w.resolve(m.reply);
     if (m.failure) return w.reject(new TransportError(m.failure.errorClass, m.failure.message, m.failure.httpStatus, m.failure.retryAfterMs));
@@ -116,9 +125,9 @@ export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
   function send(adapter: number, bodyJson: string, options: SendOptions): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const thread = running();
-      thread.ref();
       const id = sends++;
       waiting.set(id, { resolve, reject, timing: options.timing });
+      holdOpenWhileAwaited();
       thread.postMessage({ kind: "send", id, adapter, json: bodyJson, timeoutMs: options.timeoutMs, attempt: options.attempt } satisfies ToThread);
     });
   }
@@ -137,10 +146,8 @@ export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
             // The same thread, or none: a thread started since never watched this window.
             if (worker !== thread) return resolve(null);
             loopReports.push(resolve);
-            thread.ref();
+            holdOpenWhileAwaited();
             thread.postMessage({ kind: "report-loop" } satisfies ToThread);
-          }).finally(() => {
-            if (waiting.size === 0) worker?.unref();
           }),
       };
     },
