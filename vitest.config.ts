@@ -31,7 +31,7 @@ export default defineConfig({
   plugins: [compiledSources()],
   test: {
     include: ["test/**/*.test.ts"],
-    globalSetup: ["test/setup/build.ts"],
+    globalSetup: ["test/setup/build.ts", "test/setup/temp-root.ts"],
     // scripts/bench-tests.ts asks for each file's CPU time.
     setupFiles: ["test/setup/zod-compile.ts", ...(process.env.FIELDTEST_CPU_BY_FILE ? ["test/setup/cpu-by-file.ts"] : [])],
     testTimeout: 60_000,

@@ -4,6 +4,7 @@ import { parentPort } from "node:worker_threads";
 import { monitorLoopDelay, type LoopMonitor, type LoopDelay } from "../event-loop.ts";
 import { TransportError, type ProviderAdapter, type TransportTiming } from "./adapter.ts";
 import { createLiveAdapter, preloadLive } from "./live.ts";
+import { onePerTurn } from "./one-per-turn.ts";
 import type { FromThread, SendEnd, ToThread } from "./send-thread.ts";
 
 const port = parentPort!;
@@ -11,8 +12,11 @@ const now = () => performance.timeOrigin + performance.now();
 const adapters: Promise<ProviderAdapter>[] = [];
 let loop: LoopMonitor<LoopDelay> | null = null;
 
+/** Sends start one per turn of the loop: a sweep's first wave (every slot at once) reaches the thread as one burst. */
+const enqueue = onePerTurn(send);
+
 port.on("message", (m: ToThread) => {
-  if (m.kind === "send") return void send(m);
+  if (m.kind === "send") return enqueue(m);
   if (m.kind === "watch-loop") {
     loop?.stop();
     return void (loop = monitorLoopDelay());
