@@ -1,10 +1,13 @@
-// The worker thread of send-thread.ts: builds each role's adapter from its setup and makes the
-// sends it is handed, answering each with its outcome and the exchange's timestamps.
+// The worker thread of send-thread.ts: loads the SDKs and rehearses their send paths while the
+// sweep loads its corpus, builds each role's adapter from its setup, and makes the sends it is
+// handed, answering each with its outcome and the exchange's timestamps.
 import { parentPort } from "node:worker_threads";
 import { monitorLoopDelay, type LoopMonitor, type LoopDelay } from "../event-loop.ts";
 import { TransportError, type ProviderAdapter, type TransportTiming } from "./adapter.ts";
+import type { LiveProvider } from "./api-keys.ts";
 import { createLiveAdapter, preloadLive } from "./live.ts";
 import { onePerTurn } from "./one-per-turn.ts";
+import { rehearse } from "./rehearsal.ts";
 import type { FromThread, SendEnd, ToThread } from "./send-thread.ts";
 
 const port = parentPort!;
@@ -14,9 +17,20 @@ let loop: LoopMonitor<LoopDelay> | null = null;
 
 /** Sends start one per turn of the loop: a sweep's first wave (every slot at once) reaches the thread as one burst. */
 const enqueue = onePerTurn(send);
+/** Whether a real send has come: the rehearsal gives way to it. */
+let sending = false;
+
+/** Loads the providers' SDKs, then rehearses their send paths until the first real send comes. */
+async function preload(providers: LiveProvider[]): Promise<void> {
+  await Promise.all(providers.map(preloadLive));
+  for (const provider of providers) await rehearse(provider, { done: () => sending });
+}
 
 port.on("message", (m: ToThread) => {
-  if (m.kind === "send") return enqueue(m);
+  if (m.kind === "send") {
+    sending = true;
+    return enqueue(m);
+  }
   if (m.kind === "watch-loop") {
     loop?.stop();
     return void (loop = monitorLoopDelay());
@@ -25,8 +39,8 @@ port.on("message", (m: ToThread) => {
     port.postMessage({ kind: "loop", loop: loop?.stop() ?? null } satisfies FromThread);
     return void (loop = null);
   }
-  // A load failure is left to the first send, which loads again and reports it.
-  if (m.kind === "preload") return void Promise.all(m.providers.map(preloadLive)).catch(() => undefined);
+  // A load failure is left to the first send, which loads again and reports it; a failed rehearsal only leaves the code cold.
+  if (m.kind === "preload") return void preload(m.providers).catch(() => undefined);
   const adapter = createLiveAdapter(m.setup.provider, m.setup.role, { apiKey: m.setup.apiKey, now });
   // A load failure is the send's to report.
   adapter.catch(() => undefined);
