@@ -8,7 +8,7 @@ export const NODE_FLAGS = ["--single-threaded"];
 /**
  * The same for the short sweep processes the crash tests start and kill, which also stop at V8's
  * baseline compiler: optimizing code they run for a second never pays back (15% less CPU per
- * process, five paired runs of test/run/fixtures/sweep-child.ts). The workers keep the optimizing
+ * process, five paired runs of a killed sweep). The workers keep the optimizing
  * compilers: the engine's hot loops run in them for minutes.
  */
 export const CHILD_NODE_FLAGS = [...NODE_FLAGS, "--max-opt=1"];

@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { execa } from "execa";
 import pLimit from "p-limit";
 import { afterAll, describe, expect, it } from "vitest";
 import { readSpend } from "../../harness/run/journal.ts";
@@ -11,11 +10,8 @@ import { realEngine } from "../../harness/run/wiring.ts";
 import type { ConfigFile } from "../../harness/config.ts";
 import type { FakeServer } from "../providers/fake-server.ts";
 import { PRICE_PER_CALL, startCountingServer, type CountingOptions } from "../providers/counting-server.ts";
-import { compiled } from "../helpers/compiled.ts";
-import { CHILD_NODE_FLAGS } from "../helpers/node-flags.ts";
-import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
+import { cli, smallCorpus, sweepProcess, tempDir, testHost } from "./helpers.ts";
 
-const CHILD = compiled(join(import.meta.dirname, "fixtures", "sweep-child.ts"));
 const KILL_POINTS = 10;
 const CONCURRENCY = 4;
 const root = tempDir("ft-crash-budget-");
@@ -24,6 +20,8 @@ const corpusRoot = smallCorpus(root, 0, 4);
 const SWEEP = { suite: "boundary", trials: "4", concurrency: String(CONCURRENCY), provider: "openai", model: "gpt-4o-mini" };
 /** Small per-call assumptions, so the start-of-run estimate fits the ceilings and the ceiling binds mid-run. */
 const FILE: ConfigFile = { estimate: { roundsPerGoal: 1, planner: { inputTokens: 10, outputTokens: 10 }, critic: { inputTokens: 10, outputTokens: 10 } } };
+const CONFIG = join(root, "fieldtest.config.json");
+writeFileSync(CONFIG, JSON.stringify(FILE));
 
 const servers: FakeServer[] = [];
 afterAll(async () => {
@@ -40,7 +38,7 @@ interface Killed {
 }
 
 /**
- * Runs the sweep in a child process against a counting server that SIGKILLs the child as its
+ * Runs the sweep in a process of its own (the binary) against a counting server that SIGKILLs the child as its
  * k-th request arrives (before answering it), then resumes the run twice in this process.
  */
 async function killAndResume(k: number, limit: Record<string, string>, server: Partial<CountingOptions> = {}): Promise<Killed & { codes: number[] }> {
@@ -55,10 +53,7 @@ async function killAndResume(k: number, limit: Record<string, string>, server: P
     },
   });
   servers.push(srv);
-  const running = execa(process.execPath, [...CHILD_NODE_FLAGS, CHILD], {
-    env: { FT_CLI: JSON.stringify({ ...SWEEP, ...limit, baseUrl: `${srv.url}/v1`, out }), FT_FILE: JSON.stringify(FILE), FT_CORPUS: corpusRoot, CI: "1" },
-    reject: false,
-  });
+  const running = sweepProcess({ ...SWEEP, ...limit, baseUrl: `${srv.url}/v1`, out, config: CONFIG }, corpusRoot);
   pid = running.pid!;
   const child = await running;
   expect(child.signal, `kill point ${k}: ${child.stderr}`).toBe("SIGKILL");

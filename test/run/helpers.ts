@@ -1,4 +1,5 @@
 import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs";
+import { execa } from "execa";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { loadCorpus } from "../../harness/corpus/load.ts";
@@ -12,9 +13,21 @@ import { engineOutcome } from "../../src/loop/outcome.ts";
 import type { CallRecord, EngineOutcome } from "../../src/formats/records.ts";
 import { DEFAULT_SIM_PROFILE } from "../../src/providers/sim/profile.ts";
 import { createRng } from "../../src/stats/random.ts";
+import { PACKAGE_ROOT } from "../../harness/package.ts";
+import { CHILD_NODE_FLAGS } from "../helpers/node-flags.ts";
 import { call } from "../metrics/builders.ts";
 
 export const tempDir = (prefix = "ft-run-") => mkdtempSync(join(tmpdir(), prefix));
+
+/**
+ * `fieldtest run` in a process of its own, through the binary as a user runs it, for tests that
+ * kill it or race it: `options` as the command line gives them (`maxCalls: "20"` is
+ * `--max-calls 20`), run in the folder that holds `corpusRoot` (the command reads ./corpus).
+ */
+export function sweepProcess(options: Record<string, string>, corpusRoot: string) {
+  const args = Object.entries(options).flatMap(([name, value]) => [`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, value]);
+  return execa(process.execPath, [...CHILD_NODE_FLAGS, join(PACKAGE_ROOT, "bin", "fieldtest.js"), "run", ...args], { cwd: dirname(corpusRoot), env: { CI: "1" }, reject: false });
+}
 
 /** A corpus of its own under `root` (the first `goals` real goals, the first `fixtures` real fixtures), so a child process starts fast. */
 export function smallCorpus(root: string, goals: number, fixtures: number): string {

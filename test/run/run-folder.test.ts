@@ -20,13 +20,10 @@ import { SPEND_SCHEMA_VERSION, TRIAL_SCHEMA_VERSION } from "../../src/formats/re
 import { SUMMARY_SCHEMA_VERSION } from "../../src/formats/summary.ts";
 import type { FakeServer } from "../providers/fake-server.ts";
 import { startCountingServer } from "../providers/counting-server.ts";
-import { compiled } from "../helpers/compiled.ts";
-import { CHILD_NODE_FLAGS } from "../helpers/node-flags.ts";
 import { runFieldtest } from "../helpers/cli.ts";
-import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
+import { cli, smallCorpus, sweepProcess, tempDir, testHost } from "./helpers.ts";
 
 const BIN = join(import.meta.dirname, "../../bin/fieldtest.js");
-const CHILD = compiled(join(import.meta.dirname, "fixtures", "sweep-child.ts"));
 const root = tempDir("ft-run-folder-");
 const corpusRoot = smallCorpus(root, 0, 3);
 const servers: FakeServer[] = [];
@@ -59,14 +56,7 @@ describe("--force on a live run", () => {
     const server = await startCountingServer({ holdUntil: (n) => (n > 2 ? held : undefined) });
     servers.push(server);
     const out = join(root, "live");
-    const live = execa(process.execPath, [...CHILD_NODE_FLAGS, CHILD], {
-      env: {
-        FT_CLI: JSON.stringify({ suite: "boundary", trials: "2", concurrency: "1", provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1`, out }),
-        FT_CORPUS: corpusRoot,
-        CI: "1",
-      },
-      reject: false,
-    });
+    const live = sweepProcess({ suite: "boundary", trials: "2", concurrency: "1", provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1`, out }, corpusRoot);
     const trials = join(out, RUN_FILES.trials);
     while (!(existsSync(trials) && readFileSync(trials, "utf8").split("\n").length > 2)) await new Promise((r) => setTimeout(r, 50));
     const before = { trials: readFileSync(trials, "utf8"), spend: readFileSync(join(out, RUN_FILES.spend), "utf8"), manifest: readFileSync(join(out, RUN_FILES.manifest), "utf8") };
