@@ -19,11 +19,17 @@ let loop: LoopMonitor<LoopDelay> | null = null;
 const enqueue = onePerTurn(send);
 /** Whether a real send has come: the rehearsal gives way to it. */
 let sending = false;
+/** Each provider's send path is rehearsed once per thread: a process that runs sweep after sweep keeps its compiled code. */
+const rehearsed = new Set<LiveProvider>();
 
 /** Loads the providers' SDKs, then rehearses their send paths until the first real send comes. */
 async function preload(providers: LiveProvider[]): Promise<void> {
   await Promise.all(providers.map(preloadLive));
-  for (const provider of providers) await rehearse(provider, { done: () => sending });
+  for (const provider of providers) {
+    if (rehearsed.has(provider)) continue;
+    rehearsed.add(provider);
+    await rehearse(provider, { done: () => sending });
+  }
 }
 
 port.on("message", (m: ToThread) => {
