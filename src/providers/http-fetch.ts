@@ -17,6 +17,13 @@ export function timingFetchOptions(timing: TransportTiming | undefined): Record<
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /**
+ * One keep-alive pool per thread, as the built-in fetch has: the roles of a sweep share their
+ * connections to one endpoint (a critic's request takes the socket a planner's answer just freed)
+ * instead of each opening its own.
+ */
+const agents = { "http:": new HttpAgent({ keepAlive: true }), "https:": new HttpsAgent({ keepAlive: true }) };
+
+/**
  * The fetch the provider SDKs send with: one request on node:http(s) over keep-alive agents, the
  * whole response buffered (at most MAX_RESPONSE_BYTES, before and after decoding). The SDKs need
  * only that (method, headers, a string body, an abort signal; no streaming, no uploads) and read
@@ -33,7 +40,6 @@ export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
  * call's latency: not the SDK's request building and parsing, nor the harness's work around it.
  */
 export function createHttpFetch(now: () => number, maxResponseBytes = MAX_RESPONSE_BYTES): typeof fetch {
-  const agents = threadAgents();
   return (input, init = {}) =>
     new Promise<Response>((resolve, reject) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
@@ -90,17 +96,6 @@ export function createHttpFetch(now: () => number, maxResponseBytes = MAX_RESPON
       if (timing) timing.startedAt = now();
       req.end(body ?? undefined);
     });
-}
-
-let agents: { "http:": HttpAgent; "https:": HttpsAgent } | undefined;
-
-/**
- * One keep-alive pool per thread, as the built-in fetch has: the roles of a sweep share their
- * connections to one endpoint (a critic's request takes the socket a planner's answer just freed)
- * instead of each opening its own.
- */
-function threadAgents(): { "http:": HttpAgent; "https:": HttpsAgent } {
-  return (agents ??= { "http:": new HttpAgent({ keepAlive: true }), "https:": new HttpsAgent({ keepAlive: true }) });
 }
 
 /** The request headers as a plain object; the SDKs hand over a Headers, which is read as it is rather than copied into another. */

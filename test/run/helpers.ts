@@ -19,6 +19,9 @@ import { call } from "../metrics/builders.ts";
 
 export const tempDir = (prefix = "ft-run-") => mkdtempSync(join(tmpdir(), prefix));
 
+/** The package's binary, as `npx --no-install fieldtest` runs it. */
+export const BIN = join(PACKAGE_ROOT, "bin", "fieldtest.js");
+
 /**
  * `fieldtest run` in a process of its own, through the binary as a user runs it, for tests that
  * kill it or race it: `options` as the command line gives them (`maxCalls: "20"` is
@@ -26,7 +29,7 @@ export const tempDir = (prefix = "ft-run-") => mkdtempSync(join(tmpdir(), prefix
  */
 export function sweepProcess(options: Record<string, string>, corpusRoot: string) {
   const args = Object.entries(options).flatMap(([name, value]) => [`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, value]);
-  return execa(process.execPath, [...CHILD_NODE_FLAGS, join(PACKAGE_ROOT, "bin", "fieldtest.js"), "run", ...args], { cwd: dirname(corpusRoot), env: { CI: "1" }, reject: false });
+  return execa(process.execPath, [...CHILD_NODE_FLAGS, BIN, "run", ...args], { cwd: dirname(corpusRoot), env: { CI: "1" }, reject: false });
 }
 
 /** A corpus of its own under `root` (the first `goals` real goals, the first `fixtures` real fixtures), so a child process starts fast. */

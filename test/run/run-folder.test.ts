@@ -21,9 +21,8 @@ import { SUMMARY_SCHEMA_VERSION } from "../../src/formats/summary.ts";
 import type { FakeServer } from "../providers/fake-server.ts";
 import { startCountingServer } from "../providers/counting-server.ts";
 import { runFieldtest } from "../helpers/cli.ts";
-import { cli, smallCorpus, sweepProcess, tempDir, testHost } from "./helpers.ts";
+import { BIN, cli, smallCorpus, sweepProcess, tempDir, testHost } from "./helpers.ts";
 
-const BIN = join(import.meta.dirname, "../../bin/fieldtest.js");
 const root = tempDir("ft-run-folder-");
 const corpusRoot = smallCorpus(root, 0, 3);
 const servers: FakeServer[] = [];
