@@ -138,6 +138,12 @@ export interface ProviderAdapter {
   readonly baseUrl: string | null;
   /** Structured-output mechanisms, preferred first; later ones are fallbacks for servers that reject earlier ones. */
   readonly formats: readonly FormatKind[];
+  /**
+   * What decides an answer besides the request (the sim's version, run seed and profile, which no
+   * request carries); absent for a model behind an endpoint. Part of the reply cache's key, so a
+   * stored answer never serves a request whose answer would be another.
+   */
+  readonly answerContext?: string;
   render(conversation: Conversation, format: FormatKind): Record<string, unknown>;
   describe(body: Record<string, unknown>): WireFacts;
   /** Sends the body as its canonical JSON text, the text `request_sha256` covers: an HTTP adapter sends exactly it. */

@@ -15,7 +15,7 @@ export const ReplySchema = z.strictObject({
   incomplete: z.string().nullable().default(null),
 });
 
-/** A store of answers keyed by request_sha256 (full canonical request + role + trial index). */
+/** A store of answers keyed by replyCacheKey (request_sha256: full canonical request + role + trial index; the sim adds its seed and profile). */
 export interface ReplyStore {
   get(key: string): Reply | undefined;
   put(key: string, reply: Reply): void;

@@ -5,7 +5,7 @@ import { TransportError, type Conversation, type ProviderAdapter, type Reply, ty
 import { apiKeyFor, API_KEY_ENV, type Env } from "./api-keys.ts";
 import { createDirectoryCache, type ReplyStore } from "./cache.ts";
 import { ClientConfigSchema, type ClientConfig, type ResolvedClientConfig, type RoleConfig, type WireProvider } from "./config.ts";
-import { decisionContext, modelMismatch, requestHash } from "./context.ts";
+import { decisionContext, modelMismatch, replyCacheKey, requestHash } from "./context.ts";
 import { isCredentialHeader } from "./credentials.ts";
 import { urlCredentials } from "./endpoint.ts";
 import { estimateCost, isBilled } from "./prices.ts";
@@ -150,7 +150,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
     // Written once: the text the request is hashed by is the text an HTTP adapter sends.
     let bodyJson = canonicalJson(body);
     let key = requestHash(adapter, bodyJson, request.role, request.trial);
-    const stored = rt.replay?.store.take(key) ?? cache?.get(key);
+    const stored = rt.replay?.store.take(key) ?? cache?.get(replyCacheKey(adapter, key));
     if (stored) return { kind: "reply", reply: stored, body, key, attempts: [], cached: true, latencyMs: 0 };
     if (rt.replay && !rt.replay.fallThrough) throw new ReplayMissError(rt.replay.runDir, key, request.role, request.itemId, request.trial);
 
@@ -208,7 +208,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       }
       returned({ index: attempts.length, latency_ms: latency(), outcome: "ok", error_class: null, http_status: reply.httpStatus }, reply.usage);
       // The cache is a file: what it keeps is masked as the records are.
-      cache?.put(key, { ...reply, text: redact(reply.text) });
+      cache?.put(replyCacheKey(adapter, key), { ...reply, text: redact(reply.text) });
       return done({ kind: "reply", reply });
     }
   }

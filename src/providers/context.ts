@@ -49,6 +49,14 @@ export function requestHash(adapter: Pick<ProviderAdapter, "provider" | "baseUrl
     .digest("hex");
 }
 
+/**
+ * The reply cache's key for a request: its request_sha256, or with the adapter's answer context
+ * (the sim's seed and profile) when the answer depends on more than the request.
+ */
+export function replyCacheKey(adapter: Pick<ProviderAdapter, "answerContext">, requestSha256: string): string {
+  return adapter.answerContext === undefined ? requestSha256 : sha256(`${requestSha256}\n${adapter.answerContext}`);
+}
+
 /** null when the provider reports the requested model; "snapshot" for `<model>-<more>`; "different" otherwise. */
 export function modelMismatch(requested: string, reported: string | null): ModelMismatch {
   if (reported === null || reported === requested) return null;

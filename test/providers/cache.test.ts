@@ -7,6 +7,7 @@ import { createDirectoryCache } from "../../src/providers/cache.ts";
 import { createModelClient, type RoleConfig } from "../../src/providers/client.ts";
 import { estimateCost } from "../../src/providers/prices.ts";
 import { templatePlan } from "../../src/providers/sim/planner.ts";
+import { loadSimProfile, PROFILES_DIR, type SimProfile } from "../../src/providers/sim/profile.ts";
 import { criticHints, GOAL, simRequest } from "./sim-fixtures.ts";
 import { chatCompletion, useFakeServers } from "./fake-server.ts";
 import { criticRequest, fakeClock, VALID_CRITIC_ANSWER } from "./helpers.ts";
@@ -24,9 +25,9 @@ function tempDir(): string {
 const entries = (dir: string) => readdirSync(dir, { recursive: true }).filter((p) => String(p).endsWith(".json")).length;
 const plan = templatePlan(GOAL, new Set(), 1, null);
 
-function client(dir: string, model = "sim-critic-1") {
+function client(dir: string, model = "sim-critic-1", sim?: { runSeed?: number; profile?: SimProfile }) {
   const critic: RoleConfig = { provider: "sim", model };
-  return createModelClient({ planner: { provider: "sim", model: "sim-planner-1" }, critic, cache: { dir } }, fakeClock());
+  return createModelClient({ planner: { provider: "sim", model: "sim-planner-1" }, critic, cache: { dir }, ...(sim ? { sim } : {}) }, fakeClock());
 }
 
 describe("reply cache", () => {
@@ -47,6 +48,23 @@ describe("reply cache", () => {
     expect(a.calls[0]!.request_sha256).not.toBe(b.calls[0]!.request_sha256);
     expect(b.calls[0]!.cached).toBe(false);
     expect(entries(dir)).toBe(2);
+  });
+
+  it("never lets two sim seeds or profiles share an entry: the request is the same, the answer is not", async () => {
+    const dir = tempDir();
+    const noisy = loadSimProfile(`${PROFILES_DIR}noisy.yaml`);
+    const ask = (sim: { runSeed?: number; profile?: SimProfile }) => client(dir, "sim-critic-1", sim).structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
+    const calls = [await ask({ runSeed: 0 }), await ask({ runSeed: 1 }), await ask({ runSeed: 0, profile: noisy }), await ask({ runSeed: 0 })].map((r) => r.calls[0]!);
+    // The recorded request hash is the request's own: the same for all four.
+    expect(new Set(calls.map((c) => c.request_sha256)).size).toBe(1);
+    expect(calls.map((c) => c.cached)).toEqual([false, false, false, true]);
+    expect(entries(dir)).toBe(3);
+    // Each seed answers as a client without the cache does.
+    for (const runSeed of [0, 1]) {
+      const fresh = await createModelClient({ planner: { provider: "sim", model: "sim-planner-1" }, critic: { provider: "sim", model: "sim-critic-1" }, sim: { runSeed, profile: noisy } }, fakeClock()).structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
+      const cachedRun = await ask({ runSeed, profile: noisy });
+      expect(cachedRun.rawText, `seed ${runSeed}`).toBe(fresh.rawText);
+    }
   });
 
   it("answers a repeated request (same trial, same model) from the store", async () => {

@@ -1,3 +1,4 @@
+import { canonicalJson, hashCanonical } from "../../canonical.ts";
 import { runGates } from "../../gates/index.ts";
 import { createRng, chance, type Rng } from "../../stats/random.ts";
 import { sentSampling, TransportError, type Conversation, type ProviderAdapter, type Reply, type SendOptions, type WireFacts } from "../adapter.ts";
@@ -41,6 +42,7 @@ export function createSimAdapter(role: RoleConfig, env: SimEnv): ProviderAdapter
     sdkVersion: SIM_VERSION,
     baseUrl: null,
     formats: ["json_schema"],
+    answerContext: canonicalJson({ profile_sha256: hashCanonical(env.profile), run_seed: env.runSeed, sim_version: SIM_VERSION }),
 
     render(c: Conversation) {
       return {
