@@ -374,6 +374,19 @@ describe("runEngine: the predecessor's fail-open paths", () => {
     expect(outcome.rounds[0]!.critic!.findings[0]!.normalization).toEqual(["case_folded"]);
   });
 
+  it("§9.1.3: every round's critic reviews the whole plan, not the revision's diff", async () => {
+    // The revision changes one task (the log rotation's risk); a diff-scoped critic would see only that one.
+    const script = { planner: [planAnswer(WITH_CACHE), planAnswer(WITH_CACHE_LOW_LOGS)], critic: [criticAnswer(NO_ROLLBACK_ON_CACHE), CLEAN_AUDIT] };
+    const { outcome, client } = await run(script, {}, { maxRounds: 2 });
+    const audits = client.requestsFor("critic");
+    expect(audits).toHaveLength(2);
+    for (const [i, audit] of audits.entries()) {
+      expect(audit.user, `round ${i}`).toContain(canonicalJson(outcome.rounds[i]!.plan));
+      expect(audit.sim?.plan, `round ${i}`).toEqual(outcome.rounds[i]!.plan);
+    }
+    expect(outcome.rounds[1]!.plan.tasks.map((t) => t.id)).toContain("tune_cache");
+  });
+
   it("§9.1.4: a supported critic blocker blocks a balanced goal", async () => {
     const { outcome } = await run({ planner: [planAnswer(WITH_CACHE)], critic: [criticAnswer(NO_ROLLBACK_ON_CACHE)] }, { risk_tolerance: "balanced" }, { maxRounds: 1 });
     expect(outcome).toMatchObject({ status: "escalated", escalation_reason: "revision_cap_reached" });

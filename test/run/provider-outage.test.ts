@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadCorpus } from "../../harness/corpus/load.ts";
+import { readSpend } from "../../harness/run/journal.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { mostlyErrors } from "../../harness/run/outage.ts";
 import { readTrialLog, RUN_FILES } from "../../harness/run/store.ts";
@@ -80,6 +81,46 @@ describe("a provider that never answers", () => {
     const outage = host.stderr.text.split("\n").filter((l) => l.includes("trials are errors"));
     expect(outage).toEqual([expect.stringContaining(`http://127.0.0.1:${port}/v1`)]);
     expect(host.stderr.text).not.toMatch(/hunter22|abc123|ops:/);
+  });
+});
+
+describe("a provider that recovers within the retries", () => {
+  it("keeps every trial's verdict, records each call's failed attempt, and journals and bills every attempt the server saw", async () => {
+    // Every call's first request is refused with a 503 and its retry answered: one trial at a
+    // time, so each request body's first, third ... sighting is a call's first attempt.
+    const seen = new Map<string, number>();
+    const server = await startServer((request) => {
+      const n = seen.get(request.raw) ?? 0;
+      seen.set(request.raw, n + 1);
+      return n % 2 === 0 ? down : healthy(roleOf(request));
+    });
+    const out = join(tempDir("ft-recovers-"), "run");
+    const host = testHost(["run"]);
+    const flags = { only, trials: "2", concurrency: "1", provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1`, out };
+    expect(await runSweep(cli(flags), {}, realEngine({}), host), host.stderr.text).toBe(0);
+
+    const records = readTrialLog(out, (r) => r).records;
+    expect(records).toHaveLength(6);
+    expect(records.map((r) => r.status)).not.toContain("error");
+    const calls = records.flatMap((r) => r.calls);
+    expect(calls.length).toBeGreaterThanOrEqual(records.length);
+    for (const call of calls) {
+      expect(call.outcome).toBe("ok");
+      expect(call.transport_attempts.map((a) => a.http_status)).toEqual([503, 200]);
+    }
+    // The journal has a sent and a returned line for every request the server received, each under its trial.
+    const sent = new Map<string, number>();
+    let returned = 0;
+    readSpend(out, (line) => {
+      if (line.event === "sent") sent.set(line.trial_key!, (sent.get(line.trial_key!) ?? 0) + 1);
+      else returned++;
+    });
+    expect([...sent.values()].reduce((a, b) => a + b, 0)).toBe(server.received.length);
+    expect(returned).toBe(server.received.length);
+    for (const r of records) expect(sent.get(`${r.suite}/${r.item_id}/${r.trial}`)).toBe(r.calls.reduce((n, c) => n + c.transport_attempts.length, 0));
+    // A refused attempt is billed nothing, and known to be: the total is exact, not a lower bound.
+    expect(readManifest(out).spend).toMatchObject({ calls: server.received.length, unknown_cost_calls: 0, cost_usd_is_lower_bound: false });
+    expect(readManifest(out).spend!.cost_usd).toBeGreaterThan(0);
   });
 });
 
