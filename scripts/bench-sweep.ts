@@ -4,6 +4,7 @@
 //   node dist/scripts/bench-sweep.js scaling    fixed sim latency L at concurrency 1, 8, 32
 //   node dist/scripts/bench-sweep.js full       zero-latency full corpus + boundary × 5 trials
 //   node dist/scripts/bench-sweep.js live [N]   the CLI against an upstream-shaped server, C = 8, 32, 64 (N rounds, default 1)
+//   node dist/scripts/bench-sweep.js paired DIR [PAIRS] [C]   live sweeps of this build and the one in DIR, alternated (default 6 pairs, C = 64)
 //   node dist/scripts/bench-sweep.js transport-floor URL C CALLS   (live runs it) the adapter alone, CPU ms as JSON
 //
 // Scaling: every sim call sleeps L ms, so an ideal scheduler takes calls × L / C. The sweep is
@@ -32,9 +33,9 @@
 // turn (so the shared host's moods fall on all of them) and a last table gives min / median / max
 // per C and how many runs met the targets: on a shared 2-core host one run proves little.
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { stringify } from "yaml";
 import { loadCorpus } from "../harness/corpus/load.ts";
@@ -49,6 +50,7 @@ import { PACKAGE_ROOT } from "../harness/package.ts";
 import { readManifest } from "../harness/run/manifest.ts";
 import { upstreamDelayMs } from "../test/providers/upstream-server.ts";
 import { canonicalJson } from "../src/canonical.ts";
+import { mcnemarExact, pairedDelta } from "../src/stats/paired.ts";
 import { plannerRequest } from "../src/planner/planner.ts";
 import { RoleConfigSchema } from "../src/providers/config.ts";
 import { createOpenAiAdapter } from "../src/providers/openai.ts";
@@ -122,7 +124,13 @@ function processCpuMs(pid: number | undefined): number | null {
   }
 }
 
-async function startUpstream(): Promise<{ url: string; pid: number | undefined; stop(): void }> {
+interface Upstream {
+  url: string;
+  pid: number | undefined;
+  stop(): void;
+}
+
+async function startUpstream(): Promise<Upstream> {
   const child = spawn(process.execPath, [join(PACKAGE_ROOT, "dist/test/providers/upstream-server.js")], { stdio: ["pipe", "pipe", "inherit"] });
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {
@@ -134,15 +142,75 @@ async function startUpstream(): Promise<{ url: string; pid: number | undefined; 
 
 const percentile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
-/** One live case's figures, for the summary over rounds. */
+/** One live sweep's figures. */
 interface LiveCase {
+  trials: number;
+  calls: number;
+  idealMs: number;
+  windowMs: number;
   ratio: number;
+  /** Recorded latency less the server's delay, per call: mean, p50, p95. */
   overheadMs: number;
+  overheadP50Ms: number;
+  overheadP95Ms: number;
+  /** The process's CPU per call while the trials ran, and over the whole command. */
   cpuMs: number;
+  commandCpuMs: number;
+  busyMs: number;
+  loopP99Ms: number;
+  threadLoopP99Ms: number | null;
+  /** The stand-in upstream's CPU per call over the command; null where /proc cannot be read. */
+  serverCpuMs: number | null;
 }
 
 /** Targets (issue 16): window / ideal <= 1.05 at every C, overhead <= 2 ms per call at C = 64. */
 const meetsTargets = (c: number, x: LiveCase) => x.ratio <= 1.05 && (c !== 64 || x.overheadMs <= 2);
+
+/** `fieldtest run --provider openai` of the package at `packageRoot` against the upstream, at concurrency c, measured. */
+function liveCase(packageRoot: string, upstream: Upstream, c: number, name: string): LiveCase {
+  const dir = join(root, name);
+  const usageFile = join(root, `${name}.usage.json`);
+  const args = ["--import", join(PACKAGE_ROOT, "dist/scripts/bench-usage.js"), join(packageRoot, "bin/fieldtest.js"), "run", "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", upstream.url, "--concurrency", String(c), "--out", dir];
+  const serverBefore = processCpuMs(upstream.pid);
+  const r = spawnSync(process.execPath, args, { env: { ...process.env, CI: "1", FT_USAGE_FILE: usageFile }, encoding: "utf8" });
+  const serverAfter = processCpuMs(upstream.pid);
+  if (r.status !== 0) throw new Error(`${name}: exit ${r.status}\n${r.stderr}`);
+  const trials = readTrialLog(dir, (t) => ({
+    suite: t.suite,
+    item_id: t.item_id,
+    trial: t.trial,
+    start: Date.parse(t.started_at),
+    end: Date.parse(t.finished_at),
+    calls: t.calls.map((call) => ({ latency: call.latency_ms, delay: upstreamDelayMs(call.reported.system_fingerprint) })),
+  })).records;
+  // The dispatch order is the plan's, which is the order trials start in.
+  trials.sort((a, b) => a.start - b.start);
+  const calls = trials.flatMap((t) => t.calls);
+  if (calls.some((call) => call.delay === null)) throw new Error(`${name}: a call without the server's delay`);
+  const idealMs = listSchedule(trials.map((t) => t.calls.reduce((ms, call) => ms + call.delay!, 0)), c);
+  const windowMs = Math.max(...trials.map((t) => t.end)) - Math.min(...trials.map((t) => t.start));
+  const overhead = calls.map((call) => call.latency - call.delay!);
+  const usage = JSON.parse(readFileSync(usageFile, "utf8")) as { cpuMs: number };
+  const { event_loop: loop, http_thread_loop: thread } = readManifest(dir).operational;
+  if (!loop) throw new Error(`${name}: the manifest has no event-loop figures`);
+  return {
+    trials: trials.length,
+    calls: calls.length,
+    idealMs,
+    windowMs,
+    ratio: windowMs / idealMs,
+    overheadMs: overhead.reduce((a, b) => a + b, 0) / overhead.length,
+    overheadP50Ms: percentile(overhead, 0.5),
+    overheadP95Ms: percentile(overhead, 0.95),
+    cpuMs: loop.cpu_ms / calls.length,
+    commandCpuMs: usage.cpuMs / calls.length,
+    busyMs: loop.busy_ms / calls.length,
+    loopP99Ms: loop.delay_p99_ms,
+    threadLoopP99Ms: thread?.delay_p99_ms ?? null,
+    // The stand-in upstream shares the 2 cores with the harness: what it spent per call is part of the picture.
+    serverCpuMs: serverBefore === null || serverAfter === null ? null : (serverAfter - serverBefore) / calls.length,
+  };
+}
 
 async function live(rounds: number): Promise<void> {
   const upstream = await startUpstream();
@@ -152,38 +220,11 @@ async function live(rounds: number): Promise<void> {
   try {
     // Rounds alternate the concurrencies, so a change in the shared host's state spreads over all of them.
     for (let round = 0; round < rounds; round++) for (const c of [8, 32, 64]) {
-      const dir = join(root, `live-${c}-${round}`);
-      const usageFile = join(root, `live-${c}-${round}.usage.json`);
-      const args = ["--import", join(PACKAGE_ROOT, "dist/scripts/bench-usage.js"), join(PACKAGE_ROOT, "bin/fieldtest.js"), "run", "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", upstream.url, "--concurrency", String(c), "--out", dir];
-      const serverBefore = processCpuMs(upstream.pid);
-      const r = spawnSync(process.execPath, args, { env: { ...process.env, CI: "1", FT_USAGE_FILE: usageFile }, encoding: "utf8" });
-      const serverAfter = processCpuMs(upstream.pid);
-      if (r.status !== 0) throw new Error(`live C=${c}: exit ${r.status}\n${r.stderr}`);
-      const trials = readTrialLog(dir, (t) => ({
-        suite: t.suite,
-        item_id: t.item_id,
-        trial: t.trial,
-        start: Date.parse(t.started_at),
-        end: Date.parse(t.finished_at),
-        calls: t.calls.map((call) => ({ latency: call.latency_ms, delay: upstreamDelayMs(call.reported.system_fingerprint) })),
-      })).records;
-      // The dispatch order is the plan's, which is the order trials start in.
-      trials.sort((a, b) => a.start - b.start);
-      const calls = trials.flatMap((t) => t.calls);
-      if (calls.some((call) => call.delay === null)) throw new Error(`live C=${c}: a call without the server's delay`);
-      const ideal = listSchedule(trials.map((t) => t.calls.reduce((ms, call) => ms + call.delay!, 0)), c);
-      const window = Math.max(...trials.map((t) => t.end)) - Math.min(...trials.map((t) => t.start));
-      const overhead = calls.map((call) => call.latency - call.delay!);
-      const mean = overhead.reduce((a, b) => a + b, 0) / overhead.length;
-      const usage = JSON.parse(readFileSync(usageFile, "utf8")) as { cpuMs: number };
-      const { event_loop: loop, http_thread_loop: thread } = readManifest(dir).operational;
-      if (!loop) throw new Error(`live C=${c}: the manifest has no event-loop figures`);
-      const floor = transportFloorCpuMs(upstream.url, c, calls.length) / calls.length;
-      // The stand-in upstream shares the 2 cores with the harness: what it spent per call is part of the picture.
-      const server = serverBefore === null || serverAfter === null ? "n/a" : ((serverAfter - serverBefore) / calls.length).toFixed(2);
-      seen.set(c, [...(seen.get(c) ?? []), { ratio: window / ideal, overheadMs: mean, cpuMs: loop.cpu_ms / calls.length }]);
+      const x = liveCase(PACKAGE_ROOT, upstream, c, `live-${c}-${round}`);
+      const floor = transportFloorCpuMs(upstream.url, c, x.calls) / x.calls;
+      seen.set(c, [...(seen.get(c) ?? []), x]);
       console.log(
-        `${String(c).padStart(4)}  ${String(trials.length).padStart(6)}  ${String(calls.length).padStart(5)}  ${(ideal / 1000).toFixed(2).padStart(6)} s  ${(window / 1000).toFixed(2).padStart(6)} s  ${(window / ideal).toFixed(3)}   ${mean.toFixed(2).padStart(6)} ${percentile(overhead, 0.5).toFixed(2).padStart(6)} ${percentile(overhead, 0.95).toFixed(2).padStart(6)}              ${loop.delay_p99_ms.toFixed(1).padStart(6)} ${(thread?.delay_p99_ms.toFixed(1) ?? "n/a").padStart(6)}           ${(loop.busy_ms / calls.length).toFixed(2).padStart(6)}       ${(loop.cpu_ms / calls.length).toFixed(2).padStart(6)} ${(usage.cpuMs / calls.length).toFixed(2).padStart(6)} ${floor.toFixed(2).padStart(6)} ${(loop.cpu_ms / calls.length - floor).toFixed(2).padStart(6)} ${server.padStart(6)}        ${loadavg()[0]!.toFixed(2)}`,
+        `${String(c).padStart(4)}  ${String(x.trials).padStart(6)}  ${String(x.calls).padStart(5)}  ${(x.idealMs / 1000).toFixed(2).padStart(6)} s  ${(x.windowMs / 1000).toFixed(2).padStart(6)} s  ${x.ratio.toFixed(3)}   ${x.overheadMs.toFixed(2).padStart(6)} ${x.overheadP50Ms.toFixed(2).padStart(6)} ${x.overheadP95Ms.toFixed(2).padStart(6)}              ${x.loopP99Ms.toFixed(1).padStart(6)} ${(x.threadLoopP99Ms?.toFixed(1) ?? "n/a").padStart(6)}           ${x.busyMs.toFixed(2).padStart(6)}       ${x.cpuMs.toFixed(2).padStart(6)} ${x.commandCpuMs.toFixed(2).padStart(6)} ${floor.toFixed(2).padStart(6)} ${(x.cpuMs - floor).toFixed(2).padStart(6)} ${(x.serverCpuMs?.toFixed(2) ?? "n/a").padStart(6)}        ${loadavg()[0]!.toFixed(2)}`,
       );
     }
     if (rounds > 1) {
@@ -195,6 +236,56 @@ async function live(rounds: number): Promise<void> {
           `  C = ${String(c).padStart(2)}: ratio ${spread(cases.map((x) => x.ratio), 3)}; overhead ${spread(cases.map((x) => x.overheadMs), 2)} ms; CPU ${spread(cases.map((x) => x.cpuMs), 2)} ms/call; targets met in ${met}/${cases.length}`,
         );
       }
+    }
+  } finally {
+    upstream.stop();
+  }
+}
+
+/**
+ * The `paired` mode: this package against another build of fieldtest (a folder with its own
+ * bin/ and dist/, such as a git worktree of the commit to compare with, after `npm ci` or
+ * `npm run build` there), in pairs of live sweeps at one concurrency, against one upstream. The
+ * host's speed drifts from minute to minute, so a comparison of runs made apart says little:
+ * within a pair the two run back to back, in alternating order (this one first in even pairs),
+ * and each figure is compared as a paired difference, with its 95% interval over the pairs and
+ * an exact sign test of how many pairs this build was better in.
+ */
+async function paired(otherRoot: string, pairs: number, c: number): Promise<void> {
+  const other = resolve(otherRoot);
+  if (!existsSync(join(other, "bin/fieldtest.js")) || !existsSync(join(other, "dist/bundle/main.js"))) {
+    throw new Error(`${other}: not a built fieldtest (no bin/fieldtest.js or dist/bundle/main.js): run \`npm ci\` there`);
+  }
+  const upstream = await startUpstream();
+  const builds = [
+    { name: "this", root: PACKAGE_ROOT },
+    { name: "other", root: other },
+  ];
+  const figures: { name: string; of: (x: LiveCase) => number; digits: number }[] = [
+    { name: "window / ideal", of: (x) => x.ratio, digits: 3 },
+    { name: "overhead ms/call", of: (x) => x.overheadMs, digits: 2 },
+    { name: "overhead p95 ms", of: (x) => x.overheadP95Ms, digits: 2 },
+    { name: "CPU ms/call", of: (x) => x.cpuMs, digits: 2 },
+  ];
+  console.log(`paired: this build (${PACKAGE_ROOT}) against ${other}, ${pairs} pairs at C = ${c}, lower is better; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.log(`  pair  first   ${figures.map((f) => `${f.name} (this, other)`).join("   ")}`);
+  const cases: Record<string, LiveCase[]> = { this: [], other: [] };
+  try {
+    for (let pair = 0; pair < pairs; pair++) {
+      const order = pair % 2 === 0 ? builds : [...builds].reverse();
+      for (const b of order) cases[b.name]!.push(liveCase(b.root, upstream, c, `paired-${pair}-${b.name}`));
+      const [mine, theirs] = [cases.this![pair]!, cases.other![pair]!];
+      console.log(`  ${String(pair + 1).padStart(4)}  ${order[0]!.name.padEnd(5)}   ${figures.map((f) => `${f.of(mine).toFixed(f.digits)}, ${f.of(theirs).toFixed(f.digits)}`.padEnd(f.name.length + 15)).join("   ")}`);
+    }
+    console.log(`this - other over ${pairs} pairs (mean, 95% interval; pairs where this build is lower / higher; exact sign test):`);
+    for (const f of figures) {
+      const mine = cases.this!.map(f.of);
+      const theirs = cases.other!.map(f.of);
+      const delta = pairedDelta(mine, theirs);
+      const lower = mine.filter((v, i) => v < theirs[i]!).length;
+      const higher = mine.filter((v, i) => v > theirs[i]!).length;
+      const interval = delta?.low == null || delta.high === null ? "n/a" : `[${delta.low.toFixed(f.digits + 1)}, ${delta.high.toFixed(f.digits + 1)}]`;
+      console.log(`  ${f.name.padEnd(18)} ${(delta?.mean.toFixed(f.digits + 1) ?? "n/a").padStart(8)}  ${interval.padEnd(22)} lower in ${lower}/${pairs}, higher in ${higher}/${pairs}, p = ${mcnemarExact(lower, higher).toFixed(3)}`);
     }
   } finally {
     upstream.stop();
@@ -236,4 +327,8 @@ if (which === "transport-floor") {
 if (which === undefined || which === "scaling") await scaling();
 if (which === undefined || which === "full") await full();
 if (which === undefined || which === "live") await live(Number(process.argv[3] ?? 1));
+if (which === "paired") {
+  if (!process.argv[3]) throw new Error("paired: name the other build's folder (node dist/scripts/bench-sweep.js paired DIR [PAIRS] [C])");
+  await paired(process.argv[3], Number(process.argv[4] ?? 6), Number(process.argv[5] ?? 64));
+}
 console.log(`run folders under ${root}`);
