@@ -35,6 +35,7 @@ const METRICS: Record<string, Entry> = {
   critical_critic_misses: lower("Critic misses on fixtures whose defect sits on a high-blast task.", true),
   "critic_miss_rate.gate_invisible": lower("Critic misses on fixtures no gate catches."),
   overclaim_rate: lower("Share of trials that block a clean control plan: a sound plan blocked.", true),
+  overclaim_majority: lower("Share of clean control plans that the critic blocks in most of their trials: a sound plan blocked as a rule.", true),
   family_migration_rate: lower("Share of detected seeded defects that the critic filed under another family.", true),
   unsupported_evidence_rate: lower("Share of critic findings with checkable evidence that the plan contradicts or that cite a task the plan lacks.", true),
   "unsupported_evidence_rate.contradicted": lower("Share of checkable critic findings whose claim the plan contradicts."),

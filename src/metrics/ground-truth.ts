@@ -78,20 +78,32 @@ function rates(items: readonly FixtureItem[], metric: keyof typeof FIXTURE_TRIAL
 }
 
 /**
- * The rates of FIXTURE_TRIAL_RATES, plus the engine-level item shares on the under-claim base:
- * `underclaim_approvals_majority` (items most of whose trials approve) and `_any` (at least one).
+ * The rates of FIXTURE_TRIAL_RATES, plus item shares, so that one fixture failing in every trial
+ * is not averaged away by the rest (a per-fixture gate, anchors' pitfall 5): on the engine-level
+ * under-claim base, `underclaim_approvals_majority` (items most of whose trials approve) and
+ * `_any` (at least one); on the clean controls with two counted trials or more,
+ * `overclaim_majority` (items most of whose trials the critic blocks: a sound plan blocked as a
+ * rule, not by chance).
  */
-export function underclaimMetrics(items: readonly FixtureItem[], ctx: EstimateContext): MetricMap {
+export function fixtureRateMetrics(items: readonly FixtureItem[], ctx: EstimateContext): MetricMap {
   const metrics: MetricMap = {};
   for (const name of Object.keys(FIXTURE_TRIAL_RATES)) metrics[name] = itemMeanMetric(rates(items, name), ctx);
-  const approvals = rates(items, "underclaim_approvals");
-  const share = (hit: (a: ItemValue) => boolean) =>
+  const share = (values: readonly ItemValue[], hit: (v: ItemValue) => boolean) =>
     itemShareMetric(
-      approvals.map((a) => ({ hit: hit(a), trials: a.trials })),
+      values.map((v) => ({ hit: hit(v), trials: v.trials })),
       ctx,
     );
-  metrics.underclaim_approvals_majority = share((a) => a.events! > a.trials / 2);
-  metrics.underclaim_approvals_any = share((a) => a.events! >= 1);
+  const mostTrials = (v: ItemValue) => v.events! > v.trials / 2;
+  const approvals = rates(items, "underclaim_approvals");
+  metrics.underclaim_approvals_majority = share(approvals, mostTrials);
+  metrics.underclaim_approvals_any = share(approvals, (v) => v.events! >= 1);
+  // One trial is no rule: a clean control joins once it has two (one block in one trial, about one
+  // clean control in fifty for a critic that over-claims 2% of the time, would otherwise fail a
+  // one-trial run's floor by chance).
+  metrics.overclaim_majority = share(
+    rates(items, "overclaim_rate").filter((v) => v.trials >= 2),
+    mostTrials,
+  );
   return metrics;
 }
 

@@ -3,7 +3,7 @@ import { agreementCoefficients, evidenceDriftRate, flipRate, unanimousEvidenceDr
 import { availabilityMetrics } from "./availability.ts";
 import { downgradeRates, unsupportedEvidence } from "./evidence.ts";
 import { fixtureChecks, goalChecks, judgeExpectations, type ExpectationReport } from "./expectations.ts";
-import { familyMigration, underclaimMetrics, type FamilyConfusion, type FixtureItem } from "./ground-truth.ts";
+import { familyMigration, fixtureRateMetrics, type FamilyConfusion, type FixtureItem } from "./ground-truth.ts";
 import { injectionShift } from "./injection.ts";
 import { injectionTrapMetrics } from "./injection-traps.ts";
 import { securityOracleMetrics } from "./security-oracle.ts";
@@ -90,7 +90,7 @@ export function summarize(input: MetricsInput, options: MetricsOptions): Summary
       evidence_drift_rate: evidenceDriftRate(boundary, ctx),
       "evidence_drift_rate.unanimous": unanimousEvidenceDriftRate(boundary, ctx),
       ...migration.metric,
-      ...underclaimMetrics(fixtureItems, ctx),
+      ...fixtureRateMetrics(fixtureItems, ctx),
       ...unsupportedEvidence(boundary, ctx),
       ...downgradeRates(boundary, ctx),
       ...injectionShift(fixtureItems, ctx),

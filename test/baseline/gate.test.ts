@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { diffSnapshots } from "../../harness/baseline/diff.ts";
 import { evaluateGate } from "../../harness/baseline/gate.ts";
@@ -5,6 +6,8 @@ import { gateJUnit } from "../../harness/baseline/junit.ts";
 import { GatePolicySchema, policyProblem } from "../../harness/baseline/policy.ts";
 import type { Manifest } from "../../harness/run/manifest.ts";
 import { makeFixture, makeSnapshot, type ItemSpec } from "./builders.ts";
+import { PACKAGE_ROOT } from "../../harness/package.ts";
+import { loadFile } from "../../src/formats/load.ts";
 
 const SEEDED = Array.from({ length: 12 }, (_, i) => `seeded-${i}`);
 const CLEAN = Array.from({ length: 6 }, (_, i) => `clean-${i}`);
@@ -121,6 +124,27 @@ describe("floors", () => {
     const one = check(policy, snapshot(items(5, (i) => (i === 0 ? 1 : 0))))[0]!;
     expect(one.outcome).toBe("fail");
     expect(one.message).toMatch(/^underclaim_approvals exact 95% upper bound \(1 of 60\) 0\.07\d+ > floor 0\.05$/);
+  });
+
+  it("gates per fixture: one clean control blocked in every trial fails the product's floors, though the pooled over-claim rate is within its own", () => {
+    // 40 clean controls, one of them blocked in all five trials, in the baseline and the candidate
+    // alike: a change test cannot see it, and pooled it is 2.5% of the over-claim trials.
+    const clean = Array.from({ length: 40 }, (_, i) => `clean-${i}`);
+    const fixtures = [...SEEDED.map((id) => makeFixture(id, true)), ...clean.map((id) => makeFixture(id, false))];
+    const specs: ItemSpec[] = [
+      ...SEEDED.map((id) => ({ suite: "boundary" as const, id, verdicts: Array<string>(5).fill("block") })),
+      ...clean.map((id, i) => ({ suite: "boundary" as const, id, verdicts: Array<string>(5).fill(i === 0 ? "block" : "pass") })),
+    ];
+    const product = loadFile(join(PACKAGE_ROOT, "gate.yaml"), GatePolicySchema);
+    const policy = { ...product, floors: product.floors.filter((f) => f.metric.startsWith("overclaim")), non_inferiority: [] };
+    const before = makeSnapshot([specs, specs], fixtures);
+    const after = makeSnapshot(specs, fixtures, (m) => void (m.config.seed = 9));
+    const r = evaluateGate(policy, before, after, diffSnapshots(before, after, policy.alpha));
+    expect(r.checks.filter((c) => c.kind === "floor").map((c) => [c.name, c.outcome])).toEqual([
+      ["floor:overclaim_majority", "fail"],
+      ["floor:overclaim_rate", "pass"],
+    ]);
+    expect(r).toMatchObject({ decision: "regression", exit: 1, failed: ["floor:overclaim_majority"] });
   });
 
   it("a min floor fails below its bound", () => {

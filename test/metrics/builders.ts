@@ -276,6 +276,7 @@ export const NOISE_METRICS = [
   "critical_critic_misses",
   "critic_miss_rate.gate_invisible",
   "overclaim_rate",
+  "overclaim_majority",
   "unsupported_evidence_rate",
   "unsupported_evidence_rate.contradicted",
   "unsupported_evidence_rate.missing_task",

@@ -55,6 +55,23 @@ describe("under-claim at two levels, and over-claim (DESIGN.md §10)", () => {
   });
   it("over-claim is the critic's block rate on clean controls", () => {
     expect(s.metrics.overclaim_rate).toMatchObject({ value: expect.closeTo(0.1, 12), n_items: 2, n_trials: 10 });
+    // c1 is blocked once in five: by chance, not as a rule.
+    expect(s.metrics.overclaim_majority).toMatchObject({ value: 0, numerator: 0, denominator: 2, interval: "clopper_pearson" });
+  });
+  it("over-claim majority: one clean control blocked in every trial is a whole item, not a fifth of the pooled rate", () => {
+    const ids = ["c1", "c2", "c3", "c4", "c5"];
+    const t = run([...boundaryTrials("c1", "BBBBB"), ...ids.slice(1).flatMap((id) => boundaryTrials(id, "PPPPP"))], ids.map((id) => fixture(id)));
+    expect(t.metrics.overclaim_rate!.value).toBeCloseTo(0.2, 12);
+    const majority = t.metrics.overclaim_majority!;
+    expect(majority).toMatchObject({ value: 0.2, numerator: 1, denominator: 5, n_items: 5, n_trials: 25, interval: "wilson" });
+    expect(majority.ci_low).toBeCloseTo(wilson(1, 5).low, 12);
+    // A tie is no majority: three blocks in six trials.
+    const tie = run(boundaryTrials("c1", "BBBPPP"), [fixture("c1")]);
+    expect(tie.metrics.overclaim_majority).toMatchObject({ value: 0, denominator: 1 });
+    // One trial is no rule: a clean control with one counted trial is left out (a one-trial run's share is unknown, not 1).
+    const once = run([...boundaryTrials("c1", "B"), ...boundaryTrials("c2", "BB")], [fixture("c1"), fixture("c2")]);
+    expect(once.metrics.overclaim_majority).toMatchObject({ value: 1, numerator: 1, denominator: 1, n_items: 1 });
+    expect(run(boundaryTrials("c1", "B"), [fixture("c1")]).metrics.overclaim_majority).toMatchObject({ value: null, n_items: 0 });
   });
   it("lists trials without a fixture as unmatched instead of guessing their ground truth", () => {
     const t = run([...trials, ...boundaryTrials("ghost", "PP")], fixtures);
