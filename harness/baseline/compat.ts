@@ -77,6 +77,12 @@ export function configDifferences(b: Snapshot, a: Snapshot): Difference[] {
       const va = ca?.[field] ?? null;
       if (vb !== va) out.push({ kind, part: `${role}.${field}`, role, baseline: vb, candidate: va });
     }
+    // The same requested model answered by one the baseline never saw (an alias moved to a new
+    // snapshot) is a model change, though nothing in the requests changed. A side that recorded
+    // no reported model (an older baseline, a role never answered) has nothing to compare.
+    const rb = b.reported_models[role] ?? [];
+    const ra = a.reported_models[role] ?? [];
+    if (rb.length > 0 && ra.some((m) => !rb.includes(m))) out.push({ kind: "model", part: `${role}.reported_model`, role, baseline: rb, candidate: ra });
   }
   for (const field of ["mode", "max_rounds"] as const) {
     if (b.loop[field] !== a.loop[field]) out.push({ kind: "loop", part: `loop.${field}`, role: "planner", baseline: b.loop[field], candidate: a.loop[field] });

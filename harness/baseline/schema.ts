@@ -99,6 +99,13 @@ export const SnapshotSchema = z.strictObject({
   /** Whether every pooled run's gate canaries passed; null when a run recorded none. */
   canary_passed: z.boolean().nullable(),
   decision_context: z.record(z.string(), RoleContextSchema.nullable()),
+  /**
+   * Per role, every model name its answers reported (sorted; null reports left out): what the
+   * provider said it served, kept beside the decision context and never in it (DESIGN.md §7). A
+   * requested alias that a provider moved to a new snapshot shows here, not in the request.
+   * Absent in a baseline published before it was recorded: then there is nothing to compare.
+   */
+  reported_models: z.record(z.string(), z.array(z.string())).default({}),
   /** Loop settings that decide corpus verdicts (`gates-first` ... and the round cap). */
   loop: z.strictObject({ mode: z.string().nullable(), max_rounds: z.number().int().nullable() }),
   /** Trials per item and run, as configured. */

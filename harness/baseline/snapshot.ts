@@ -45,6 +45,20 @@ function roleContext(manifest: Manifest, name: "planner" | "critic"): RoleContex
   };
 }
 
+/** Per role, the distinct model names its calls' answers reported, sorted. */
+function reportedModels(trials: readonly TrialRecord[]): Record<string, string[]> {
+  const seen = new Map<string, Set<string>>();
+  for (const t of trials) {
+    for (const c of t.calls) {
+      if (c.reported.model === null) continue;
+      let models = seen.get(c.role);
+      if (models === undefined) seen.set(c.role, (models = new Set()));
+      models.add(c.reported.model);
+    }
+  }
+  return Object.fromEntries([...seen].sort(([a], [b]) => (a < b ? -1 : 1)).map(([role, models]) => [role, [...models].sort()]));
+}
+
 /** Gate versions as strings (the manifest may record any JSON value per gate). */
 function gateVersions(versions: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(Object.entries(versions).map(([g, v]) => [g, typeof v === "string" ? v : JSON.stringify(v)]));
@@ -172,6 +186,7 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
     gate_versions: gateVersions(manifest.gate_versions),
     canary_passed: canaries.includes(null) ? null : canaries.every((ok) => ok === true),
     decision_context: { planner: roleContext(manifest, "planner"), critic: roleContext(manifest, "critic") },
+    reported_models: reportedModels(trials),
     loop: { mode: manifest.config.mode, max_rounds: manifest.config.maxRounds },
     trials_per_run: manifest.config.trials,
     trials_per_item: items.length ? Math.min(...items.map((i) => i.n_trials)) : null,

@@ -138,12 +138,13 @@ export function makeFixture(id: string, seeded: boolean): Fixture {
 
 /**
  * A snapshot of one run of `items`, or of several runs pooled (one item list per run, each run its
- * own seed), with the metrics the summary computes; `patch` edits every run's manifest.
+ * own seed), with the metrics the summary computes; `patch` edits every run's manifest, `edit` every trial.
  */
-export function makeSnapshot(runs: ItemSpec[] | ItemSpec[][], fixtures: Fixture[], patch: (m: Manifest) => void = () => {}): Snapshot {
+export function makeSnapshot(runs: ItemSpec[] | ItemSpec[][], fixtures: Fixture[], patch: (m: Manifest) => void = () => {}, edit: (t: TrialRecord) => void = () => {}): Snapshot {
   const lists = (Array.isArray(runs[0]) ? runs : [runs]) as ItemSpec[][];
   const parts = lists.map((specs, r) => {
     const trials = makeTrials(specs);
+    trials.forEach(edit);
     const manifest = makeManifest(specs, (m) => {
       m.run_id = `run-${r + 1}`;
       m.config.seed = r;

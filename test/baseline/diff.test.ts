@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { causesForItem } from "../../harness/baseline/compat.ts";
+import { causesForItem, configDifferences } from "../../harness/baseline/compat.ts";
 import { diffSnapshots } from "../../harness/baseline/diff.ts";
 import type { Manifest } from "../../harness/run/manifest.ts";
+import type { TrialRecord } from "../../src/formats/records.ts";
+import { call } from "../metrics/builders.ts";
 import { makeFixture, makeSnapshot, type ItemSpec } from "./builders.ts";
 
 const N = 5;
@@ -93,6 +95,26 @@ describe("diff attribution (DESIGN.md §11)", () => {
       }
     });
   }
+
+  it("a provider that starts answering the same requested model with another one: the deltas are the reported model's, by name", () => {
+    // Nothing in the requests changed; every answer of the candidate's critic says it came from a new snapshot.
+    const answeredBy = (model: string) => (t: TrialRecord) => void (t.calls = [{ ...call({ role: "critic" }), reported: { model, system_fingerprint: null } }]);
+    const before = makeSnapshot([BASE, BASE, BASE, BASE, BASE], FIXTURES, undefined, answeredBy("sim-critic-2026-01"));
+    const after = makeSnapshot(changedItems(), FIXTURES, undefined, answeredBy("sim-critic-2026-06"));
+    expect(before.reported_models).toEqual({ critic: ["sim-critic-2026-01"] });
+    const d = diffSnapshots(before, after);
+    expect(d.differences.map((x) => [x.kind, x.part, x.baseline, x.candidate])).toEqual([
+      ["seed", "run seed", [0, 1, 2, 3, 4], 0],
+      ["model", "critic.reported_model", ["sim-critic-2026-01"], ["sim-critic-2026-06"]],
+    ]);
+    const beyond = d.deltas.filter((x) => x.beyond_noise);
+    expect(beyond.length).toBeGreaterThanOrEqual(3);
+    expect(d.unexplained).toEqual([]);
+    for (const delta of beyond) expect(delta.causes.map((c) => c.part)).toEqual(["critic.reported_model"]);
+    // The same change with the model the baseline already reported, or with no reported model on record (a baseline published before they were), is no difference.
+    expect(diffSnapshots(before, makeSnapshot(changedItems(), FIXTURES, undefined, answeredBy("sim-critic-2026-01"))).unexplained.length).toBeGreaterThan(0);
+    expect(configDifferences({ ...before, reported_models: {} }, after).map((x) => x.part)).toEqual(["run seed"]);
+  });
 
   it("a configuration difference with no real change yields no cause deltas (the noise stays noise)", () => {
     // The baseline's items split 3/2 run after run; the candidate, with another critic model, splits the same way.
