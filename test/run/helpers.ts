@@ -25,10 +25,14 @@ export const BIN = join(PACKAGE_ROOT, "bin", "fieldtest.js");
 /**
  * `fieldtest run` in a process of its own, through the binary as a user runs it, for tests that
  * kill it or race it: `options` as the command line gives them (`maxCalls: "20"` is
- * `--max-calls 20`), run in the folder that holds `corpusRoot` (the command reads ./corpus).
+ * `--max-calls 20`, `retryErrors: true` is `--retry-errors`), run in the folder that holds
+ * `corpusRoot` (the command reads ./corpus).
  */
-export function sweepProcess(options: Record<string, string>, corpusRoot: string) {
-  const args = Object.entries(options).flatMap(([name, value]) => [`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, value]);
+export function sweepProcess(options: Record<string, string | true>, corpusRoot: string) {
+  const args = Object.entries(options).flatMap(([name, value]) => {
+    const flag = `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    return value === true ? [flag] : [flag, value];
+  });
   return execa(process.execPath, [...CHILD_NODE_FLAGS, BIN, "run", ...args], { cwd: dirname(corpusRoot), env: { CI: "1" }, reject: false });
 }
 
