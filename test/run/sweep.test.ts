@@ -7,6 +7,7 @@ import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { trialKey } from "../../src/formats/records.ts";
+import { realEngine } from "../../harness/run/wiring.ts";
 import { cli, fakeCorpus, fakeEngine, tempDir, testHost } from "./helpers.ts";
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -306,5 +307,22 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
     expect(host.stderr.text).toContain("1 item(s) failed their expectation: corpus/goal-2");
     expect(host.stdout.text).toContain("label_flip_rate 0.1");
     expect(await runSweep(cli({ trials: "1", out: join(tempDir(), "b") }), {}, engine, testHost())).toBe(0);
+  });
+
+  it("--fail-on-expectations on real sim sweeps: the items the summary lists as failing are the ones named, and the exit code follows them", async () => {
+    // At seed 0 the default sim misses apigw-03's expectation and meets apigw-01's (the sim draws per item and trial, whatever else is selected).
+    const sweep = async (only: string) => {
+      const out = join(tempDir(), "run");
+      const host = testHost();
+      const code = await runSweep(cli({ only, suite: "corpus", failOnExpectations: true, out }), {}, realEngine({}), host);
+      const failing = (JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { expectations: { goals: { failing_items: string[] } } }).expectations.goals.failing_items;
+      return { code, failing, stderr: host.stderr.text };
+    };
+    const missed = await sweep("apigw-03-rate-limit-redis-cluster,apigw-01-kong-to-envoy-gateway");
+    expect(missed.failing).toEqual(["apigw-03-rate-limit-redis-cluster"]);
+    expect(missed.code).toBe(1);
+    expect(missed.stderr).toContain("fieldtest: 1 item(s) failed their expectation: corpus/apigw-03-rate-limit-redis-cluster\n");
+    const met = await sweep("apigw-01-kong-to-envoy-gateway");
+    expect([met.code, met.failing]).toEqual([0, []]);
   });
 });
