@@ -27,7 +27,7 @@ export interface RoundInput {
 
 export interface RoundJudgement {
   verdict: RoundVerdict;
-  /** Critic findings that block this round: this audit's, then the carried ones. */
+  /** Critic findings that block this round, one per key: this audit's, then the carried ones. */
   criticBlockers: NormalizedFinding[];
   /** Keys of every blocker that blocks, gate first, each once. */
   blockerKeys: string[];
@@ -39,7 +39,9 @@ export interface RoundJudgement {
  */
 export function judgeRound(input: RoundInput): RoundJudgement {
   const fresh = input.audit?.outcome === "ok" ? input.audit.findings.filter((f) => criticBlocks(f, input.tolerance)) : [];
-  const criticBlockers = [...fresh, ...input.carried];
+  // A critic that repeats a finding in one answer raised one blocker: the planner is asked to fix it once.
+  const seen = new Set<string>();
+  const criticBlockers = [...fresh, ...input.carried].filter((f) => !seen.has(f.key) && seen.add(f.key));
   const blockerKeys = [...new Set([...input.gateFindings.map((f) => f.key), ...criticBlockers.map((f) => f.key)])];
   const verdict: RoundVerdict =
     input.audit?.outcome === "critic_unavailable" ? "critic_unavailable" : blockerKeys.length > 0 ? "blocked" : "pass";

@@ -95,7 +95,7 @@ describe("judgeRound and criticVerdict bookkeeping", () => {
     const carried = normalized("unsafe_sequencing", "blocker", "uncheckable");
     const round = judgeRound({ tolerance: "strict", gateFindings: [gateFinding], audit: okAudit(fresh, fresh), carried: [carried] });
     expect(round.blockerKeys).toEqual([gateFinding.key, fresh.key, carried.key]);
-    expect(round.criticBlockers).toEqual([fresh, fresh, carried]);
+    expect(round.criticBlockers).toEqual([fresh, carried]);
   });
 
   it("with no audit and no gate finding (gates-only mode) the round passes", () => {

@@ -72,6 +72,17 @@ describe("runEngine: approval", () => {
     expect(outcome.rounds[0]!.blocker_keys).toEqual(["critic:weak_rollback:tune_cache:missing_rollback:tune_cache:"]);
   });
 
+  it("a blocker the critic repeats in one answer is one blocker: the revision is asked to fix it once", async () => {
+    const { outcome, client } = await run({
+      planner: [planAnswer(WITH_CACHE), planAnswer(WITHOUT_CACHE)],
+      critic: [criticAnswer(NO_ROLLBACK_ON_CACHE, NO_ROLLBACK_ON_CACHE), CLEAN_AUDIT],
+    });
+    expect(outcome.status).toBe("approved");
+    expect(outcome.rounds[0]!.critic!.findings).toHaveLength(2);
+    const findings = client.requestsFor("planner")[1]!.sim!.findings!;
+    expect(findings.map((f) => f.key)).toEqual(["critic:weak_rollback:tune_cache:missing_rollback:tune_cache:"]);
+  });
+
   it("a balanced goal approves over a critic blocker whose evidence is only uncheckable", async () => {
     const { outcome } = await run({ planner: [planAnswer(SOUND)], critic: [criticAnswer({ family: "feasibility" })] }, { risk_tolerance: "balanced" });
     expect(outcome.status).toBe("approved");
