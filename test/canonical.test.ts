@@ -59,6 +59,17 @@ describe("canonicalJson against its definition", () => {
     expect(canonicalJson({ 10: 1, 9: 2, b: 3, "\u00e9": 4, '"q"': 5 })).toBe(reference({ 10: 1, 9: 2, b: 3, "\u00e9": 4, '"q"': 5 }));
   });
 
+  it("orders any keys by code unit, few (sorted in place) or many (the library sort), astral and lone surrogates included", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ unit: "binary", maxLength: 4 }), fc.integer(), { maxKeys: 80 }), (value) => {
+        expect(canonicalJson(value)).toBe(reference(value));
+      }),
+      { numRuns: 300 },
+    );
+    // "\uFFFF" is after "\uD83D\uDE00" by code unit, before it by code point.
+    expect(canonicalJson({ "\uFFFF": 1, "\u{1F600}": 2, a: 3 })).toBe('{"a":3,"\u{1F600}":2,"\uFFFF":1}');
+  });
+
   it("agrees on partly frozen values, and a text it keeps never outlives a change below it", () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.infiniteStream(fc.boolean()), (value, coins) => {
