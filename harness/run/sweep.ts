@@ -50,7 +50,8 @@ export interface SweepEngine {
   /** Throws an InputError when a role needs an API key that is not set. */
   checkApiKeys(config: RunConfig): void;
   /** Starts loading what the run's providers need before their first call (an SDK on the HTTP thread), while the sweep prepares. */
-  warmUp?(config: RunConfig): void;
+  /** Ready the provider path while the corpus loads; `concurrency` is the most sends the sweep starts at once. */
+  warmUp?(config: RunConfig, concurrency: number): void;
   /** Watches the event loop of the thread that makes and times the run's HTTP calls, while the trials run; null when the run makes none. */
   watchSendLoop?(config: RunConfig): { stop(): Promise<LoopDelay | null> } | null;
   createExecutor(config: RunConfig, corpus: Corpus, hooks: CallHooks): TrialExecutor;
@@ -159,8 +160,8 @@ interface Prepared {
 export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngine, host: SweepHost): Promise<number> {
   const started = host.now();
   /** The corpus, once the configuration is known: a live provider's SDK loads on its thread meanwhile. */
-  const loadCorpusFor = (config: RunConfig) => {
-    if (!cli.dryRun) engine.warmUp?.(config);
+  const loadCorpusFor = ({ config, operational }: ResolvedRun) => {
+    if (!cli.dryRun) engine.warmUp?.(config, operational.concurrency);
     return engine.loadCorpus();
   };
   const lockOptions: LockOptions = { now: host.now, breakLock: cli.breakLock === true, notify: (line) => host.stderr.write(`fieldtest: ${line}\n`) };
@@ -184,7 +185,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
       },
       loadProfile: engine.loadProfile,
     });
-    const corpus = loadCorpusFor(resolved.config);
+    const corpus = loadCorpusFor(resolved);
     const described = engine.describe(resolved.config);
     const hash = configHash(resolved.config, described.fingerprint);
     if (hash !== manifest.config_hash) {
@@ -231,7 +232,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
   }
 
   const resolved = resolveRun(file, cli, { loadProfile: engine.loadProfile, readReplaySource: readManifest });
-  const corpus = loadCorpusFor(resolved.config);
+  const corpus = loadCorpusFor(resolved);
   const items = selectItems(corpusItems(corpus), resolved.config);
   if (items.length === 0) throw new InputError("command line", "--only/--domain/--category", "the selection matches no corpus goal or boundary fixture");
   const plan = planTrials(items, resolved.config.trials);

@@ -137,7 +137,7 @@ export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisi
   };
   const sendThread = sharedSendThread();
   return {
-    warmUp: (config) => sendThread.warm(liveProvidersOf(config.client)),
+    warmUp: (config, concurrency) => sendThread.warm(liveProvidersOf(config.client), concurrency),
     watchSendLoop: (config) => (liveProvidersOf(config.client).length > 0 ? sendThread.watchLoop() : null),
     loadCorpus: () => loadCorpus(corpusRoot),
     loadProfile: loadSimProfile,

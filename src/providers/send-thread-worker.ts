@@ -22,9 +22,10 @@ let sending = false;
 /** Each provider's send path is rehearsed once per thread: a process that runs sweep after sweep keeps its compiled code. */
 const rehearsed = new Set<LiveProvider>();
 
-/** Loads the providers' SDKs, then rehearses their send paths until the first real send comes. */
-async function preload(providers: LiveProvider[]): Promise<void> {
+/** Loads the providers' SDKs, then (for a large first burst) rehearses their send paths until the first real send comes. */
+async function preload(providers: LiveProvider[], rehearsal: boolean): Promise<void> {
   await Promise.all(providers.map(preloadLive));
+  if (!rehearsal) return;
   for (const provider of providers) {
     if (rehearsed.has(provider)) continue;
     rehearsed.add(provider);
@@ -46,7 +47,7 @@ port.on("message", (m: ToThread) => {
     return void (loop = null);
   }
   // A load failure is left to the first send, which loads again and reports it; a failed rehearsal only leaves the code cold.
-  if (m.kind === "preload") return void preload(m.providers).catch(() => undefined);
+  if (m.kind === "preload") return void preload(m.providers, m.rehearse).catch(() => undefined);
   const adapter = createLiveAdapter(m.setup.provider, m.setup.role, { apiKey: m.setup.apiKey, now });
   // A load failure is the send's to report.
   adapter.catch(() => undefined);

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { CriticOutputSchema } from "../../src/formats/findings.ts";
 import type { CallRecord } from "../../src/formats/records.ts";
 import { createModelClient, type RoleConfig } from "../../src/providers/client.ts";
-import { createSendThread, type SendThread } from "../../src/providers/send-thread.ts";
+import { createSendThread, REHEARSED_BURST, type SendThread } from "../../src/providers/send-thread.ts";
 import { compiled } from "../helpers/compiled.ts";
 import { anthropicToolUse, chatCompletion, errorBody, useFakeServers, type Step } from "./fake-server.ts";
 import { criticRequest, fakeClock, VALID_CRITIC_ANSWER } from "./helpers.ts";
@@ -127,12 +127,37 @@ describe("a thread that dies", () => {
   });
 });
 
+describe("warming the thread", () => {
+  it(`asks it to rehearse only for a first burst of ${REHEARSED_BURST} sends or more, and starts nothing without a live provider`, async () => {
+    // A stand-in thread that answers a loop report with the preload it was sent.
+    const script = join(mkdtempSync(join(tmpdir(), "ft-thread-")), "echo-preload.mjs");
+    writeFileSync(
+      script,
+      [
+        'import { parentPort } from "node:worker_threads";',
+        "let preload = null;",
+        'parentPort.on("message", (m) => { if (m.kind === "preload") preload = m; if (m.kind === "report-loop") parentPort.postMessage({ kind: "loop", loop: preload }); });',
+      ].join("\n"),
+    );
+    const preloadFor = async (burst: number) => {
+      const thread = createSendThread(pathToFileURL(script));
+      thread.warm(["openai"], burst);
+      return thread.watchLoop()!.stop();
+    };
+    expect(await preloadFor(REHEARSED_BURST - 1)).toEqual({ kind: "preload", providers: ["openai"], rehearse: false });
+    expect(await preloadFor(REHEARSED_BURST)).toEqual({ kind: "preload", providers: ["openai"], rehearse: true });
+    const idle = createSendThread(pathToFileURL(script));
+    idle.warm([], 64);
+    expect(idle.watchLoop()).toBeNull();
+  });
+});
+
 describe("the process", () => {
   it("exits on its own with a warmed, idle thread, which holds it open only while an answer is awaited (here a loop report)", async () => {
     const program = [
       `import { createSendThread } from ${JSON.stringify(pathToFileURL(compiled(join(import.meta.dirname, "../../src/providers/send-thread.ts"))).href)};`,
       "const thread = createSendThread();",
-      "thread.warm(['openai', 'anthropic']);",
+      "thread.warm(['openai', 'anthropic'], 64);",
       "const watch = thread.watchLoop();",
       // Once this timer is gone, nothing but the awaited report keeps the process open.
       // (Whatever it holds: a thread still loading its SDK may not have sampled its loop yet, and says null.)
