@@ -49,8 +49,10 @@ export interface SweepEngine {
   price: PriceOf;
   /** Throws an InputError when a role needs an API key that is not set. */
   checkApiKeys(config: RunConfig): void;
-  /** Starts loading what the run's providers need before their first call (an SDK on the HTTP thread), while the sweep prepares. */
-  /** Ready the provider path while the corpus loads; `concurrency` is the most sends the sweep starts at once. */
+  /**
+   * Starts loading what the run's providers need before their first call (an SDK on the HTTP
+   * thread), while the sweep prepares; `concurrency` is the most sends the sweep starts at once.
+   */
   warmUp?(config: RunConfig, concurrency: number): void;
   /** Watches the event loop of the thread that makes and times the run's HTTP calls, while the trials run; null when the run makes none. */
   watchSendLoop?(config: RunConfig): { stop(): Promise<LoopDelay | null> } | null;

@@ -40,8 +40,8 @@ export interface RoundJudgement {
 export function judgeRound(input: RoundInput): RoundJudgement {
   const fresh = input.audit?.outcome === "ok" ? input.audit.findings.filter((f) => criticBlocks(f, input.tolerance)) : [];
   // A critic that repeats a finding in one answer raised one blocker: the planner is asked to fix it once.
-  const seen = new Set<string>();
-  const criticBlockers = [...fresh, ...input.carried].filter((f) => !seen.has(f.key) && seen.add(f.key));
+  const criticBlockers: NormalizedFinding[] = [];
+  for (const f of [...fresh, ...input.carried]) if (!criticBlockers.some((b) => b.key === f.key)) criticBlockers.push(f);
   const blockerKeys = [...new Set([...input.gateFindings.map((f) => f.key), ...criticBlockers.map((f) => f.key)])];
   const verdict: RoundVerdict =
     input.audit?.outcome === "critic_unavailable" ? "critic_unavailable" : blockerKeys.length > 0 ? "blocked" : "pass";
