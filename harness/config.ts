@@ -2,6 +2,13 @@ import { existsSync } from "node:fs";
 import { z } from "zod";
 import { CATEGORIES } from "../src/formats/enums.ts";
 import { loadFile } from "../src/formats/load.ts";
+
+/**
+ * The most trials per item a run may ask for: 10,000 trials of every corpus item and fixture are
+ * 2.4 million trials, past any sweep; a larger number (a typo, 1e12) would only exhaust memory
+ * planning them.
+ */
+export const MAX_TRIALS = 10_000;
 import { ENGINE_MODES } from "../src/loop/engine.ts";
 import { RoleConfigSchema } from "../src/providers/config.ts";
 import { RUN_SUITES } from "./run/work.ts";
@@ -30,7 +37,7 @@ export const ConfigFileSchema = z.strictObject({
   only: z.array(z.string().min(1)).nullable().optional(),
   domain: z.array(z.string().min(1)).nullable().optional(),
   category: z.array(z.enum(CATEGORIES)).nullable().optional(),
-  trials: z.number().int().min(1).optional(),
+  trials: z.number().int().min(1).max(MAX_TRIALS).optional(),
   seed: z.number().int().optional(),
   mode: z.enum(ENGINE_MODES).optional(),
   maxRounds: z.number().int().min(1).optional(),

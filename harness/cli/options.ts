@@ -21,6 +21,9 @@ export function parseOptions<S extends z.ZodType>(schema: S, raw: unknown): z.ou
   throw new InputError("command line", flagOf(issue.path), issue.message);
 }
 
+/** The most permutation re-splits a command takes: a million gives p to three digits in minutes; more only hangs. */
+export const MAX_REPS = 1_000_000;
+
 /** A repeatable option's values (`--pack A --pack B`), in the order given. */
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -40,8 +43,9 @@ export function numberOption<S extends z.ZodType<number, number>>(schema: S) {
     .pipe(schema);
 }
 
-/** A whole-number option, at least `min` when given. */
-export const intOption = (min?: number) => {
+/** A whole-number option, at least `min` and at most `max` when given. */
+export const intOption = (min?: number, max?: number) => {
   const whole = z.number().int("expected a whole number");
-  return numberOption(min === undefined ? whole : whole.min(min));
+  const low = min === undefined ? whole : whole.min(min);
+  return numberOption(max === undefined ? low : low.max(max));
 };

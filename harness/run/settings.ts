@@ -4,11 +4,11 @@ import { hashCanonical, canonicalJson } from "../../src/canonical.ts";
 import { CATEGORIES } from "../../src/formats/enums.ts";
 import { InputError } from "../../src/formats/load.ts";
 import { ROLES, type Suite } from "../../src/formats/records.ts";
-import { ClientConfigSchema, HttpUrlSchema, WIRE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
+import { ClientConfigSchema, HttpUrlSchema, MAX_TIMEOUT_MS, WIRE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
 import { hasCredentials, withoutCredentials } from "../../src/providers/endpoint.ts";
 import { ENGINE_MODES } from "../../src/loop/engine.ts";
 import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/providers/sim/profile.ts";
-import { EstimateSchema, type ConfigFile, type Estimate, type RolePatch } from "../config.ts";
+import { EstimateSchema, MAX_TRIALS, type ConfigFile, type Estimate, type RolePatch } from "../config.ts";
 import { REDACTED, redactHeaders, splitHeader } from "./redact.ts";
 import { RUN_FILES } from "./store.ts";
 import { DEFAULT_SUITES, parseShard, RUN_SUITES, type Shard } from "./work.ts";
@@ -88,6 +88,9 @@ const list = z
   .transform((s) => s.split(",").map((x) => x.trim()).filter((x) => x !== ""))
   .pipe(z.array(z.string()).min(1));
 
+/** Provider names a flag takes: the wire providers, and `replay`, which resolveRun points to --replay DIR. */
+const CLI_PROVIDERS = [...WIRE_PROVIDERS, "replay"] as const;
+
 /** `fieldtest run` options as commander hands them over (strings), validated at the boundary. */
 export const RunCliSchema = z.strictObject({
   config: z.string().optional(),
@@ -95,17 +98,17 @@ export const RunCliSchema = z.strictObject({
   only: list.optional(),
   domain: list.optional(),
   category: list.pipe(z.array(z.enum(CATEGORIES))).optional(),
-  trials: intOption(1).optional(),
+  trials: intOption(1, MAX_TRIALS).optional(),
   seed: intOption().optional(),
-  provider: z.string().optional(),
+  provider: z.enum(CLI_PROVIDERS).optional(),
   model: z.string().min(1).optional(),
-  plannerProvider: z.string().optional(),
+  plannerProvider: z.enum(CLI_PROVIDERS).optional(),
   plannerModel: z.string().min(1).optional(),
-  criticProvider: z.string().optional(),
+  criticProvider: z.enum(CLI_PROVIDERS).optional(),
   criticModel: z.string().min(1).optional(),
   baseUrl: HttpUrlSchema.optional(),
   header: z.array(z.string()).optional(),
-  timeout: numberOption(z.number().positive()).optional(),
+  timeout: numberOption(z.number().positive().max(MAX_TIMEOUT_MS / 1000)).optional(),
   temperature: numberOption(z.number().min(0).max(2)).optional(),
   mode: z.enum(ENGINE_MODES).optional(),
   simProfile: z.string().min(1).optional(),

@@ -195,7 +195,8 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
         ...diffValues(manifest.config, recordedConfig(resolved.config), "config"),
         ...diffValues(manifest.fingerprint, described.fingerprint, "fingerprint"),
       ];
-      throw new InputError(dir, "config", `differs from the recorded run, refusing to resume:\n  ${diff.join("\n  ") || "(hash differs)"}`);
+      // One line, as every bad-input message: the differences side by side.
+      throw new InputError(dir, "config", `differs from the recorded run, refusing to resume: ${diff.join("; ") || "(hash differs)"}`);
     }
     const now = recordedCorpus(corpus, resolved.config.suites);
     if (now.hash !== manifest.corpus.hash) {

@@ -17,6 +17,13 @@ export const ReplaySettingsSchema = z.strictObject({
 });
 export type ReplaySettings = z.output<typeof ReplaySettingsSchema>;
 
+/**
+ * The longest per-request timeout: a day, far past any model's answer. A Node timer longer than
+ * 2^31 - 1 ms (about 24.8 days) fires at once, so an unbounded value would time every call out
+ * after 1 ms instead of waiting.
+ */
+export const MAX_TIMEOUT_MS = 86_400_000;
+
 /** An endpoint: http or https, the only schemes the SDKs speak. */
 export const HttpUrlSchema = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
 
@@ -30,7 +37,7 @@ export const RoleConfigSchema = z
     topP: z.number().gt(0).max(1).optional(),
     seed: z.number().int().optional(),
     maxTokens: z.number().int().positive().optional(),
-    timeoutMs: z.number().int().positive().optional(),
+    timeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).optional(),
     concurrency: z.number().int().positive().optional(),
     rpm: z.number().positive().optional(),
     replay: ReplaySettingsSchema.optional(),

@@ -1,7 +1,11 @@
 import fc from "fast-check";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { intOption, numberOption, parseOptions } from "../../harness/cli/options.ts";
+import { PROFILES_DIR } from "../../src/providers/sim/profile.ts";
 import { runFieldtest } from "../helpers/cli.ts";
 
 const Schema = z.strictObject({ seed: intOption().optional(), budgetUsd: numberOption(z.number().positive()).optional(), trials: intOption(1).optional() });
@@ -26,6 +30,40 @@ describe("number options", () => {
 
   it("give back exactly the integer written, for any integer", () => {
     fc.assert(fc.property(fc.integer({ min: -1e9, max: 1e9 }), (n) => parseOptions(Schema, { seed: String(n) }).seed === n));
+  });
+
+  it("have upper bounds where a huge value would hang, exhaust memory or misfire, each named as typed", async () => {
+    const refused = async (args: string[], line: RegExp) => {
+      const r = await runFieldtest(args);
+      expect([r.code, r.stdout], args.join(" ")).toEqual([2, ""]);
+      expect(r.stderr, args.join(" ")).toMatch(line);
+      expect(r.stderr.trim().split("\n"), args.join(" ")).toHaveLength(1);
+    };
+    // 1e12 trials planned every one of them before the first call; a timeout past Node's timer range fired after 1 ms.
+    await refused(["run", "--dry-run", "--trials", "1e12"], /^fieldtest: command line: --trials: .*<=10000\n$/);
+    await refused(["run", "--dry-run", "--timeout", "1e9"], /^fieldtest: command line: --timeout: .*<=86400\n$/);
+    await refused(["compare", "a", "b", "--reps", "1e12"], /^fieldtest: command line: --reps: .*<=1000000\n$/);
+    await refused(["research", "a", "--out", "o", "--reps", "1e12"], /^fieldtest: command line: --reps: .*<=1000000\n$/);
+    // A provider name is checked before the model it would need.
+    await refused(["run", "--dry-run", "--provider", "bogus"], /^fieldtest: command line: --provider: .*"openai"\|"anthropic"\|"sim"\|"replay"\n$/);
+    await refused(["plan", "--goal", "g.yaml", "--base-url", "ftp://x"], /^fieldtest: command line: --base-url: expected an http:\/\/ or https:\/\/ URL\n$/);
+    await refused(["trend", "a", "b", "--metrics", ","], /^fieldtest: command line: --metrics: name at least one metric\n$/);
+  });
+
+  it("have the same bounds in the files that set them: config trials and role timeouts, sim profile latencies", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ft-bounds-"));
+    const file = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    const trials = file("trials.yaml", "suites: [boundary]\ntrials: 1e12\n");
+    expect(await runFieldtest(["run", "--dry-run", "--config", trials])).toMatchObject({ code: 2, stderr: `fieldtest: ${trials}:2: trials: Too big: expected number to be <=10000\n` });
+    const timeout = file("timeout.yaml", "roles:\n  critic:\n    timeoutMs: 1000000000000\n");
+    const t = await runFieldtest(["run", "--dry-run", "--config", timeout]);
+    expect([t.code, t.stderr]).toEqual([2, expect.stringMatching(new RegExp(`^fieldtest: ${timeout}:3: roles\\.critic\\.timeoutMs: .*<=86400000\\n$`))]);
+    const profile = file("profile.yaml", readFileSync(join(PROFILES_DIR, "default.yaml"), "utf8").replace(/^(\s*)latency_ms: .*$/m, "$1latency_ms: 1e308"));
+    const p = await runFieldtest(["plan", "--goal", "corpus/goals/database/db-01-postgres-14-to-16-orders.yaml", "--sim-profile", profile]);
+    expect([p.code, p.stderr]).toEqual([2, expect.stringMatching(new RegExp(`^fieldtest: ${profile}:\\d+: planner\\.latency_ms: .*<=600000\\n$`))]);
   });
 
   it("reach the user as one line, exit 2, from fieldtest itself", async () => {

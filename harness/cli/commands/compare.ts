@@ -6,11 +6,11 @@ import { verdictText } from "../../report/format.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
 import { formatDifferences } from "./diff.ts";
-import { intOption, parseOptions } from "../options.ts";
+import { intOption, MAX_REPS, parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
   json: z.boolean().default(false),
-  reps: intOption(100).default(10_000),
+  reps: intOption(100, MAX_REPS).default(10_000),
   seed: intOption().default(0),
   corpus: z.string().min(1).default("corpus"),
 });

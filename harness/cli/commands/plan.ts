@@ -7,7 +7,7 @@ import { spendOf } from "../../../src/loop/budget.ts";
 import { ENGINE_MODES, DEFAULT_MAX_ROUNDS, roundCap, runEngine } from "../../../src/loop/engine.ts";
 import { checkApiKeys, MissingApiKeyError } from "../../../src/providers/api-keys.ts";
 import { createModelClient } from "../../../src/providers/client.ts";
-import { RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../src/providers/config.ts";
+import { HttpUrlSchema, RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../src/providers/config.ts";
 import { loadSimProfile } from "../../../src/providers/sim/profile.ts";
 import { whyUnavailable } from "../../../src/metrics/trial-facts.ts";
 import { EXIT } from "../exit.ts";
@@ -27,7 +27,7 @@ const OptionsSchema = z.strictObject({
   plannerModel: z.string().min(1).optional(),
   criticProvider: z.enum(PROVIDERS).optional(),
   criticModel: z.string().min(1).optional(),
-  baseUrl: z.url().optional(),
+  baseUrl: HttpUrlSchema.optional(),
   temperature: numberOption(z.number().min(0).max(2)).optional(),
   mode: z.enum(ENGINE_MODES).default("gates-first"),
   maxRounds: intOption(1).default(DEFAULT_MAX_ROUNDS),

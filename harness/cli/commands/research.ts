@@ -7,7 +7,7 @@ import { loadResearchRuns, writeResearch } from "../../research/load.ts";
 import { research } from "../../research/model.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
-import { intOption, parseOptions } from "../options.ts";
+import { intOption, MAX_REPS, parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
   out: z.string().min(1),
@@ -15,7 +15,7 @@ const OptionsSchema = z.strictObject({
   a: z.string().min(1).optional(),
   b: z.string().min(1).optional(),
   window: intOption(2).default(5),
-  reps: intOption(100).default(2000),
+  reps: intOption(100, MAX_REPS).default(2000),
   seed: intOption().default(0),
   corpus: z.string().min(1).default("corpus"),
 });

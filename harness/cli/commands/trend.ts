@@ -14,6 +14,7 @@ const OptionsSchema = z.strictObject({
     .string()
     .min(1)
     .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.string()).min(1, "name at least one metric"))
     .optional(),
   json: z.boolean().default(false),
   all: z.boolean().default(false),

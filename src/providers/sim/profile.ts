@@ -4,11 +4,11 @@ import { loadFile } from "../../formats/load.ts";
 
 const rate = z.number().min(0).max(1);
 
+/** A simulated call's latency in ms: at most ten minutes (a Node timer past 2^31 - 1 ms fires at once). */
+const latencyMs = z.number().min(0).max(600_000);
+
 /** Fixed latency, or uniform over [min, max] milliseconds. */
-const LatencySchema = z.union([
-  z.number().min(0),
-  z.strictObject({ min: z.number().min(0), max: z.number().min(0) }).refine((l) => l.max >= l.min, "max < min"),
-]);
+const LatencySchema = z.union([latencyMs, z.strictObject({ min: latencyMs, max: latencyMs }).refine((l) => l.max >= l.min, "max < min")]);
 export type Latency = z.output<typeof LatencySchema>;
 
 /** The classic planner defects the sim can inject, named by the family their gate reports. */
