@@ -1,8 +1,7 @@
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunSpend } from "../../src/formats/summary.ts";
 import { itemSummaries, type ItemSummary } from "../../src/metrics/items.ts";
-import { RUN_FILES, writeJsonAtomic } from "../run/store.ts";
+import { RUN_FILES, writeFileAtomic, writeJsonAtomic } from "../run/store.ts";
 import { decide, type Decision, type DecisionInput } from "./decision.ts";
 import { renderHtml } from "./html.ts";
 import { loadRun, type LoadedRun } from "./load.ts";
@@ -43,8 +42,8 @@ export function writeReport(dir: string, corpusRoot = "corpus", decisionInput: D
   // Both reports read the same per-item triage: made once.
   const details = triage(run);
   writeJsonAtomic(paths.summary, summaryFile(run, items));
-  writeFileSync(paths.csv, trialsCsv(run.trials));
-  writeFileSync(paths.md, renderMarkdown(run, items, decision, details));
-  writeFileSync(paths.html, renderHtml(run, items, decision, details));
+  writeFileAtomic(paths.csv, trialsCsv(run.trials));
+  writeFileAtomic(paths.md, renderMarkdown(run, items, decision, details));
+  writeFileAtomic(paths.html, renderHtml(run, items, decision, details));
   return { paths: Object.values(paths), decision, spend: run.spend };
 }

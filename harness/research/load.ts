@@ -1,10 +1,10 @@
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { InputError } from "../../src/formats/load.ts";
 import { snapshotOfLoaded } from "../baseline/io.ts";
 import { makeOutputDir } from "../output.ts";
 import { loadRun } from "../report/load.ts";
-import { RUN_FILES, writeJsonAtomic } from "../run/store.ts";
+import { RUN_FILES, writeFileAtomic, writeJsonAtomic } from "../run/store.ts";
 import { renderResearchHtml } from "./html.ts";
 import { renderResearchMarkdown } from "./markdown.ts";
 import type { Research, ResearchRun } from "./model.ts";
@@ -51,8 +51,8 @@ export function loadResearchRuns(paths: readonly string[], corpusRoot: string): 
 export function writeResearch(out: string, r: Research): string[] {
   makeOutputDir(out, "--out");
   const paths = { html: join(out, RESEARCH_FILES.html), md: join(out, RESEARCH_FILES.md), json: join(out, RESEARCH_FILES.json) };
-  writeFileSync(paths.html, renderResearchHtml(r));
-  writeFileSync(paths.md, renderResearchMarkdown(r));
+  writeFileAtomic(paths.html, renderResearchHtml(r));
+  writeFileAtomic(paths.md, renderResearchMarkdown(r));
   writeJsonAtomic(paths.json, r);
   return Object.values(paths);
 }

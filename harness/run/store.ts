@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { loadFile } from "../../src/formats/load.ts";
@@ -104,16 +104,30 @@ export class TrialLog {
   }
 }
 
-/** Writes JSON atomically (temp file, fsync, rename): a reader sees the old or the new file, never half. */
-export function writeJsonAtomic(file: string, value: unknown): void {
+/**
+ * Writes a file atomically (temp file, fsync, rename): a reader sees the old or the new file,
+ * never half. A write can take fewer bytes than it was given (a disk that fills up part-way), so
+ * it writes until every byte is down; on any failure the temp file is removed and the old file
+ * stays, never replaced by a part of the new one.
+ */
+export function writeFileAtomic(file: string, text: string, write: typeof writeSync = writeSync): void {
   const tmp = `${file}.tmp-${process.pid}`;
-  const fd = openSync(tmp, "w");
+  const bytes = Buffer.from(text, "utf8");
   try {
-    writeSync(fd, `${JSON.stringify(value, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    const fd = openSync(tmp, "w");
+    try {
+      for (let done = 0; done < bytes.length; ) done += write(fd, bytes, done, bytes.length - done);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
   }
-  renameSync(tmp, file);
 }
+
+/** writeFileAtomic of a value's JSON, indented. */
+export const writeJsonAtomic = (file: string, value: unknown): void => writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
 

@@ -1,9 +1,9 @@
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { acquireLock, claimOutDir, EMPTY_LOCK_GRACE_MS, type ProcessState } from "../../harness/run/lock.ts";
-import { readTrialLog, readTrials, RUN_FILES, TrialLog } from "../../harness/run/store.ts";
+import { readTrialLog, readTrials, RUN_FILES, TrialLog, writeFileAtomic } from "../../harness/run/store.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import { engineTrial } from "../metrics/builders.ts";
 
@@ -184,5 +184,33 @@ describe("run folder", () => {
     writeFileSync(lockFile(d), owner(31337, "elsewhere"));
     release();
     expect(readFileSync(lockFile(d), "utf8")).toBe(owner(31337, "elsewhere"));
+  });
+});
+
+describe("atomic files (the manifest, the summary, the reports)", () => {
+  const folder = dir();
+  const file = join(folder, "manifest.json");
+  const text = JSON.stringify({ state: "completed", pad: "x".repeat(10_000) });
+  /** A write that takes at most `chunk` bytes at a time, then fails with ENOSPC once `room` bytes are down. */
+  const disk = (chunk: number, room = Infinity) => {
+    let written = 0;
+    return ((fd: number, buffer: Buffer, offset: number, length: number) => {
+      if (written >= room) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      const n = Math.min(chunk, length, room - written);
+      written += n;
+      return writeSync(fd, buffer, offset, n);
+    }) as typeof writeSync;
+  };
+
+  it("writes every byte when the disk takes them a few at a time", () => {
+    writeFileAtomic(file, text, disk(1000));
+    expect(readFileSync(file, "utf8")).toBe(text);
+  });
+
+  it("keeps the old file whole, and leaves no temporary file, when the disk fills up part-way", () => {
+    writeFileAtomic(file, "old");
+    expect(() => writeFileAtomic(file, text, disk(1000, 4096))).toThrow(/ENOSPC/);
+    expect(readFileSync(file, "utf8")).toBe("old");
+    expect(readdirSync(folder)).toEqual(["manifest.json"]);
   });
 });
