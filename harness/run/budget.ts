@@ -103,7 +103,10 @@ export function refuseByEstimate(estimate: SweepEstimate, limits: Limits, spent:
       const unknown = estimate.roles.filter((r) => r.costUsd === null).map((r) => `${r.provider}/${r.model}`);
       return `--budget-usd needs a price, and the price table has none for ${unknown.join(", ")} (use --max-calls instead)`;
     }
-    const total = spent.cost_usd + estimate.costUsd;
+    // Earlier calls of unknown cost (in flight at a crash, or answered without usage) count at the
+    // estimate's dearest call, as the run's budget guard holds them: never as free.
+    const held = spent.unknown_cost_calls * Math.max(0, ...estimate.roles.map((r) => r.costPerCallUsd ?? 0));
+    const total = spent.cost_usd + held + estimate.costUsd;
     if (total > limits.budgetUsd) {
       return `estimated cost $${total.toFixed(4)}${already(`${formatSpend(spent)}`)} exceeds --budget-usd ${limits.budgetUsd}`;
     }
@@ -145,17 +148,26 @@ export class BudgetGuard {
   /** Admitted sends not yet returned, by role. */
   private readonly inFlight: Record<Role, number> = { planner: 0, critic: 0 };
   private dearest: DearestSends;
+  /**
+   * What earlier sessions' calls of unknown cost may have cost (sends a crash left in flight, which
+   * the provider may have answered and billed, or answers without usage): each is held at the
+   * dearest send of any role, so a resume never spends the budget as if they were free.
+   */
+  private readonly reservedUsd: number;
+  private readonly reservedCalls: number;
 
   constructor(
     private readonly limits: Limits,
     /** What earlier sessions of this run spent (a resume keeps counting). */
-    already: Pick<Spend, "calls" | "cost_usd"> = NO_SPEND,
+    already: Pick<Spend, "calls" | "cost_usd" | "unknown_cost_calls"> = NO_SPEND,
     /** What a send of each role costs: the dearest the journal holds, else the estimate's per call. */
     private readonly sendCost: { dearest?: DearestSends; estimate?: Partial<Record<Role, number | null>> } = {},
   ) {
     this.calls = already.calls;
     this.spentUsd = already.cost_usd;
     this.dearest = { ...sendCost.dearest };
+    this.reservedCalls = already.unknown_cost_calls;
+    this.reservedUsd = already.unknown_cost_calls * Math.max(this.costOfSend("planner"), this.costOfSend("critic"));
   }
 
   /** Refuses every further call from now on (cancellation). */
@@ -169,10 +181,11 @@ export class BudgetGuard {
 
   /** Why the USD budget leaves no room for one more send of `role`, or null when it does. */
   private usdRefusal(role: Role, budget: number): string | null {
-    const spent = `$${this.spentUsd.toFixed(4)} spent`;
-    if (this.spentUsd >= budget) return `--budget-usd ${budget} reached (${spent})`;
+    const reserved = this.reservedCalls > 0 ? `, $${this.reservedUsd.toFixed(4)} held for ${this.reservedCalls} earlier call(s) of unknown cost` : "";
+    const spent = `$${this.spentUsd.toFixed(4)} spent${reserved}`;
+    if (this.spentUsd + this.reservedUsd >= budget) return `--budget-usd ${budget} reached (${spent})`;
     const out = this.inFlight.planner + this.inFlight.critic;
-    const committed = this.spentUsd + this.inFlight.planner * this.costOfSend("planner") + this.inFlight.critic * this.costOfSend("critic") + this.costOfSend(role);
+    const committed = this.spentUsd + this.reservedUsd + this.inFlight.planner * this.costOfSend("planner") + this.inFlight.critic * this.costOfSend("critic") + this.costOfSend(role);
     if (committed <= budget) return null;
     return `--budget-usd ${budget} reached (${spent}${out > 0 ? `, ${out} send(s) in flight` : ""}; another ${role} send may cost $${this.costOfSend(role).toFixed(4)}, the dearest so far)`;
   }

@@ -38,7 +38,7 @@ describe("estimate", () => {
 
 describe("budget guard", () => {
   it("refuses the call past --max-calls, remembers the trial it cut, and stays tripped", () => {
-    const guard = new BudgetGuard({ budgetUsd: null, maxCalls: 2 }, { calls: 1, cost_usd: 0 });
+    const guard = new BudgetGuard({ budgetUsd: null, maxCalls: 2 }, { calls: 1, cost_usd: 0, unknown_cost_calls: 0 });
     expect(guard.beforeCall("critic", "corpus/a/0")).toBe("ok");
     expect(guard.beforeCall("critic", "corpus/b/0")).toBe("budget_exceeded");
     expect(guard.wasCut("corpus/b/0")).toBe(true);
@@ -91,16 +91,30 @@ describe("budget guard", () => {
     expect(admitted(priced)).toBe(7);
 
     // Each role is reserved at its own price; a resume starts from the journal's dearest sends.
-    const resumed = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, { calls: 3, cost_usd: 0.5 }, { dearest: { planner: 0.25, critic: 0.125 }, estimate: { planner: 0.01, critic: 0.01 } });
+    const resumed = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, { calls: 3, cost_usd: 0.5, unknown_cost_calls: 0 }, { dearest: { planner: 0.25, critic: 0.125 }, estimate: { planner: 0.01, critic: 0.01 } });
     expect(resumed.beforeCall("planner")).toBe("ok");
     // $0.5 spent + a planner send at $0.25 + two critic sends at $0.125 = $1
     expect(admitted(resumed, "critic")).toBe(2);
   });
 
   it("starts from what earlier sessions spent", () => {
-    const guard = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, { calls: 7, cost_usd: 1 });
+    const guard = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, { calls: 7, cost_usd: 1, unknown_cost_calls: 0 });
     expect(guard.beforeCall("critic")).toBe("budget_exceeded");
     expect(guard.tripped).toMatch(/--budget-usd 1 reached \(\$1\.0000 spent\)/);
+  });
+
+  it("holds earlier calls of unknown cost (in flight at a crash) at the dearest send, never as free", () => {
+    // $0.5 known, and 2 sends a crash left in flight: held at the dearest send of any role, $0.125 each.
+    const sendCost = { dearest: { planner: 0.125, critic: 0.0625 } };
+    const resumed = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, { calls: 6, cost_usd: 0.5, unknown_cost_calls: 2 }, sendCost);
+    let admitted = 0;
+    while (admitted < 100 && resumed.beforeCall("critic") === "ok") admitted++;
+    // $0.5 + $0.25 held leaves room for 4 critic sends at $0.0625 (counted as free, the two left room for 8).
+    expect(admitted).toBe(4);
+    expect(resumed.tripped).toContain("$0.2500 held for 2 earlier call(s) of unknown cost");
+    const refused = new BudgetGuard({ budgetUsd: 0.75, maxCalls: null }, { calls: 6, cost_usd: 0.5, unknown_cost_calls: 2 }, sendCost);
+    expect(refused.beforeCall("critic")).toBe("budget_exceeded");
+    expect(refused.tripped).toBe("--budget-usd 0.75 reached ($0.5000 spent, $0.2500 held for 2 earlier call(s) of unknown cost)");
   });
 
   it("fails a USD budget closed at the first call of unknown cost, and says why", () => {
@@ -127,6 +141,10 @@ describe("budget guard", () => {
     expect(refuseByEstimate(est, { budgetUsd: null, maxCalls: 14 }, spent)).toBeNull();
     expect(refuseByEstimate(est, { budgetUsd: null, maxCalls: 13 }, spent)).toMatch(/estimated 14 LLM calls \(10 calls already spent/);
     expect(refuseByEstimate(est, { budgetUsd: 4.9, maxCalls: null }, spent)).toMatch(/estimated cost \$5\.0000 \(\$3\.0000 already spent/);
+    // Two earlier calls of unknown cost count at the estimate's $0.5 a call: $3 + $1 + $2 = $6.
+    const crashed = { ...spent, unknown_cost_calls: 2, cost_usd_is_lower_bound: true };
+    expect(refuseByEstimate(est, { budgetUsd: 6, maxCalls: null }, crashed)).toBeNull();
+    expect(refuseByEstimate(est, { budgetUsd: 5.9, maxCalls: null }, crashed)).toMatch(/^estimated cost \$6\.0000 \(at least \$3\.0000 \(2 call\(s\) of unknown cost\) already spent/);
   });
 });
 
