@@ -110,8 +110,14 @@ export function acquireLock(dir: string, o: LockOptions): () => void {
     try {
       writeFileSync(file, text, { flag: "wx" });
       return () => {
-        // Removed only while it is still ours (a --break-lock elsewhere may have taken it).
-        if (readLock(file)?.text === text) rmSync(file, { force: true });
+        // Removed only while it is still ours (a --break-lock elsewhere may have taken it). A lock
+        // that cannot be removed (the folder turned unwritable) must not replace the error the run
+        // ends on: once this process is gone it is stale, and the next run takes it over.
+        try {
+          if (readLock(file)?.text === text) rmSync(file, { force: true });
+        } catch {
+          // left for the next run to take over
+        }
       };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
@@ -144,7 +150,9 @@ const isRunFile = (name: string) => FORCE_REMOVES.has(name.replace(/\.tmp-\d+$/,
 export function claimOutDir(dir: string, o: LockOptions & { force: boolean }): () => void {
   const refuseNonEmpty = () => new InputError(dir, "--out", "folder is not empty (use --resume DIR to complete a run, or --force to start over)");
   makeOutputDir(dir, "--out");
-  if (!o.force && readdirSync(dir).length > 0) throw refuseNonEmpty();
+  // A lock alone is what a run interrupted before its first file leaves: the lock decides (a live
+  // run's refuses, a stale one is taken over), so the folder is not a dead end.
+  if (!o.force && readdirSync(dir).some((f) => f !== RUN_FILES.lock)) throw refuseNonEmpty();
   const release = acquireLock(dir, o);
   try {
     const others = readdirSync(dir).filter((f) => f !== RUN_FILES.lock);

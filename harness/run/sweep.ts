@@ -21,8 +21,12 @@ import { compareTrials, pendingTrials, planTrials, selectItems, shardTrials, typ
 
 export const EXIT_INTERRUPTED = 130;
 
-/** Failures of the run folder's storage, which no retry of a trial can help: a full disk, a quota, a read-only or failing device, a file too large. */
-const STORAGE_ERRORS = new Set(["ENOSPC", "EDQUOT", "EROFS", "EIO", "EFBIG"]);
+/**
+ * Failures of the run folder's storage, which no retry of a trial can help: a full disk, a quota,
+ * a read-only or failing device, a file too large, a folder or file that may not be written
+ * (permissions, an immutable flag).
+ */
+const STORAGE_ERRORS = new Set(["ENOSPC", "EDQUOT", "EROFS", "EIO", "EFBIG", "EACCES", "EPERM"]);
 const isStorageError = (e: unknown) => STORAGE_ERRORS.has((e as NodeJS.ErrnoException | null)?.code ?? "");
 
 export interface CanaryOutcome {

@@ -9,13 +9,16 @@ import { realEngine } from "../../harness/run/wiring.ts";
 import { instrumentedEngine } from "./fixtures/instrumented.ts";
 import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
 
-/** Runs `body` while the file system answers the `nth` write of a trial record with ENOSPC, as a full disk does. */
-async function withFullDiskAt<T>(nth: number, body: () => Promise<T>): Promise<T> {
+/** How a storage failure reads: a full disk, or a folder that may no longer be written. */
+const FAILURES = { ENOSPC: "ENOSPC: no space left on device, write", EACCES: "EACCES: permission denied, write" } as const;
+
+/** Runs `body` while the file system answers the `nth` write of a trial record with `code`, as a full disk or a folder made unwritable does. */
+async function withFailingDiskAt<T>(nth: number, code: keyof typeof FAILURES, body: () => Promise<T>): Promise<T> {
   const real = fs.writeSync;
   let trialLines = 0;
   fs.writeSync = ((fd: number, data: unknown, ...rest: unknown[]) => {
     if (typeof data === "string" && data.startsWith('{"schema_version":1,"suite":') && ++trialLines === nth) {
-      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", syscall: "write" });
+      throw Object.assign(new Error(FAILURES[code]), { code, syscall: "write" });
     }
     return (real as (...a: unknown[]) => number)(fd, data, ...rest);
   }) as typeof fs.writeSync;
@@ -30,20 +33,20 @@ async function withFullDiskAt<T>(nth: number, body: () => Promise<T>): Promise<T
 }
 
 describe("a run folder whose storage fails", () => {
-  it("stops the run at once, says so in one line with the resume command (exit 3), spends nothing after it, and a resume completes the run", async () => {
+  it.each(Object.keys(FAILURES) as (keyof typeof FAILURES)[])("%s: stops the run at once, says so in one line with the resume command (exit 3), spends nothing after it, and a resume completes the run", async (failure) => {
     const root = tempDir("ft-storage-");
     const corpusRoot = smallCorpus(root, 3, 2);
     const out = join(root, "run");
     const flags = { trials: "2", concurrency: "2", out };
     const host = testHost();
     const started = new Set<string>();
-    const code = await withFullDiskAt(3, () => runSweep(cli(flags), {}, instrumentedEngine(corpusRoot, (key) => started.add(key)), host));
+    const code = await withFailingDiskAt(3, failure, () => runSweep(cli(flags), {}, instrumentedEngine(corpusRoot, (key) => started.add(key)), host));
     expect(code).toBe(3);
     const atStop = started.size;
     // Let whatever was still queued have its chance to start (it must not).
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(host.stderr.text).toContain(
-      `\nfieldtest: run ${out}: its records cannot be written (ENOSPC: no space left on device, write); every trial written before is kept. Fix the storage, then resume with:\n  npx --no-install fieldtest run --resume ${out}\n`,
+      `\nfieldtest: run ${out}: its records cannot be written (${FAILURES[failure]}); every trial written before is kept. Fix the storage, then resume with:\n  npx --no-install fieldtest run --resume ${out}\n`,
     );
     const kept = readTrialLog(out).records;
     expect(kept).toHaveLength(2);

@@ -120,6 +120,17 @@ describe("run folder", () => {
     expect(existsSync(join(d, "new", "deep"))).toBe(true);
   });
 
+  it("--out holding only a lock (a run interrupted before its first file) is taken over when stale, refused while live", () => {
+    const d = dir();
+    writeFileSync(lockFile(d), owner(4242));
+    const notes: string[] = [];
+    claimOutDir(d, { now, force: false, probe: probeOf({ 4242: { state: "gone" } }), notify: (l) => notes.push(l) })();
+    expect(notes.join("\n")).toMatch(/taking over a stale lock: .*is gone/);
+    expect(readdirSync(d)).toEqual([]);
+    writeFileSync(lockFile(d), owner(4242));
+    expect(() => claimOutDir(d, { now, force: false, probe: probeOf({ 4242: { state: "alive", start: null } }) })).toThrow(/in use by pid 4242/);
+  });
+
   it("--out that is a file, or under one, is one line of bad input", () => {
     const d = dir();
     writeFileSync(join(d, "f"), "");
