@@ -12,11 +12,20 @@ const READ_CHUNK_BYTES = 1 << 20;
  * in memory proportional to the longest line rather than the whole file.
  */
 function* fileLines(file: string): Generator<string> {
-  const fd = openSync(file, "r");
+  // A file that cannot be read (a folder in its place, no permission) is bad input naming it.
+  const readable = <T>(io: () => T): T => {
+    try {
+      return io();
+    } catch (e) {
+      throw new InputError(file, "", `cannot read file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    }
+  };
+  const fd = readable(() => openSync(file, "r"));
   try {
     const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
     let partial: Buffer[] = [];
-    for (let n = readSync(fd, chunk, 0, chunk.length, null); n > 0; n = readSync(fd, chunk, 0, chunk.length, null)) {
+    const next = () => readable(() => readSync(fd, chunk, 0, chunk.length, null));
+    for (let n = next(); n > 0; n = next()) {
       const bytes = chunk.subarray(0, n);
       let start = 0;
       for (let nl = bytes.indexOf(0x0a, start); nl !== -1; nl = bytes.indexOf(0x0a, start)) {
@@ -38,7 +47,8 @@ function parseJson(line: string): { ok: true; value: unknown } | { ok: false; er
   try {
     return { ok: true, value: JSON.parse(line) };
   } catch (e) {
-    return { ok: false, error: (e as Error).message };
+    // The message quotes the line: its control bytes would break the one line the error is shown on.
+    return { ok: false, error: (e as Error).message.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?") };
   }
 }
 
@@ -75,6 +85,8 @@ export function readJsonl<S extends z.ZodType>(
     if (pending) throw new InputError(file, "", `not valid JSON (${pending.error}); only the last line can be torn by a crash, so this one is corrupt`, pending.line);
     const parsed = parseJson(line);
     if (!parsed.ok) {
+      // A crash cuts a record short; every record starts as a JSON object, so a line that does not is no torn record.
+      if (!line.trimStart().startsWith("{")) throw new InputError(file, "", `not valid JSON (${parsed.error}), and not the start of a record a crash cut short`, lineNo);
       torn++;
       if (!tornAnywhere) pending = { line: lineNo, error: parsed.error };
       continue;

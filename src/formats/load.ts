@@ -33,6 +33,23 @@ export interface ParsedSource {
  * it refuses a repeated key in YAML (JSON.parse would keep the last value silently).
  */
 export function parseSource(file: string, text: string): ParsedSource {
+  return withinDepth(file, () => parseOnce(file, text));
+}
+
+/**
+ * Data nested past what the readers recurse through (100,000 brackets deep) overflows the stack:
+ * bad input naming its file, not a crash.
+ */
+function withinDepth<T>(file: string, read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof RangeError && /call stack/i.test(e.message)) throw new InputError(file, "", "nested too deeply to read");
+    throw e;
+  }
+}
+
+function parseOnce(file: string, text: string): ParsedSource {
   let data = parsedByText.get(text);
   let yaml: ParsedSource | undefined;
   if (data === undefined) {
@@ -140,9 +157,16 @@ function parseYaml(file: string, text: string): ParsedSource {
     const line = lineCounter.linePos(first.pos[0]).line;
     throw new InputError(file, "", `not valid YAML or JSON: ${first.message.split("\n")[0]}`, line);
   }
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (e) {
+    // The parser refuses some documents only when it builds their value (an alias bomb: "Excessive alias count").
+    throw new InputError(file, "", `not valid YAML: ${(e as Error).message.split("\n")[0]}`);
+  }
   return {
     file,
-    data: doc.toJS(),
+    data,
     lineOf(path) {
       let node: unknown = doc.contents;
       let lastRange: [number, number, number] | undefined;
@@ -208,7 +232,7 @@ export function issueAt(issue: z.core.$ZodIssue, data?: unknown): { keys: readon
 
 /** Validate parsed data with a zod schema; the first issue becomes an InputError. */
 export function validate<S extends z.ZodType>(source: ParsedSource, schema: S): z.output<S> {
-  const result = schema.safeParse(source.data);
+  const result = withinDepth(source.file, () => schema.safeParse(source.data));
   if (result.success) return result.data;
   const { keys, path, detail } = issueAt(result.error.issues[0]!, source.data);
   throw new InputError(source.file, path || "(root)", detail, source.lineOf(keys));

@@ -53,4 +53,12 @@ describe("parseSource", () => {
   it("reports broken JSON through the YAML parser with its line", () => {
     expect(errorOf(() => parseSource("plan.json", '{\n  "id": "p",\n  "tasks": [\n}\n')).message).toMatch(/^plan\.json:\d+: not valid YAML or JSON: /);
   });
+
+  it("refuses data nested past what its readers recurse through, and a YAML alias bomb, as bad input naming the file", () => {
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    expect(errorOf(() => validate(parseSource("plan.json", deep), z.object({}))).message).toBe("plan.json: nested too deeply to read");
+    const levels = "abcdefg".split("").map((name, i) => `${name}: &${name} [${Array(9).fill(i === 0 ? '"x"' : `*${"abcdefg"[i - 1]}`).join(",")}]`);
+    const bomb = [...levels, `h: [${Array(9).fill("*g").join(",")}]`].join("\n");
+    expect(errorOf(() => parseSource("plan.yaml", bomb)).message).toBe("plan.yaml: not valid YAML: Excessive alias count indicates a resource exhaustion attack");
+  });
 });

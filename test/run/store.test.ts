@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -66,6 +66,19 @@ describe("trials.jsonl", () => {
     expect(readTrials(d)).toEqual([]);
     writeFileSync(join(d, RUN_FILES.trials), '{"hello": 1}\n');
     expect(() => readTrials(d)).toThrow(/trials\.jsonl:1: schema_version: not a trial record/);
+  });
+
+  it("a last line that is no record cut short, or a folder in the log's place, is an input error naming the file, never an empty run", () => {
+    const d = dir();
+    // Random bytes with no newline were read as one torn line: a report of 0 trials, exit 0.
+    writeFileSync(join(d, RUN_FILES.trials), Buffer.from([0x07, 0xdc, 0x91, 0x00, 0x25, 0x0a, 0xff].slice(0, 5)));
+    expect(() => readTrials(d)).toThrow(/trials\.jsonl:1: not valid JSON \([^\n\u0000\u0007]*\), and not the start of a record a crash cut short$/);
+    // A record cut short is still what a crash leaves, and is skipped.
+    writeFileSync(join(d, RUN_FILES.trials), `${JSON.stringify(rec("a", 0))}\n{"schema_version":1,"suite":"cor`);
+    expect(readTrialLog(d).torn).toBe(1);
+    const e = dir();
+    mkdirSync(join(e, RUN_FILES.trials));
+    expect(() => readTrials(e)).toThrow(/trials\.jsonl: cannot read file \(EISDIR\)$/);
   });
 
   it("reads lines longer than a read chunk, multi-byte text across chunk edges and a torn tail as the whole file would", () => {
