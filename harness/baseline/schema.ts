@@ -88,7 +88,12 @@ export const SNAPSHOT_SCHEMA_VERSION = 3;
  */
 export const SnapshotSchema = z.strictObject({
   schema_version: z.literal(SNAPSHOT_SCHEMA_VERSION, {
-    error: `this baseline was written by an older fieldtest (an older snapshot schema); re-publish it from its runs with \`fieldtest baseline publish\` (for baselines/sim-default.json: scripts/publish-baseline.sh)`,
+    error: (issue) =>
+      typeof issue.input === "number" && issue.input > SNAPSHOT_SCHEMA_VERSION
+        ? `this baseline was written by a newer fieldtest (snapshot schema ${issue.input}; this one reads ${SNAPSHOT_SCHEMA_VERSION}): update fieldtest to read it`
+        : typeof issue.input === "number"
+          ? `this baseline was written by an older fieldtest (an older snapshot schema); re-publish it from its runs with \`fieldtest baseline publish\` (for baselines/sim-default.json: scripts/publish-baseline.sh)`
+          : `expected the snapshot schema number ${SNAPSHOT_SCHEMA_VERSION}, got ${JSON.stringify(issue.input)}`,
   }),
   kind: z.literal("fieldtest-snapshot"),
   name: z.string(),

@@ -121,6 +121,8 @@ export function acquireLock(dir: string, o: LockOptions): () => void {
       };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
+      // A full disk is the storage's failure (exit 3, as a run's records failing), not bad input.
+      if (code === "ENOSPC" || code === "EDQUOT") throw e;
       if (code !== "EEXIST") throw new InputError(dir, RUN_FILES.lock, `cannot create the lock file (${code ?? String(e)})`);
     }
     const held = readLock(file);

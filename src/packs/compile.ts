@@ -86,9 +86,18 @@ function compileExpression(
     const path = where.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`)).join("");
     throw new InputError(where.source.file, path, `rule ${where.rule}: at ${pos}: ${message}`, where.source.lineOf(where.path));
   };
+  // The parser, checker and planner recurse through the expression: one nested thousands deep overflows the stack.
+  const shallow = <T>(step: () => T): T => {
+    try {
+      return step();
+    } catch (e) {
+      if (e instanceof RangeError && /call stack/i.test(e.message)) return fail(at(0), "the expression is nested too deeply");
+      throw e;
+    }
+  };
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = cel().parse(text);
+    parsed = shallow(() => cel().parse(text));
   } catch (e) {
     if (isParseFailure(e)) return fail(at(offsetOf(text, e.location.start.line, e.location.start.column)), `syntax error: ${e.rawMessage}`);
     throw e;
@@ -97,13 +106,13 @@ function compileExpression(
   if (!expr) return fail(at(0), "an empty expression");
   const offsets = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
   try {
-    const type = new Checker(variables).check(expr);
+    const type = shallow(() => new Checker(variables).check(expr));
     if (expect === "bool" && type.kind !== "bool" && type.kind !== "dyn") fail(at(0), `a rule's condition must be a bool, not ${typeName(type)}`);
   } catch (e) {
     if (e instanceof CheckError) return fail(at(offsets[String(e.exprId)] ?? 0), e.message);
     throw e;
   }
-  const program = cel().plan(environment(), parsed);
+  const program = shallow(() => cel().plan(environment(), parsed));
   // The views are plain objects, lists, strings, bigints, numbers, booleans and nulls: CEL inputs all.
   return (bindings) => program(bindings as Parameters<typeof program>[0]);
 }

@@ -88,6 +88,15 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     }
   });
 
+  it("names a newer schema as newer, and a schema number that is no number as such", () => {
+    writeFileSync(join(root, "new.json"), JSON.stringify({ schema_version: SNAPSHOT_SCHEMA_VERSION + 1, kind: "fieldtest-snapshot" }));
+    expect(() => readSnapshot(join(root, "new.json"))).toThrow(
+      `new.json:1: schema_version: this baseline was written by a newer fieldtest (snapshot schema ${SNAPSHOT_SCHEMA_VERSION + 1}; this one reads ${SNAPSHOT_SCHEMA_VERSION}): update fieldtest to read it`,
+    );
+    writeFileSync(join(root, "text.json"), JSON.stringify({ schema_version: String(SNAPSHOT_SCHEMA_VERSION), kind: "fieldtest-snapshot" }));
+    expect(() => readSnapshot(join(root, "text.json"))).toThrow(`text.json:1: schema_version: expected the snapshot schema number ${SNAPSHOT_SCHEMA_VERSION}, got "${SNAPSHOT_SCHEMA_VERSION}"`);
+  });
+
   it("diff --json attributes a decisive change to a temperature change and exits 0, naming the seed as a non-cause", async () => {
     // Every seeded fixture now passes every trial: 0/5 against 15/0 in the pooled baseline, beyond noise.
     const worse = specs(5, 1).map((s) => (s.id.startsWith("seeded") ? { ...s, verdicts: Array<string>(5).fill("pass") } : s));

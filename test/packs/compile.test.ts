@@ -28,6 +28,8 @@ describe("CEL errors are invalid input naming the pack file, the rule and the po
     ["a condition that is not a bool", "task.id", "1:1", /must be a bool, not string/],
     ["a macro over a field of the wrong type", "task.kind.exists(x, x == 'a')", "1:5", /cannot iterate over string/],
     ["a field of a list element", "plan.tasks.exists(t, t.owner == 'x')", "1:", /unknown field 'owner' on task/],
+    // The parser recurses through it: thousands of parentheses overflowed the stack (exit 3, no file).
+    ["an expression nested too deeply", `${"(".repeat(3000)}true${")".repeat(3000)}`, "1:1", /the expression is nested too deeply/],
   ])("%s", (_what, when, position, message) => {
     const e = errorOf(when);
     expect(e.file).toMatch(/pack\.yaml$/);

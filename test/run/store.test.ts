@@ -1,9 +1,12 @@
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { acquireLock, claimOutDir, EMPTY_LOCK_GRACE_MS, type ProcessState } from "../../harness/run/lock.ts";
 import { readTrialLog, readTrials, RUN_FILES, TrialLog, writeFileAtomic } from "../../harness/run/store.ts";
+import { InputError } from "../../src/formats/load.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import { engineTrial } from "../metrics/builders.ts";
 
@@ -142,6 +145,30 @@ describe("run folder", () => {
     expect(readdirSync(d)).toEqual([]);
     writeFileSync(lockFile(d), owner(4242));
     expect(() => claimOutDir(d, { now, force: false, probe: probeOf({ 4242: { state: "alive", start: null } }) })).toThrow(/in use by pid 4242/);
+  });
+
+  it("a full disk at the lock is the storage's failure (exit 3), not bad input (exit 2)", () => {
+    const d = dir();
+    const real = fs.writeFileSync;
+    fs.writeFileSync = ((file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
+      if (String(file).endsWith(RUN_FILES.lock)) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      return (real as (...a: unknown[]) => void)(file, ...rest);
+    }) as typeof fs.writeFileSync;
+    syncBuiltinESMExports();
+    try {
+      const e = (() => {
+        try {
+          acquireLock(d, { now });
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(e).not.toBeInstanceOf(InputError);
+      expect((e as NodeJS.ErrnoException).code).toBe("ENOSPC");
+    } finally {
+      fs.writeFileSync = real;
+      syncBuiltinESMExports();
+    }
   });
 
   it("--out that is a file, or under one, is one line of bad input", () => {
