@@ -25,6 +25,11 @@ export type RoleContext = z.output<typeof RoleContextSchema>;
 
 const counts = z.record(z.string(), z.number().int().min(0));
 
+/** The verdicts an item's trials are counted by (critic: block | pass; engine: approved | escalated). */
+const COUNTED_VERDICTS = ["block", "pass", "approved", "escalated"] as const;
+/** Every label a trial can have: the counted verdicts, and the outcomes left out of them. */
+const VERDICT_LABELS = [...COUNTED_VERDICTS, "unavailable", "error"] as const;
+
 /**
  * One item reduced over its trials (of every pooled run): the metrics' ItemSummary plus the
  * item's content hash, its cluster (fixture group) and its per-item metric values.
@@ -44,8 +49,14 @@ export const SnapshotItemSchema = z.strictObject({
   scheme: z.enum(["critic", "engine"]),
   n_trials: z.number().int().min(0),
   n_counted: z.number().int().min(0),
-  verdict_counts: counts,
-  modal_verdict: z.string().nullable(),
+  verdict_counts: z.record(
+    z.string().refine((k) => (VERDICT_LABELS as readonly string[]).includes(k), { message: `a verdict label is one of ${VERDICT_LABELS.join(", ")}` }),
+    z.number().int().min(0),
+  ),
+  modal_verdict: z
+    .string()
+    .refine((v) => (COUNTED_VERDICTS as readonly string[]).includes(v), { message: `a counted verdict is one of ${COUNTED_VERDICTS.join(", ")}` })
+    .nullable(),
   unanimous: z.boolean().nullable(),
   blocker_key_counts: counts,
   values: z.record(z.string(), z.number().nullable()),
@@ -122,7 +133,15 @@ export const SnapshotSchema = z.strictObject({
   /** Every summary metric over the pooled trials. */
   metrics: z.record(z.string(), MetricSchema),
   between_runs: z.record(z.string(), BetweenRunsSchema),
-  items: z.array(SnapshotItemSchema),
+  // One entry per item: a second would be paired against the candidate twice.
+  items: z.array(SnapshotItemSchema).superRefine((items, ctx) => {
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      const key = `${item.suite}/${item.item_id}`;
+      if (seen.has(key)) ctx.addIssue({ code: "custom", path: [i, "item_id"], message: `${key} is listed twice` });
+      seen.add(key);
+    });
+  }),
 });
 export type Snapshot = z.output<typeof SnapshotSchema>;
 

@@ -241,7 +241,12 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
   const resolved = resolveRun(file, cli, { loadProfile: engine.loadProfile, readReplaySource: readManifest });
   const corpus = loadCorpusFor(resolved);
   const items = selectItems(corpusItems(corpus), resolved.config);
-  if (items.length === 0) throw new InputError("command line", "--only/--domain/--category", "the selection matches no corpus goal or boundary fixture");
+  if (items.length === 0) {
+    // The selection may come from the flags or from the config file's only, domain and category: say which.
+    const fromFlags = cli.only !== undefined || cli.domain !== undefined || cli.category !== undefined;
+    const where = fromFlags ? ["command line", "--only/--domain/--category"] : [cli.config ?? "fieldtest.config.yaml", "only/domain/category"];
+    throw new InputError(where[0]!, where[1]!, "the selection matches no corpus goal or boundary fixture");
+  }
   const plan = planTrials(items, resolved.config.trials);
   const owned = shardTrials(plan, resolved.operational.shard);
   const described = engine.describe(resolved.config);

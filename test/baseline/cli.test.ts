@@ -88,6 +88,19 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     }
   });
 
+  it("refuses items a snapshot can never hold: an unknown verdict, an unknown label, an item listed twice", () => {
+    const good = JSON.parse(readFileSync(join(root, "baselines", "base.json"), "utf8")) as { items: Record<string, unknown>[] };
+    const broken = (name: string, edit: (items: Record<string, unknown>[]) => void) => {
+      const copy = structuredClone(good);
+      edit(copy.items);
+      writeFileSync(join(root, name), JSON.stringify(copy, null, 2));
+      return () => readSnapshot(join(root, name));
+    };
+    expect(broken("maybe.json", (items) => void (items[0]!.modal_verdict = "maybe"))).toThrow(/maybe\.json:\d+: items\[0\]\.modal_verdict: a counted verdict is one of block, pass, approved, escalated$/);
+    expect(broken("label.json", (items) => void (items[0]!.verdict_counts = { frob: 3 }))).toThrow(/label\.json:\d+: items\[0\]\.verdict_counts\.frob: /);
+    expect(broken("twice.json", (items) => void items.push(items[0]!))).toThrow(new RegExp(`twice\\.json:\\d+: items\\[${good.items.length}\\]\\.item_id: .* is listed twice$`));
+  });
+
   it("names a newer schema as newer, and a schema number that is no number as such", () => {
     writeFileSync(join(root, "new.json"), JSON.stringify({ schema_version: SNAPSHOT_SCHEMA_VERSION + 1, kind: "fieldtest-snapshot" }));
     expect(() => readSnapshot(join(root, "new.json"))).toThrow(

@@ -61,6 +61,10 @@ describe("number options", () => {
     const timeout = file("timeout.yaml", "roles:\n  critic:\n    timeoutMs: 1000000000000\n");
     const t = await runFieldtest(["run", "--dry-run", "--config", timeout]);
     expect([t.code, t.stderr]).toEqual([2, expect.stringMatching(new RegExp(`^fieldtest: ${timeout}:3: roles\\.critic\\.timeoutMs: .*<=86400000\\n$`))]);
+    // A selection that matches nothing names where it came from.
+    const nothing = file("nothing.yaml", "domain: [nodomain]\n");
+    expect(await runFieldtest(["run", "--dry-run", "--config", nothing])).toMatchObject({ code: 2, stderr: `fieldtest: ${nothing}: only/domain/category: the selection matches no corpus goal or boundary fixture\n` });
+    expect(await runFieldtest(["run", "--dry-run", "--domain", "nodomain"])).toMatchObject({ code: 2, stderr: "fieldtest: command line: --only/--domain/--category: the selection matches no corpus goal or boundary fixture\n" });
     const profile = file("profile.yaml", readFileSync(join(PROFILES_DIR, "default.yaml"), "utf8").replace(/^(\s*)latency_ms: .*$/m, "$1latency_ms: 1e308"));
     const p = await runFieldtest(["plan", "--goal", "corpus/goals/database/db-01-postgres-14-to-16-orders.yaml", "--sim-profile", profile]);
     expect([p.code, p.stderr]).toEqual([2, expect.stringMatching(new RegExp(`^fieldtest: ${profile}:\\d+: planner\\.latency_ms: .*<=600000\\n$`))]);
