@@ -49,7 +49,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .argument("<a>", "run A (candidate): a run directory or a baseline file")
     .argument("<b>", "run B (reference): a run directory or a baseline file")
     .option("--json", "print the comparison as JSON")
-    .option("--reps <n>", "permutation re-splits for excess disagreement", "10000")
+    .option("--reps <n>", "permutation re-splits for excess disagreement (at most 1000000)", "10000")
     .option("--seed <n>", "seed of the permutation test", "0")
     .option("--corpus <dir>", "corpus the runs were made on", "corpus")
     .action(action((a: string, b: string, raw: unknown) => {

@@ -30,7 +30,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .option("--a <run>", "model swap: run A, the candidate (a run's name or directory; default the last run)")
     .option("--b <run>", "model swap: run B, the reference (default the first run)")
     .option("--window <n>", "trailing window W of the drift monitor (runs)", "5")
-    .option("--reps <n>", "permutation re-splits of the model-swap test", "2000")
+    .option("--reps <n>", "permutation re-splits of the model-swap test (at most 1000000)", "2000")
     .option("--seed <n>", "seed of the permutation test", "0")
     .option("--corpus <dir>", "corpus the runs were made on (imported runs carry their own goals)", "corpus")
     .action(action((paths: string[], raw: unknown) => {
