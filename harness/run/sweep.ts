@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { recordedCorpus, type Corpus } from "../corpus/load.ts";
 import { InputError } from "../../src/formats/load.ts";
 import type { SimProfile } from "../../src/providers/sim/profile.ts";
-import { trialKey, type Role, type Spend } from "../../src/formats/records.ts";
+import { ROLES, trialKey, type Role, type Spend } from "../../src/formats/records.ts";
 import type { AttemptEvent } from "../../src/providers/types.ts";
 import type { ConfigFile } from "../config.ts";
 import type { LoopDelay, LoopMonitor } from "../../src/event-loop.ts";
@@ -227,6 +227,9 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
       const refusal = refuseByEstimate(est, resolved.operational, tally.total());
       if (refusal) {
         refreshSpend(manifest, tally);
+        // No session runs now: a run its last session left `running` (a crash) stands stopped by its budget, with its totals from the log.
+        if (manifest.state === "running") manifest.state = "budget_stopped";
+        manifest.totals = totalsOf(log.records);
         writeJsonAtomic(join(dir, RUN_FILES.manifest), manifest);
         return refused(`${refusal}; raise the limit on resume (--budget-usd X, --max-calls N)`);
       }
@@ -259,6 +262,9 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
   const refusal = refuseByEstimate(est, resolved.operational);
   if (refusal) return refused(refusal);
   engine.checkApiKeys(resolved.config);
+  // A replayed run's trials are read before --out is claimed: a source that cannot be read is bad
+  // input that leaves no half-made run folder behind (a rerun would need --force).
+  for (const runDir of new Set(ROLES.flatMap((role) => resolved.config.client[role].replay?.runDir ?? []))) readTrialLog(runDir, trialHead);
   const runId = runIdFor(started, host.randomId());
   const dir = cli.out ?? join("runs", runId);
   const release = claimOutDir(dir, { ...lockOptions, force: cli.force === true });

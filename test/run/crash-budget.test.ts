@@ -96,6 +96,9 @@ describe("a budget survives SIGKILL: the spend journal counts every session", ()
       expect(m.sessions[0]!.spend!.calls).toBeGreaterThanOrEqual(k);
       expect(readTrialLog(r.out).repeated).toEqual([]);
       expect(r.codes.every((c) => c === 0 || c === 3)).toBe(true);
+      // However the last resume ended (done, stopped, or refused at start), no session is left running and the totals are the log's.
+      expect(m.state, `kill point ${k}`).not.toBe("running");
+      expect(m.totals.recorded, `kill point ${k}`).toBe(readTrialLog(r.out).records.length);
     }
     // Some resumes ran after the crash and were stopped by the ceiling the journal carried over.
     expect(results.some((r) => r.resumed > 0 && readManifest(r.out).sessions.some((s) => s.outcome === "budget_stopped" && s.spend!.calls > 0))).toBe(true);

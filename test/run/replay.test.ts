@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configDifferences } from "../../harness/baseline/compat.ts";
@@ -78,6 +78,17 @@ describe("fieldtest run --replay DIR", () => {
     // diff's attribution sees the provider change on both roles.
     const diffs = configDifferences(snapshotOfRun(source, "corpus"), snapshotOfRun(out, "corpus"));
     expect(diffs.filter((d) => d.kind === "provider").map((d) => d.part).sort()).toEqual(["critic.provider", "planner.provider"]);
+  });
+
+  it("reads a source it cannot use as bad input before --out is made: no half-made run folder is left", async () => {
+    const broken = join(root, "broken-source");
+    cpSync(source, broken, { recursive: true });
+    const lines = readFileSync(join(broken, "trials.jsonl"), "utf8").split("\n");
+    lines[1] = lines[1]!.slice(0, 40);
+    writeFileSync(join(broken, "trials.jsonl"), lines.join("\n"));
+    const out = join(root, "from-broken");
+    await expect(runSweep(cli({ ...base, replay: broken, out }), {}, realEngine({}), testHost())).rejects.toThrow(/trials\.jsonl:2: not valid JSON/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it("fails the trials of an item the source never ran with a one-line miss naming role, item and trial", async () => {
