@@ -11,6 +11,9 @@ import { manifestVersion, RUN_FILES, type TrialHead } from "./store.ts";
 
 export const MANIFEST_SCHEMA_VERSION = 2;
 
+/** A date and time as the runner writes them (ISO 8601, UTC): runs are ordered and reported by them. */
+const timestamp = z.iso.datetime({ error: "expected a date and time (ISO 8601, e.g. 2026-12-05T07:09:59.000Z)" });
+
 export const RUN_STATES = ["running", "completed", "interrupted", "budget_stopped", "canary_failed"] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
@@ -29,8 +32,8 @@ const SessionSchema = z.strictObject({
   /** Names the session's lines in the spend journal. */
   id: z.string(),
   command: z.array(z.string()),
-  started_at: z.string(),
-  finished_at: z.string().nullable(),
+  started_at: timestamp,
+  finished_at: timestamp.nullable(),
   outcome: z.enum([...RUN_STATES, CRASHED]),
   trials_written: z.number().int().min(0),
   /** From the spend journal: what this session sent and paid, a killed session included; null without a journal (manifest v1). */
@@ -43,8 +46,8 @@ export const ManifestSchema = z.strictObject({
   schema_version: z.literal(MANIFEST_SCHEMA_VERSION, { error: `expected ${MANIFEST_SCHEMA_VERSION} (a manifest of another fieldtest version)` }),
   run_id: z.string(),
   state: z.enum(RUN_STATES),
-  started_at: z.string(),
-  finished_at: z.string().nullable(),
+  started_at: timestamp,
+  finished_at: timestamp.nullable(),
   harness: z.strictObject({ name: z.string(), version: z.string() }),
   git: z.strictObject({ sha: z.string().nullable(), dirty: z.boolean().nullable() }),
   node: z.string(),

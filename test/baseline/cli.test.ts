@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Manifest } from "../../harness/run/manifest.ts";
+import { readManifest, type Manifest } from "../../harness/run/manifest.ts";
 import { compareSnapshots } from "../../harness/baseline/compare.ts";
 import { diffSnapshots } from "../../harness/baseline/diff.ts";
 import { readSnapshot, snapshotOfRun, snapshotOfRuns } from "../../harness/baseline/io.ts";
@@ -99,6 +99,14 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     expect(broken("maybe.json", (items) => void (items[0]!.modal_verdict = "maybe"))).toThrow(/maybe\.json:\d+: items\[0\]\.modal_verdict: a counted verdict is one of block, pass, approved, escalated$/);
     expect(broken("label.json", (items) => void (items[0]!.verdict_counts = { frob: 3 }))).toThrow(/label\.json:\d+: items\[0\]\.verdict_counts\.frob: /);
     expect(broken("twice.json", (items) => void items.push(items[0]!))).toThrow(new RegExp(`twice\\.json:\\d+: items\\[${good.items.length}\\]\\.item_id: .* is listed twice$`));
+  });
+
+  it("refuses a run whose manifest's start is not a date: runs are ordered and reported by it", () => {
+    const copy = join(root, "bad-start");
+    cpSync(join(root, "base-1"), copy, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(copy, "manifest.json"), "utf8")) as Record<string, unknown>;
+    writeFileSync(join(copy, "manifest.json"), JSON.stringify({ ...manifest, started_at: "yesterday" }, null, 2));
+    expect(() => readManifest(copy)).toThrow(/bad-start\/manifest\.json:\d+: started_at: expected a date and time \(ISO 8601/);
   });
 
   it("names a newer schema as newer, and a schema number that is no number as such", () => {
