@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { loadFile } from "../../src/formats/load.ts";
+import { InputError, loadFile } from "../../src/formats/load.ts";
 import { TrialHeadSchema, TrialRecordSchema, trialKey, type TrialRecord } from "../../src/formats/records.ts";
 import { JsonlLog, readJsonl } from "./jsonl.ts";
 import { compareTrials } from "./work.ts";
@@ -124,6 +124,8 @@ export function writeFileAtomic(file: string, text: string, write: typeof writeS
     renameSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });
+    // A folder where the file goes is the input's fault (a run folder put together by hand), not the storage's.
+    if ((e as NodeJS.ErrnoException).code === "EISDIR") throw new InputError(file, "", "is a folder, not a file");
     throw e;
   }
 }

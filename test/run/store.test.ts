@@ -258,6 +258,13 @@ describe("atomic files (the manifest, the summary, the reports)", () => {
     expect(readFileSync(file, "utf8")).toBe(text);
   });
 
+  it("a folder where the file goes is bad input naming it, with no temporary file left", () => {
+    const d = dir();
+    mkdirSync(join(d, "summary.json"));
+    expect(() => writeFileAtomic(join(d, "summary.json"), "{}")).toThrow(/summary\.json: is a folder, not a file$/);
+    expect(readdirSync(d)).toEqual(["summary.json"]);
+  });
+
   it("keeps the old file whole, and leaves no temporary file, when the disk fills up part-way", () => {
     writeFileAtomic(file, "old");
     expect(() => writeFileAtomic(file, text, disk(1000, 4096))).toThrow(/ENOSPC/);
