@@ -19,7 +19,8 @@ import { readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type Tri
 import { formatSummary, formatTable, summarizeByCategory } from "./summary.ts";
 import { compareTrials, pendingTrials, planTrials, selectItems, shardTrials, type TrialWork, type WorkItem } from "./work.ts";
 
-export const EXIT_INTERRUPTED = 130;
+/** Exit codes of a run a signal stopped, as a shell reports a process it ended (128 + the signal's number). */
+export const EXIT_SIGNALLED = { SIGINT: 130, SIGTERM: 143 } as const;
 
 /**
  * Failures of the run folder's storage, which no retry of a trial can help: a full disk, a quota,
@@ -396,7 +397,10 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     // The first Ctrl-C drains, whatever else is already stopping the run (a budget drains too, and
     // its in-flight trials are paid for); a second one, or SIGTERM, abandons them.
     let interrupts = 0;
+    /** The first signal: its exit code is the run's (Ctrl-C then SIGTERM is still an interrupted run). */
+    let stoppedBy: keyof typeof EXIT_SIGNALLED | null = null;
     disposeSignals = host.onSignal((signal) => {
+      stoppedBy ??= signal;
       if (signal === "SIGINT" && interrupts++ === 0 && stop.mode !== "abandon") {
         const already = stop.mode === "drain" ? `already stopping (${stop.reason})` : "stopping";
         host.stderr.write(`\nfieldtest: ${already}: finishing the trials in flight (Ctrl-C again to abandon them)\n`);
@@ -438,7 +442,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
 
     if (stop.reason === "interrupted") {
       host.stderr.write(`fieldtest: interrupted; every finished trial is saved. Resume with:\n  ${resumeCommand(dir)}\n`);
-      return finish("interrupted", EXIT_INTERRUPTED);
+      return finish("interrupted", EXIT_SIGNALLED[stoppedBy ?? "SIGINT"]);
     }
     // A limit reached by the session's last calls cut nothing short: its work is done. (Its own
     // work list: a --retry-errors session left error records behind it that it had to re-run.)

@@ -173,6 +173,18 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
     expect(engine.calls.length).toBe(ACTUAL_CALLS); // drain: nothing was thrown away
   });
 
+  it("SIGTERM (an orchestrator stopping the run) abandons the trials in flight and exits 143, as a shell reports it; the run resumes", async () => {
+    const out = join(tempDir(), "run");
+    const host = testHost();
+    let finished = 0;
+    const engine = fakeEngine(corpus, { sleep: tick, afterTrial: () => ++finished === 3 && host.signal("SIGTERM") });
+    expect(await runSweep(cli({ trials: "2", out, concurrency: "4" }), {}, engine, host)).toBe(143);
+    expect(readManifest(out).state).toBe("interrupted");
+    expect(host.stderr.text).toContain(`npx --no-install fieldtest run --resume ${out}`);
+    expect(await runSweep(cli({ resume: out }), {}, engine, testHost())).toBe(0);
+    expect(keysOf(out).keys).toHaveLength(ALL_KEYS);
+  });
+
   it("a second Ctrl-C (or SIGTERM) abandons the trials in flight without recording them", async () => {
     const out = join(tempDir(), "run");
     const host = testHost();
