@@ -155,32 +155,33 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
     expect(readManifest(out).state).toBe("completed");
   });
 
-  it("Ctrl-C finishes the trials in flight, records them, prints the resume command, exits 130", async () => {
+  /** A fresh sweep that gets `signal` once its third trial has finished: its exit code, folder, host and engine. */
+  async function signalledSweep(signal: "SIGINT" | "SIGTERM") {
     const out = join(tempDir(), "run");
-    let host = testHost();
+    const host = testHost();
     let finished = 0;
-    const engine = fakeEngine(corpus, { sleep: tick, afterTrial: () => ++finished === 3 && host.signal("SIGINT") });
-    expect(await runSweep(cli({ trials: "2", out, concurrency: "4" }), {}, engine, host)).toBe(130);
+    const engine = fakeEngine(corpus, { sleep: tick, afterTrial: () => ++finished === 3 && host.signal(signal) });
+    const code = await runSweep(cli({ trials: "2", out, concurrency: "4" }), {}, engine, host);
+    expect(readManifest(out).state).toBe("interrupted");
     expect(host.stderr.text).toContain(`npx --no-install fieldtest run --resume ${out}`);
+    return { code, out, engine };
+  }
+
+  it("Ctrl-C finishes the trials in flight, records them, prints the resume command, exits 130", async () => {
+    const { code, out, engine } = await signalledSweep("SIGINT");
+    expect(code).toBe(130);
     const first = keysOf(out);
     // the three that finished plus the ones that were in flight when the signal came
     expect(first.keys.length).toBeGreaterThanOrEqual(3);
     expect(first.keys.length).toBeLessThan(ALL_KEYS);
-    expect(readManifest(out).state).toBe("interrupted");
-    host = testHost();
-    expect(await runSweep(cli({ resume: out }), {}, engine, host)).toBe(0);
+    expect(await runSweep(cli({ resume: out }), {}, engine, testHost())).toBe(0);
     expect(keysOf(out).keys).toHaveLength(ALL_KEYS);
     expect(engine.calls.length).toBe(ACTUAL_CALLS); // drain: nothing was thrown away
   });
 
   it("SIGTERM (an orchestrator stopping the run) abandons the trials in flight and exits 143, as a shell reports it; the run resumes", async () => {
-    const out = join(tempDir(), "run");
-    const host = testHost();
-    let finished = 0;
-    const engine = fakeEngine(corpus, { sleep: tick, afterTrial: () => ++finished === 3 && host.signal("SIGTERM") });
-    expect(await runSweep(cli({ trials: "2", out, concurrency: "4" }), {}, engine, host)).toBe(143);
-    expect(readManifest(out).state).toBe("interrupted");
-    expect(host.stderr.text).toContain(`npx --no-install fieldtest run --resume ${out}`);
+    const { code, out, engine } = await signalledSweep("SIGTERM");
+    expect(code).toBe(143);
     expect(await runSweep(cli({ resume: out }), {}, engine, testHost())).toBe(0);
     expect(keysOf(out).keys).toHaveLength(ALL_KEYS);
   });
