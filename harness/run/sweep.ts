@@ -332,8 +332,13 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
   const journal = new SpendJournal(dir, session.id, host.now);
   const log = new TrialLog(dir);
   manifest.sessions.push(session);
-  manifest.state = "running";
-  manifest.finished_at = null;
+  // A completed run resumed with nothing left to run stays completed while this session rewrites
+  // its reports: a session killed meanwhile must not leave it marked running.
+  const nothingLeft = pendingTrials(prep.owned, prep.recorded, cli.retryErrors === true).length === 0;
+  if (!(nothingLeft && manifest.state === "completed")) {
+    manifest.state = "running";
+    manifest.finished_at = null;
+  }
   manifest.spend = before;
   manifest.operational = { concurrency: resolved.operational.concurrency, budget_usd: resolved.operational.budgetUsd, max_calls: resolved.operational.maxCalls };
   const saveManifest = () => writeJsonAtomic(join(dir, RUN_FILES.manifest), manifest);

@@ -186,6 +186,24 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
     expect(keysOf(out).keys).toHaveLength(ALL_KEYS);
   });
 
+  it("a resume of a completed run that dies before it ends leaves the run completed, not running", async () => {
+    const out = join(tempDir(), "run");
+    const engine = fakeEngine(corpus);
+    expect(await runSweep(cli({ trials: "2", out }), {}, engine, testHost())).toBe(0);
+    const finishedAt = readManifest(out).finished_at;
+    // The session dies after its manifest is written (here in the canaries, as a kill would leave it).
+    const dying = { ...engine, runCanaries: () => { throw new Error("killed"); } };
+    await expect(runSweep(cli({ resume: out }), {}, dying, testHost())).rejects.toThrow("killed");
+    const m = readManifest(out);
+    expect([m.state, m.finished_at, m.sessions.length]).toEqual(["completed", finishedAt, 2]);
+    // A run with trials left is marked running while its session runs.
+    const partial = join(tempDir(), "run");
+    const cut = fakeEngine(corpus, { fails: () => true });
+    await runSweep(cli({ trials: "2", out: partial }), {}, cut, testHost());
+    await expect(runSweep(cli({ resume: partial, retryErrors: true }), {}, { ...cut, runCanaries: () => { throw new Error("killed"); } }, testHost())).rejects.toThrow("killed");
+    expect(readManifest(partial).state).toBe("running");
+  });
+
   it("a second Ctrl-C (or SIGTERM) abandons the trials in flight without recording them", async () => {
     const out = join(tempDir(), "run");
     const host = testHost();
