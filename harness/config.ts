@@ -2,6 +2,9 @@ import { existsSync } from "node:fs";
 import { z } from "zod";
 import { CATEGORIES } from "../src/formats/enums.ts";
 import { loadFile } from "../src/formats/load.ts";
+import { ENGINE_MODES } from "../src/loop/engine.ts";
+import { RoleConfigSchema } from "../src/providers/config.ts";
+import { RUN_SUITES } from "./run/work.ts";
 
 /**
  * The most trials per item a run may ask for: 10,000 trials of every corpus item and fixture are
@@ -9,9 +12,6 @@ import { loadFile } from "../src/formats/load.ts";
  * planning them.
  */
 export const MAX_TRIALS = 10_000;
-import { ENGINE_MODES } from "../src/loop/engine.ts";
-import { RoleConfigSchema } from "../src/providers/config.ts";
-import { RUN_SUITES } from "./run/work.ts";
 
 export const DEFAULT_CONFIG_FILE = "fieldtest.config.yaml";
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SUITES } from "../../src/formats/records.ts";
 import { MetricCoreSchema } from "../../src/formats/summary.ts";
+import { VERDICT_CATEGORIES } from "../../src/metrics/trial-facts.ts";
 
 /** `{value, ci_low, ci_high, n_items, n_trials}` (DESIGN.md §10), with `numerator`/`denominator` on rates of events. */
 export const MetricSchema = MetricCoreSchema;
@@ -25,10 +26,10 @@ export type RoleContext = z.output<typeof RoleContextSchema>;
 
 const counts = z.record(z.string(), z.number().int().min(0));
 
-/** The verdicts an item's trials are counted by (critic: block | pass; engine: approved | escalated). */
-const COUNTED_VERDICTS = ["block", "pass", "approved", "escalated"] as const;
-/** Every label a trial can have: the counted verdicts, and the outcomes left out of them. */
-const VERDICT_LABELS = [...COUNTED_VERDICTS, "unavailable", "error"] as const;
+/** The verdicts an item's trials are counted by, in either scheme (the metrics' own categories). */
+const COUNTED_VERDICTS = Object.values(VERDICT_CATEGORIES).flat();
+/** Every label a trial can have (verdictLabel): the counted verdicts, and the outcomes left out of them. */
+const VERDICT_LABELS = [...COUNTED_VERDICTS, "unavailable", "error"];
 
 /**
  * One item reduced over its trials (of every pooled run): the metrics' ItemSummary plus the
@@ -50,12 +51,12 @@ export const SnapshotItemSchema = z.strictObject({
   n_trials: z.number().int().min(0),
   n_counted: z.number().int().min(0),
   verdict_counts: z.record(
-    z.string().refine((k) => (VERDICT_LABELS as readonly string[]).includes(k), { message: `a verdict label is one of ${VERDICT_LABELS.join(", ")}` }),
+    z.string().refine((k) => VERDICT_LABELS.includes(k), { message: `a verdict label is one of ${VERDICT_LABELS.join(", ")}` }),
     z.number().int().min(0),
   ),
   modal_verdict: z
     .string()
-    .refine((v) => (COUNTED_VERDICTS as readonly string[]).includes(v), { message: `a counted verdict is one of ${COUNTED_VERDICTS.join(", ")}` })
+    .refine((v) => COUNTED_VERDICTS.includes(v), { message: `a counted verdict is one of ${COUNTED_VERDICTS.join(", ")}` })
     .nullable(),
   unanimous: z.boolean().nullable(),
   blocker_key_counts: counts,

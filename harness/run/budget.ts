@@ -104,7 +104,8 @@ export function refuseByEstimate(estimate: SweepEstimate, limits: Limits, spent:
       return `--budget-usd needs a price, and the price table has none for ${unknown.join(", ")} (use --max-calls instead)`;
     }
     // Earlier calls of unknown cost (in flight at a crash, or answered without usage) count at the
-    // estimate's dearest call, as the run's budget guard holds them: never as free.
+    // estimate's dearest call, never as free (the run's guard then holds them at the dearest send
+    // the journal knows, or this same estimate before any returned).
     const held = spent.unknown_cost_calls * Math.max(0, ...estimate.roles.map((r) => r.costPerCallUsd ?? 0));
     const total = spent.cost_usd + held + estimate.costUsd;
     if (total > limits.budgetUsd) {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { InputError } from "../../src/formats/load.ts";
 import { makeOutputDir } from "../output.ts";
-import { RUN_FILES } from "./store.ts";
+import { DEVICE_FAILURES, RUN_FILES } from "./store.ts";
 
 /** Who holds a run's lock. `proc_start` (Linux) tells the owner from a later process that reused its pid. */
 const LockOwnerSchema = z.looseObject({
@@ -121,8 +121,9 @@ export function acquireLock(dir: string, o: LockOptions): () => void {
       };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      // A full disk is the storage's failure (exit 3, as a run's records failing), not bad input.
-      if (code === "ENOSPC" || code === "EDQUOT") throw e;
+      // A failing device (a full disk) is the storage's failure (exit 3, as a run's records failing);
+      // a folder the user may not write is bad input, named below.
+      if (DEVICE_FAILURES.has(code ?? "")) throw e;
       if (code !== "EEXIST") throw new InputError(dir, RUN_FILES.lock, `cannot create the lock file (${code ?? String(e)})`);
     }
     const held = readLock(file);

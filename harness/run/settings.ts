@@ -4,7 +4,7 @@ import { hashCanonical, canonicalJson } from "../../src/canonical.ts";
 import { CATEGORIES } from "../../src/formats/enums.ts";
 import { InputError } from "../../src/formats/load.ts";
 import { ROLES, type Suite } from "../../src/formats/records.ts";
-import { ClientConfigSchema, HttpUrlSchema, MAX_TIMEOUT_MS, WIRE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
+import { ClientConfigSchema, HttpUrlSchema, MAX_TIMEOUT_MS, ROLE_PROVIDERS, WIRE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
 import { hasCredentials, withoutCredentials } from "../../src/providers/endpoint.ts";
 import { ENGINE_MODES } from "../../src/loop/engine.ts";
 import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/providers/sim/profile.ts";
@@ -88,9 +88,6 @@ const list = z
   .transform((s) => s.split(",").map((x) => x.trim()).filter((x) => x !== ""))
   .pipe(z.array(z.string()).min(1));
 
-/** Provider names a flag takes: the wire providers, and `replay`, which resolveRun points to --replay DIR. */
-const CLI_PROVIDERS = [...WIRE_PROVIDERS, "replay"] as const;
-
 /** `fieldtest run` options as commander hands them over (strings), validated at the boundary. */
 export const RunCliSchema = z.strictObject({
   config: z.string().optional(),
@@ -100,11 +97,11 @@ export const RunCliSchema = z.strictObject({
   category: list.pipe(z.array(z.enum(CATEGORIES))).optional(),
   trials: intOption(1, MAX_TRIALS).optional(),
   seed: intOption().optional(),
-  provider: z.enum(CLI_PROVIDERS).optional(),
+  provider: z.enum(ROLE_PROVIDERS).optional(),
   model: z.string().min(1).optional(),
-  plannerProvider: z.enum(CLI_PROVIDERS).optional(),
+  plannerProvider: z.enum(ROLE_PROVIDERS).optional(),
   plannerModel: z.string().min(1).optional(),
-  criticProvider: z.enum(CLI_PROVIDERS).optional(),
+  criticProvider: z.enum(ROLE_PROVIDERS).optional(),
   criticModel: z.string().min(1).optional(),
   baseUrl: HttpUrlSchema.optional(),
   header: z.array(z.string()).optional(),

@@ -104,6 +104,18 @@ export class TrialLog {
   }
 }
 
+/** Failures of the device under a run folder: full, over quota, read-only, failing, a file too large. */
+export const DEVICE_FAILURES: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "EROFS", "EIO", "EFBIG"]);
+
+/**
+ * Whether writing a run's records failed for its storage, which no retry of a trial can help: the
+ * device's failures, or a folder or file that may no longer be written (permissions, an immutable flag).
+ */
+export function isStorageFailure(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | null)?.code ?? "";
+  return DEVICE_FAILURES.has(code) || code === "EACCES" || code === "EPERM";
+}
+
 /**
  * Writes a file atomically (temp file, fsync, rename): a reader sees the old or the new file,
  * never half. A write can take fewer bytes than it was given (a disk that fills up part-way), so

@@ -15,20 +15,13 @@ import { mostlyErrors } from "./outage.ts";
 import { Progress, formatUsd, isInteractive, loopText, startPlainProgress } from "./progress.ts";
 import { redactArgv } from "./redact.ts";
 import { configHash, diffValues, FRESH_ONLY, IMPORTED_SUITE, missingCredentials, recordedConfig, resolveRun, withheldCredentials, type Fingerprint, type ResolvedRun, type RunCli, type RunConfig } from "./settings.ts";
-import { readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
+import { isStorageFailure, readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
 import { formatSummary, formatTable, summarizeByCategory } from "./summary.ts";
 import { compareTrials, pendingTrials, planTrials, selectItems, shardTrials, type TrialWork, type WorkItem } from "./work.ts";
 
 /** Exit codes of a run a signal stopped, as a shell reports a process it ended (128 + the signal's number). */
 export const EXIT_SIGNALLED = { SIGINT: 130, SIGTERM: 143 } as const;
 
-/**
- * Failures of the run folder's storage, which no retry of a trial can help: a full disk, a quota,
- * a read-only or failing device, a file too large, a folder or file that may not be written
- * (permissions, an immutable flag).
- */
-const STORAGE_ERRORS = new Set(["ENOSPC", "EDQUOT", "EROFS", "EIO", "EFBIG", "EACCES", "EPERM"]);
-const isStorageError = (e: unknown) => STORAGE_ERRORS.has((e as NodeJS.ErrnoException | null)?.code ?? "");
 
 export interface CanaryOutcome {
   ok: boolean;
@@ -332,10 +325,10 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
   const journal = new SpendJournal(dir, session.id, host.now);
   const log = new TrialLog(dir);
   manifest.sessions.push(session);
+  const pending = pendingTrials(prep.owned, prep.recorded, cli.retryErrors === true);
   // A completed run resumed with nothing left to run stays completed while this session rewrites
   // its reports: a session killed meanwhile must not leave it marked running.
-  const nothingLeft = pendingTrials(prep.owned, prep.recorded, cli.retryErrors === true).length === 0;
-  if (!(nothingLeft && manifest.state === "completed")) {
+  if (!(pending.length === 0 && manifest.state === "completed")) {
     manifest.state = "running";
     manifest.finished_at = null;
   }
@@ -364,7 +357,6 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
       return finish("canary_failed", 3);
     }
 
-    const pending = pendingTrials(prep.owned, prep.recorded, cli.retryErrors === true);
     const written = new Set<string>();
     loop = host.monitorEventLoop?.() ?? null;
     const sendLoop = engine.watchSendLoop?.(resolved.config) ?? null;
@@ -378,7 +370,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
       try {
         return write();
       } catch (e) {
-        if (isStorageError(e)) {
+        if (isStorageFailure(e)) {
           storageFailure ??= e;
           guard.close("storage");
           stop.stop("abandon", "storage");
@@ -461,7 +453,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     }
     return complete();
   } catch (e) {
-    if (!isStorageError(e)) throw e;
+    if (!isStorageFailure(e)) throw e;
     // Nothing more could be recorded, so nothing more was spent: what was in flight is abandoned (a resume re-runs it).
     host.stderr.write(`\nfieldtest: run ${dir}: its records cannot be written (${(e as Error).message}); every trial written before is kept. Fix the storage, then resume with:\n  ${resumeCommand(dir)}\n`);
     return 3;

@@ -44,10 +44,13 @@ function withinDepth<T>(file: string, read: () => T): T {
   try {
     return read();
   } catch (e) {
-    if (e instanceof RangeError && /call stack/i.test(e.message)) throw new InputError(file, "", "nested too deeply to read");
+    if (isStackOverflow(e)) throw new InputError(file, "", "nested too deeply to read");
     throw e;
   }
 }
+
+/** Whether a throw is V8's stack overflow: input nested deeper than a recursive reader goes. */
+export const isStackOverflow = (e: unknown): boolean => e instanceof RangeError && /call stack/i.test(e.message);
 
 function parseOnce(file: string, text: string): ParsedSource {
   let data = parsedByText.get(text);

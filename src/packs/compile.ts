@@ -3,7 +3,7 @@ import type { CanaryFile } from "../formats/canary.ts";
 import { cel } from "./cel.ts";
 import type { Family } from "../formats/enums.ts";
 import { GATE_CODE_NAMES, type PackGateId } from "../formats/findings.ts";
-import { InputError } from "../formats/load.ts";
+import { InputError, isStackOverflow } from "../formats/load.ts";
 import { CheckError, Checker, type Expr } from "./typecheck.ts";
 import { typeName, type CelType } from "./types.ts";
 import type { AttributeDecl, PackManifest, Rule, RuleScope } from "./schema.ts";
@@ -91,7 +91,7 @@ function compileExpression(
     try {
       return step();
     } catch (e) {
-      if (e instanceof RangeError && /call stack/i.test(e.message)) return fail(at(0), "the expression is nested too deeply");
+      if (isStackOverflow(e)) return fail(at(0), "the expression is nested too deeply");
       throw e;
     }
   };

@@ -24,12 +24,15 @@ export type ReplaySettings = z.output<typeof ReplaySettingsSchema>;
  */
 export const MAX_TIMEOUT_MS = 86_400_000;
 
+/** What a role may name as its provider: a wire provider, or `replay` of a recorded run. */
+export const ROLE_PROVIDERS = [...WIRE_PROVIDERS, "replay"] as const;
+
 /** An endpoint: http or https, the only schemes the SDKs speak. */
 export const HttpUrlSchema = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
 
 export const RoleConfigSchema = z
   .strictObject({
-    provider: z.enum([...WIRE_PROVIDERS, "replay"]),
+    provider: z.enum(ROLE_PROVIDERS),
     model: z.string().min(1),
     baseUrl: HttpUrlSchema.optional(),
     headers: z.record(z.string(), z.string()).optional(),

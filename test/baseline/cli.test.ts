@@ -96,7 +96,7 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
       writeFileSync(join(root, name), JSON.stringify(copy, null, 2));
       return () => readSnapshot(join(root, name));
     };
-    expect(broken("maybe.json", (items) => void (items[0]!.modal_verdict = "maybe"))).toThrow(/maybe\.json:\d+: items\[0\]\.modal_verdict: a counted verdict is one of block, pass, approved, escalated$/);
+    expect(broken("maybe.json", (items) => void (items[0]!.modal_verdict = "maybe"))).toThrow(/maybe\.json:\d+: items\[0\]\.modal_verdict: a counted verdict is one of block, pass, escalated, approved$/);
     expect(broken("label.json", (items) => void (items[0]!.verdict_counts = { frob: 3 }))).toThrow(/label\.json:\d+: items\[0\]\.verdict_counts\.frob: /);
     expect(broken("twice.json", (items) => void items.push(items[0]!))).toThrow(new RegExp(`twice\\.json:\\d+: items\\[${good.items.length}\\]\\.item_id: .* is listed twice$`));
   });
