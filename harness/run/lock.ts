@@ -12,6 +12,8 @@ const LockOwnerSchema = z.looseObject({
   host: z.string(),
   started_at: z.string(),
   proc_start: z.string().nullable().optional(),
+  /** The owner writes what its inputs rebuild (a merge): should it die before its manifest, what it left may be removed. */
+  rebuildable: z.boolean().optional(),
 });
 type LockOwner = z.output<typeof LockOwnerSchema>;
 
@@ -55,6 +57,8 @@ export interface LockOptions {
   host?: string;
   probe?: (pid: number) => ProcessState;
   pid?: number;
+  /** This writer writes what its inputs rebuild (see LockOwner): said in the lock for whoever finds it stale. */
+  rebuildable?: boolean;
 }
 
 type Judgement = { verdict: "stale"; why: string } | { verdict: "held"; why: string } | { verdict: "foreign"; owner: LockOwner };
@@ -104,7 +108,7 @@ export function acquireLock(dir: string, o: LockOptions): () => void {
   const self = { host: o.host ?? hostname(), pid: o.pid ?? process.pid };
   const probe = o.probe ?? processState;
   const own = processState(self.pid);
-  const owner: LockOwner = { pid: self.pid, host: self.host, started_at: o.now().toISOString(), proc_start: own.state === "alive" ? own.start : null };
+  const owner: LockOwner = { pid: self.pid, host: self.host, started_at: o.now().toISOString(), proc_start: own.state === "alive" ? own.start : null, ...(o.rebuildable ? { rebuildable: true } : {}) };
   const text = JSON.stringify(owner);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -144,23 +148,50 @@ export function acquireLock(dir: string, o: LockOptions): () => void {
 const FORCE_REMOVES: ReadonlySet<string> = new Set(Object.values(RUN_FILES).filter((f) => f !== RUN_FILES.lock));
 const isRunFile = (name: string) => FORCE_REMOVES.has(name.replace(/\.tmp-\d+$/, ""));
 
+/** The owner a lock file names, or null when it names none (missing, empty, unreadable). */
+function lockOwner(dir: string): LockOwner | null {
+  try {
+    const held = readLock(join(dir, RUN_FILES.lock));
+    const parsed = held === null ? null : LockOwnerSchema.safeParse(JSON.parse(held.text));
+    return parsed?.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Removes the run files a failed or killed writer of rebuildable output left (a merge that died
+ * before its manifest): its inputs write them again. Returns the names removed.
+ */
+export function removeRunFiles(dir: string): string[] {
+  const removed = readdirSync(dir).filter(isRunFile);
+  for (const f of removed) rmSync(join(dir, f), { force: true });
+  return removed;
+}
+
 /**
  * Claims `--out` for a new run and returns the lock's release. A missing folder is created; a
  * non-empty one is refused unless `force`. The lock is taken before anything is deleted, so a
  * folder that a live run holds is refused and left untouched; only then does `force` remove the
- * run files a previous run left (and nothing else).
+ * run files a previous run left (and nothing else). What a rebuildable writer left when it died
+ * before its manifest (its lock says so, and the lock is stale) is removed as `force` would.
  */
 export function claimOutDir(dir: string, o: LockOptions & { force: boolean }): () => void {
   const refuseNonEmpty = () => new InputError(dir, "--out", "folder is not empty (use --resume DIR to complete a run, or --force to start over)");
   makeOutputDir(dir, "--out");
+  const entries = readdirSync(dir);
+  const unfinished = !entries.includes(RUN_FILES.manifest) && lockOwner(dir)?.rebuildable === true && entries.every((f) => f === RUN_FILES.lock || isRunFile(f));
   // A lock alone is what a run interrupted before its first file leaves: the lock decides (a live
   // run's refuses, a stale one is taken over), so the folder is not a dead end.
-  if (!o.force && readdirSync(dir).some((f) => f !== RUN_FILES.lock)) throw refuseNonEmpty();
+  if (!o.force && !unfinished && entries.some((f) => f !== RUN_FILES.lock)) throw refuseNonEmpty();
   const release = acquireLock(dir, o);
   try {
-    const others = readdirSync(dir).filter((f) => f !== RUN_FILES.lock);
-    if (!o.force && others.length > 0) throw refuseNonEmpty();
-    if (o.force) for (const f of others.filter(isRunFile)) rmSync(join(dir, f), { force: true });
+    if (o.force) removeRunFiles(dir);
+    else if (unfinished) {
+      const removed = removeRunFiles(dir);
+      if (removed.length > 0) o.notify?.(`removing what an unfinished write left (no manifest.json; its inputs rebuild it): ${removed.join(", ")}`);
+    }
+    if (!o.force && readdirSync(dir).some((f) => f !== RUN_FILES.lock)) throw refuseNonEmpty();
   } catch (e) {
     release();
     throw e;

@@ -5,7 +5,7 @@ import { trialKey, type SpendLine, type TrialRecord } from "../../src/formats/re
 import { MANIFEST_SCHEMA_VERSION, readManifest, totalsOf, type Manifest } from "./manifest.ts";
 import { readSpend, SpendTally } from "./journal.ts";
 import { JsonlLog } from "./jsonl.ts";
-import { claimOutDir } from "./lock.ts";
+import { claimOutDir, removeRunFiles } from "./lock.ts";
 import { readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic } from "./store.ts";
 import { planTrials, type RunSuite } from "./work.ts";
 
@@ -83,13 +83,18 @@ function sameFolder(a: string, b: string): boolean {
   return real(a) === real(b);
 }
 
-/** Writes one run from shard runs: the merged manifest and every record once, in key order. */
-export function mergeRuns(inputs: readonly MergeInput[], out: string, opts: { now: () => Date; runId: string; command: string[]; force: boolean }): Manifest {
+/**
+ * Writes one run from shard runs: every record once, in key order, and the merged manifest last.
+ * A merge that fails removes what it wrote; one that is killed leaves its lock saying its output is
+ * rebuildable, so the next merge into the folder removes the remains (the inputs still hold them).
+ */
+export function mergeRuns(inputs: readonly MergeInput[], out: string, opts: { now: () => Date; runId: string; command: string[]; force: boolean; breakLock?: boolean; notify?: (line: string) => void }): Manifest {
   const records = checkMergeable(inputs);
   const first = inputs[0]!.manifest;
   const into = inputs.find((i) => sameFolder(i.dir, out));
   if (into) throw new InputError(out, "--out", `is one of the runs being merged (${into.dir}): write the merged run to a folder of its own`);
-  const release = claimOutDir(out, { now: opts.now, force: opts.force });
+  const release = claimOutDir(out, { now: opts.now, force: opts.force, breakLock: opts.breakLock, rebuildable: true, notify: opts.notify });
+  let written = false;
   try {
     const log = new TrialLog(out);
     for (const r of records) log.append(r);
@@ -127,8 +132,18 @@ export function mergeRuns(inputs: readonly MergeInput[], out: string, opts: { no
       merged_from: inputs.map((i) => ({ dir: i.dir, run_id: i.manifest.run_id, shard: i.manifest.plan.shard })),
     };
     writeJsonAtomic(join(out, RUN_FILES.manifest), manifest);
+    written = true;
     return manifest;
   } finally {
-    release();
+    let clean = written;
+    try {
+      if (!written) {
+        removeRunFiles(out);
+        clean = true;
+      }
+    } catch {
+      // Remains that cannot be removed keep the lock: stale once this process ends, it tells the next merge they are rebuildable.
+    }
+    if (clean) release();
   }
 }

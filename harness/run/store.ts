@@ -25,6 +25,8 @@ export interface TrialLogRead<T = TrialRecord> {
   torn: number;
   /** Keys that have more than one complete line (a re-run error, or a merge input to refuse). */
   repeated: string[];
+  /** Complete lines: every record written, a key's earlier lines included. */
+  lines: number;
 }
 
 /** The fields the runner's own bookkeeping needs (a light projection: big sweeps stay small in memory). */
@@ -63,7 +65,9 @@ export function readTrialLog<T extends Pick<TrialRecord, "suite" | "item_id" | "
 export function readTrialLog(dir: string, project: (r: TrialRecord) => Pick<TrialRecord, "suite" | "item_id" | "trial"> = (r) => r): TrialLogRead<Pick<TrialRecord, "suite" | "item_id" | "trial">> {
   const byKey = new Map<string, Pick<TrialRecord, "suite" | "item_id" | "trial">>();
   const repeated = new Set<string>();
+  let lines = 0;
   const visit = (record: TrialRecord) => {
+    lines++;
     const key = trialKey(record);
     if (byKey.has(key)) repeated.add(key);
     byKey.set(key, project(record));
@@ -71,7 +75,7 @@ export function readTrialLog(dir: string, project: (r: TrialRecord) => Pick<Tria
   // A run recorded before the spend journal (manifest v1) ended a torn line and resumed after it.
   const { torn } = readJsonl(join(dir, RUN_FILES.trials), TRIAL_LINE, visit, { tornAnywhere: manifestVersion(dir) === 1 });
   const records = [...byKey.values()].sort((a, b) => compareTrials(a, b));
-  return { records, torn, repeated: [...repeated].sort() };
+  return { records, torn, repeated: [...repeated].sort(), lines };
 }
 
 const ManifestVersionSchema = z.looseObject({ schema_version: z.number() });

@@ -150,6 +150,8 @@ interface Prepared {
   owned: TrialWork[];
   manifest: Manifest;
   recorded: TrialHead[];
+  /** The trial log's complete lines: the earlier sessions' records, a key's re-runs included. */
+  loggedLines: number;
   /** What the run's journal says every earlier session spent. */
   spent: SpendTally;
   /** The estimate for the trials this session runs (its cost per call is what the budget reserves per send until one returns). */
@@ -220,7 +222,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
       }
       const refusal = refuseByEstimate(est, resolved.operational, tally.total());
       if (refusal) {
-        refreshSpend(manifest, tally);
+        refreshSpend(manifest, tally, log.lines);
         // No session runs now: a run its last session left `running` (a crash) stands stopped by its budget, with its totals from the log.
         if (manifest.state === "running") manifest.state = "budget_stopped";
         manifest.totals = totalsOf(log.records);
@@ -229,7 +231,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
       }
       engine.checkApiKeys(resolved.config);
       if (log.torn > 0) host.stderr.write(`fieldtest: ${join(dir, RUN_FILES.trials)}: ignored a torn last line from an interrupted write\n`);
-      return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: log.records, spent: tally, estimate: est }, cli, engine, host, started);
+      return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: log.records, loggedLines: log.lines, spent: tally, estimate: est }, cli, engine, host, started);
     } finally {
       release();
     }
@@ -290,7 +292,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
       totals: { recorded: 0, errors: 0, calls: 0, cost_usd: 0 },
       merged_from: null,
     };
-    return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: [], spent: new SpendTally(), estimate: est }, cli, engine, host, started);
+    return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: [], loggedLines: 0, spent: new SpendTally(), estimate: est }, cli, engine, host, started);
   } finally {
     release();
   }
@@ -299,19 +301,24 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
 /**
  * Brings the manifest's record of earlier sessions up to date, under the run's lock: a session that
  * never said how it ended died with its process, and every session's spend is what the journal says.
+ * Sessions hold the lock one at a time, so the lines a crashed session wrote are the log's lines
+ * less those every other session said it wrote.
  */
-function refreshSpend(manifest: Manifest, tally: SpendTally): void {
-  for (const s of manifest.sessions) {
-    if (s.outcome === "running") s.outcome = CRASHED;
-    s.spend = tally.session(s.id);
+function refreshSpend(manifest: Manifest, tally: SpendTally, loggedLines: number): void {
+  const crashed = manifest.sessions.filter((s) => s.outcome === "running");
+  const told = manifest.sessions.reduce((n, s) => (s.outcome === "running" ? n : n + s.trials_written), 0);
+  for (const s of crashed) {
+    s.outcome = CRASHED;
+    if (crashed.length === 1) s.trials_written = Math.max(s.trials_written, loggedLines - told);
   }
+  for (const s of manifest.sessions) s.spend = tally.session(s.id);
   manifest.spend = tally.total();
 }
 
 /** Runs the pending trials of a prepared run whose lock the caller holds. */
 async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: SweepHost, started: Date): Promise<number> {
   const { dir, resolved, manifest, spent: tally } = prep;
-  refreshSpend(manifest, tally);
+  refreshSpend(manifest, tally, prep.loggedLines);
   const session: Session = {
     id: `${manifest.sessions.length + 1}-${host.randomId()}`,
     command: ["fieldtest", ...redactArgv(host.argv)],

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import pLimit from "p-limit";
 import { describe, expect, it } from "vitest";
+import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
@@ -19,7 +20,7 @@ const verdicts = (records: TrialRecord[]) => records.map((r) => [trialKey(r), r.
 const callLog = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : []);
 
 describe("crash safety", () => {
-  it(`SIGKILL at ${KILL_POINTS} points, then --resume: same keys, none twice, calls = uninterrupted + in-flight`, async () => {
+  it(`SIGKILL at ${KILL_POINTS} points, then --resume: same keys, none twice, calls = uninterrupted + in-flight, each session's trials counted`, async () => {
     const root = tempDir("ft-crash-");
     const corpusRoot = smallCorpus(root, 4, 2);
 
@@ -58,6 +59,10 @@ describe("crash safety", () => {
           // no finished trial was bought twice; only the ones in flight at the kill are re-run
           expect(resumeCalls.filter((key) => recorded.has(key))).toEqual([]);
           expect(beforeKill.length + resumeCalls.length, `kill point ${k}`).toBe(total + inFlightCalls);
+          // The killed session never said what it wrote: the resume counts it from the log.
+          const [killed, resumed] = readManifest(out).sessions;
+          expect(killed, `kill point ${k}`).toMatchObject({ outcome: "crashed", trials_written: recorded.size });
+          expect(resumed!.trials_written, `kill point ${k}`).toBe(final.records.length - recorded.size);
         }),
       ),
     );

@@ -1,9 +1,13 @@
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCorpus } from "../../harness/corpus/load.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { loadMergeInput, mergeRuns } from "../../harness/run/merge.ts";
-import { readTrialLog } from "../../harness/run/store.ts";
+import { readTrialLog, RUN_FILES } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { realEngine } from "../../harness/run/wiring.ts";
 import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
@@ -39,6 +43,35 @@ describe("sharding and merge (sim, same seed)", () => {
     const whole = readTrialLog(join(root, "whole")).records;
     expect(verdicts(readTrialLog(merged).records)).toEqual(verdicts(whole));
     expect(whole.length).toBe(m.plan.planned);
+
+    // A merge that fails part-way removes what it wrote; one killed part-way (its manifest not yet
+    // written, its lock left behind) is redone by the next merge into the folder, without --force.
+    const again = (force = false, notify?: (line: string) => void) => mergeRuns(shards.map(loadMergeInput), merged, { now: () => new Date(), runId: "again", command: [], force, notify });
+    const rename = fs.renameSync;
+    fs.renameSync = ((from: fs.PathLike, to: fs.PathLike) => {
+      if (String(to).endsWith(RUN_FILES.manifest)) throw Object.assign(new Error("EIO: i/o error, rename"), { code: "EIO" });
+      rename(from, to);
+    }) as typeof fs.renameSync;
+    syncBuiltinESMExports();
+    try {
+      expect(() => again(true)).toThrow(/EIO/);
+    } finally {
+      fs.renameSync = rename;
+      syncBuiltinESMExports();
+    }
+    expect(readdirSync(merged)).toEqual([]);
+    again();
+    rmSync(join(merged, RUN_FILES.manifest));
+    writeFileSync(join(merged, RUN_FILES.lock), JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), started_at: new Date().toISOString(), rebuildable: true }));
+    const notes: string[] = [];
+    expect(again(false, (l) => notes.push(l)).totals.recorded).toBe(whole.length);
+    expect(notes).toEqual([expect.stringMatching(/^taking over a stale lock: pid 4194305 .* is gone$/), expect.stringMatching(/^removing what an unfinished write left .*: spend\.jsonl, trials\.jsonl$/)]);
+    expect(verdicts(readTrialLog(merged).records)).toEqual(verdicts(whole));
+    // killed on another machine (a merge pod on a node that died): its lock cannot be checked from here
+    rmSync(join(merged, RUN_FILES.manifest));
+    writeFileSync(join(merged, RUN_FILES.lock), JSON.stringify({ pid: 7, host: "node-that-died", started_at: new Date().toISOString(), rebuildable: true }));
+    expect(() => again()).toThrow(/locked by pid 7 on host node-that-died .* take the lock with --break-lock/);
+    expect(mergeRuns(shards.map(loadMergeInput), merged, { now: () => new Date(), runId: "again", command: [], force: false, breakLock: true }).totals.recorded).toBe(whole.length);
 
     // refusals: a missing shard, a shard given twice, a shard made with other settings
     const refuse = (dirs: string[]) => () => mergeRuns(dirs.map(loadMergeInput), join(tempDir(), "m"), { now: () => new Date(), runId: "x", command: [], force: false });

@@ -147,6 +147,31 @@ describe("run folder", () => {
     expect(() => claimOutDir(d, { now, force: false, probe: probeOf({ 4242: { state: "alive", start: null } }) })).toThrow(/in use by pid 4242/);
   });
 
+  it("what a rebuildable writer (a merge) left when it died before its manifest is removed once its lock is stale; anything else still needs --force", () => {
+    const remains = (lock: string, extra: string[] = []) => {
+      const d = dir();
+      for (const f of [RUN_FILES.trials, RUN_FILES.spend, `${RUN_FILES.trials}.tmp-9`, ...extra]) writeFileSync(join(d, f), "x\n");
+      writeFileSync(lockFile(d), lock);
+      return d;
+    };
+    const gone = probeOf({ 4242: { state: "gone" } });
+    const merge = owner(4242, hostname(), { rebuildable: true });
+    const notes: string[] = [];
+    const d = remains(merge);
+    claimOutDir(d, { now, force: false, probe: gone, notify: (l) => notes.push(l) })();
+    expect(readdirSync(d)).toEqual([]);
+    expect(notes.join("\n")).toMatch(/removing what an unfinished write left \(no manifest\.json; its inputs rebuild it\): .*trials\.jsonl/);
+    // a merge still running is refused, its files untouched
+    const live = remains(merge);
+    expect(() => claimOutDir(live, { now, force: false, probe: probeOf({ 4242: { state: "alive", start: null } }) })).toThrow(/in use by pid 4242/);
+    expect(readdirSync(live)).toContain(RUN_FILES.trials);
+    // a run's records are never rebuilt from anything: its stale lock does not make them removable
+    for (const kept of [remains(owner(4242)), remains(merge, [RUN_FILES.manifest]), remains(merge, ["notes.txt"])]) {
+      expect(() => claimOutDir(kept, { now, force: false, probe: gone })).toThrow(/not empty/);
+      expect(readdirSync(kept)).toContain(RUN_FILES.trials);
+    }
+  });
+
   it("a full disk at the lock is the storage's failure (exit 3), not bad input (exit 2)", () => {
     const d = dir();
     const real = fs.writeFileSync;

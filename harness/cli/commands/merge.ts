@@ -11,7 +11,7 @@ import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
 import { parseOptions } from "../options.ts";
 
-const OptionsSchema = z.strictObject({ out: z.string().min(1), force: z.boolean().optional() });
+const OptionsSchema = z.strictObject({ out: z.string().min(1), force: z.boolean().optional(), breakLock: z.boolean().optional() });
 
 export function register(program: Command, { host, action }: CommandContext): void {
   program
@@ -20,6 +20,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .argument("<dirs...>", "run directories of the shards")
     .requiredOption("--out <dir>", "run directory to write (must be empty unless --force)")
     .option("--force", "reuse a non-empty --out, removing the previous run's files")
+    .option("--break-lock", "take an --out lock held by a process on another host (a merge whose pod or machine died; its host and pid are printed)")
     .action(action((dirs: string[], raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const now = () => new Date();
@@ -29,6 +30,8 @@ export function register(program: Command, { host, action }: CommandContext): vo
         runId,
         command: ["fieldtest", ...redactArgv(host.argv)],
         force: options.force === true,
+        breakLock: options.breakLock === true,
+        notify: (line) => host.stderr.write(`fieldtest: ${line}\n`),
       });
       const out = options.out;
       const report = reportRun(out);
