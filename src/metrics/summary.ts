@@ -99,7 +99,8 @@ export function summarize(input: MetricsInput, options: MetricsOptions): Summary
       ...suiteMetrics(all, input, goalJoin, ctx),
     },
     family_confusion: migration.confusion,
-    operational: { ...engineOperational(engine, ctx), ...spendByRole(items) },
+    // Spend is the whole run's: every suite's calls were bought.
+    operational: { ...engineOperational(engine, ctx), ...spendByRole(all) },
     expectations: {
       goals: judgeExpectations(goalJoin, goalChecks),
       fixtures: judgeExpectations(fixtureJoin, fixtureChecks),

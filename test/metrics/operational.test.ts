@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { summarize } from "../../src/metrics/summary.ts";
-import { call, engineTrial, finding, gateFinding } from "./builders.ts";
+import { boundaryTrial, call, engineTrial, finding, gateFinding } from "./builders.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 
 const run = (trials: TrialRecord[]) => summarize({ trials, fixtures: [], goals: [] }, { seed: 9, bootstrapReps: 100 });
@@ -65,5 +65,22 @@ describe("tokens when no call reported usage", () => {
     expect(op["tokens_input.planner"]!.value).toBeNull();
     expect(op["tokens_output.critic"]!.value).toBeNull();
     expect(op["calls_without_usage.planner"]!.value).toBe(1);
+  });
+});
+
+describe("spend covers every suite", () => {
+  it("the security and injection suites' calls count in tokens, cost and calls without usage, though their verdicts have metrics of their own", () => {
+    const critic = (cost: number, usage?: null) => [call({ role: "critic", cost, ...(usage === null ? { usage } : {}) })];
+    const trials = [
+      engineTrial("g", 0, "approved", { calls: [call({ role: "planner", cost: 0.25 })] }),
+      boundaryTrial("b", 0, "pass", { calls: critic(0.5) }),
+      { ...boundaryTrial("s", 0, "block", { calls: critic(1) }), suite: "security" as const },
+      { ...boundaryTrial("i", 0, "pass", { calls: critic(2, null) }), suite: "injection" as const },
+    ];
+    const op = run(trials).operational;
+    expect(op.cost_usd).toMatchObject({ value: 3.75, n_trials: 4 });
+    expect(op["cost_usd.critic"]!.value).toBe(3.5);
+    expect(op["calls_without_usage.critic"]!.value).toBe(1);
+    expect(op["tokens_input.critic"]!.value).toBe(200);
   });
 });
