@@ -39,8 +39,8 @@ export interface DiffResult {
   coverage: Coverage;
   trials_per_item: { baseline: number | null; candidate: number | null };
   alpha: number;
-  /** The per-item tests Holm corrects over: one verdict test per compared item, one per blocker key seen on it. */
-  tests: number;
+  /** The per-item tests, in Holm's two families: one verdict test per compared item; one per blocker key seen on an item. */
+  tests: { verdict: number; blocker_key: number };
   /**
    * The smallest p any one item's verdict test can reach with these trial counts (all trials one
    * way in one run, the other way in the other), and the p Holm's first step needs: when the
@@ -113,13 +113,15 @@ function itemTests(b: SnapshotItem, a: SnapshotItem, differences: readonly Diffe
  * Diff a candidate against a baseline (DESIGN.md §11, methodology-notes §9.9). Every recorded
  * configuration difference is named first (the seed and the trial count included). Then, on the
  * items of both runs, every item gets an exact two-sided test (Fisher) of its verdict counts,
- * blocking against not, and one per blocker key seen on it (blocked in a trial or not), baseline
- * against candidate; Holm corrects over all these tests at `alpha`. A unanimous baseline item is
- * judged by the same test (5/0 against 2/3 is p = 1/6: noise). A delta is an item whose modal
- * verdict changed (or whose blocking share moved beyond noise), or a key that now blocks in a
- * majority of trials and did not (`blocker_new`) or the reverse (`blocker_lost`). Each is `noise`
- * unless Holm rejects; beyond noise it is `cause` when a recorded cause in scope for the item
- * differs (named), else `unexplained`. A configuration difference never turns noise into a cause.
+ * blocking against not, baseline against candidate, Holm-corrected over all the items at `alpha`
+ * (the contract's family); and one test per blocker key seen on it (blocked in a trial or not),
+ * Holm-corrected over all the keys at `alpha`, a family of its own, so the keys never thin out the
+ * verdicts' correction. A unanimous baseline item is judged by the same test (5/0 against 2/3 is
+ * p = 1/6: noise). A delta is an item whose modal verdict changed (or whose blocking share moved
+ * beyond noise), or a key that now blocks in a majority of trials and did not (`blocker_new`) or
+ * the reverse (`blocker_lost`). Each is `noise` unless Holm rejects in its family; beyond noise it
+ * is `cause` when a recorded cause in scope for the item differs (named), else `unexplained`. A
+ * configuration difference never turns noise into a cause.
  */
 export function diffSnapshots(b: Snapshot, a: Snapshot, alpha = 0.05): DiffResult {
   const differences = configDifferences(b, a);
@@ -136,7 +138,8 @@ export function diffSnapshots(b: Snapshot, a: Snapshot, alpha = 0.05): DiffResul
     const floor = fisherExact(bi.n_counted, 0, 0, ai.n_counted);
     if (bi.n_counted > 0 && ai.n_counted > 0 && (smallest === null || floor < smallest)) smallest = floor;
   }
-  const adjusted = holm(tests.map((t) => t.p));
+  const verdictTests = tests.filter((t) => t.delta.kind === "verdict").length;
+  const adjusted = holmWithin(tests, (t) => t.delta.kind === "verdict");
   const deltas: Delta[] = [];
   tests.forEach((t, i) => {
     const beyond = adjusted[i]! <= alpha;
@@ -152,10 +155,20 @@ export function diffSnapshots(b: Snapshot, a: Snapshot, alpha = 0.05): DiffResul
     coverage: cov,
     trials_per_item: { baseline: b.trials_per_item, candidate: a.trials_per_item },
     alpha,
-    tests: tests.length,
-    power: { smallest_p: smallest, holm_first_step: tests.length ? alpha / tests.length : alpha },
+    tests: { verdict: verdictTests, blocker_key: tests.length - verdictTests },
+    power: { smallest_p: smallest, holm_first_step: verdictTests ? alpha / verdictTests : alpha },
     deltas,
     unexplained: deltas.filter((d) => d.attribution === "unexplained"),
     counts,
   };
+}
+
+/** Holm's adjusted p of each test within its family: the tests `inFirst` picks, and the rest. */
+function holmWithin<T extends { p: number }>(tests: readonly T[], inFirst: (t: T) => boolean): number[] {
+  const adjusted: number[] = new Array(tests.length);
+  for (const member of [inFirst, (t: T) => !inFirst(t)]) {
+    const at = tests.flatMap((t, i) => (member(t) ? [i] : []));
+    holm(at.map((i) => tests[i]!.p)).forEach((p, k) => (adjusted[at[k]!] = p));
+  }
+  return adjusted;
 }

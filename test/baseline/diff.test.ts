@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { causesForItem, configDifferences } from "../../harness/baseline/compat.ts";
-import { diffSnapshots } from "../../harness/baseline/diff.ts";
+import { diffSnapshots, type Delta } from "../../harness/baseline/diff.ts";
 import type { Manifest } from "../../harness/run/manifest.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import { call } from "../metrics/builders.ts";
@@ -56,12 +56,18 @@ describe("diff attribution (DESIGN.md §11)", () => {
     expect(verdict.p_value).toBeCloseTo(1 / 6, 12);
   });
 
-  it("at N = 5 against N = 5 no single item can be beyond noise: 5/0 against 0/5 is p = 0.0079 before Holm", () => {
-    const d = diffSnapshots(snapshot(BASE), snapshot(changedItems()));
+  it("at N = 5 against N = 5 no single item of a diff of 7 items or more can be beyond noise: 5/0 against 0/5 is p = 0.0079 before Holm", () => {
+    // Holm's first step over m tests is α/m: 0.05/8 = 0.00625 < 2/252, for the 8 items' verdict tests and for the 8 blocker keys' tests.
+    const steady: ItemSpec[] = ["goal-c", "goal-d", "goal-e"].map((id) => ({ suite: "corpus", id, verdicts: all("escalated"), keys: all("").map(() => [`gate:rollback_missing:${id}`]) }));
+    const d = diffSnapshots(snapshot([...BASE, ...steady]), snapshot([...changedItems(), ...steady]));
     expect(d.deltas.length).toBeGreaterThan(0);
     expect(d.deltas.every((x) => x.attribution === "noise")).toBe(true);
     expect(d.power.smallest_p).toBeCloseTo(2 / 252, 12);
-    expect(d.power.smallest_p!).toBeGreaterThan(d.power.holm_first_step);
+    expect(d.power).toMatchObject({ holm_first_step: 0.05 / 8 });
+    expect(d.tests).toEqual({ verdict: 8, blocker_key: 8 });
+    // Over 5 items the first step is 0.01: the same decisive flips are beyond noise, the blocker keys' own tests leaving the items' family alone.
+    const five = diffSnapshots(snapshot(BASE), snapshot(changedItems()));
+    expect(five.deltas.filter((x) => x.kind === "verdict" && x.beyond_noise).map((x) => x.item).sort()).toEqual(["boundary/clean-a", "boundary/seeded-a", "corpus/goal-a"]);
   });
 
   it("against a pooled 25-trial baseline, a decisive flip with nothing recorded to explain it is unexplained", () => {
@@ -173,11 +179,18 @@ describe("diff attribution (DESIGN.md §11)", () => {
     expect(d.unexplained).toEqual([]);
   });
 
-  it("Holm counts one verdict test per compared item and one per blocker key seen on it", () => {
+  it("Holm corrects the verdict tests over the items (DESIGN §11) and the blocker-key tests over the keys, two families", () => {
     const d = diffSnapshots(baseline, snapshot(changedItems()));
     const keys = new Set([...baseline.items, ...snapshot(changedItems()).items].flatMap((i) => Object.keys(i.blocker_key_counts).map((k) => `${i.item_id} ${k}`)));
-    expect(d.tests).toBe(BASE.length + keys.size);
-    expect(d.power.holm_first_step).toBeCloseTo(0.05 / d.tests, 12);
+    expect(keys.size).toBeGreaterThan(0);
+    expect(d.tests).toEqual({ verdict: BASE.length, blocker_key: keys.size });
+    expect(d.power.holm_first_step).toBeCloseTo(0.05 / BASE.length, 12);
+    // Each delta's Holm p is its family's: the smallest p of a family is multiplied by that family's size alone.
+    for (const [family, size] of [[(x: Delta) => x.kind === "verdict", BASE.length], [(x: Delta) => x.kind !== "verdict", keys.size]] as const) {
+      const members = d.deltas.filter(family);
+      const first = members.reduce((a, b) => (b.p_value < a.p_value ? b : a));
+      expect(first.p_holm).toBeCloseTo(Math.min(1, first.p_value * size), 12);
+    }
   });
 });
 

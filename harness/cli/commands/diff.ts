@@ -56,7 +56,7 @@ export function formatDiff(d: DiffResult, all = false): string {
       : d.power.smallest_p > d.power.holm_first_step
         ? `; with these trial counts the smallest p an item can reach is ${p3(d.power.smallest_p)}, above Holm's first step ${p3(d.power.holm_first_step)}: no single item can be beyond noise, and a regression shows only in the metrics (fieldtest gate)`
         : `; the smallest p an item can reach is ${p3(d.power.smallest_p)} (Holm's first step ${p3(d.power.holm_first_step)})`;
-  lines.push(`per-item test: Fisher exact, two-sided, Holm over ${d.tests} tests at α ${d.alpha}${power}`);
+  lines.push(`per-item test: Fisher exact, two-sided, Holm at α ${d.alpha} over the ${d.tests.verdict} items' verdict tests${power}; blocker keys: Holm over their ${d.tests.blocker_key} tests`);
   lines.push(`deltas: ${d.deltas.length} (${d.counts.noise} within noise, ${d.counts.cause} beyond noise with a recorded cause, ${d.counts.unexplained} beyond noise unexplained)`);
   const causes = d.deltas.filter((x) => x.attribution === "cause");
   if (causes.length) lines.push("cause:", ...causes.map(deltaLine));
