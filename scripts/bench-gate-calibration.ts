@@ -16,7 +16,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { diffSnapshots } from "../harness/baseline/diff.ts";
-import { evaluateGate, pairedValues } from "../harness/baseline/gate.ts";
+import { evaluateGate, metricDelta } from "../harness/baseline/gate.ts";
 import { readSnapshot, snapshotOfRun } from "../harness/baseline/io.ts";
 import { betweenRuns } from "../harness/baseline/snapshot.ts";
 import { GatePolicySchema } from "../harness/baseline/policy.ts";
@@ -30,7 +30,6 @@ import { realHost } from "../harness/cli/host.ts";
 import { realEngine } from "../harness/run/wiring.ts";
 import { loadFile } from "../src/formats/load.ts";
 import { sampleSd } from "../src/stats/mean.ts";
-import { pairedDelta } from "../src/stats/paired.ts";
 import { clopperPearson } from "../src/stats/proportion.ts";
 import { createRng } from "../src/stats/random.ts";
 
@@ -165,20 +164,12 @@ console.log(`  charts: CUSUM h ${stable.cusum.h.toFixed(2)} (in-control run leng
 console.log("A/A noise floor of the gated metrics (paired Δ against the baseline, clustered by fixture group):");
 for (const m of policy.non_inferiority) {
   const sign = m.direction === "lower_is_better" ? 1 : -1;
-  const deltas = aa.map((s) => {
-    const pv = pairedValues(m.metric, baseline, s, sign);
-    return pairedDelta(pv.a, pv.b, 0.95, pv.clusters);
-  });
+  const deltas = aa.map((s) => metricDelta(m.metric, baseline, s, sign));
   const means = deltas.map((d) => d?.mean ?? NaN);
   const ses = deltas.map((d) => d?.se ?? NaN);
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const sdMeans = sampleSd(means);
-  const hmDelta = avg(
-    hm.map((s) => {
-      const pv = pairedValues(m.metric, baseline, s, sign);
-      return pairedDelta(pv.a, pv.b, 0.95, pv.clusters)?.mean ?? NaN;
-    }),
-  );
+  const hmDelta = avg(hm.map((s) => metricDelta(m.metric, baseline, s, sign)?.mean ?? NaN));
   console.log(`  ${m.metric.padEnd(34)} margin ${String(m.margin).padEnd(5)} A/A Δ mean ${avg(means).toFixed(4)}, SD over seeds ${sdMeans.toFixed(4)}, mean SE ${avg(ses).toFixed(4)} (margin/SE ${(m.margin / avg(ses)).toFixed(1)}); high-miss Δ ${hmDelta.toFixed(4)}`);
 }
 const cpu = process.cpuUsage();

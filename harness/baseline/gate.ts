@@ -125,7 +125,7 @@ function floorCheck(floor: Floor, a: Snapshot, alpha: number): GateCheck {
  * Paired per-item values of one metric over the items of both runs with the same content hash,
  * with each item's cluster (its fixture group in the baseline), so twins count as one unit.
  */
-export function pairedValues(metric: string, b: Snapshot, a: Snapshot, sign: 1 | -1 = 1): { a: number[]; b: number[]; clusters: string[] } {
+function pairedValues(metric: string, b: Snapshot, a: Snapshot, sign: 1 | -1 = 1): { a: number[]; b: number[]; clusters: string[] } {
   const aItems = new Map(a.items.map((i) => [itemKey(i), i]));
   const out = { a: [] as number[], b: [] as number[], clusters: [] as string[] };
   for (const bi of b.items) {
@@ -138,6 +138,12 @@ export function pairedValues(metric: string, b: Snapshot, a: Snapshot, sign: 1 |
     out.clusters.push(bi.cluster);
   }
   return out;
+}
+
+/** The paired per-item delta of one metric, A against B (sign −1 for a metric where higher is better), with its clustered t-interval. */
+export function metricDelta(metric: string, b: Snapshot, a: Snapshot, sign: 1 | -1 = 1): PairedDelta | null {
+  const pv = pairedValues(metric, b, a, sign);
+  return pv.a.length > 0 ? pairedDelta(pv.a, pv.b, 0.95, pv.clusters) : null;
 }
 
 /**
@@ -153,8 +159,7 @@ function trialsForPower(d: PairedDelta, margin: number, alpha: number, trialsNow
 
 function marginChecks(policy: GatePolicy, b: Snapshot, a: Snapshot): GateCheck[] {
   const rows = policy.non_inferiority.map((m: Margin) => {
-    const pv = pairedValues(m.metric, b, a, m.direction === "lower_is_better" ? 1 : -1);
-    const d = pv.a.length > 0 ? pairedDelta(pv.a, pv.b, 0.95, pv.clusters) : null;
+    const d = metricDelta(m.metric, b, a, m.direction === "lower_is_better" ? 1 : -1);
     return { m, d, upper: d ? nonInferiorityBound(d, policy.alpha) : null };
   });
   const testable = rows.filter((r) => r.d?.pGreater !== null && r.d?.pGreater !== undefined);

@@ -29,6 +29,9 @@ export function emptyMetric(interval: IntervalMethod): MetricValue {
 
 const clip = (v: number | null, [lo, hi]: readonly [number, number]) => (v === null ? null : Math.min(hi, Math.max(lo, v)));
 
+/** Below this, a width or a spread is floating-point rounding, not data. */
+export const ROUNDING = 1e-12;
+
 /**
  * A clustered interval of zero width inside the range says the clusters did not spread, not that
  * the value is certain (every clean control blocked once in five trials: [0.2, 0.2]). A rate with
@@ -36,7 +39,8 @@ const clip = (v: number | null, [lo, hi]: readonly [number, number]) => (v === n
  * interval. Intervals of width, and the exact edge bounds, pass through unchanged.
  */
 function noFalseCertainty(m: MetricValue, range: readonly [number, number], conf: number): MetricValue {
-  if (m.value === null || m.ci_low === null || m.ci_low !== m.ci_high || m.value <= range[0] || m.value >= range[1]) return m;
+  // Zero width up to rounding: items that all sit at 0.2 leave an SE of 1e-17, not 0.
+  if (m.value === null || m.ci_low === null || m.ci_high === null || m.ci_high - m.ci_low > ROUNDING || m.value <= range[0] || m.value >= range[1]) return m;
   if (m.numerator !== undefined && m.denominator !== undefined && m.denominator > 0 && range[0] === 0 && range[1] === 1) {
     const ci = clopperPearson(m.numerator, m.denominator, conf);
     return { ...m, ci_low: ci.low, ci_high: ci.high, interval: "clopper_pearson" };

@@ -60,3 +60,15 @@ export function exactLowerBound(k: number, n: number, conf = 0.95): number {
   checkCounts(k, n, conf);
   return k === 0 ? 0 : 1 - exactUpperBound(n - k, n, conf);
 }
+
+/**
+ * MOVER (Zou & Donner 2008; Newcombe 1998, method 10 with Wilson limits): an interval for the
+ * difference a − b of two independent estimates, recovered from each one's own interval, so an
+ * estimate at an edge (0 events: [0, u]) keeps its asymmetric bound.
+ *   low  = (a − b) − √((a − a.low)² + (b.high − b)²)
+ *   high = (a − b) + √((a.high − a)² + (b − b.low)²)
+ */
+export function differenceInterval(a: number, ia: Interval, b: number, ib: Interval): Interval {
+  const d = a - b;
+  return { low: d - Math.hypot(a - ia.low, ib.high - b), high: d + Math.hypot(ia.high - a, b - ib.low) };
+}

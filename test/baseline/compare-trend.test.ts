@@ -55,8 +55,18 @@ describe("compare (model swap)", () => {
     const c = compareSnapshots(run(() => ["pass", "block", "block", "block", "block"]), run(() => BLOCK), { reps: 100 });
     const uc = c.metrics.find((m) => m.metric === "critic_miss_rate")!;
     expect(uc.delta).toBeCloseTo(0.2, 10);
-    expect(uc.ci_low).toBeCloseTo(0.2, 10); // every item moved by exactly 0.2: no spread
     expect(uc.n_items).toBe(10);
+    // Every item moved by exactly 0.2: no spread, so the t-interval would have zero width. The
+    // interval is recovered from the two runs' own (MOVER), never a certainty the trials lack.
+    const [a, b] = [run(() => ["pass", "block", "block", "block", "block"]).metrics.critic_miss_rate!, run(() => BLOCK).metrics.critic_miss_rate!];
+    expect(uc.ci_low).toBeCloseTo(0.2 - Math.hypot(0.2 - a.ci_low!, b.ci_high! - 0), 12);
+    expect(uc.ci_high).toBeCloseTo(0.2 + Math.hypot(a.ci_high! - 0.2, 0 - b.ci_low!), 12);
+    expect(uc.ci_high! - uc.ci_low!).toBeGreaterThan(0.1);
+    // A rate at 0 in every item of both runs: the interval spans the two runs' exact upper bounds, never [0, 0].
+    const none = c.metrics.find((m) => m.metric === "critic_unavailable_rate")!;
+    const bound = run(() => BLOCK).metrics.critic_unavailable_rate!.ci_high!;
+    expect(bound).toBeGreaterThan(0);
+    expect(none).toMatchObject({ delta: 0, ci_low: -bound, ci_high: bound });
   });
 });
 

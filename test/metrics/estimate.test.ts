@@ -15,6 +15,9 @@ describe("no interval claims a certainty the data do not give (METHODOLOGY §1.3
       ctx,
     );
     expect(m).toMatchObject({ value: 0.5, ci_low: null, ci_high: null, n_items: 3, n_trials: 15, interval: "t_clustered" });
+    // Ten items at 0.2 (one event in five trials each) leave a rounding-sized SE, not 0: still no spread, so the exact interval over the 10 of 50 trials.
+    const fifth = itemMeanMetric(Array.from({ length: 10 }, (_, i) => ({ value: 0.2, trials: 5, events: 1, cluster: `c${i}` })), ctx);
+    expect(fifth).toMatchObject({ numerator: 10, denominator: 50, interval: "clopper_pearson", ci_low: clopperPearson(10, 50).low, ci_high: clopperPearson(10, 50).high });
     // With spread, the clustered interval stands.
     const spread = itemMeanMetric(
       [

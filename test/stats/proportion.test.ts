@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { clopperPearson, exactLowerBound, exactUpperBound, jeffreys, wilson } from "../../src/stats/proportion.ts";
+import { clopperPearson, differenceInterval, exactLowerBound, exactUpperBound, jeffreys, wilson } from "../../src/stats/proportion.ts";
 
 // Golden vectors: methodology-notes §13 and the §2 table.
 describe("binomial intervals", () => {
@@ -57,5 +57,17 @@ describe("one-sided exact bounds", () => {
     expect(exactUpperBound(20, 20)).toBe(1);
     expect(exactLowerBound(20, 20)).toBeCloseTo(1 - exactUpperBound(0, 20), 12);
     expect(exactLowerBound(0, 20)).toBe(0);
+  });
+});
+
+describe("differenceInterval (MOVER)", () => {
+  it("reproduces Newcombe's (1998) method 10 for 56/70 − 48/80: 0.2 [0.0524, 0.3339]", () => {
+    const d = differenceInterval(56 / 70, wilson(56, 70), 48 / 80, wilson(48, 80));
+    expect(d.low).toBeCloseTo(0.0524, 3);
+    expect(d.high).toBeCloseTo(0.3339, 3);
+  });
+  it("keeps an edge's one-sided bound: 0 events against 0 events spans both runs' upper bounds, never [0, 0]", () => {
+    const d = differenceInterval(0, { low: 0, high: 0.008 }, 0, { low: 0, high: 0.001 });
+    expect(d).toEqual({ low: -0.001, high: 0.008 });
   });
 });
