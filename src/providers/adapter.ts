@@ -155,6 +155,8 @@ export type TransportErrorClass =
   | "server_error"
   | "timeout"
   | "connection"
+  /** The connection was never made (refused, no such host, no route): nothing was sent, so nothing can have been billed. */
+  | "unreachable"
   | "format_unsupported"
   | "auth"
   | "bad_request"
@@ -162,7 +164,18 @@ export type TransportErrorClass =
   /** The send returned in a way no adapter understood (a 200 whose body is JSON `null`): not retried, maybe billed. */
   | "unexpected";
 
-const RETRYABLE: ReadonlySet<TransportErrorClass> = new Set(["rate_limited", "server_error", "timeout", "connection"]);
+const RETRYABLE: ReadonlySet<TransportErrorClass> = new Set(["rate_limited", "server_error", "timeout", "connection", "unreachable"]);
+
+/** Failures to open the connection, before a byte of the request could leave. */
+const NEVER_CONNECTED: ReadonlySet<string> = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"]);
+
+/** Whether an error, or one it was caused by, is a connection that was never opened. */
+function neverConnected(e: unknown): boolean {
+  for (let at = e, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
+    if (NEVER_CONNECTED.has((at as NodeJS.ErrnoException).code ?? "")) return true;
+  }
+  return false;
+}
 
 /** One failed send, classified so the client's single retry loop can decide. */
 export class TransportError extends Error {
@@ -214,13 +227,13 @@ export function classifySdkError(e: unknown, sdk: SdkErrorClasses, nowMs: number
   if (e instanceof TransportError) return e;
   const message = e instanceof Error ? e.message : String(e);
   if (e instanceof sdk.APIConnectionTimeoutError) return new TransportError("timeout", message);
-  if (e instanceof sdk.APIConnectionError) return new TransportError("connection", message);
+  if (e instanceof sdk.APIConnectionError) return new TransportError(neverConnected(e) ? "unreachable" : "connection", message);
   if (e instanceof sdk.APIError && typeof e.status === "number") {
     return new TransportError(classOfStatus(e.status, message), message, e.status, parseRetryAfter(e.headers, nowMs));
   }
   // Outside the SDK's own wrapping: a JSON body cut short, or fetch's "terminated" when the socket drops.
   if (e instanceof SyntaxError || (e instanceof TypeError && /terminated|fetch failed|socket/i.test(message))) {
-    return new TransportError("connection", message);
+    return new TransportError(neverConnected(e) ? "unreachable" : "connection", message);
   }
   throw e;
 }

@@ -293,14 +293,16 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
 /**
  * USD for one send. The sim costs nothing, whatever its model is called. An answer is priced from
  * its usage (null without usage, or for a model the price table does not know). A failure with an
- * error status (4xx, 5xx) was refused before anything was generated (0); a timeout, a reset, a cut
+ * error status (4xx, 5xx) was refused before anything was generated (0), and a connection that was
+ * never opened (refused, no such host: `unreachable`) sent nothing (0); a timeout, a reset, a cut
  * body, or a failure sent with a success status (a gateway's error envelope, a page that is not the
  * API) may have been billed, so its cost is unknown (null).
  */
 export function attemptCost(provider: string, model: string, attempt: TransportAttempt, usage: Usage | null): number | null {
   if (!isBilled(provider)) return 0;
   if (attempt.outcome === "ok") return usage ? estimateCost(model, usage.input_tokens, usage.output_tokens) : null;
-  return attempt.http_status !== null && attempt.http_status >= 400 ? 0 : null;
+  // An error status was answered without the work; a connection never opened sent nothing.
+  return (attempt.http_status !== null && attempt.http_status >= 400) || attempt.error_class === "unreachable" ? 0 : null;
 }
 
 /** What a cached or replayed answer is priced as: a send that answered (nothing was sent, so no time or status). */
