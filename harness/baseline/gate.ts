@@ -172,8 +172,8 @@ function marginChecks(policy: GatePolicy, b: Snapshot, a: Snapshot): GateCheck[]
         name,
         kind: "non_inferiority",
         outcome: "inconclusive",
+        // More items decide this, not more trials of the same ones.
         message: `${name}: ${d ? `${d.n} paired item(s) in ${d.clusters} cluster(s)` : "no paired item"} with a value in both runs; at least 2 clusters are needed`,
-        trials_needed: Math.max(2, policy.min_trials_per_item),
       } satisfies GateCheck;
     }
     const p = pHolm.get(name) ?? null;

@@ -32,6 +32,10 @@ export function judge(candidate: Snapshot, baselineFile: string, policyFile: str
 export function gateVerdict(r: GateResult): string {
   if (r.decision === "pass") return "gate: pass";
   if (r.decision === "regression") return `gate: regression in ${r.failed.join(", ")}`;
-  if (r.decision === "inconclusive") return `gate: inconclusive${r.trials_needed !== null ? `: needs at least ${r.trials_needed} trials per item` : ""}`;
+  if (r.decision === "inconclusive") {
+    const open = r.checks.filter((c) => c.outcome === "inconclusive").map((c) => c.name);
+    const named = open.length > 6 ? `${open.slice(0, 5).join(", ")} and ${open.length - 5} more` : open.join(", ");
+    return `gate: inconclusive in ${named}${r.trials_needed !== null ? `: needs at least ${r.trials_needed} trials per item` : ""}`;
+  }
   return `gate: infrastructure error (${r.failed.join(", ")})`;
 }

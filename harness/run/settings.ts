@@ -88,6 +88,12 @@ const list = z
   .transform((s) => s.split(",").map((x) => x.trim()).filter((x) => x !== ""))
   .pipe(z.array(z.string()).min(1));
 
+/** The endpoint options every command that calls a vendor takes (run, plan), as commander hands them over. */
+export const EndpointCliShape = {
+  baseUrl: HttpUrlSchema.optional(),
+  header: z.array(z.string()).optional(),
+  timeout: numberOption(z.number().positive().max(MAX_TIMEOUT_MS / 1000)).optional(),
+};
 /** `fieldtest run` options as commander hands them over (strings), validated at the boundary. */
 export const RunCliSchema = z.strictObject({
   config: z.string().optional(),
@@ -103,9 +109,7 @@ export const RunCliSchema = z.strictObject({
   plannerModel: z.string().min(1).optional(),
   criticProvider: z.enum(ROLE_PROVIDERS).optional(),
   criticModel: z.string().min(1).optional(),
-  baseUrl: HttpUrlSchema.optional(),
-  header: z.array(z.string()).optional(),
-  timeout: numberOption(z.number().positive().max(MAX_TIMEOUT_MS / 1000)).optional(),
+  ...EndpointCliShape,
   temperature: numberOption(z.number().min(0).max(2)).optional(),
   mode: z.enum(ENGINE_MODES).optional(),
   simProfile: z.string().min(1).optional(),
@@ -176,15 +180,13 @@ export interface ResolvedRun {
   estimate: Estimate;
 }
 
-function cliRolePatch(cli: RunCli, role: "planner" | "critic"): RolePatch {
-  const patch: RolePatch = {};
-  const provider = role === "planner" ? cli.plannerProvider : cli.criticProvider;
-  const model = role === "planner" ? cli.plannerModel : cli.criticModel;
-  if (cli.provider !== undefined || provider !== undefined) patch.provider = (provider ?? cli.provider) as RolePatch["provider"];
-  if (cli.model !== undefined || model !== undefined) patch.model = model ?? cli.model;
+type EndpointCli = z.output<z.ZodObject<typeof EndpointCliShape>>;
+
+/** A role's endpoint from those options: base URL, extra headers (`K=V`), timeout in ms. */
+export function endpointPatch(cli: EndpointCli): Pick<RolePatch, "baseUrl" | "headers" | "timeoutMs"> {
+  const patch: Pick<RolePatch, "baseUrl" | "headers" | "timeoutMs"> = {};
   if (cli.baseUrl !== undefined) patch.baseUrl = cli.baseUrl;
   if (cli.timeout !== undefined) patch.timeoutMs = Math.round(cli.timeout * 1000);
-  if (cli.temperature !== undefined) patch.temperature = cli.temperature;
   if (cli.header !== undefined) {
     const headers: Record<string, string> = {};
     for (const h of cli.header) {
@@ -194,6 +196,16 @@ function cliRolePatch(cli: RunCli, role: "planner" | "critic"): RolePatch {
     }
     patch.headers = headers;
   }
+  return patch;
+}
+
+function cliRolePatch(cli: RunCli, role: "planner" | "critic"): RolePatch {
+  const patch: RolePatch = endpointPatch(cli);
+  const provider = role === "planner" ? cli.plannerProvider : cli.criticProvider;
+  const model = role === "planner" ? cli.plannerModel : cli.criticModel;
+  if (cli.provider !== undefined || provider !== undefined) patch.provider = (provider ?? cli.provider) as RolePatch["provider"];
+  if (cli.model !== undefined || model !== undefined) patch.model = model ?? cli.model;
+  if (cli.temperature !== undefined) patch.temperature = cli.temperature;
   return patch;
 }
 

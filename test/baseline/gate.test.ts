@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { diffSnapshots } from "../../harness/baseline/diff.ts";
 import { evaluateGate } from "../../harness/baseline/gate.ts";
+import { gateVerdict } from "../../harness/baseline/judge.ts";
 import { gateJUnit } from "../../harness/baseline/junit.ts";
 import { GatePolicySchema, policyProblem } from "../../harness/baseline/policy.ts";
 import type { Manifest } from "../../harness/run/manifest.ts";
@@ -86,6 +87,8 @@ describe("release gate", () => {
     expect(check.message).toMatch(new RegExp(`^${left.size} baseline item\\(s\\) not in the candidate \\(boundary/seeded-0, boundary/seeded-1, `));
     // Every other check passes: the item set alone makes it inconclusive.
     expect(r.checks.filter((c) => c.outcome !== "pass").map((c) => c.name)).toEqual(["baseline_items"]);
+    // The headline names what is open; more trials of the same items would not close it.
+    expect(gateVerdict(r)).toBe("gate: inconclusive in baseline_items");
     expect(gate(baseline, snapshot(stable)).checks.find((c) => c.name === "baseline_items")!.outcome).toBe("pass");
   });
 

@@ -5,7 +5,8 @@ import { parse, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import { loadCheckInputs } from "../../harness/cli/commands/check.ts";
 import { critiqueReport } from "../../harness/cli/commands/critique.ts";
-import { fieldtest as cli } from "../helpers/cli.ts";
+import { fieldtest as cli, runFieldtest } from "../helpers/cli.ts";
+import { errorBody, useFakeServers } from "../providers/fake-server.ts";
 
 /** The `critique` and `plan` commands: the report alone, then whole command lines (exit codes, the sim run end to end). */
 
@@ -75,6 +76,24 @@ describe("fieldtest critique (the command line)", () => {
 });
 
 describe("fieldtest plan", () => {
+  const startServer = useFakeServers();
+
+  it("sends --header to a vendor endpoint and times a send out after --timeout, as run does", async () => {
+    // The endpoint wants a token in a header of its own; it never answers the first send (which ends
+    // at the timeout, and is retried) and refuses the retry (not retried again).
+    const server = await startServer((_, i) => (i === 0 ? { hang: true } : { status: 400, body: errorBody("no", "invalid_request_error") }));
+    const r = await runFieldtest(
+      ["plan", "--goal", `${FIX}/goal.yaml`, "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", `${server.url}/v1`, "--header", "x-gateway-token=s3cret", "--timeout", "0.2", "--json"],
+      { OPENAI_API_KEY: "sk-test" },
+    );
+    expect(r.code).toBe(3);
+    expect(server.received.length).toBeGreaterThan(0);
+    expect(server.received.every((req) => req.headers["x-gateway-token"] === "s3cret")).toBe(true);
+    const out = JSON.parse(r.stdout) as { calls: { transport_attempts: { error_class: string }[] }[] };
+    expect(out.calls.flatMap((c) => c.transport_attempts.map((a) => a.error_class))).toEqual(["timeout", "bad_request"]);
+    expect(r.stdout).not.toContain("s3cret");
+  });
+
   it("says why a role that kept answering badly was unavailable: its last rejected answer", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ft-plan-"));
     const profile = parse(readFileSync("src/providers/sim/profiles/perfect.yaml", "utf8")) as { planner: Record<string, unknown> };

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { splitConcatenatedJson } from "../../harness/import/planner-critic/concatenated-json.ts";
@@ -72,6 +72,12 @@ describe("reading a predecessor LLM log", () => {
       planner: plannerText,
     });
     const out = join(root, "run");
+    // --strict: the torn log is bad input, named, and nothing is written.
+    const strict = join(root, "strict");
+    expect(() => importPlannerCritic({ reportsDir: dirs.reports, goalsDir: dirs.goals, out: strict, force: false, strict: true, runId: "r", command: [], now: () => new Date() })).toThrow(
+      /_llm_log\.jsonl: .*torn object.*; --strict imports nothing while an input is broken$/,
+    );
+    expect(existsSync(strict)).toBe(false);
     const result = importPlannerCritic({ reportsDir: dirs.reports, goalsDir: dirs.goals, out, force: false, runId: "r", command: [], now: () => new Date() });
     expect(result.problems.map((p) => p.detail)).toEqual([expect.stringMatching(/^torn object/)]);
     // Every valid logged call is accounted for: the last run in the trial, the earlier one kept verbatim.

@@ -8,7 +8,7 @@ import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
 import { parseOptions } from "../options.ts";
 
-const OptionsSchema = z.strictObject({ goals: z.string().min(1), out: z.string().min(1), force: z.boolean().optional() });
+const OptionsSchema = z.strictObject({ goals: z.string().min(1), out: z.string().min(1), force: z.boolean().optional(), strict: z.boolean().optional() });
 
 export function register(program: Command, { host, action }: CommandContext): void {
   const cmd = program.command("import").description("Import field-test artefacts of another engine as run directories");
@@ -19,6 +19,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .requiredOption("--goals <dir>", "the goals folder (<id>.json with <id>.assertions.yaml or assertions/<id>.yaml)")
     .requiredOption("--out <dir>", "folder for the run directories and import.json (must be empty unless --force)")
     .option("--force", "replace a previous import in --out (the run folders its import.json lists)")
+    .option("--strict", "import nothing and exit 2 when any input is broken (by default a broken trace or log is named on stderr, left out, and counted)")
     .action(action((reports: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const now = () => new Date();
@@ -27,6 +28,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
         goalsDir: options.goals,
         out: options.out,
         force: options.force === true,
+        strict: options.strict === true,
         runId: runIdFor(now(), `${randomBytes(3).toString("hex")}-imported`),
         command: ["fieldtest", ...redactArgv(host.argv)],
         now,

@@ -7,7 +7,8 @@ import { spendOf } from "../../../src/loop/budget.ts";
 import { ENGINE_MODES, DEFAULT_MAX_ROUNDS, roundCap, runEngine } from "../../../src/loop/engine.ts";
 import { checkApiKeys, MissingApiKeyError } from "../../../src/providers/api-keys.ts";
 import { createModelClient } from "../../../src/providers/client.ts";
-import { HttpUrlSchema, RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../src/providers/config.ts";
+import { RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../src/providers/config.ts";
+import { EndpointCliShape, endpointPatch } from "../../run/settings.ts";
 import { loadSimProfile } from "../../../src/providers/sim/profile.ts";
 import { whyUnavailable } from "../../../src/metrics/trial-facts.ts";
 import { EXIT } from "../exit.ts";
@@ -27,7 +28,7 @@ const OptionsSchema = z.strictObject({
   plannerModel: z.string().min(1).optional(),
   criticProvider: z.enum(PROVIDERS).optional(),
   criticModel: z.string().min(1).optional(),
-  baseUrl: HttpUrlSchema.optional(),
+  ...EndpointCliShape,
   temperature: numberOption(z.number().min(0).max(2)).optional(),
   mode: z.enum(ENGINE_MODES).default("gates-first"),
   maxRounds: intOption(1).default(DEFAULT_MAX_ROUNDS),
@@ -53,7 +54,7 @@ function roleConfig(options: Options, role: "planner" | "critic"): RoleConfig {
   return RoleConfigSchema.parse({
     provider,
     model: model ?? SIM_MODELS[role],
-    ...(options.baseUrl !== undefined && provider !== "sim" ? { baseUrl: options.baseUrl } : {}),
+    ...(provider !== "sim" ? endpointPatch(options) : {}),
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
   });
 }
@@ -122,6 +123,8 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .option("--critic-provider <p>", "provider of the critic")
     .option("--critic-model <m>", "model of the critic")
     .option("--base-url <url>", "endpoint of the vendor providers (an OpenAI- or Anthropic-compatible server)")
+    .option("--header <k=v>", "extra request header, repeatable (credential values are never printed)", collect)
+    .option("--timeout <sec>", "per-request timeout in seconds (at most 86400)")
     .option("--temperature <t>", "sampling temperature of both roles")
     .option("--mode <mode>", `when the critic runs: ${ENGINE_MODES.join(" | ")}`, "gates-first")
     .option("--max-rounds <n>", "rounds per goal (a goal's max_revisions overrides it)", String(DEFAULT_MAX_ROUNDS))

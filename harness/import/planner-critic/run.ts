@@ -33,6 +33,8 @@ export interface ImportOptions {
   runId: string;
   command: string[];
   now: () => Date;
+  /** Import nothing when any input is broken (an InputError naming the first), instead of leaving it out. */
+  strict?: boolean;
 }
 
 export interface ImportedRun {
@@ -243,6 +245,11 @@ export function importPlannerCritic(o: ImportOptions): ImportResult {
     unclaimed: [...logs].reduce((n, [file, l]) => n + (claimed.has(file) ? 0 : l.entries.length), 0),
   };
   const result: ImportResult = { runs: [], goals: new Set(prepared.map((p) => p.goal.goal.id)).size, problems, skipped, calls, written: [] };
+  if (o.strict && problems.length > 0) {
+    const [first] = problems;
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more input problem(s))` : "";
+    throw new InputError(first!.file, first!.where, `${first!.detail}${more}; --strict imports nothing while an input is broken`);
+  }
   if (runs.length === 0) return { ...result, goals: 0 };
 
   prepareImportRoot(o.out, o.force);
