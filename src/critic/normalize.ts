@@ -67,10 +67,15 @@ function criticKey(f: Pick<NormalizedFinding, "family" | "task_id" | "evidence">
   return `critic:${f.family}:${f.task_id ?? ""}:${f.evidence?.claim ?? ""}:${(f.evidence?.tasks ?? []).join(",")}:${facts}`;
 }
 
-/** Why an entry of a findings array is malformed and must be dropped (DESIGN.md §5); null when it is well-formed. */
+/**
+ * Why an entry of a findings array is malformed and must be dropped (DESIGN.md §5); null when it is
+ * well-formed. A message of blanks is not empty: dropping it would drop the blocker it carries (its
+ * family, severity and evidence are what code judges, never its prose), and with another finding
+ * well-formed beside it the audit would read clean.
+ */
 function malformedReason(item: unknown): string | null {
   if (!isRecord(item)) return "not an object";
-  if (typeof item.message !== "string" || item.message.trim() === "") return "no non-empty message";
+  if (typeof item.message !== "string" || item.message === "") return "no non-empty message";
   return null;
 }
 

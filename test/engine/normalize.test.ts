@@ -73,8 +73,17 @@ describe("normalizeCriticResponse: the whole response", () => {
       respond(criticFinding({ message: "kept" }), "a string", null, criticFinding({ message: "" }), { family: "risk" }, criticFinding({ message: "   " })),
     );
     expect(audit.outcome).toBe("ok");
-    expect(audit.findings.map((f) => f.message)).toEqual(["kept"]);
-    expect(audit.malformed_findings).toBe(5);
+    // A message of blanks is not empty (DESIGN.md §5): that finding stands.
+    expect(audit.findings.map((f) => f.message)).toEqual(["kept", "   "]);
+    expect(audit.malformed_findings).toBe(4);
+  });
+
+  it("a blocker whose message is blanks stands as a blocker (DESIGN.md §5: not empty): dropped, a well-formed info beside it would leave the audit clean", () => {
+    const blocker = { ...criticFinding(), message: "  " };
+    const audit = normalizeCriticResponse(g, plan, respond(blocker, criticFinding({ severity: "info", message: "fyi" })));
+    expect(audit.outcome).toBe("ok");
+    expect(audit.malformed_findings).toBe(0);
+    expect(audit.findings.map((f) => [f.message, f.severity])).toEqual([["  ", criticFinding().severity], ["fyi", "info"]]);
   });
 
   it("findings of which every one is malformed are critic_unavailable (invalid_output), never a clean audit", () => {
@@ -91,7 +100,7 @@ describe("normalizeCriticResponse: the whole response", () => {
     fc.assert(
       fc.property(fc.array(entry, { maxLength: 5 }), (findings) => {
         const audit = normalizeCriticResponse(g, plan, JSON.stringify({ findings }));
-        const wellFormed = findings.filter((f) => typeof f === "object" && "message" in f && f.message.trim() !== "").length;
+        const wellFormed = findings.filter((f) => typeof f === "object" && "message" in f && f.message !== "").length;
         expect(audit.outcome).toBe(findings.length === 0 || wellFormed > 0 ? "ok" : "critic_unavailable");
         expect(audit.findings).toHaveLength(audit.outcome === "ok" ? wellFormed : 0);
         expect(audit.malformed_findings).toBe(findings.length - wellFormed);
