@@ -60,6 +60,14 @@ describe("fieldtest canary --pack (in process)", () => {
     expect(r.stdout).toContain("pack.security: security/canaries/exposure.yaml#ingress-world: rule public_ingress_on_production is silent on its must-fire canary");
   });
 
+  it("fieldtest check --pack refuses to judge a plan when a pack canary fails (exit 3): the broken rule would pass the very plan it exists to block", async () => {
+    const silent = securityWith("silent-check", "task.attributes.cidr in ['0.0.0.0/0', '::/0']", "task.attributes.cidr in ['::/0']");
+    const r = await run("check", "--goal", goal, "--plan", plan("0.0.0.0/0"), "--pack", silent);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^fieldtest: pack canary failed, the plan was not checked:\n {2}pack\.security: .*rule public_ingress_on_production is silent on its must-fire canary/);
+  });
+
   it("fieldtest plan --pack refuses to call a model when a pack canary fails (exit 3)", async () => {
     const silent = securityWith("silent-plan", "task.attributes.cidr in ['0.0.0.0/0', '::/0']", "task.attributes.cidr in ['::/0']");
     const r = await run("plan", "--goal", goal, "--pack", silent);

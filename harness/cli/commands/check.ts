@@ -10,6 +10,7 @@ import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
 import { collect, parseOptions } from "../options.ts";
 import { loadPacks } from "../../../src/packs/load.ts";
+import { packsBehave } from "../../packs.ts";
 
 const OptionsSchema = z.strictObject({ goal: z.string().min(1), plan: z.string().min(1), pack: z.array(z.string().min(1)).default([]), json: z.boolean().default(false) });
 
@@ -47,7 +48,7 @@ export function formatFindingsByTask(plan: Plan, findings: readonly GateFinding[
 export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("check")
-    .description("Run the deterministic gates (and any --pack rules) on a plan (no LLM, no repairs): 0 pass, 1 blocked, 2 invalid input")
+    .description("Run the deterministic gates (and any --pack rules) on a plan (no LLM, no repairs): 0 pass, 1 blocked, 2 invalid input, 3 a --pack failed its own canaries")
     .requiredOption("--goal <file>", "goal file (YAML or JSON; corpus goal files are accepted)")
     .requiredOption("--plan <file>", "plan file (YAML or JSON)")
     .option("--pack <dir>", "also run a domain pack's rules (repeatable)", collect)
@@ -56,6 +57,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
       const options = parseOptions(OptionsSchema, raw);
       const packs = loadPacks(options.pack);
       const { goal, plan } = loadCheckInputs(options.goal, options.plan);
+      if (!packsBehave(packs, host.stderr, "the plan was not checked")) return EXIT.infrastructure;
       const findings = runGates(goal, plan, { packs });
       const verdict = findings.length === 0 ? "pass" : "blocked";
       host.stdout.write(options.json ? `${JSON.stringify({ verdict, findings }, null, 2)}\n` : formatFindingsByTask(plan, findings));

@@ -14,8 +14,8 @@ import { whyUnavailable } from "../../../src/metrics/trial-facts.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
 import { collect, intOption, numberOption, parseOptions } from "../options.ts";
-import { judgePackCanaries } from "../../../src/packs/canary.ts";
 import { loadPacks } from "../../../src/packs/load.ts";
+import { packsBehave } from "../../packs.ts";
 
 const PROVIDERS = ["sim", "openai", "anthropic"] as const;
 const SIM_MODELS = { planner: "sim-planner-1", critic: "sim-critic-1" } as const;
@@ -137,11 +137,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
       const options = parseOptions(OptionsSchema, raw);
       const goal = loadGoal(options.goal);
       const packs = loadPacks(options.pack);
-      const canary = packs.flatMap((p) => judgePackCanaries(p).failures);
-      if (canary.length > 0) {
-        host.stderr.write(`fieldtest: pack canary failed, no LLM call was made:\n  ${canary.join("\n  ")}\n`);
-        return EXIT.infrastructure;
-      }
+      if (!packsBehave(packs, host.stderr, "no LLM call was made")) return EXIT.infrastructure;
       const client = createModelClient(clientConfig(options, host.env), { env: host.env });
       const engineOptions = { mode: options.mode, maxRounds: options.maxRounds, packs };
       const outcome = await runEngine(goal, { client, itemId: goal.id, trial: options.trial }, engineOptions);
