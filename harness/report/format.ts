@@ -1,6 +1,8 @@
 import type { RunSpend } from "../../src/formats/summary.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { formatSpend } from "../run/budget.ts";
+import type { Manifest } from "../run/manifest.ts";
+import { IMPORTED_SUITE } from "../run/settings.ts";
 
 /** A number for people: 3 significant digits, integers as they are; null is "n/a", never 0. */
 export function fmt(x: number | null | undefined): string {
@@ -44,4 +46,11 @@ const cell = (s: string) => s.replace(/\|/g, "\\|");
 /** A Markdown table; `|` inside a cell is escaped. */
 export function table(header: string[], rows: string[][]): string {
   return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`)].join("\n");
+}
+
+/** Where a run's trials came from, when not from one sweep: shards merged, or another harness's logs. */
+export function runOrigin(m: Manifest): string | null {
+  if (m.config.suites[0] === IMPORTED_SUITE) return "imported: recorded by another harness, rescored by fieldtest's gates and normalizer";
+  if (m.merged_from === null) return null;
+  return `merged from ${m.merged_from.length} runs (${m.merged_from.map((r) => (r.shard ? `shard ${r.shard.index}/${r.shard.count}` : r.run_id)).join(", ")})`;
 }

@@ -4,7 +4,7 @@ import type { ItemSummary } from "../../src/metrics/items.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { criticFindings } from "../../src/metrics/trial-facts.ts";
 import { gateOutcome, type Decision, type ForestRow } from "./decision.ts";
-import { fmt, fmtMetric, SPEND_COLUMNS, spendNote, spendRows, verdictText } from "./format.ts";
+import { fmt, fmtMetric, runOrigin, SPEND_COLUMNS, spendNote, spendRows, verdictText } from "./format.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
 import { directionMark, HEADLINE_METRICS, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
 import { figure, jsonScript, page, SORT_SCRIPT, sortable, type View } from "./page.ts";
@@ -237,7 +237,7 @@ function runView(run: LoadedRun, decision: Decision | null): string {
     return `<tr><td>${r}</td><td>${esc(x.provider)}</td><td>${esc(x.model)}</td><td>${esc(String(x.temperature ?? "unset"))}</td><td><code>${esc(prompt?.system_sha256?.slice(0, 16) ?? "not recorded")}</code></td></tr>`;
   };
   const facts: [string, string][] = [
-    ["run", `${m.run_id} (${m.state})`],
+    ["run", `${m.run_id} (${m.state}${runOrigin(m) ? `; ${runOrigin(m)}` : ""})`],
     ["time", `${m.started_at} → ${m.finished_at ?? "unfinished"}`],
     ["trials", `${m.plan.trials} per item, seed ${m.config.seed}, mode ${m.config.mode}, at most ${m.config.maxRounds} rounds`],
     ["hashes", `config ${m.config_hash.slice(0, 16)} · corpus ${m.corpus.hash.slice(0, 16)}`],

@@ -5,6 +5,7 @@ import { summarize, type Summary } from "../../src/metrics/summary.ts";
 import { fixtureItemKey, goalItemKey, loadCorpus } from "../corpus/load.ts";
 import { readManifest, type Manifest } from "../run/manifest.ts";
 import { readSpend, runSpend } from "../run/journal.ts";
+import { lockIsHeld } from "../run/lock.ts";
 import { IMPORTED_SUITE } from "../run/settings.ts";
 import { readTrialLog } from "../run/store.ts";
 import type { RunSpend } from "../../src/formats/summary.ts";
@@ -44,6 +45,13 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   // A crash mid-write can leave the last line torn (the next writer cuts it off; a v1 run's writer
   // went on after it, so there it may be anywhere); it is never data.
   if (log.torn > 0) warnings.push(`${log.torn} line(s) of trials.jsonl are not complete JSON (torn writes) and were skipped`);
+  if (manifest.state === "running" && !lockIsHeld(dir)) {
+    warnings.push(`the run stopped before it finished: no live process holds its lock (it crashed or was killed); its numbers cover the trials recorded so far, and \`npx --no-install fieldtest run --resume ${dir}\` completes it`);
+  }
+  const shard = manifest.plan.shard;
+  if (shard !== null) {
+    warnings.push(`shard ${shard.index}/${shard.count} of a sharded sweep: ${manifest.plan.shard_planned} of its ${manifest.plan.planned} trials; \`fieldtest merge\` of every shard gives the sweep's numbers`);
+  }
   const changed = Object.keys(recorded).filter((k) => hashes[k] !== undefined && !same(k));
   if (changed.length > 0) {
     warnings.push(`${changed.length} corpus item(s) changed since the run (${changed.slice(0, 5).join(", ")}${changed.length > 5 ? ", ..." : ""}): left out of ground-truth metrics`);

@@ -148,6 +148,16 @@ export function acquireLock(dir: string, o: LockOptions): () => void {
 const FORCE_REMOVES: ReadonlySet<string> = new Set(Object.values(RUN_FILES).filter((f) => f !== RUN_FILES.lock));
 const isRunFile = (name: string) => FORCE_REMOVES.has(name.replace(/\.tmp-\d+$/, ""));
 
+/**
+ * Whether a process may be writing the run now: its lock is held by a live process of this host,
+ * or by one of another host (which cannot be checked from here). A run marked running whose lock
+ * is missing or stale was stopped by a crash or a kill.
+ */
+export function lockIsHeld(dir: string): boolean {
+  const held = readLock(join(dir, RUN_FILES.lock));
+  return held !== null && judge(held.text, held.ageMs, { host: hostname() }, processState).verdict !== "stale";
+}
+
 /** The owner a lock file names, or null when it names none (missing, empty, unreadable). */
 function lockOwner(dir: string): LockOwner | null {
   try {

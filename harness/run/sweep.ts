@@ -359,6 +359,8 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
   try {
     const canary = engine.runCanaries(resolved.config);
     manifest.canary = canary;
+    // Recorded at once: a run killed later still says its canaries passed.
+    if (canary.ok) saveManifest();
     if (!canary.ok) {
       host.stderr.write(`fieldtest: canary failed, no LLM call was made:\n  ${canary.failures.join("\n  ")}\n`);
       return finish("canary_failed", 3);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import pLimit from "p-limit";
 import { describe, expect, it } from "vitest";
+import { loadRun } from "../../harness/report/load.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
@@ -49,6 +50,10 @@ describe("crash safety", () => {
           const beforeKill = callLog(log);
           expect(beforeKill).toHaveLength(k);
           const recorded = new Set(readTrialLog(out).records.map(trialKey));
+          // Killed: the run still says running, but its report says it stopped, and that its canaries passed.
+          const stopped = loadRun(out, corpusRoot);
+          expect(stopped.manifest).toMatchObject({ state: "running", canary: { ok: true } });
+          expect(stopped.warnings, `kill point ${k}`).toContainEqual(expect.stringMatching(/^the run stopped before it finished: no live process holds its lock .*fieldtest run --resume /));
           const inFlightCalls = beforeKill.filter((key) => !recorded.has(key)).length;
 
           const resumeCalls: string[] = [];

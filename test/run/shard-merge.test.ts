@@ -5,6 +5,8 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCorpus } from "../../harness/corpus/load.ts";
+import { runOrigin } from "../../harness/report/format.ts";
+import { loadRun } from "../../harness/report/load.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { loadMergeInput, mergeRuns } from "../../harness/run/merge.ts";
 import { readTrialLog, RUN_FILES } from "../../harness/run/store.ts";
@@ -33,6 +35,8 @@ describe("sharding and merge (sim, same seed)", () => {
       expect(await runSweep(cli({ ...base, out, shard: `${i + 1}/4`, concurrency: String(i + 1) }), {}, realEngine({}), testHost())).toBe(0);
     }
     const sizes = shards.map((d) => readTrialLog(d).records.length);
+    // A shard's own report says what it is: a part of the sweep.
+    expect(loadRun(shards[1]!).warnings).toContainEqual(`shard 2/4 of a sharded sweep: ${sizes[1]} of its ${readManifest(shards[1]!).plan.planned} trials; \`fieldtest merge\` of every shard gives the sweep's numbers`);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
 
     const merged = join(root, "merged");
@@ -40,6 +44,7 @@ describe("sharding and merge (sim, same seed)", () => {
     expect(m.merged_from?.map((s) => s.shard?.index)).toEqual([1, 2, 3, 4]);
     expect(m.config_hash).toBe(readManifest(join(root, "whole")).config_hash);
     expect(readManifest(merged).state).toBe("completed");
+    expect(runOrigin(readManifest(merged))).toBe("merged from 4 runs (shard 1/4, shard 2/4, shard 3/4, shard 4/4)");
     const whole = readTrialLog(join(root, "whole")).records;
     expect(verdicts(readTrialLog(merged).records)).toEqual(verdicts(whole));
     expect(whole.length).toBe(m.plan.planned);
