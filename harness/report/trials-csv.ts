@@ -72,7 +72,14 @@ export function trialRow(t: TrialRecord): Record<(typeof TRIAL_COLUMNS)[number],
   };
 }
 
+/**
+ * A text cell a spreadsheet would run as a formula (it starts with = + - @, a tab or a carriage
+ * return: a provider's error text or the model name it reports can) gets a leading ' (OWASP's
+ * CSV-injection guard); numbers are written as numbers.
+ */
+export const inertCell = (text: string): string => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+
 /** trials.csv: a header line and one line per trial, quoted by csv-stringify. */
 export function trialsCsv(trials: readonly TrialRecord[]): string {
-  return stringify(trials.map(trialRow), { header: true, columns: [...TRIAL_COLUMNS], cast: { number: (n) => String(n) } });
+  return stringify(trials.map(trialRow), { header: true, columns: [...TRIAL_COLUMNS], cast: { number: (n) => String(n), string: inertCell } });
 }
