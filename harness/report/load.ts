@@ -6,6 +6,7 @@ import { fixtureItemKey, goalItemKey, loadCorpus } from "../corpus/load.ts";
 import { readManifest, type Manifest } from "../run/manifest.ts";
 import { readSpend, runSpend } from "../run/journal.ts";
 import { lockIsHeld } from "../run/lock.ts";
+import { MISTYPED_ATTRIBUTE_CODE } from "../../src/packs/compile.ts";
 import { IMPORTED_SUITE } from "../run/settings.ts";
 import { readTrialLog } from "../run/store.ts";
 import type { RunSpend } from "../../src/formats/summary.ts";
@@ -52,6 +53,9 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   if (shard !== null) {
     warnings.push(`shard ${shard.index}/${shard.count} of a sharded sweep: ${manifest.plan.shard_planned} of its ${manifest.plan.planned} trials; \`fieldtest merge\` of every shard gives the sweep's numbers`);
   }
+  for (const [rule, n] of packRuleErrors(trials)) {
+    warnings.push(`${rule} could not be judged in ${n} trial(s): it blocked them, fail closed, so their escalations are the rule's, not the model's; fix the rule (fieldtest canary --pack DIR)`);
+  }
   const changed = Object.keys(recorded).filter((k) => hashes[k] !== undefined && !same(k));
   if (changed.length > 0) {
     warnings.push(`${changed.length} corpus item(s) changed since the run (${changed.slice(0, 5).join(", ")}${changed.length > 5 ? ", ..." : ""}): left out of ground-truth metrics`);
@@ -71,4 +75,16 @@ export function simProfileOf(run: LoadedRun): { name: string; description: strin
   if (!simulated) return null;
   const profile = c.sim?.profile as { name?: string; description?: string } | undefined;
   return { name: profile?.name ?? "default", description: profile?.description ?? "" };
+}
+
+/** Pack rules that could not be judged (a runtime error on a plan), as "rule CODE of pack NAME", with the trials they blocked. */
+function packRuleErrors(trials: readonly TrialRecord[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const t of trials) {
+    const rules = new Set<string>();
+    for (const r of t.rounds)
+      for (const f of r.gate_findings) if (f.gate.startsWith("pack.") && f.code !== MISTYPED_ATTRIBUTE_CODE && f.key.endsWith(":error")) rules.add(`rule ${f.code} of ${f.gate}`);
+    for (const rule of rules) counts.set(rule, (counts.get(rule) ?? 0) + 1);
+  }
+  return counts;
 }

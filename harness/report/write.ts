@@ -29,7 +29,7 @@ export function summaryFile(run: LoadedRun, items: ItemSummary[] = itemSummaries
  * paths, the decision and what the run spent. With a baseline and a policy the reports lead with
  * the release gate's decision.
  */
-export function writeReport(dir: string, corpusRoot = "corpus", decisionInput: DecisionInput | null = null): { paths: string[]; decision: Decision | null; spend: RunSpend | null } {
+export function writeReport(dir: string, corpusRoot = "corpus", decisionInput: DecisionInput | null = null): { paths: string[]; decision: Decision | null; spend: RunSpend | null; warnings: string[] } {
   const run = loadRun(dir, corpusRoot);
   const decision = decisionInput === null ? null : decide(run, decisionInput);
   const items = itemSummaries(run.trials);
@@ -45,5 +45,5 @@ export function writeReport(dir: string, corpusRoot = "corpus", decisionInput: D
   writeFileAtomic(paths.csv, trialsCsv(run.trials));
   writeFileAtomic(paths.md, renderMarkdown(run, items, decision, details));
   writeFileAtomic(paths.html, renderHtml(run, items, decision, details));
-  return { paths: Object.values(paths), decision, spend: run.spend };
+  return { paths: Object.values(paths), decision, spend: run.spend, warnings: run.warnings };
 }

@@ -113,7 +113,7 @@ export function readSummary(dir: string): SummaryFile {
 
 /** Writes the run's reports, then reads the headline metrics and failed expectations back from summary.json. */
 export function reportRun(dir: string, corpusRoot = "corpus", decisionInput: DecisionInput | null = null): RunReport {
-  const { paths, decision } = writeReport(dir, corpusRoot, decisionInput);
+  const { paths, decision, warnings } = writeReport(dir, corpusRoot, decisionInput);
   const summary = readSummary(dir);
   // Metrics with no item (a run of the security suite alone has no boundary fixture) are left out.
   const shown = HEADLINE_METRICS.filter((m) => summary.metrics[m] !== undefined && summary.metrics[m]!.n_items > 0);
@@ -123,7 +123,8 @@ export function reportRun(dir: string, corpusRoot = "corpus", decisionInput: Dec
     return `${m.padEnd(width)}  ${fmtMetric(v as unknown as MetricValue).padEnd(24)} items ${v.n_items}, trials ${v.n_trials}`;
   });
   const failed = [...summary.expectations.goals.failing_items.map((id) => `corpus/${id}`), ...summary.expectations.fixtures.failing_items.map((id) => `boundary/${id}`)];
-  return { paths, headline: decision ? [...headline, "", decision.verdict] : headline, expectationFailures: failed };
+  const warned = warnings.map((w) => `warning: ${w}`);
+  return { paths, headline: [...headline, ...(warned.length ? ["", ...warned] : []), ...(decision ? ["", decision.verdict] : [])], expectationFailures: failed };
 }
 
 /** The real system behind `fieldtest run` (the corpus root is a parameter for tests). */

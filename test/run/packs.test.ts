@@ -54,6 +54,25 @@ describe("fieldtest run --pack", () => {
     expect(readTrialLog(out).records).toEqual([]);
   });
 
+  it("a rule that errors on the sweep's plans blocks them (fail closed) and every report says so, naming the rule", async () => {
+    // Its canaries give every task a target; the sweep's plans have tasks without one, where the rule cannot be judged.
+    const cases = [true, false].map((open, i) => ({
+      name: `case-${i}`,
+      note: open ? "Opens" : "Does not",
+      ...(open ? { fires: ["opened"] } : { silent_for: ["opened"] }),
+      plan: plan([{ id: "a", description: "A", kind: "mutate", target: "t", attributes: { open } }]),
+    }));
+    const dir = writePack(rulePack({ rule: { when: "task.attributes.open == true || task.id.startsWith(task.target)" }, cases }));
+    const { code, out, host } = await sweep("rule-errors", { pack: [dir] });
+    expect(code, host.stderr.text).toBe(0);
+    const warning = /^rule opened of pack\.test could not be judged in (\d+) trial\(s\): it blocked them, fail closed/;
+    expect(host.stdout.text).toMatch(new RegExp(`\nwarning: ${warning.source.slice(1)}`));
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { warnings: string[] };
+    expect(summary.warnings).toContainEqual(expect.stringMatching(warning));
+    expect(Number(summary.warnings.find((w) => warning.test(w))!.match(warning)![1])).toBeGreaterThan(0);
+    expect(readFileSync(join(out, "report.md"), "utf8")).toContain("- **warning:** rule opened of pack.test could not be judged in");
+  });
+
   it("without packs the config records no packs key and the gate versions are the built-in gates' alone", () => {
     const m = readManifest(plain);
     expect("packs" in m.config).toBe(false);
