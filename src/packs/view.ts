@@ -7,7 +7,8 @@ import { T, type CelType } from "./types.ts";
  * What a pack rule sees: the goal and the plan without their prose (no title, no description, no
  * rollback action, no plan id or version), so that no wording can move a pack finding, plus three
  * derived facts per task: `index` (list position), `step` (tasks of one parallel group share a
- * step; "a runs before b" is `a.step < b.step`) and `high_blast` (DESIGN.md §3). Absent optional
+ * step; "a runs before b" is `a.step < b.step`) and `high_blast` (DESIGN.md §3); and per plan
+ * `first_step`, the step of the first task of each kind present. Absent optional
  * values are null, absent lists are []. A task's `attributes` hold exactly the attributes the pack
  * declares: null (a string_list: []) when the task does not set one.
  */
@@ -48,6 +49,7 @@ export function viewTypes(attributes: Readonly<Record<string, AttributeDecl>>): 
     goal_id: T.string,
     tasks: T.list(task),
     dependencies: T.list(T.object("plan.dependencies[]", { from: T.string, to: T.string, kind: T.string })),
+    first_step: T.map(T.string, T.int),
   });
   const goal = T.object("goal", {
     id: T.string,
@@ -122,6 +124,9 @@ export function planView(goal: Goal, plan: Plan, attributes: Readonly<Record<str
       attributes: attributesOf(t, attributes, mistyped),
     };
   });
+  // The step of the first task of each kind: "a notify, then a wait, before this task" is one pass over the plan, not a nested one.
+  const firstStep: Record<string, bigint> = {};
+  for (const t of tasks) firstStep[t.kind] ??= t.step;
   const c = goal.constraints;
   return {
     goal: {
@@ -131,7 +136,7 @@ export function planView(goal: Goal, plan: Plan, attributes: Readonly<Record<str
       replan_policy: goal.replan_policy,
       constraints: { environment: c.environment ?? null, tools: c.tools, facts: c.facts, max_revisions: c.max_revisions === undefined ? null : BigInt(c.max_revisions) },
     },
-    plan: { goal_id: plan.goal_id, tasks, dependencies: plan.dependencies.map((d) => ({ from: d.from, to: d.to, kind: d.kind })) },
+    plan: { goal_id: plan.goal_id, tasks, dependencies: plan.dependencies.map((d) => ({ from: d.from, to: d.to, kind: d.kind })), first_step: firstStep },
     tasks,
     mistyped,
   };

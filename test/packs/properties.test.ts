@@ -10,7 +10,7 @@ import type { CelType } from "../../src/packs/types.ts";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { anyPlanOf, prose } from "../helpers/arbitrary-plans.ts";
-import { makeGoal } from "../helpers/plans.ts";
+import { makeGoal, makePlan } from "../helpers/plans.ts";
 
 const packs = loadPacks(readdirSync(SHIPPED_PACKS_DIR).map((d) => join(SHIPPED_PACKS_DIR, d)));
 const NAMES = ["f0", "f1", "out", "db", "maintenance_window_booked", "deploy.log"];
@@ -59,10 +59,34 @@ function conforms(value: unknown, type: CelType): boolean {
       return Array.isArray(value) && value.every((v) => conforms(v, type.of));
     case "object":
       return typeof value === "object" && Object.keys(value as object).sort().join() === Object.keys(type.fields).sort().join() && Object.entries(type.fields).every(([k, t]) => conforms((value as Record<string, unknown>)[k], t));
+    case "map":
+      return typeof value === "object" && !Array.isArray(value) && Object.entries(value as object).every(([k, v]) => conforms(k, type.key) && conforms(v, type.of));
     default:
       return type.kind === "dyn";
   }
 }
+
+describe("the shipped finops rule deletion_without_grace_period", () => {
+  it("fires exactly where its definition says: a task that destroys, with no notify and then a wait before it", () => {
+    const finops = packs.find((p) => p.name === "finops")!;
+    const kinds = fc.constantFrom("notify", "wait", "mutate", "verify");
+    const anyOrder = fc.array(fc.record({ kind: kinds, destroys: fc.boolean(), group: fc.constantFrom(undefined, "g") }), { minLength: 1, maxLength: 8 });
+    fc.assert(
+      fc.property(anyOrder, (specs) => {
+        const plan = makePlan(specs.map((s, i) => ({ id: `t${i}`, description: "d", kind: s.kind, destroys: s.destroys ? ["r"] : [], ...(s.group ? { parallel_group: s.group } : {}) })));
+        const steps = planView(makeGoal([]), plan, {}).tasks.map((t) => t.step as bigint);
+        const expected = specs.flatMap((s, i) => {
+          const before = (k: string, lo: bigint, hi: bigint) => specs.some((o, j) => o.kind === k && steps[j]! > lo && steps[j]! < hi);
+          const graced = specs.some((n, j) => n.kind === "notify" && steps[j]! < steps[i]! && before("wait", steps[j]!, steps[i]!));
+          return s.destroys && !graced ? [`t${i}`] : [];
+        });
+        const fired = runGates(makeGoal([]), plan, { packs: [finops] }).filter((f) => f.code === "deletion_without_grace_period").map((f) => f.task_id);
+        expect(fired).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
 
 describe("pack rules never read prose", () => {
   it("rewriting every prose field never moves a pack finding (shipped packs, any plan)", () => {
