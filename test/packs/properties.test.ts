@@ -83,7 +83,7 @@ describe("the shipped finops rule deletion_without_grace_period", () => {
         const fired = runGates(makeGoal([]), plan, { packs: [finops] }).filter((f) => f.code === "deletion_without_grace_period").map((f) => f.task_id);
         expect(fired).toEqual(expected);
       }),
-      { numRuns: 500 },
+      { numRuns: 200 },
     );
   });
 });
