@@ -6,7 +6,7 @@ import { fixtureItemKey, goalItemKey, loadCorpus } from "../corpus/load.ts";
 import { readManifest, type Manifest } from "../run/manifest.ts";
 import { readSpend, runSpend } from "../run/journal.ts";
 import { lockIsHeld } from "../run/lock.ts";
-import { MISTYPED_ATTRIBUTE_CODE } from "../../src/packs/compile.ts";
+import { ATTRIBUTE_CODES } from "../../src/packs/compile.ts";
 import { IMPORTED_SUITE } from "../run/settings.ts";
 import { readTrialLog } from "../run/store.ts";
 import type { RunSpend } from "../../src/formats/summary.ts";
@@ -83,7 +83,7 @@ function packRuleErrors(trials: readonly TrialRecord[]): Map<string, number> {
   for (const t of trials) {
     const rules = new Set<string>();
     for (const r of t.rounds)
-      for (const f of r.gate_findings) if (f.gate.startsWith("pack.") && f.code !== MISTYPED_ATTRIBUTE_CODE && f.key.endsWith(":error")) rules.add(`rule ${f.code} of ${f.gate}`);
+      for (const f of r.gate_findings) if (f.gate.startsWith("pack.") && !ATTRIBUTE_CODES.has(f.code) && f.key.endsWith(":error")) rules.add(`rule ${f.code} of ${f.gate}`);
     for (const rule of rules) counts.set(rule, (counts.get(rule) ?? 0) + 1);
   }
   return counts;

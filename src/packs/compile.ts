@@ -38,7 +38,10 @@ export interface CompiledPack {
 
 /** Codes a rule may not take: the built-in gates' (a pack never speaks for a gate) and the pack's own check of attribute types. */
 export const MISTYPED_ATTRIBUTE_CODE = "attribute_mistyped";
-const RESERVED_CODES: ReadonlySet<string> = new Set([...GATE_CODE_NAMES, MISTYPED_ATTRIBUTE_CODE]);
+export const MISNAMED_ATTRIBUTE_CODE = "attribute_misnamed";
+/** The pack's own attribute checks: a value of the wrong type, a name a letter or a suffix away from a declared one. */
+export const ATTRIBUTE_CODES: ReadonlySet<string> = new Set([MISTYPED_ATTRIBUTE_CODE, MISNAMED_ATTRIBUTE_CODE]);
+const RESERVED_CODES: ReadonlySet<string> = new Set([...GATE_CODE_NAMES, ...ATTRIBUTE_CODES]);
 
 /** Where a manifest came from, so that errors name the file, the key path and the line. */
 export interface ManifestSource {
@@ -164,7 +167,7 @@ export function compileRules(manifest: PackManifest, source: ManifestSource): Co
     const at = (detail: string): never => {
       throw new InputError(source.file, `rules[${i}].code`, detail, source.lineOf(["rules", i, "code"]));
     };
-    if (RESERVED_CODES.has(rule.code)) at(`"${rule.code}" is ${rule.code === MISTYPED_ATTRIBUTE_CODE ? "the pack's own attribute check" : "a built-in gate code"}; choose another code`);
+    if (RESERVED_CODES.has(rule.code)) at(`"${rule.code}" is ${ATTRIBUTE_CODES.has(rule.code) ? "the pack's own attribute check" : "a built-in gate code"}; choose another code`);
     if (seen.has(rule.code)) at(`"${rule.code}" is used by two rules of the pack`);
     seen.add(rule.code);
     return compileRule(rule, i, manifest.attributes, source);

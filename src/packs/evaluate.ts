@@ -3,7 +3,7 @@ import type { GateFinding } from "../formats/findings.ts";
 import type { Goal } from "../formats/goal.ts";
 import type { Plan } from "../formats/plan.ts";
 import { keyPrefix } from "../gates/finding.ts";
-import { celText, MISTYPED_ATTRIBUTE_CODE, type CompiledPack, type CompiledRule } from "./compile.ts";
+import { celText, MISNAMED_ATTRIBUTE_CODE, MISTYPED_ATTRIBUTE_CODE, type CompiledPack, type CompiledRule } from "./compile.ts";
 import { cel } from "./cel.ts";
 import { planView } from "./view.ts";
 
@@ -53,6 +53,8 @@ export function judgePlan(goal: Goal, plan: Plan, pack: CompiledPack, owners?: A
   const findings: GateFinding[] = reported.map((m) =>
     finding(pack, MISTYPED_ATTRIBUTE_CODE, "feasibility", m.task_id, m.name, `task ${m.task_id} gives attribute ${m.name} as ${JSON.stringify(m.value)}; pack ${pack.name} reads it as ${m.declared}`),
   );
+  for (const m of misnamedAttributes(plan, pack, owners))
+    findings.push(finding(pack, MISNAMED_ATTRIBUTE_CODE, "feasibility", m.task_id, m.name, `task ${m.task_id} gives attribute ${m.name}, which no enabled pack declares; pack ${pack.name} reads ${m.meant}`));
   const errors: RuleError[] = [];
   const goalValue = toCel(view.goal);
   const planValue = toCel(view.plan) as ReturnType<typeof celMap>;
@@ -71,6 +73,48 @@ export function judgePlan(goal: Goal, plan: Plan, pack: CompiledPack, owners?: A
     }
   }
   return { findings, errors };
+}
+
+/** Spelling that does not change a name (names are lower-case, `^[a-z][a-z0-9_]*$`): the underscores. */
+const spelling = (name: string) => name.replace(/_/g, "");
+
+/** Edits (insert, delete, substitute) between two short names. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * Whether a name a task gives is a slip for a declared one: the same but for underscores,
+ * one cut short or run on (the shorter of at least 6 letters), or two edits apart (of at least 5).
+ */
+function slipFor(given: string, declared: string): boolean {
+  const [a, b] = [spelling(given), spelling(declared)];
+  if (a === b) return true;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  if (short.length >= 6 && long.startsWith(short)) return true;
+  return long.length >= 5 && editDistance(a, b) <= 2;
+}
+
+/**
+ * Attributes a task gives that no enabled pack declares but that are a slip for one this pack owns
+ * (`monthly_cost_delta` for `monthly_cost_delta_usd`): read as absent, they would let the plan
+ * past the rule that reads the real name without a word, so the pack reports them.
+ */
+function misnamedAttributes(plan: Plan, pack: CompiledPack, owners: AttributeOwners | undefined): { task_id: string; name: string; meant: string }[] {
+  const declared = Object.keys(pack.attributes).filter((name) => owners === undefined || owners.get(name) === pack.name);
+  const known = (name: string) => (owners === undefined ? name in pack.attributes : owners.has(name));
+  return plan.tasks.flatMap((t) =>
+    Object.keys(t.attributes ?? {}).flatMap((name) => {
+      const meant = known(name) ? undefined : declared.find((d) => slipFor(name, d));
+      return meant === undefined ? [] : [{ task_id: t.id, name, meant }];
+    }),
+  );
 }
 
 /** For each attribute, the pack that reports a value of the wrong type: the first enabled one declaring it. */

@@ -55,6 +55,21 @@ describe("pack findings", () => {
     expect(findings).toEqual([expect.objectContaining({ code: "attribute_mistyped", task_id: "a", family: "feasibility", key: "pack.test:attribute_mistyped:a:open", message: 'task a gives attribute open as "true"; pack test reads it as boolean' })]);
   });
 
+  it("an attribute name that is a slip for a declared one is reported, so a rule can never be dodged by a name either", () => {
+    const cost = loadPack(writePack(rulePack({ manifest: { name: "cost", attributes: { monthly_cost_delta_usd: { type: "number", description: "d" }, open: { type: "boolean", description: "o" } } } })));
+    const slips = (attributes: Record<string, unknown>) => packFindings(goal, makePlan([mutate("a", { attributes: attributes as never })]), [cost]).filter((f) => f.code === "attribute_misnamed");
+    expect(slips({ monthly_cost_delta: 12000 })).toEqual([
+      expect.objectContaining({ task_id: "a", family: "feasibility", severity: "blocker", key: "pack.cost:attribute_misnamed:a:monthly_cost_delta", message: "task a gives attribute monthly_cost_delta, which no enabled pack declares; pack cost reads monthly_cost_delta_usd" }),
+    ]);
+    for (const slip of ["monthlycostdeltausd", "monthly_cost_detla_usd", "monthly_cost_delta_usd_est", "opne"]) expect(slips({ [slip]: 1 }), slip).toHaveLength(slip === "opne" ? 0 : 1);
+    // Names that are not slips, and the declared names themselves, say nothing.
+    expect(slips({ owner: "x", region: "eu", monthly_cost_delta_usd: 5, open: true })).toEqual([]);
+    // A name another enabled pack declares is that pack's, not a slip.
+    const other = loadPack(writePack(rulePack({ manifest: { name: "other", attributes: { monthly_cost_delta: { type: "number", description: "d" }, open: { type: "boolean", description: "o" } } } })));
+    const both = packFindings(goal, makePlan([mutate("a", { attributes: { monthly_cost_delta: 1 } })]), [cost, other]);
+    expect(both.filter((f) => f.code === "attribute_misnamed")).toEqual([]);
+  });
+
   it("an attribute two packs declare, given with the wrong type, is one blocker, reported by the first enabled pack that declares it", () => {
     const other = loadPack(writePack(rulePack({ manifest: { name: "other" } })));
     const plan = makePlan([mutate("a", { attributes: { open: "true" } })]);
