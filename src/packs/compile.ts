@@ -174,12 +174,12 @@ export function compileRules(manifest: PackManifest, source: ManifestSource): Co
   });
 }
 
-/** A CEL value as message text: lists joined with ", ", null as "none". */
+/** A CEL value as message text: lists joined with ", ", null as "none", an error as what went wrong (never a silent placeholder). */
 export function celText(value: unknown): string {
   if (value === null || value === undefined) return "none";
   if (cel().isCelList(value)) return [...value].map(celText).join(", ");
   if (Array.isArray(value)) return value.map(celText).join(", ");
-  if (cel().isCelError(value)) return "?";
+  if (cel().isCelError(value)) return `(error: ${value.message})`;
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }

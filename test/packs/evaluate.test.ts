@@ -50,6 +50,12 @@ describe("pack findings", () => {
     expect(f!.message).toMatch(/rule opened of pack test could not be judged on task a: .*startsWith/);
   });
 
+  it("a message placeholder that cannot be rendered says why, never a silent placeholder", () => {
+    const loud = loadPack(writePack(rulePack({ rule: { message: "task {{task.id}} opens {{1/0}}" } })));
+    const [f] = packFindings(goal, makePlan([mutate("a", { attributes: { open: true } })]), [loud]);
+    expect(f!.message).toBe("task a opens (error: int divide by zero)");
+  });
+
   it("an attribute of the wrong type reads as absent and is reported, so a rule can never be dodged by a type", () => {
     const findings = packFindings(goal, makePlan([mutate("a", { attributes: { open: "true" } })]), [pack]);
     expect(findings).toEqual([expect.objectContaining({ code: "attribute_mistyped", task_id: "a", family: "feasibility", key: "pack.test:attribute_mistyped:a:open", message: 'task a gives attribute open as "true"; pack test reads it as boolean' })]);
