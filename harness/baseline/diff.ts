@@ -43,10 +43,10 @@ export interface DiffResult {
   tests: { verdict: number; blocker_key: number };
   /**
    * The smallest p any one item's verdict test can reach with these trial counts (all trials one
-   * way in one run, the other way in the other), and the p Holm's first step needs: when the
-   * first exceeds the second, no single item can be beyond noise.
+   * way in one run, the other way in the other; a key's test can reach no less), and the p Holm's
+   * first step needs in each family: when the first exceeds both, no single delta can be beyond noise.
    */
-  power: { smallest_p: number | null; holm_first_step: number };
+  power: { smallest_p: number | null; holm_first_step: number; key_holm_first_step: number };
   deltas: Delta[];
   unexplained: Delta[];
   counts: Record<Attribution, number>;
@@ -156,7 +156,11 @@ export function diffSnapshots(b: Snapshot, a: Snapshot, alpha = 0.05): DiffResul
     trials_per_item: { baseline: b.trials_per_item, candidate: a.trials_per_item },
     alpha,
     tests: { verdict: verdictTests, blocker_key: tests.length - verdictTests },
-    power: { smallest_p: smallest, holm_first_step: verdictTests ? alpha / verdictTests : alpha },
+    power: {
+      smallest_p: smallest,
+      holm_first_step: verdictTests ? alpha / verdictTests : alpha,
+      key_holm_first_step: tests.length > verdictTests ? alpha / (tests.length - verdictTests) : alpha,
+    },
     deltas,
     unexplained: deltas.filter((d) => d.attribution === "unexplained"),
     counts,

@@ -1,3 +1,4 @@
+import type { Command } from "commander";
 import { z } from "zod";
 import { InputError } from "../../src/formats/load.ts";
 
@@ -49,3 +50,11 @@ export const intOption = (min?: number, max?: number) => {
   const low = min === undefined ? whole : whole.min(min);
   return numberOption(max === undefined ? low : low.max(max));
 };
+
+/** `--base-url`, `--header` and `--timeout`, as every command that calls a vendor takes them (run, plan; EndpointCliShape reads them). */
+export function endpointOptions(command: Command): Command {
+  return command
+    .option("--base-url <url>", "endpoint of the vendor providers for both roles (an OpenAI- or Anthropic-compatible server: Ollama, vLLM, ...)")
+    .option("--header <k=v>", "extra request header, repeatable (credential values are never recorded or printed)", collect)
+    .option("--timeout <sec>", "per-request timeout in seconds (at most 86400)");
+}

@@ -6,6 +6,7 @@ import { fixtureItemKey, goalItemKey, loadCorpus } from "../corpus/load.ts";
 import { readManifest, type Manifest } from "../run/manifest.ts";
 import { readSpend, runSpend } from "../run/journal.ts";
 import { lockIsHeld } from "../run/lock.ts";
+import { resumeCommand } from "../run/resume-command.ts";
 import { ATTRIBUTE_CODES } from "../../src/packs/compile.ts";
 import { IMPORTED_SUITE } from "../run/settings.ts";
 import { readTrialLog } from "../run/store.ts";
@@ -47,7 +48,7 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   // went on after it, so there it may be anywhere); it is never data.
   if (log.torn > 0) warnings.push(`${log.torn} line(s) of trials.jsonl are not complete JSON (torn writes) and were skipped`);
   if (manifest.state === "running" && !lockIsHeld(dir)) {
-    warnings.push(`the run stopped before it finished: no live process holds its lock (it crashed or was killed); its numbers cover the trials recorded so far, and \`npx --no-install fieldtest run --resume ${dir}\` completes it`);
+    warnings.push(`the run stopped before it finished: no live process holds its lock (it crashed or was killed); its numbers cover the trials recorded so far, and \`${resumeCommand(dir)}\` completes it`);
   }
   const shard = manifest.plan.shard;
   if (shard !== null) {

@@ -197,7 +197,8 @@ export function claimOutDir(dir: string, o: LockOptions & { force: boolean }): (
   const release = acquireLock(dir, o);
   try {
     if (o.force) removeRunFiles(dir);
-    else if (unfinished) {
+    // Judged again under the lock: a merge that took the folder over meanwhile and finished has written its manifest.
+    else if (unfinished && !readdirSync(dir).includes(RUN_FILES.manifest)) {
       const removed = removeRunFiles(dir);
       if (removed.length > 0) o.notify?.(`removing what an unfinished write left (no manifest.json; its inputs rebuild it): ${removed.join(", ")}`);
     }

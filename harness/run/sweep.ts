@@ -15,6 +15,7 @@ import { mostlyErrors } from "./outage.ts";
 import { Progress, formatUsd, isInteractive, loopText, startPlainProgress } from "./progress.ts";
 import { redactArgv } from "./redact.ts";
 import { configHash, diffValues, FRESH_ONLY, IMPORTED_SUITE, missingCredentials, recordedConfig, resolveRun, withheldCredentials, type Fingerprint, type ResolvedRun, type RunCli, type RunConfig } from "./settings.ts";
+import { resumeCommand } from "./resume-command.ts";
 import { isStorageFailure, readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
 import { formatSummary, formatTable, summarizeByCategory } from "./summary.ts";
 import { compareTrials, pendingTrials, planTrials, selectItems, shardTrials, type TrialWork, type WorkItem } from "./work.ts";
@@ -107,10 +108,6 @@ export function corpusItems(corpus: Corpus): WorkItem[] {
 }
 
 const itemKey = (it: Pick<WorkItem, "suite" | "item_id">) => `${it.suite}/${it.item_id}`;
-
-function resumeCommand(dir: string): string {
-  return `npx --no-install fieldtest run --resume ${/[\s"'$]/.test(dir) ? JSON.stringify(dir) : dir}`;
-}
 
 function printEstimate(out: NodeJS.WriteStream, est: SweepEstimate, counts: { corpus: number; boundary: number }, shardNote: string): void {
   out.write(`dry run: ${counts.corpus} engine trials, ${counts.boundary} critic-only trials${shardNote}; nothing is called or written\n\n`);
@@ -309,7 +306,8 @@ function refreshSpend(manifest: Manifest, tally: SpendTally, loggedLines: number
   const told = manifest.sessions.reduce((n, s) => (s.outcome === "running" ? n : n + s.trials_written), 0);
   for (const s of crashed) {
     s.outcome = CRASHED;
-    if (crashed.length === 1) s.trials_written = Math.max(s.trials_written, loggedLines - told);
+    // A merged run's sessions are its shards', whose counts include re-runs its log keeps once: no recount there.
+    if (crashed.length === 1 && manifest.merged_from === null) s.trials_written = Math.max(s.trials_written, loggedLines - told);
   }
   for (const s of manifest.sessions) s.spend = tally.session(s.id);
   manifest.spend = tally.total();

@@ -132,7 +132,7 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     expect(text).toContain("critic.temperature: 0.2 -> 1\n");
     // "changed" would read as "changed verdicts": it counts items whose content (item hash) differs.
     expect(text).toMatch(/\nitems: \d+ compared \(0 whose content changed\), 0 only in baseline, 0 only in candidate\n/);
-    expect(text).toMatch(/per-item test: Fisher exact, two-sided, Holm at α 0.05 over the \d+ items' verdict tests; .*; blocker keys: Holm over their \d+ tests\n/);
+    expect(text).toMatch(/per-item test: Fisher exact, two-sided, Holm at α 0.05 over the \d+ items' verdict tests and, apart, the \d+ blocker keys' tests; .*\(Holm's first step [\d.e-]+, keys [\d.e-]+\)\n/);
   });
 
   it("gate exits 0 on an unchanged run, 1 naming the metric on a raised under-claim rate, 2 on one trial", async () => {

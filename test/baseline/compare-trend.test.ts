@@ -67,6 +67,9 @@ describe("compare (model swap)", () => {
     const bound = run(() => BLOCK).metrics.critic_unavailable_rate!.ci_high!;
     expect(bound).toBeGreaterThan(0);
     expect(none).toMatchObject({ delta: 0, ci_low: -bound, ci_high: bound });
+    // Paired on 9 of B's 10 items: B's own interval is over an item the pairs lack, so none is recovered from it.
+    const nine = makeSnapshot(IDS.slice(0, 9).map((id) => ({ suite: "boundary" as const, id, verdicts: BLOCK })), FIXTURES);
+    expect(compareSnapshots(nine, run(() => BLOCK), { reps: 100 }).metrics.find((m) => m.metric === "critic_unavailable_rate")).toMatchObject({ delta: 0, n_items: 9, ci_low: null, ci_high: null });
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { causesForItem, configDifferences } from "../../harness/baseline/compat.ts";
 import { diffSnapshots, type Delta } from "../../harness/baseline/diff.ts";
+import { formatDiff } from "../../harness/cli/commands/diff.ts";
 import type { Manifest } from "../../harness/run/manifest.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import { call } from "../metrics/builders.ts";
@@ -63,7 +64,13 @@ describe("diff attribution (DESIGN.md §11)", () => {
     expect(d.deltas.length).toBeGreaterThan(0);
     expect(d.deltas.every((x) => x.attribution === "noise")).toBe(true);
     expect(d.power.smallest_p).toBeCloseTo(2 / 252, 12);
-    expect(d.power).toMatchObject({ holm_first_step: 0.05 / 8 });
+    expect(d.power).toMatchObject({ holm_first_step: 0.05 / 8, key_holm_first_step: 0.05 / 8 });
+    expect(formatDiff(d)).toContain("no single delta can be beyond noise");
+    // With the same 8 items but the keys of 5 alone, a key can be beyond noise (0.05/5 > 2/252): the diff does not claim otherwise.
+    const keyless = ["goal-c", "goal-d", "goal-e"].map((id) => ({ suite: "corpus" as const, id, verdicts: all("approved") }));
+    const few = diffSnapshots(snapshot([...BASE, ...keyless]), snapshot([...changedItems(), ...keyless]));
+    expect(few.deltas.some((x) => x.kind !== "verdict" && x.beyond_noise)).toBe(true);
+    expect(formatDiff(few)).not.toContain("no single delta can be beyond noise");
     expect(d.tests).toEqual({ verdict: 8, blocker_key: 8 });
     // Over 5 items the first step is 0.01: the same decisive flips are beyond noise, the blocker keys' own tests leaving the items' family alone.
     const five = diffSnapshots(snapshot(BASE), snapshot(changedItems()));

@@ -53,10 +53,10 @@ export function formatDiff(d: DiffResult, all = false): string {
   const power =
     d.power.smallest_p === null
       ? ""
-      : d.power.smallest_p > d.power.holm_first_step
-        ? `; with these trial counts the smallest p an item can reach is ${p3(d.power.smallest_p)}, above Holm's first step ${p3(d.power.holm_first_step)}: no single item can be beyond noise, and a regression shows only in the metrics (fieldtest gate)`
-        : `; the smallest p an item can reach is ${p3(d.power.smallest_p)} (Holm's first step ${p3(d.power.holm_first_step)})`;
-  lines.push(`per-item test: Fisher exact, two-sided, Holm at α ${d.alpha} over the ${d.tests.verdict} items' verdict tests${power}; blocker keys: Holm over their ${d.tests.blocker_key} tests`);
+      : d.power.smallest_p > Math.max(d.power.holm_first_step, d.power.key_holm_first_step)
+        ? `; with these trial counts the smallest p an item can reach is ${p3(d.power.smallest_p)}, above Holm's first step in both families (${p3(d.power.holm_first_step)}, keys ${p3(d.power.key_holm_first_step)}): no single delta can be beyond noise, and a regression shows only in the metrics (fieldtest gate)`
+        : `; the smallest p an item can reach is ${p3(d.power.smallest_p)} (Holm's first step ${p3(d.power.holm_first_step)}, keys ${p3(d.power.key_holm_first_step)})`;
+  lines.push(`per-item test: Fisher exact, two-sided, Holm at α ${d.alpha} over the ${d.tests.verdict} items' verdict tests and, apart, the ${d.tests.blocker_key} blocker keys' tests${power}`);
   lines.push(`deltas: ${d.deltas.length} (${d.counts.noise} within noise, ${d.counts.cause} beyond noise with a recorded cause, ${d.counts.unexplained} beyond noise unexplained)`);
   const causes = d.deltas.filter((x) => x.attribution === "cause");
   if (causes.length) lines.push("cause:", ...causes.map(deltaLine));

@@ -18,7 +18,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .command("merge")
     .description("Merge shard runs (same config and corpus, every trial key exactly once) into one run")
     .argument("<dirs...>", "run directories of the shards")
-    .requiredOption("--out <dir>", "run directory to write (must be empty unless --force)")
+    .requiredOption("--out <dir>", "run directory to write (must be empty unless --force; what a merge killed there left is removed)")
     .option("--force", "reuse a non-empty --out, removing the previous run's files")
     .option("--break-lock", "take an --out lock held by a process on another host (a merge whose pod or machine died; its host and pid are printed)")
     .action(action((dirs: string[], raw: unknown) => {

@@ -13,7 +13,7 @@ import { loadSimProfile } from "../../../src/providers/sim/profile.ts";
 import { whyUnavailable } from "../../../src/metrics/trial-facts.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
-import { collect, intOption, numberOption, parseOptions } from "../options.ts";
+import { collect, endpointOptions, intOption, numberOption, parseOptions } from "../options.ts";
 import { loadPacks } from "../../../src/packs/load.ts";
 import { packsBehave } from "../../packs.ts";
 
@@ -112,19 +112,18 @@ function summary(goal: Goal, outcome: EngineOutcome): string {
 }
 
 export function register(program: Command, { host, action }: CommandContext): void {
-  program
-    .command("plan")
-    .description("Run the engine on one goal and print its trace: 0 approved, 1 escalated, 2 invalid input, 3 infrastructure error (a provider that never answered)")
-    .requiredOption("--goal <file>", "goal file (YAML or JSON; corpus goal files are accepted)")
-    .option("--provider <p>", `provider of both roles: ${PROVIDERS.join(" | ")}`, "sim")
-    .option("--model <m>", "model of both roles (required for a vendor provider)")
-    .option("--planner-provider <p>", "provider of the planner")
-    .option("--planner-model <m>", "model of the planner")
-    .option("--critic-provider <p>", "provider of the critic")
-    .option("--critic-model <m>", "model of the critic")
-    .option("--base-url <url>", "endpoint of the vendor providers (an OpenAI- or Anthropic-compatible server)")
-    .option("--header <k=v>", "extra request header, repeatable (credential values are never printed)", collect)
-    .option("--timeout <sec>", "per-request timeout in seconds (at most 86400)")
+  endpointOptions(
+    program
+      .command("plan")
+      .description("Run the engine on one goal and print its trace: 0 approved, 1 escalated, 2 invalid input, 3 infrastructure error (a provider that never answered)")
+      .requiredOption("--goal <file>", "goal file (YAML or JSON; corpus goal files are accepted)")
+      .option("--provider <p>", `provider of both roles: ${PROVIDERS.join(" | ")}`, "sim")
+      .option("--model <m>", "model of both roles (required for a vendor provider)")
+      .option("--planner-provider <p>", "provider of the planner")
+      .option("--planner-model <m>", "model of the planner")
+      .option("--critic-provider <p>", "provider of the critic")
+      .option("--critic-model <m>", "model of the critic")
+  )
     .option("--temperature <t>", "sampling temperature of both roles")
     .option("--mode <mode>", `when the critic runs: ${ENGINE_MODES.join(" | ")}`, "gates-first")
     .option("--max-rounds <n>", "rounds per goal (a goal's max_revisions overrides it)", String(DEFAULT_MAX_ROUNDS))

@@ -8,28 +8,27 @@ import { shardFromEnv } from "../../run/shard-env.ts";
 import { runSweep } from "../../run/sweep.ts";
 import { realEngine } from "../../run/wiring.ts";
 import type { CommandContext } from "./index.ts";
-import { collect, parseOptions } from "../options.ts";
+import { collect, endpointOptions, parseOptions } from "../options.ts";
 
 export function register(program: Command, { host, action }: CommandContext): void {
-  program
-    .command("run")
-    .description("Run a sweep: canaries (gates and packs), then corpus goals (full engine) and boundary fixtures (critic alone), N trials each; the security oracle and injection traps when --suite names them; exits 3 when more than half of the trials are errors (a provider that never answered) or the run folder cannot be written (resume it once there is room)")
-    .option("--config <file>", "config file (default: ./fieldtest.config.yaml when present; not read on --resume)")
-    .option("--suite <list>", "suites to run: corpus,boundary (the default), security (the CWE oracle), injection (generated traps with their controls, and the adversarial goals); canary always runs first")
-    .option("--only <globs>", "item id globs, comma-separated (matched on <id> and <suite>/<id>; * ** ? {a,b})")
-    .option("--domain <list>", "corpus domains, comma-separated")
-    .option("--category <list>", "corpus categories: balanced,strict,adversarial (leaves out boundary fixtures)")
-    .option("--trials <n>", "trials per item (default 5, at most 10000)")
-    .option("--seed <s>", "run seed (default 0)")
-    .option("--provider <p>", "provider for both roles: sim | openai | anthropic (replay: see --replay)")
-    .option("--model <m>", "model for both roles")
-    .option("--planner-provider <p>", "planner provider")
-    .option("--planner-model <m>", "planner model")
-    .option("--critic-provider <p>", "critic provider")
-    .option("--critic-model <m>", "critic model")
-    .option("--base-url <url>", "endpoint for both roles (an OpenAI-compatible server: Ollama, vLLM, ...)")
-    .option("--header <k=v>", "extra request header, repeatable (credential values are never recorded)", collect)
-    .option("--timeout <sec>", "per-request timeout in seconds (at most 86400)")
+  endpointOptions(
+    program
+      .command("run")
+      .description("Run a sweep: canaries (gates and packs), then corpus goals (full engine) and boundary fixtures (critic alone), N trials each; the security oracle and injection traps when --suite names them; exits 3 when more than half of the trials are errors (a provider that never answered) or the run folder cannot be written (resume it once there is room)")
+      .option("--config <file>", "config file (default: ./fieldtest.config.yaml when present; not read on --resume)")
+      .option("--suite <list>", "suites to run: corpus,boundary (the default), security (the CWE oracle), injection (generated traps with their controls, and the adversarial goals); canary always runs first")
+      .option("--only <globs>", "item id globs, comma-separated (matched on <id> and <suite>/<id>; * ** ? {a,b})")
+      .option("--domain <list>", "corpus domains, comma-separated")
+      .option("--category <list>", "corpus categories: balanced,strict,adversarial (leaves out boundary fixtures)")
+      .option("--trials <n>", "trials per item (default 5, at most 10000)")
+      .option("--seed <s>", "run seed (default 0)")
+      .option("--provider <p>", "provider for both roles: sim | openai | anthropic (replay: see --replay)")
+      .option("--model <m>", "model for both roles")
+      .option("--planner-provider <p>", "planner provider")
+      .option("--planner-model <m>", "planner model")
+      .option("--critic-provider <p>", "critic provider")
+      .option("--critic-model <m>", "critic model")
+  )
     .option("--temperature <t>", "sampling temperature for both roles")
     .option("--mode <mode>", "critic mode: gates-first | every-round | gates-only")
     .option("--sim-profile <file>", "sim noise profile YAML (src/providers/sim/profiles/)")
