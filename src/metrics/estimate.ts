@@ -64,16 +64,28 @@ function exactEdge(value: number, units: number, range: readonly [number, number
 }
 
 /**
+ * The interval of a count per trial (range [0, ∞)) that saw no event in any of its `trials`: the
+ * exact one-sided Poisson bound, [0, −ln(1 − conf) · unit / trials] (3.0/n at 95%), `unit` being
+ * what one event adds to a trial's value (100 for "per 100 goals"). null otherwise.
+ */
+function countEdge(value: number, trials: number, range: readonly [number, number], unit: number, conf: number): [number, number] | null {
+  if (value !== 0 || range[0] !== 0 || range[1] !== Number.POSITIVE_INFINITY || trials < 1) return null;
+  return [0, (-Math.log(1 - conf) * unit) / trials];
+}
+
+/**
  * Mean over items of a per-item value with the clustered t-interval (SE over clusters), clipped to
  * the metric's range: a rate cannot leave [0, 1] however wide its interval. When every item sits
  * at the same edge of the range (no event in any trial, or only events) the interval is the exact
- * bound over the trials instead.
+ * bound over the trials instead; for a count per trial at 0, the exact Poisson bound (`unit`: what
+ * one event adds to a trial's value).
  */
 export function itemMeanMetric(
   items: readonly ItemValue[],
   ctx: EstimateContext,
   range: readonly [number, number] = [0, 1],
   interval: IntervalMethod = "t_clustered",
+  unit = 1,
 ): MetricValue {
   const ci = meanInterval(
     items.map((it) => it.value),
@@ -84,8 +96,11 @@ export function itemMeanMetric(
   const trials = sumTrials(items);
   const counts = items.every((it) => it.events !== undefined) ? { numerator: items.reduce((s, it) => s + it.events!, 0), denominator: trials } : {};
   const base = { value: ci.mean, n_items: items.length, n_trials: trials, ...counts };
-  const edge = items.every((it) => it.value === ci.mean) ? exactEdge(ci.mean, trials, range, ctx.conf) : null;
+  const same = items.every((it) => it.value === ci.mean);
+  const edge = same ? exactEdge(ci.mean, trials, range, ctx.conf) : null;
   if (edge) return { ...base, ci_low: edge[0], ci_high: edge[1], interval: "clopper_pearson" };
+  const none = same ? countEdge(ci.mean, trials, range, unit, ctx.conf) : null;
+  if (none) return { ...base, ci_low: none[0], ci_high: none[1], interval: "poisson_exact" };
   return noFalseCertainty({ ...base, ci_low: clip(ci.low, range), ci_high: clip(ci.high, range), interval }, range, ctx.conf);
 }
 

@@ -27,7 +27,7 @@ function perGoalMean(items: readonly ItemTrials[], value: (t: TrialRecord) => nu
   const values = items
     .filter((item) => item.trials.length > 0)
     .map((item) => ({ value: (scale * item.trials.reduce((s, t) => s + value(t), 0)) / item.trials.length, trials: item.trials.length, cluster: item.cluster }));
-  return itemMeanMetric(values, ctx, UNBOUNDED);
+  return itemMeanMetric(values, ctx, UNBOUNDED, "t_clustered", scale);
 }
 
 /**

@@ -27,7 +27,7 @@ export interface MetricsOptions {
  * How a metric's interval was computed (METHODOLOGY.md §2). `clopper_pearson`: a rate with zero
  * events (or all events) gets the exact one-sided bound over its units instead.
  */
-export type IntervalMethod = "t_clustered" | "paired_t" | "wilson" | "cluster_bootstrap" | "clopper_pearson" | "none";
+export type IntervalMethod = "t_clustered" | "paired_t" | "wilson" | "cluster_bootstrap" | "clopper_pearson" | "poisson_exact" | "none";
 
 /**
  * One metric (DESIGN.md §10). value is null when it cannot be computed (no item qualifies); the

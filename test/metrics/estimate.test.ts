@@ -30,6 +30,13 @@ describe("no interval claims a certainty the data do not give (METHODOLOGY §1.3
     expect(spread.ci_high).toBeGreaterThan(0.5);
   });
 
+  it("a count per trial at 0 in every trial gets the exact Poisson bound over its trials, never [0, 0]", () => {
+    const zeros = Array.from({ length: 4 }, (_, i) => ({ value: 0, trials: 5, cluster: `c${i}` }));
+    expect(itemMeanMetric(zeros, ctx, [0, Infinity])).toMatchObject({ value: 0, ci_low: 0, ci_high: expect.closeTo(-Math.log(0.05) / 20, 12), interval: "poisson_exact" });
+    // "per 100 goals": one event adds 100 to a trial's value.
+    expect(itemMeanMetric(zeros, ctx, [0, Infinity], "t_clustered", 100).ci_high).toBeCloseTo((100 * 2.995732273553991) / 20, 10);
+  });
+
   it("a ratio whose every cluster has the same share gets the exact two-sided interval over its units, not the bootstrap's [v, v]", () => {
     const m = ratioMetric(
       [
