@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { InputError, loadFile } from "../../src/formats/load.ts";
 import { summarize } from "../../src/metrics/summary.ts";
-import { loadRun, type LoadedRun } from "../report/load.ts";
+import { incompleteness, loadRun, partialRunWarning, type LoadedRun } from "../report/load.ts";
 import { writeJsonAtomic } from "../run/store.ts";
 import { poolingProblem } from "./compat.ts";
 import { SnapshotSchema, type Snapshot } from "./schema.ts";
@@ -12,9 +12,16 @@ import { buildSnapshot, poolTrials } from "./snapshot.ts";
 export const snapshotOfLoaded = (run: LoadedRun, name = basename(run.dir)): Snapshot =>
   buildSnapshot({ name, runs: [{ manifest: run.manifest, trials: run.trials, metrics: run.summary.metrics }], fixtures: run.fixtures, metrics: run.summary.metrics });
 
-/** A run directory reduced to a snapshot (metrics computed from its trials and the corpus at `corpusRoot`). */
-export function snapshotOfRun(dir: string, corpusRoot: string, name = basename(dir)): Snapshot {
-  return snapshotOfLoaded(loadRun(dir, corpusRoot), name);
+/**
+ * A run directory reduced to a snapshot (metrics computed from its trials and the corpus at
+ * `corpusRoot`). A run that is only part of what it planned is said on `warn`: its numbers
+ * describe that part.
+ */
+export function snapshotOfRun(dir: string, corpusRoot: string, name = basename(dir), warn?: (line: string) => void): Snapshot {
+  const run = loadRun(dir, corpusRoot);
+  const partial = partialRunWarning(run);
+  if (partial !== null) warn?.(partial);
+  return snapshotOfLoaded(run, name);
 }
 
 /**
@@ -25,6 +32,11 @@ export function snapshotOfRun(dir: string, corpusRoot: string, name = basename(d
  */
 export function snapshotOfRuns(dirs: readonly string[], corpusRoot: string, name: string): Snapshot {
   const runs = dirs.map((d) => loadRun(d, corpusRoot));
+  // A baseline is what releases are judged against: a part of a run would stand in for the whole.
+  runs.forEach((r, i) => {
+    const part = incompleteness(r);
+    if (part !== null) throw new InputError(`${dirs[i]}/manifest.json`, "state", `${part}: publish completed runs only (resume it, or merge the shards first)`);
+  });
   if (runs.length === 1) return snapshotOfLoaded(runs[0]!, name);
   const problem = poolingProblem(runs.map((r) => snapshotOfLoaded(r, name)));
   if (problem) throw new InputError(`${dirs[problem.index]}/manifest.json`, problem.part, problem.message);
@@ -43,9 +55,9 @@ export function readSnapshot(file: string): Snapshot {
   return loadFile(file, SnapshotSchema);
 }
 
-/** A run directory or a baseline file, whichever `path` is. */
-export function readComparable(path: string, corpusRoot: string): Snapshot {
-  return existsSync(path) && statSync(path).isDirectory() ? snapshotOfRun(path, corpusRoot) : readSnapshot(path);
+/** A run directory or a baseline file, whichever `path` is (a run that is only a part is said on `warn`). */
+export function readComparable(path: string, corpusRoot: string, warn?: (line: string) => void): Snapshot {
+  return existsSync(path) && statSync(path).isDirectory() ? snapshotOfRun(path, corpusRoot, basename(path), warn) : readSnapshot(path);
 }
 
 export function writeSnapshot(file: string, snapshot: Snapshot): void {

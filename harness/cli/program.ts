@@ -29,6 +29,7 @@ export async function runCli(host: SweepHost): Promise<number> {
     action: (run) => async (...args) => {
       code = await run(...args);
     },
+    warn: (line) => host.stderr.write(`fieldtest: warning: ${line}\n`),
   };
   const program = new Command("fieldtest")
     .description("Field-test and evaluation harness for planner-critic engines")

@@ -9,7 +9,7 @@ import { lockIsHeld } from "../run/lock.ts";
 import { resumeCommand } from "../run/resume-command.ts";
 import { ATTRIBUTE_CODES } from "../../src/packs/compile.ts";
 import { IMPORTED_SUITE } from "../run/settings.ts";
-import { readTrialLog } from "../run/store.ts";
+import { readTrialLog, RUN_FILES } from "../run/store.ts";
 import type { RunSpend } from "../../src/formats/summary.ts";
 
 /** A run directory read back with the corpus definitions it was run on, and its summary. */
@@ -67,6 +67,25 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   const journal = readSpend(dir);
   const spend = journal.journaled ? runSpend(manifest.sessions, journal.tally) : null;
   return { dir, manifest, trials, fixtures, goals, summary, spend, warnings };
+}
+
+/**
+ * Why a run's trials are not the whole of what it planned, or null when they are: a run that did
+ * not complete (crashed, interrupted, stopped by its budget or its canary), one shard of a sweep,
+ * or a log that holds fewer trials than the run planned. Its numbers then describe a part.
+ */
+export function incompleteness(run: Pick<LoadedRun, "dir" | "manifest" | "trials">): string | null {
+  const m = run.manifest;
+  if (m.state !== "completed") return `the run is ${m.state === "running" && !lockIsHeld(run.dir) ? "stopped (it crashed or was killed)" : m.state}, not completed`;
+  if (m.plan.shard !== null) return `the run is shard ${m.plan.shard.index}/${m.plan.shard.count} of a sweep`;
+  if (run.trials.length < m.plan.shard_planned) return `${RUN_FILES.trials} holds ${run.trials.length} of the ${m.plan.shard_planned} trials the run planned`;
+  return null;
+}
+
+/** The warning for a run that is only part of what it planned (see incompleteness), or null. */
+export function partialRunWarning(run: Pick<LoadedRun, "dir" | "manifest" | "trials">): string | null {
+  const part = incompleteness(run);
+  return part === null ? null : `${run.dir}: ${part}: its numbers describe only the trials it recorded`;
 }
 
 /** The sim profile when a role runs on the simulator (or replays a simulated run); null for real providers. */

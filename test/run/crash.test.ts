@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import pLimit from "p-limit";
 import { describe, expect, it } from "vitest";
-import { loadRun } from "../../harness/report/load.ts";
+import { loadRun, partialRunWarning } from "../../harness/report/load.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
@@ -54,6 +54,7 @@ describe("crash safety", () => {
           const stopped = loadRun(out, corpusRoot);
           expect(stopped.manifest).toMatchObject({ state: "running", canary: { ok: true } });
           expect(stopped.warnings, `kill point ${k}`).toContainEqual(expect.stringMatching(/^the run stopped before it finished: no live process holds its lock .*fieldtest run --resume /));
+          expect(partialRunWarning(stopped), `kill point ${k}`).toBe(`${out}: the run is stopped (it crashed or was killed), not completed: its numbers describe only the trials it recorded`);
           const inFlightCalls = beforeKill.filter((key) => !recorded.has(key)).length;
 
           const resumeCalls: string[] = [];

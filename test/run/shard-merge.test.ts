@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { loadCorpus } from "../../harness/corpus/load.ts";
 import { runOrigin } from "../../harness/report/format.ts";
 import { loadRun } from "../../harness/report/load.ts";
+import { snapshotOfRun, snapshotOfRuns } from "../../harness/baseline/io.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { loadMergeInput, mergeRuns } from "../../harness/run/merge.ts";
 import { readTrialLog, RUN_FILES } from "../../harness/run/store.ts";
@@ -35,6 +36,11 @@ describe("sharding and merge (sim, same seed)", () => {
       expect(await runSweep(cli({ ...base, out, shard: `${i + 1}/4`, concurrency: String(i + 1) }), {}, realEngine({}), testHost())).toBe(0);
     }
     const sizes = shards.map((d) => readTrialLog(d).records.length);
+    // One shard is not a baseline: publish refuses it; diff, gate, trend and compare say what it is.
+    expect(() => snapshotOfRuns([shards[0]!], "corpus", "x")).toThrow(/shard-1\/manifest\.json: state: the run is shard 1\/4 of a sweep: publish completed runs only \(resume it, or merge the shards first\)$/);
+    const warned: string[] = [];
+    snapshotOfRun(shards[0]!, "corpus", "x", (l) => warned.push(l));
+    expect(warned).toEqual([`${shards[0]}: the run is shard 1/4 of a sweep: its numbers describe only the trials it recorded`]);
     // A shard's own report says what it is: a part of the sweep.
     expect(loadRun(shards[1]!).warnings).toContainEqual(`shard 2/4 of a sharded sweep: ${sizes[1]} of its ${readManifest(shards[1]!).plan.planned} trials; \`fieldtest merge\` of every shard gives the sweep's numbers`);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);

@@ -42,7 +42,7 @@ export function formatComparison(c: Comparison): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function register(program: Command, { host, action }: CommandContext): void {
+export function register(program: Command, { host, action, warn }: CommandContext): void {
   program
     .command("compare")
     .description("Model-swap comparison of run A against run B on the same items (run directories or baseline files)")
@@ -54,7 +54,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .option("--corpus <dir>", "corpus the runs were made on", "corpus")
     .action(action((a: string, b: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
-      const c = compareSnapshots(readComparable(a, options.corpus), readComparable(b, options.corpus), { reps: options.reps, seed: options.seed });
+      const c = compareSnapshots(readComparable(a, options.corpus, warn), readComparable(b, options.corpus, warn), { reps: options.reps, seed: options.seed });
       host.stdout.write(options.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c));
       return EXIT.ok;
     }));

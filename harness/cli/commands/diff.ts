@@ -67,7 +67,7 @@ export function formatDiff(d: DiffResult, all = false): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function register(program: Command, { host, action }: CommandContext): void {
+export function register(program: Command, { host, action, warn }: CommandContext): void {
   program
     .command("diff")
     .description("Diff a run against a baseline with every delta attributed (noise, cause, unexplained): 0 none unexplained, 1 otherwise")
@@ -80,7 +80,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .option("--corpus <dir>", "corpus the run was made on", "corpus")
     .action(action((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
-      const d = diffSnapshots(readSnapshot(options.baseline), snapshotOfRun(dir, options.corpus), options.alpha);
+      const d = diffSnapshots(readSnapshot(options.baseline), snapshotOfRun(dir, options.corpus, undefined, warn), options.alpha);
       const json = `${JSON.stringify(d, null, 2)}\n`;
       if (options.jsonOut) writeOutputFile(options.jsonOut, json, "--json-out");
       host.stdout.write(options.json ? json : formatDiff(d, options.all));

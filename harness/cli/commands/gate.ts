@@ -24,7 +24,7 @@ export function formatGate(r: GateResult, description?: string): string {
   return `${lines.join("\n")}\n${gateVerdict(r)}\n`;
 }
 
-export function register(program: Command, { host, action }: CommandContext): void {
+export function register(program: Command, { host, action, warn }: CommandContext): void {
   program
     .command("gate")
     .description("Release gate against a baseline and a pre-registered policy: 0 pass, 1 regression, 2 inconclusive, 3 infrastructure error")
@@ -36,7 +36,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .option("--corpus <dir>", "corpus the run was made on", "corpus")
     .action(action((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
-      const { result, policy } = judge(snapshotOfRun(dir, options.corpus), options.baseline, options.policy);
+      const { result, policy } = judge(snapshotOfRun(dir, options.corpus, undefined, warn), options.baseline, options.policy);
       writeOutputFile(options.junit ?? join(dir, "gate-junit.xml"), gateJUnit(result), "--junit");
       host.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatGate(result, policy.description));
       return result.exit;

@@ -7,6 +7,8 @@ export interface CommandContext {
   host: SweepHost;
   /** Wraps the command's action: the exit code it returns, or what it throws, ends `runCli`. */
   action<A extends unknown[]>(run: (...args: A) => number | Promise<number>): (...args: A) => Promise<void>;
+  /** One line on stderr, `fieldtest: warning: ...`: something the command went on despite. */
+  warn(line: string): void;
 }
 
 /** A command module: it declares the command, its options and its action on the program. */

@@ -20,7 +20,7 @@ const OptionsSchema = z.strictObject({
   corpus: z.string().min(1).default("corpus"),
 });
 
-export function register(program: Command, { host, action }: CommandContext): void {
+export function register(program: Command, { host, action, warn }: CommandContext): void {
   program
     .command("research")
     .description("Research report across runs: metrics over runs with drift alarms, the critic's drift (downgrades per family, evidence status, advisory blockers), confusion per run, a model-swap comparison, cost and latency; HTML, Markdown and JSON")
@@ -35,7 +35,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .option("--corpus <dir>", "corpus the runs were made on (imported runs carry their own goals)", "corpus")
     .action(action((paths: string[], raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
-      const runs = loadResearchRuns(paths, options.corpus);
+      const runs = loadResearchRuns(paths, options.corpus, warn);
       const pick = (flag: "--a" | "--b", value: string | undefined, fallback: number) => {
         if (value === undefined) return runs[fallback]!.label;
         const found = runs.find((r) => r.label === value || r.run.dir === resolve(value));

@@ -59,7 +59,7 @@ export function formatTrend(t: TrendResult, all = false): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function register(program: Command, { host, action }: CommandContext): void {
+export function register(program: Command, { host, action, warn }: CommandContext): void {
   program
     .command("trend")
     .description("Drift over a history of runs (oldest first): shift test, CUSUM and trailing window against an in-control reference, Holm across metrics")
@@ -74,7 +74,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .option("--corpus <dir>", "corpus the runs were made on", "corpus")
     .action(action((paths: string[], raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
-      const runs = paths.map((p) => readComparable(p, options.corpus));
+      const runs = paths.map((p) => readComparable(p, options.corpus, warn));
       const t = trend(runs, options.baseline ? readSnapshot(options.baseline) : null, {
         window: options.window,
         alpha: options.alpha,
