@@ -184,6 +184,7 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
   // A misspelt name would chart nothing and pass --fail-on-alert: bad input, not an empty trend.
   if (unknown !== undefined) throw new InputError("command line", "--metrics", `unknown metric "${unknown}": not in any run or the baseline`);
   const names = opts.metrics ? all.filter((n) => opts.metrics!.includes(n)) : all;
+  refuseRepeatedRuns(runs, baseline);
   const arl0Family = 1 / opts.alpha;
   const series = names.map((n) => seriesOf(n, runs));
   // The CUSUM family is the charted metrics: those with a value in some run (at least two, so a
@@ -260,6 +261,22 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
     metrics,
     alerts: metrics.flatMap((m) => m.points.flatMap((p, index) => p.alerts.map((chart) => ({ metric: m.metric, run: p.run, index, chart })))),
   };
+}
+
+/**
+ * The charts assume independent runs: a run given twice, or one the baseline already pools (it would
+ * be judged against itself), is bad input naming it.
+ */
+function refuseRepeatedRuns(runs: readonly Snapshot[], baseline: Snapshot | null): void {
+  const inBaseline = new Set(baseline?.runs.flatMap((r) => r.run_id ?? []) ?? []);
+  const seen = new Set<string>();
+  runs.forEach((snapshot, i) => {
+    for (const id of snapshot.runs.flatMap((r) => r.run_id ?? [])) {
+      if (inBaseline.has(id)) throw new InputError("command line", `RUNS[${i}]`, `run ${id} is one of the baseline's runs: it would be judged against itself`);
+      if (seen.has(id)) throw new InputError("command line", `RUNS[${i}]`, `run ${id} is given twice: the charts assume independent runs`);
+      seen.add(id);
+    }
+  });
 }
 
 /** Holm over the defined p-values of one run (nulls stay null and do not count in the family). */

@@ -79,6 +79,15 @@ const baseline = metricSnapshot("baseline", { label_flip_rate: 0.1 }, { label_fl
 const runsOf = (values: number[], metric = "label_flip_rate") => values.map((v, i) => metricSnapshot(`r${i}`, { [metric]: v }));
 
 describe("trend (drift)", () => {
+  it("refuses a run given twice, or one the baseline pools: the charts assume independent runs", () => {
+    const [a, b] = runsOf([0.1, 0.11]);
+    expect(() => trend([a!, b!, a!], baseline)).toThrow(/^command line: RUNS\[2\]: run r0 is given twice: the charts assume independent runs$/);
+    const pooled = metricSnapshot("base", { label_flip_rate: 0.1 }, { label_flip_rate: BASE_RUNS });
+    const own = { ...a!, runs: [pooled.runs[1]!] };
+    expect(() => trend([b!, own], pooled)).toThrow(/^command line: RUNS\[1\]: run base-1 is one of the baseline's runs: it would be judged against itself$/);
+    expect(trend([a!, b!], baseline).runs).toHaveLength(2);
+  });
+
   it("stays quiet while runs sit within the baseline's between-run spread", () => {
     const t = trend(runsOf([0.1, 0.115, 0.085, 0.1, 0.105, 0.095, 0.12, 0.08]), baseline);
     expect(t.alerts).toEqual([]);
