@@ -2,6 +2,7 @@ import type { RunSpend } from "../../src/formats/summary.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { formatSpend } from "../run/budget.ts";
 import type { Manifest } from "../run/manifest.ts";
+import type { ForestRow } from "./decision.ts";
 import { IMPORTED_SUITE } from "../run/settings.ts";
 
 /** A number for people: 3 significant digits, integers as they are; null is "n/a", never 0. */
@@ -53,4 +54,11 @@ export function runOrigin(m: Manifest): string | null {
   if (m.config.suites[0] === IMPORTED_SUITE) return "imported: recorded by another harness, rescored by fieldtest's gates and normalizer";
   if (m.merged_from === null) return null;
   return `merged from ${m.merged_from.length} runs (${m.merged_from.map((r) => (r.shard ? `shard ${r.shard.index}/${r.shard.count}` : r.run_id)).join(", ")})`;
+}
+
+/** A forest row's delta for people: "0.012 [-0.004, 0.028] paired over 74 items", or why it has no interval. */
+export function forestDelta(r: ForestRow): string {
+  if (r.delta === null) return "n/a";
+  const interval = r.ci_low !== null && r.ci_high !== null ? ` [${fmt(r.ci_low)}, ${fmt(r.ci_high)}]` : "";
+  return `${fmt(r.delta)}${interval} ${r.paired ? `paired over ${r.n_items} items` : "(not paired: no per-item values)"}`;
 }

@@ -4,7 +4,7 @@ import type { ItemSummary } from "../../src/metrics/items.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { criticFindings } from "../../src/metrics/trial-facts.ts";
 import { gateOutcome, type Decision, type ForestRow } from "./decision.ts";
-import { fmt, fmtMetric, runOrigin, SPEND_COLUMNS, spendNote, spendRows, verdictText } from "./format.ts";
+import { fmt, fmtMetric, forestDelta, runOrigin, SPEND_COLUMNS, spendNote, spendRows, verdictText } from "./format.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
 import { directionMark, HEADLINE_METRICS, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
 import { figure, jsonScript, page, SORT_SCRIPT, sortable, type View } from "./page.ts";
@@ -101,7 +101,7 @@ function forestRow(r: ForestRow): Parameters<typeof forestPlot>[0]["rows"][numbe
   const outcome = gateOutcome(r);
   const parts = [
     `${r.metric} (${directionMark(r.direction)}): ${fmt(r.baseline)} → ${fmt(r.candidate)}`,
-    r.delta === null ? "Δ n/a" : `Δ ${fmt(r.delta)}${r.ci_low !== null && r.ci_high !== null ? ` [${fmt(r.ci_low)}, ${fmt(r.ci_high)}]` : ""} ${r.paired ? `paired over ${r.n_items} items` : "(not paired: no per-item values)"}`,
+    `Δ ${forestDelta(r)}`,
     r.gate ? `margin ${r.gate.outcome}: ${r.gate.message}` : "no margin in the policy",
     r.floor ? `floor ${r.floor.outcome}: ${r.floor.message}` : "",
   ].filter(Boolean);

@@ -1,7 +1,7 @@
 import type { ItemSummary } from "../../src/metrics/items.ts";
 import { gateOutcome, type Decision } from "./decision.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
-import { fmt, fmtMetric, runOrigin, SPEND_COLUMNS, spendNote, spendRows, table, verdictText } from "./format.ts";
+import { fmt, fmtMetric, forestDelta, runOrigin, SPEND_COLUMNS, spendNote, spendRows, table, verdictText } from "./format.ts";
 import { directionMark, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
 import { triage, type ItemDetail } from "./triage.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
@@ -29,7 +29,7 @@ function decisionLines(d: Decision | null): string[] {
         directionMark(r.direction),
         fmt(r.baseline),
         fmt(r.candidate),
-        r.delta === null ? "n/a" : `${fmt(r.delta)}${r.ci_low !== null ? ` [${fmt(r.ci_low)}, ${fmt(r.ci_high)}]` : ""}`,
+        forestDelta(r),
         r.gate ? fmt(r.gate.margin) : "–",
         gateOutcome(r) ?? "not gated",
       ]),

@@ -102,6 +102,11 @@ describe("report --baseline shows the gate's exact verdict", () => {
     const md = readFileSync(join(dir, "report.md"), "utf8");
     expect(md).toContain(`**${text}** (exit ${result.exit})`);
     for (const c of result.checks.filter((c) => c.outcome !== "pass")) expect(md).toContain(`- ${c.outcome} \`${c.name}\`: ${c.message}`);
+    // Every Δ in the table says what its interval rests on: paired items, or why there is none.
+    const section = md.slice(md.indexOf("## Decision"), md.indexOf("## Metrics"));
+    const deltas = section.split("\n").filter((l) => /^\| `[a-z_.]+` \|/.test(l));
+    expect(deltas.length).toBeGreaterThan(0);
+    for (const row of deltas) expect(row, row).toMatch(/\| (n\/a|-?[\d.e-]+( \[[^\]]+\])? (paired over \d+ items|\(not paired: no per-item values\))) \|/);
   });
 
   it("names the failing metrics of a regression in the banner", () => {
