@@ -171,6 +171,11 @@ describe("compare and trend text (the CLI's formatting, in process)", () => {
     expect(swap).toContain("critic.temperature: 0.2 -> 1");
     expect(swap).toMatch(/changed items: 8 \(8 beyond noise/);
     expect(swap).toMatch(/boundary\/seeded-0: B block 15 -> A pass 5 \(p [^,]+, Holm [^,]+, beyond noise; causes: critic\.temperature\)/);
+    // The delta is labelled for what it is: the mean per-item difference over the shared items, not the two values' difference.
+    expect(swap).toContain("metric deltas (B -> A: each side's own value; Δ: mean per-item difference A − B over the shared items");
+    // With no item in common there is nothing to pair, and the text says so instead of an empty list.
+    const other = { ...run("temp"), items: [] };
+    expect(formatComparison(compareSnapshots(other, base(), { reps: 200 }))).toContain("metric deltas: none: A and B share no item with the same content (nothing to pair)");
   });
 
   it("trend prints one line per alarming metric: what, since when, how far", () => {
