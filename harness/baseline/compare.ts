@@ -1,11 +1,9 @@
 import { mcnemar } from "../../src/stats/paired.ts";
-import { differenceInterval } from "../../src/stats/proportion.ts";
 import { excessDisagreementTest } from "../../src/stats/permutation.ts";
 import { coverage, type Coverage, type Difference } from "./compat.ts";
 import { diffSnapshots } from "./diff.ts";
 import { metricDelta } from "./gate.ts";
-import { describeSnapshot, itemKey, type Metric, type Snapshot, type SnapshotItem } from "./schema.ts";
-import { ROUNDING } from "../../src/metrics/estimate.ts";
+import { describeSnapshot, itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
 import { VERDICT_CATEGORIES } from "../../src/metrics/trial-facts.ts";
 
 export interface SuiteComparison {
@@ -98,30 +96,16 @@ function compareSuite(suite: string, items: [SnapshotItem, SnapshotItem][], chan
   };
 }
 
-/**
- * A metric's paired delta, A − B, with its clustered t-interval. Differences with no spread (every
- * item moved alike: typically a rate at 0 in every item of both runs) give a t-interval of zero
- * width, a certainty the trials do not have; the interval is then recovered from the two runs' own
- * intervals as for independent runs (MOVER: an edge keeps its exact one-sided bound) when the
- * paired items are all the items behind both, and is null otherwise. Never [0, 0].
- */
+/** A metric's paired delta, A − B, with its interval (metricDelta: never [0, 0]). */
 function compareMetric(metric: string, a: Snapshot, b: Snapshot): MetricComparison {
   const d = metricDelta(metric, b, a);
-  const [ma, mb] = [a.metrics[metric], b.metrics[metric]];
-  let interval = d === null ? null : { low: d.low, high: d.high };
-  // Spread below rounding is none: items that all moved by 0.2 leave an SE of 1e-17, not 0.
-  if (d !== null && d.se !== null && d.se < ROUNDING) {
-    const whole = (m: Metric | undefined): m is Metric & { value: number; ci_low: number; ci_high: number } =>
-      m !== undefined && m.value !== null && m.ci_low !== null && m.ci_high !== null && m.n_items === d.n;
-    interval = whole(ma) && whole(mb) ? differenceInterval(ma.value, { low: ma.ci_low, high: ma.ci_high }, mb.value, { low: mb.ci_low, high: mb.ci_high }) : { low: null, high: null };
-  }
   return {
     metric,
-    a: ma?.value ?? null,
-    b: mb?.value ?? null,
+    a: a.metrics[metric]?.value ?? null,
+    b: b.metrics[metric]?.value ?? null,
     delta: d?.mean ?? null,
-    ci_low: interval?.low ?? null,
-    ci_high: interval?.high ?? null,
+    ci_low: d?.low ?? null,
+    ci_high: d?.high ?? null,
     n_items: d?.n ?? 0,
   };
 }

@@ -4,7 +4,8 @@ import { nonInferiorityBound, pairedDelta, type PairedDelta } from "../../src/st
 import type { DiffResult } from "./diff.ts";
 import type { Floor, GatePolicy, Margin } from "./policy.ts";
 import { itemKey, type Metric, type Snapshot } from "./schema.ts";
-import { exactLowerBound, exactUpperBound } from "../../src/stats/proportion.ts";
+import { differenceInterval, exactLowerBound, exactUpperBound } from "../../src/stats/proportion.ts";
+import { ROUNDING } from "../../src/metrics/estimate.ts";
 
 export type CheckOutcome = "pass" | "fail" | "inconclusive" | "error";
 
@@ -140,10 +141,28 @@ function pairedValues(metric: string, b: Snapshot, a: Snapshot, sign: 1 | -1 = 1
   return out;
 }
 
-/** The paired per-item delta of one metric, A against B (sign −1 for a metric where higher is better), with its clustered t-interval. */
+/**
+ * The paired per-item delta of one metric, A against B (sign −1 for a metric where higher is
+ * better), with its clustered t-interval. Differences with no spread (every item moved alike:
+ * typically a rate at 0 in every item of both runs) give a t-interval of zero width, a certainty
+ * the trials do not have: the interval is then recovered from the two runs' own intervals as for
+ * independent runs (MOVER: an edge keeps its exact one-sided bound) when the paired items are all
+ * the items behind both, and is null otherwise. Never [0, 0].
+ */
 export function metricDelta(metric: string, b: Snapshot, a: Snapshot, sign: 1 | -1 = 1): PairedDelta | null {
   const pv = pairedValues(metric, b, a, sign);
-  return pv.a.length > 0 ? pairedDelta(pv.a, pv.b, 0.95, pv.clusters) : null;
+  const d = pv.a.length > 0 ? pairedDelta(pv.a, pv.b, 0.95, pv.clusters) : null;
+  // Spread below rounding is none: items that all moved by 0.2 leave an SE of 1e-17, not 0.
+  if (d === null || d.se === null || d.se >= ROUNDING) return d;
+  const side = (m: Metric | undefined) =>
+    m === undefined || m.value === null || m.ci_low === null || m.ci_high === null || m.n_items !== d.n
+      ? null
+      : sign === 1
+        ? { value: m.value, low: m.ci_low, high: m.ci_high }
+        : { value: -m.value, low: -m.ci_high, high: -m.ci_low };
+  const [sa, sb] = [side(a.metrics[metric]), side(b.metrics[metric])];
+  const recovered = sa && sb ? differenceInterval(sa.value, sa, sb.value, sb) : null;
+  return { ...d, low: recovered?.low ?? null, high: recovered?.high ?? null };
 }
 
 /**
