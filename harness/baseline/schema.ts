@@ -99,6 +99,14 @@ export const SNAPSHOT_SCHEMA_VERSION = 3;
  * settings); an older file is refused with the command that re-publishes it.
  */
 export const SnapshotSchema = z.strictObject({
+  // First, so that a file of another kind (a run's manifest.json, a summary) is named as such, not as an old baseline.
+  kind: z
+    .unknown()
+    .superRefine((kind, ctx) => {
+      if (kind !== "fieldtest-snapshot")
+        ctx.addIssue({ code: "custom", message: `not a baseline (a file written by \`fieldtest baseline publish\`, kind "fieldtest-snapshot"; this one has ${kind === undefined ? "no kind" : `kind ${JSON.stringify(kind)}`}): give a baseline file, or a run folder where a run may go` });
+    })
+    .transform(() => "fieldtest-snapshot" as const),
   schema_version: z.literal(SNAPSHOT_SCHEMA_VERSION, {
     error: (issue) =>
       typeof issue.input === "number" && issue.input > SNAPSHOT_SCHEMA_VERSION
@@ -107,7 +115,6 @@ export const SnapshotSchema = z.strictObject({
           ? `this baseline was written by an older fieldtest (an older snapshot schema); re-publish it from its runs with \`fieldtest baseline publish\` (for baselines/sim-default.json: scripts/publish-baseline.sh)`
           : `expected the snapshot schema number ${SNAPSHOT_SCHEMA_VERSION}, got ${JSON.stringify(issue.input)}`,
   }),
-  kind: z.literal("fieldtest-snapshot"),
   name: z.string(),
   /** The runs pooled here, in the order given (one for a run directory). */
   runs: z.array(SnapshotRunSchema).min(1),

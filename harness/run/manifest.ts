@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import { z } from "zod";
 import { InputError, loadFile } from "../../src/formats/load.ts";
 import { DecisionContextSchema, SpendSchema } from "../../src/formats/records.ts";
@@ -147,7 +147,10 @@ function fromV1(m: z.output<typeof ManifestV1Schema>): Manifest {
 export function readManifest(dir: string): Manifest {
   const file = join(dir, RUN_FILES.manifest);
   // Named for what the user gave: a folder (report, gate, diff, --resume ... all take one).
-  if (!existsSync(file)) throw new InputError(dir, "", existsSync(dir) ? `not a run folder (it has no ${RUN_FILES.manifest})` : "no such run folder");
+  if (!existsSync(file)) {
+    const given = !existsSync(dir) ? "no such run folder" : statSync(dir).isDirectory() ? `not a run folder (it has no ${RUN_FILES.manifest})` : `is a file, not a run folder${basename(dir) === RUN_FILES.manifest ? ": give the folder that holds it" : ""}`;
+    throw new InputError(dir, "", given);
+  }
   if (manifestVersion(dir) === 1) return fromV1(loadFile(file, ManifestV1Schema));
   return loadFile(file, ManifestSchema);
 }

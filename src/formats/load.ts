@@ -196,7 +196,7 @@ export function readText(file: string): string {
     return readFileSync(file, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError(file, "", code === "ENOENT" ? "file not found" : `cannot read file (${code ?? "error"})`);
+    throw new InputError(file, "", code === "ENOENT" ? "file not found" : code === "EISDIR" ? "is a folder, not a file" : `cannot read file (${code ?? "error"})`);
   }
 }
 
@@ -229,7 +229,8 @@ export function issueAt(issue: z.core.$ZodIssue, data?: unknown): { keys: readon
     const keys = [...issue.path, issue.keys[0]!];
     return { keys, path: formatPath(keys), detail: `unknown key "${issue.keys[0]}"` };
   }
-  const detail = data !== undefined && isMissing(data, issue.path) ? "missing (a required key)" : issue.message;
+  // A custom check on an absent key says what it wants in its own words.
+  const detail = data !== undefined && issue.code !== "custom" && isMissing(data, issue.path) ? "missing (a required key)" : issue.message;
   return { keys: issue.path, path: formatPath(issue.path), detail };
 }
 

@@ -135,6 +135,19 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     expect(text).toMatch(/per-item test: Fisher exact, two-sided, Holm at α 0.05 over the \d+ items' verdict tests and, apart, the \d+ blocker keys' tests; .*\(Holm's first step [\d.e-]+, keys [\d.e-]+\)\n/);
   });
 
+  it("a file where a run folder goes, a run's manifest where a baseline goes and a folder where a file goes are each named for what they are (exit 2)", async () => {
+    const dir = runDir("misplaced", specs(5, 1));
+    const manifest = join(dir, "manifest.json");
+    const lines = async (...args: string[]) => {
+      const r = await fieldtest(...args);
+      expect(r.code).toBe(2);
+      return r.stderr.trimEnd().split("\n");
+    };
+    expect(await lines("trend", dir, manifest)).toEqual([`fieldtest: ${manifest}:1: kind: not a baseline (a file written by \`fieldtest baseline publish\`, kind "fieldtest-snapshot"; this one has no kind): give a baseline file, or a run folder where a run may go`]);
+    expect(await lines("baseline", "publish", manifest, "--out", join(root, "x.json"))).toEqual([`fieldtest: ${manifest}: is a file, not a run folder: give the folder that holds it`]);
+    expect(await lines("trend", dir, "--baseline", dir)).toEqual([`fieldtest: ${dir}: is a folder, not a file`]);
+  });
+
   it("gate exits 0 on an unchanged run, 1 naming the metric on a raised under-claim rate, 2 on one trial", async () => {
     const policy = ["--baseline", join(root, "baselines", "base.json"), "--policy", join(root, "policy.yaml")];
     const same = await fieldtest("gate", runDir("same", specs(5, 1)), ...policy);
