@@ -50,6 +50,9 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   if (manifest.state === "running" && !lockIsHeld(dir)) {
     warnings.push(`the run stopped before it finished: no live process holds its lock (it crashed or was killed); its numbers cover the trials recorded so far, and \`${resumeCommand(dir)}\` completes it`);
   }
+  if (manifest.state === "completed" && trials.length < manifest.plan.shard_planned) {
+    warnings.push(`${RUN_FILES.trials} holds ${trials.length} of the ${manifest.plan.shard_planned} trials the completed run recorded: lines were lost since; its numbers describe the trials it holds`);
+  }
   const shard = manifest.plan.shard;
   if (shard !== null) {
     warnings.push(`shard ${shard.index}/${shard.count} of a sharded sweep: ${manifest.plan.shard_planned} of its ${manifest.plan.planned} trials; \`fieldtest merge\` of every shard gives the sweep's numbers`);

@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import { hostname } from "node:os";
@@ -83,6 +83,15 @@ describe("sharding and merge (sim, same seed)", () => {
     writeFileSync(join(merged, RUN_FILES.lock), JSON.stringify({ pid: 7, host: "node-that-died", started_at: new Date().toISOString(), rebuildable: true }));
     expect(() => again()).toThrow(/locked by pid 7 on host node-that-died .* take the lock with --break-lock/);
     expect(mergeRuns(shards.map(loadMergeInput), merged, { now: () => new Date(), runId: "again", command: [], force: false, breakLock: true }).totals.recorded).toBe(whole.length);
+
+    // A completed run whose log lost lines since says so, and is no baseline.
+    const cut = join(root, "cut");
+    cpSync(join(root, "whole"), cut, { recursive: true });
+    const lines = readFileSync(join(cut, RUN_FILES.trials), "utf8").trimEnd().split("\n");
+    writeFileSync(join(cut, RUN_FILES.trials), `${lines.slice(0, 10).join("\n")}\n`);
+    const cutWarning = `${RUN_FILES.trials} holds 10 of the ${whole.length} trials the completed run recorded: lines were lost since; its numbers describe the trials it holds`;
+    expect(loadRun(cut).warnings).toContain(cutWarning);
+    expect(() => snapshotOfRuns([cut], "corpus", "x")).toThrow(`state: ${RUN_FILES.trials} holds 10 of the ${whole.length} trials the run planned: publish completed runs only`);
 
     // refusals: a missing shard, a shard given twice, a shard made with other settings
     const refuse = (dirs: string[]) => () => mergeRuns(dirs.map(loadMergeInput), join(tempDir(), "m"), { now: () => new Date(), runId: "x", command: [], force: false });
