@@ -90,15 +90,20 @@ function editDistance(a: string, b: string): number {
 }
 
 /**
- * Whether a name a task gives is a slip for a declared one: the same but for underscores,
- * one cut short or run on (the shorter of at least 6 letters), or two edits apart (of at least 5).
+ * Whether a name a task gives is a slip for a declared one: the same but for underscores; the
+ * declared name with its last word cut off or one more word run on, where the words they share
+ * are at least two (`monthly_cost_delta` for `monthly_cost_delta_usd`, never `schema` for
+ * `schema_change` or `encryption_key` for `encryption`: those are other names); or a letter off
+ * (two in a name of 10 letters or more), never in a name of fewer than 5 (`author` is not `auth`).
  */
 function slipFor(given: string, declared: string): boolean {
-  const [a, b] = [spelling(given), spelling(declared)];
-  if (a === b) return true;
-  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-  if (short.length >= 6 && long.startsWith(short)) return true;
-  return long.length >= 5 && editDistance(a, b) <= 2;
+  if (spelling(given) === spelling(declared)) return true;
+  const [g, d] = [given.split("_"), declared.split("_")];
+  const [short, long] = g.length <= d.length ? [g, d] : [d, g];
+  if (long.length === short.length + 1 && short.length >= 2 && short.every((w, i) => w === long[i])) return true;
+  const shorter = Math.min(given.length, declared.length);
+  const allowed = shorter >= 10 ? 2 : shorter >= 5 ? 1 : 0;
+  return allowed > 0 && editDistance(given, declared) <= allowed;
 }
 
 /**

@@ -94,7 +94,14 @@ export function loadPacks(dirs: readonly string[]): CompiledPack[] {
   return packs.map((p) => p.pack).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** `pack.<name>` → `<name>@<version> sha256:<hash>`: what a manifest records beside the gate versions, and what a diff attributes to. */
+/**
+ * The version of what every pack runs through beside its rules: the view, the attribute checks.
+ * Bumped when a change there alters what a pack reports (2: `attribute_misnamed`), so that a diff
+ * against a baseline names the change as a cause instead of leaving its findings unexplained.
+ */
+export const PACK_EVALUATOR_VERSION = 2;
+
+/** `pack.<name>` → `<name>@<version> sha256:<hash> evaluator <n>`: what a manifest records beside the gate versions, and what a diff attributes to. */
 export function packVersions(packs: readonly CompiledPack[]): Record<string, string> {
-  return Object.fromEntries(packs.map((p) => [p.gate, `${p.name}@${p.version} sha256:${p.hash}`]));
+  return Object.fromEntries(packs.map((p) => [p.gate, `${p.name}@${p.version} sha256:${p.hash} evaluator ${PACK_EVALUATOR_VERSION}`]));
 }

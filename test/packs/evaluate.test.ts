@@ -70,6 +70,11 @@ describe("pack findings", () => {
     for (const slip of ["monthlycostdeltausd", "monthly_cost_detla_usd", "monthly_cost_delta_usd_est", "opne"]) expect(slips({ [slip]: 1 }), slip).toHaveLength(slip === "opne" ? 0 : 1);
     // Names that are not slips, and the declared names themselves, say nothing.
     expect(slips({ owner: "x", region: "eu", monthly_cost_delta_usd: 5, open: true })).toEqual([]);
+    // Other names near a short declared one are other names, not slips (the shipped packs' short names).
+    const near = loadPack(writePack(rulePack({ manifest: { name: "near", attributes: Object.fromEntries(["auth", "checks", "encryption", "schema_change", "backup_of", "commitment_months", "protocol", "open"].map((n) => [n, { type: n === "open" ? "boolean" : "string", description: "d" }])) } })));
+    const others = ["author", "oauth", "checksum", "encryption_key", "encryption_at_rest", "schema", "backup", "commitment", "protocol_version"];
+    expect(packFindings(goal, makePlan([mutate("a", { attributes: Object.fromEntries(others.map((n) => [n, "x"])) as never })]), [near]).filter((f) => f.code === "attribute_misnamed")).toEqual([]);
+    expect(packFindings(goal, makePlan([mutate("a", { attributes: { encryptoin: "x" } as never })]), [near]).map((f) => f.message)).toContain("task a gives attribute encryptoin, which no enabled pack declares; pack near reads encryption");
     // A name another enabled pack declares is that pack's, not a slip.
     const other = loadPack(writePack(rulePack({ manifest: { name: "other", attributes: { monthly_cost_delta: { type: "number", description: "d" }, open: { type: "boolean", description: "o" } } } })));
     const both = packFindings(goal, makePlan([mutate("a", { attributes: { monthly_cost_delta: 1 } })]), [cost, other]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../../src/formats/load.ts";
-import { loadPack, loadPacks, packVersions } from "../../src/packs/load.ts";
+import { loadPack, loadPacks, PACK_EVALUATOR_VERSION, packVersions } from "../../src/packs/load.ts";
 import { plan, rulePack, writePack } from "./helpers.ts";
 
 const closedCase = { name: "closed", note: "Does not", silent_for: ["opened"], plan: plan([{ id: "a", description: "A", kind: "mutate", attributes: { open: false } }]) };
@@ -64,6 +64,6 @@ describe("loading a pack", () => {
 
   it("records name, version and content hash beside the gate versions", () => {
     const pack = loadPack(writePack(rulePack()));
-    expect(packVersions([pack])).toEqual({ "pack.test": `test@1.0.0 sha256:${pack.hash}` });
+    expect(packVersions([pack])).toEqual({ "pack.test": `test@1.0.0 sha256:${pack.hash} evaluator ${PACK_EVALUATOR_VERSION}` });
   });
 });

@@ -84,7 +84,7 @@ describe("fieldtest run --pack", () => {
     const b = await sweep("run-b", { pack: [copyPack("finops", "finops-b")] });
     expect([a.code, b.code]).toEqual([0, 0]);
     const [ma, mb, m0] = [readManifest(a.out), readManifest(b.out), readManifest(plain)];
-    expect(ma.gate_versions["pack.finops"]).toMatch(/^finops@1\.0\.0 sha256:[0-9a-f]{64}$/);
+    expect(ma.gate_versions["pack.finops"]).toMatch(/^finops@1\.0\.0 sha256:[0-9a-f]{64} evaluator \d+$/);
     expect(ma.config.packs).toEqual([join(root, "finops-a")]);
     expect(ma.config_hash).not.toBe(m0.config_hash);
     expect(mb.config_hash).toBe(ma.config_hash);
