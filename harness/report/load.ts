@@ -3,7 +3,7 @@ import type { CorpusGoal } from "../../src/formats/goal.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import { summarize, type Summary } from "../../src/metrics/summary.ts";
 import { fixtureItemKey, goalItemKey, loadCorpus } from "../corpus/load.ts";
-import { readManifest, type Manifest } from "../run/manifest.ts";
+import { readManifest, type Manifest, type RunState } from "../run/manifest.ts";
 import { readSpend, runSpend } from "../run/journal.ts";
 import { lockIsHeld } from "../run/lock.ts";
 import { resumeCommand } from "../run/resume-command.ts";
@@ -50,9 +50,8 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   if (manifest.state === "running" && !lockIsHeld(dir)) {
     warnings.push(`the run stopped before it finished: no live process holds its lock (it crashed or was killed); its numbers cover the trials recorded so far, and \`${resumeCommand(dir)}\` completes it`);
   }
-  if (manifest.state === "completed" && trials.length < manifest.plan.shard_planned) {
-    warnings.push(`${RUN_FILES.trials} holds ${trials.length} of the ${manifest.plan.shard_planned} trials the completed run recorded: lines were lost since; its numbers describe the trials it holds`);
-  }
+  const lost = manifest.state === "completed" && manifest.plan.shard === null ? incompleteness({ dir, manifest, trials }) : null;
+  if (lost !== null) warnings.push(`${lost}: lines were lost since it completed; its numbers describe the trials it holds`);
   const shard = manifest.plan.shard;
   if (shard !== null) {
     warnings.push(`shard ${shard.index}/${shard.count} of a sharded sweep: ${manifest.plan.shard_planned} of its ${manifest.plan.planned} trials; \`fieldtest merge\` of every shard gives the sweep's numbers`);
@@ -72,6 +71,15 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   return { dir, manifest, trials, fixtures, goals, summary, spend, warnings };
 }
 
+const STATE_WORDS: Record<RunState | "crashed", string> = {
+  running: "still running",
+  crashed: "stopped (it crashed or was killed)",
+  interrupted: "interrupted",
+  budget_stopped: "stopped by its budget",
+  canary_failed: "stopped by a failed canary",
+  completed: "completed",
+};
+
 /**
  * Why a run's trials are not the whole of what it planned, or null when they are: a run that did
  * not complete (crashed, interrupted, stopped by its budget or its canary), one shard of a sweep,
@@ -79,7 +87,7 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
  */
 export function incompleteness(run: Pick<LoadedRun, "dir" | "manifest" | "trials">): string | null {
   const m = run.manifest;
-  if (m.state !== "completed") return `the run is ${m.state === "running" && !lockIsHeld(run.dir) ? "stopped (it crashed or was killed)" : m.state}, not completed`;
+  if (m.state !== "completed") return `the run is ${STATE_WORDS[m.state === "running" && !lockIsHeld(run.dir) ? "crashed" : m.state]}, not completed`;
   if (m.plan.shard !== null) return `the run is shard ${m.plan.shard.index}/${m.plan.shard.count} of a sweep`;
   if (run.trials.length < m.plan.shard_planned) return `${RUN_FILES.trials} holds ${run.trials.length} of the ${m.plan.shard_planned} trials the run planned`;
   return null;

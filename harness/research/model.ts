@@ -176,7 +176,8 @@ function criticOf(r: ResearchRun): { audits: number; downgrade: Record<string, M
     }
     audits += itemAudits;
     advisoryRaw += itemAdvisory;
-    return itemAudits === 0 ? [] : [{ value: itemAdvisory / itemAudits, trials: item.trials.length, cluster: item.cluster }];
+    // Counted per audit: the audits are its units (gates-first trials whose gates blocked have none), so its exact bound at 0 is over them.
+    return itemAudits === 0 ? [] : [{ value: itemAdvisory / itemAudits, trials: itemAudits, cluster: item.cluster }];
   });
   return {
     audits,

@@ -36,6 +36,8 @@ const SessionSchema = z.strictObject({
   finished_at: timestamp.nullable(),
   outcome: z.enum([...RUN_STATES, CRASHED]),
   trials_written: z.number().int().min(0),
+  /** The trial log's complete lines when the session began: a crashed session wrote the lines past it (absent before it was recorded). */
+  log_lines_at_start: z.number().int().min(0).optional(),
   /** From the spend journal: what this session sent and paid, a killed session included; null without a journal (manifest v1). */
   spend: SpendSchema.nullable(),
 });

@@ -299,15 +299,16 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
  * Brings the manifest's record of earlier sessions up to date, under the run's lock: a session that
  * never said how it ended died with its process, and every session's spend is what the journal says.
  * Sessions hold the lock one at a time, so the lines a crashed session wrote are the log's lines
- * less those every other session said it wrote.
+ * past those it found at its start (recorded then; for a session recorded before that, the log's
+ * lines less those every other session said it wrote, in a run that is no merge of shards).
  */
 function refreshSpend(manifest: Manifest, tally: SpendTally, loggedLines: number): void {
   const crashed = manifest.sessions.filter((s) => s.outcome === "running");
   const told = manifest.sessions.reduce((n, s) => (s.outcome === "running" ? n : n + s.trials_written), 0);
   for (const s of crashed) {
     s.outcome = CRASHED;
-    // A merged run's sessions are its shards', whose counts include re-runs its log keeps once: no recount there.
-    if (crashed.length === 1 && manifest.merged_from === null) s.trials_written = Math.max(s.trials_written, loggedLines - told);
+    const since = s.log_lines_at_start ?? (crashed.length === 1 && manifest.merged_from === null ? told : null);
+    if (since !== null) s.trials_written = Math.max(s.trials_written, loggedLines - since);
   }
   for (const s of manifest.sessions) s.spend = tally.session(s.id);
   manifest.spend = tally.total();
@@ -324,6 +325,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     finished_at: null,
     outcome: "running",
     trials_written: 0,
+    log_lines_at_start: prep.loggedLines,
     spend: NO_SPEND,
   };
   const before = tally.total();

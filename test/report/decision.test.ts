@@ -104,8 +104,9 @@ describe("report --baseline shows the gate's exact verdict", () => {
     for (const c of result.checks.filter((c) => c.outcome !== "pass")) expect(md).toContain(`- ${c.outcome} \`${c.name}\`: ${c.message}`);
     // Every Δ in the table says what its interval rests on: paired items, or why there is none.
     const section = md.slice(md.indexOf("## Decision"), md.indexOf("## Metrics"));
-    const deltas = section.split("\n").filter((l) => /^\| `[a-z_.]+` \|/.test(l));
+    const deltas = section.split("\n").filter((l) => /^\| `[a-z0-9_.]+` \|/.test(l));
     expect(deltas.length).toBeGreaterThan(0);
+    expect(deltas.some((row) => / paired over \d+ items \|/.test(row))).toBe(true);
     for (const row of deltas) expect(row, row).toMatch(/\| (n\/a|-?[\d.e-]+( \[[^\]]+\])? (paired over \d+ items|\(not paired: no per-item values\))) \|/);
   });
 

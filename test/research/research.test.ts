@@ -102,6 +102,9 @@ describe("fieldtest research", () => {
     const i = tree.runs.findIndex((x) => x.label === `${FULL}/core-api`);
     expect(tree.critic.downgrade["downgrade_rate.risk"]![i]!.value).toBe(1);
     expect(tree.critic.advisory_blockers_per_audit[i]!.value).toBe(2);
+    // None in the later run's 4 audits: the exact Poisson bound over those audits, never [0, 0].
+    const later = tree.runs.findIndex((x) => x.label === `${LATER}/core-api`);
+    expect(tree.critic.advisory_blockers_per_audit[later]).toMatchObject({ value: 0, ci_low: 0, ci_high: expect.closeTo(-Math.log(0.05) / 4, 12) });
   });
 
   it("names the critic's system-prompt hash as the cause of the flip in the model-swap view", () => {

@@ -89,7 +89,7 @@ describe("sharding and merge (sim, same seed)", () => {
     cpSync(join(root, "whole"), cut, { recursive: true });
     const lines = readFileSync(join(cut, RUN_FILES.trials), "utf8").trimEnd().split("\n");
     writeFileSync(join(cut, RUN_FILES.trials), `${lines.slice(0, 10).join("\n")}\n`);
-    const cutWarning = `${RUN_FILES.trials} holds 10 of the ${whole.length} trials the completed run recorded: lines were lost since; its numbers describe the trials it holds`;
+    const cutWarning = `${RUN_FILES.trials} holds 10 of the ${whole.length} trials the run planned: lines were lost since it completed; its numbers describe the trials it holds`;
     expect(loadRun(cut).warnings).toContain(cutWarning);
     expect(() => snapshotOfRuns([cut], "corpus", "x")).toThrow(`state: ${RUN_FILES.trials} holds 10 of the ${whole.length} trials the run planned: publish completed runs only`);
 

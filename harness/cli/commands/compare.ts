@@ -37,13 +37,13 @@ export function formatComparison(c: Comparison): string {
       lines.push(`    ${x.item}: B ${verdictText(x.b)} -> A ${verdictText(x.a)} (p ${f(x.p)}, Holm ${f(x.p_holm)}${x.beyond_noise ? ", beyond noise" : ""}; causes: ${causes})`);
     }
   }
-  if (c.metrics.every((m) => m.n_items === 0)) {
+  if (c.coverage.paired.length === 0) {
     lines.push("metric deltas: none: A and B share no item with the same content (nothing to pair)");
     return `${lines.join("\n")}\n`;
   }
   // The two values are each side's metric over its own trials (pooled over its runs); Δ is the mean
   // of the per-item differences over the shared items, so it need not equal their difference.
-  lines.push("metric deltas (B -> A: each side's own value; Δ: mean per-item difference A − B over the shared items, clustered by fixture group, 95% t-interval):");
+  lines.push("metric deltas (B -> A: each side's own value; Δ: mean per-item difference A − B over the shared items, clustered by fixture group, 95% t-interval; with no spread across items, recovered from the two sides' own intervals):");
   for (const m of c.metrics) lines.push(`  ${m.metric}: ${f(m.b)} -> ${f(m.a)}; Δ ${f(m.delta)} [${f(m.ci_low)}, ${f(m.ci_high)}] over ${m.n_items} items`);
   return `${lines.join("\n")}\n`;
 }
