@@ -284,7 +284,7 @@ async function paired(otherRoot: string, pairs: number, c: number): Promise<void
       const delta = pairedDelta(mine, theirs);
       const lower = mine.filter((v, i) => v < theirs[i]!).length;
       const higher = mine.filter((v, i) => v > theirs[i]!).length;
-      const interval = delta?.low == null || delta.high === null ? "n/a" : `[${delta.low.toFixed(f.digits + 1)}, ${delta.high.toFixed(f.digits + 1)}]`;
+      const interval = delta === null || delta.low === null || delta.high === null ? "n/a" : `[${delta.low.toFixed(f.digits + 1)}, ${delta.high.toFixed(f.digits + 1)}]`;
       console.log(`  ${f.name.padEnd(18)} ${(delta?.mean.toFixed(f.digits + 1) ?? "n/a").padStart(8)}  ${interval.padEnd(22)} lower in ${lower}/${pairs}, higher in ${higher}/${pairs}, p = ${mcnemarExact(lower, higher).toFixed(3)}`);
     }
   } finally {

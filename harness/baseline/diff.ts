@@ -1,6 +1,6 @@
 import { causesForItem, configDifferences, coverage, type Coverage, type Difference } from "./compat.ts";
 import { fisherExact } from "../../src/stats/exact.ts";
-import { holm } from "../../src/stats/multiplicity.ts";
+import { holmByFamily } from "../../src/stats/multiplicity.ts";
 import { itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
 import { VERDICT_CATEGORIES } from "../../src/metrics/trial-facts.ts";
 
@@ -139,7 +139,10 @@ export function diffSnapshots(b: Snapshot, a: Snapshot, alpha = 0.05): DiffResul
     if (bi.n_counted > 0 && ai.n_counted > 0 && (smallest === null || floor < smallest)) smallest = floor;
   }
   const verdictTests = tests.filter((t) => t.delta.kind === "verdict").length;
-  const adjusted = holmWithin(tests, (t) => t.delta.kind === "verdict");
+  const adjusted = holmByFamily(
+    tests.map((t) => t.p),
+    (i) => (tests[i]!.delta.kind === "verdict" ? "verdict" : "blocker key"),
+  );
   const deltas: Delta[] = [];
   tests.forEach((t, i) => {
     const beyond = adjusted[i]! <= alpha;
@@ -165,14 +168,4 @@ export function diffSnapshots(b: Snapshot, a: Snapshot, alpha = 0.05): DiffResul
     unexplained: deltas.filter((d) => d.attribution === "unexplained"),
     counts,
   };
-}
-
-/** Holm's adjusted p of each test within its family: the tests `inFirst` picks, and the rest. */
-function holmWithin<T extends { p: number }>(tests: readonly T[], inFirst: (t: T) => boolean): number[] {
-  const adjusted: number[] = new Array(tests.length);
-  for (const member of [inFirst, (t: T) => !inFirst(t)]) {
-    const at = tests.flatMap((t, i) => (member(t) ? [i] : []));
-    holm(at.map((i) => tests[i]!.p)).forEach((p, k) => (adjusted[at[k]!] = p));
-  }
-  return adjusted;
 }

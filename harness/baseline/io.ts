@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { InputError, loadFile } from "../../src/formats/load.ts";
 import { summarize } from "../../src/metrics/summary.ts";
-import { incompleteness, loadRun, partialRunWarning, type LoadedRun } from "../report/load.ts";
+import { loadRun, partialRunWarning, type LoadedRun } from "../report/load.ts";
 import { writeJsonAtomic } from "../run/store.ts";
 import { poolingProblem } from "./compat.ts";
 import { SnapshotSchema, type Snapshot } from "./schema.ts";
@@ -17,7 +17,7 @@ export const snapshotOfLoaded = (run: LoadedRun, name = basename(run.dir)): Snap
  * `corpusRoot`). A run that is only part of what it planned is said on `warn`: its numbers
  * describe that part.
  */
-export function snapshotOfRun(dir: string, corpusRoot: string, name = basename(dir), warn?: (line: string) => void): Snapshot {
+export function snapshotOfRun(dir: string, corpusRoot: string, { name = basename(dir), warn }: { name?: string; warn?: (line: string) => void } = {}): Snapshot {
   const run = loadRun(dir, corpusRoot);
   const partial = partialRunWarning(run);
   if (partial !== null) warn?.(partial);
@@ -34,8 +34,7 @@ export function snapshotOfRuns(dirs: readonly string[], corpusRoot: string, name
   const runs = dirs.map((d) => loadRun(d, corpusRoot));
   // A baseline is what releases are judged against: a part of a run would stand in for the whole.
   runs.forEach((r, i) => {
-    const part = incompleteness(r);
-    if (part !== null) throw new InputError(`${dirs[i]}/manifest.json`, "state", `${part}: publish completed runs only (resume it, or merge the shards first)`);
+    if (r.partial !== null) throw new InputError(`${dirs[i]}/manifest.json`, "state", `${r.partial.what}: publish completed runs only (resume it, or merge the shards first)`);
   });
   if (runs.length === 1) return snapshotOfLoaded(runs[0]!, name);
   const problem = poolingProblem(runs.map((r) => snapshotOfLoaded(r, name)));
@@ -57,7 +56,7 @@ export function readSnapshot(file: string): Snapshot {
 
 /** A run directory or a baseline file, whichever `path` is (a run that is only a part is said on `warn`). */
 export function readComparable(path: string, corpusRoot: string, warn?: (line: string) => void): Snapshot {
-  return existsSync(path) && statSync(path).isDirectory() ? snapshotOfRun(path, corpusRoot, basename(path), warn) : readSnapshot(path);
+  return existsSync(path) && statSync(path).isDirectory() ? snapshotOfRun(path, corpusRoot, { warn }) : readSnapshot(path);
 }
 
 export function writeSnapshot(file: string, snapshot: Snapshot): void {

@@ -145,7 +145,7 @@ export const SnapshotSchema = z.strictObject({
   items: z.array(SnapshotItemSchema).superRefine((items, ctx) => {
     const seen = new Set<string>();
     items.forEach((item, i) => {
-      const key = `${item.suite}/${item.item_id}`;
+      const key = itemKey(item);
       if (seen.has(key)) ctx.addIssue({ code: "custom", path: [i, "item_id"], message: `${key} is listed twice` });
       seen.add(key);
     });

@@ -2,7 +2,7 @@ import { normalQuantile } from "../../src/stats/distributions.ts";
 import { addObservation, cusumArl0, cusumLimit, cusumStep, EMPTY_STATS, predictionScore, sdOf, trailingWindowT, type RunningStats } from "../../src/stats/drift.ts";
 import { InputError } from "../../src/formats/input-error.ts";
 import { binomialUpperTail } from "../../src/stats/exact.ts";
-import { holm } from "../../src/stats/multiplicity.ts";
+import { holmByFamily } from "../../src/stats/multiplicity.ts";
 import { describeSnapshot, type Snapshot } from "./schema.ts";
 
 export type AlertChart = "shift" | "cusum" | "trailing";
@@ -205,8 +205,8 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
       const test = x === null ? null : shiftTest(refs[j]!, x, s.numerators[t] ?? null, s.denominators[t] ?? null);
       return { x, reference, test, windowed: trailing[j]![t] ?? null };
     });
-    const shiftP = holmOf(rows.map((r) => r.test?.p ?? null));
-    const trailP = holmOf(rows.map((r) => r.windowed?.p ?? null));
+    const shiftP = holmByFamily(rows.map((r) => r.test?.p ?? null));
+    const trailP = holmByFamily(rows.map((r) => r.windowed?.p ?? null));
     rows.forEach((row, j) => {
       const sign = HIGHER_IS_BETTER.has(names[j]!) ? -1 : 1;
       const step = row.test ? cusumStep(sums[j]!, sign * row.test.z, { k: opts.k, h }) : null;
@@ -279,14 +279,6 @@ function refuseRepeatedRuns(runs: readonly Snapshot[], baseline: Snapshot | null
   });
 }
 
-/** Holm over the defined p-values of one run (nulls stay null and do not count in the family). */
-function holmOf(ps: readonly (number | null)[]): (number | null)[] {
-  const defined = ps.map((p, i) => ({ p, i })).filter((x): x is { p: number; i: number } => x.p !== null);
-  const adjusted = holm(defined.map((x) => x.p));
-  const out: (number | null)[] = ps.map(() => null);
-  defined.forEach((x, k) => (out[x.i] = adjusted[k]!));
-  return out;
-}
 
 /**
  * A metric's alarm episode: since when (the first alarm when one run jumped: a shift or trailing

@@ -7,7 +7,7 @@ import { readManifest, type Manifest, type RunState } from "../run/manifest.ts";
 import { readSpend, runSpend } from "../run/journal.ts";
 import { lockIsHeld } from "../run/lock.ts";
 import { resumeCommand } from "../run/resume-command.ts";
-import { ATTRIBUTE_CODES } from "../../src/packs/compile.ts";
+import { isRuleErrorFinding } from "../../src/packs/evaluate.ts";
 import { IMPORTED_SUITE } from "../run/settings.ts";
 import { readTrialLog, RUN_FILES } from "../run/store.ts";
 import type { RunSpend } from "../../src/formats/summary.ts";
@@ -22,8 +22,16 @@ export interface LoadedRun {
   summary: Summary;
   /** What the run spent, from its spend journal (per session, killed ones included); null without one (an imported run). */
   spend: RunSpend | null;
+  /** When the run's trials are only a part of what it planned: what part, and what makes it whole (see incompleteness). */
+  partial: RunPart | null;
   /** Why some numbers may not mean what they say (a corpus that changed since the run). */
   warnings: string[];
+}
+
+/** A run that is only a part: what part it is, and what would make it whole (null: nothing can). */
+export interface RunPart {
+  what: string;
+  then: string | null;
 }
 
 /**
@@ -47,15 +55,8 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   // A crash mid-write can leave the last line torn (the next writer cuts it off; a v1 run's writer
   // went on after it, so there it may be anywhere); it is never data.
   if (log.torn > 0) warnings.push(`${log.torn} line(s) of trials.jsonl are not complete JSON (torn writes) and were skipped`);
-  if (manifest.state === "running" && !lockIsHeld(dir)) {
-    warnings.push(`the run stopped before it finished: no live process holds its lock (it crashed or was killed); its numbers cover the trials recorded so far, and \`${resumeCommand(dir)}\` completes it`);
-  }
-  const lost = manifest.state === "completed" && manifest.plan.shard === null ? incompleteness({ dir, manifest, trials }) : null;
-  if (lost !== null) warnings.push(`${lost}: lines were lost since it completed; its numbers describe the trials it holds`);
-  const shard = manifest.plan.shard;
-  if (shard !== null) {
-    warnings.push(`shard ${shard.index}/${shard.count} of a sharded sweep: ${manifest.plan.shard_planned} of its ${manifest.plan.planned} trials; \`fieldtest merge\` of every shard gives the sweep's numbers`);
-  }
+  const partial = incompleteness(dir, manifest, trials.length);
+  if (partial !== null) warnings.push(partialText(partial));
   for (const [rule, n] of packRuleErrors(trials)) {
     warnings.push(`${rule} could not be judged in ${n} trial(s): it blocked them, fail closed, so their escalations are the rule's, not the model's; fix the rule (fieldtest canary --pack DIR)`);
   }
@@ -68,7 +69,7 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   const summary = summarize({ trials, fixtures, goals, security, injection }, { seed: manifest.config.seed });
   const journal = readSpend(dir);
   const spend = journal.journaled ? runSpend(manifest.sessions, journal.tally) : null;
-  return { dir, manifest, trials, fixtures, goals, summary, spend, warnings };
+  return { dir, manifest, trials, fixtures, goals, summary, spend, partial, warnings };
 }
 
 const STATE_WORDS: Record<RunState | "crashed", string> = {
@@ -83,21 +84,24 @@ const STATE_WORDS: Record<RunState | "crashed", string> = {
 /**
  * Why a run's trials are not the whole of what it planned, or null when they are: a run that did
  * not complete (crashed, interrupted, stopped by its budget or its canary), one shard of a sweep,
- * or a log that holds fewer trials than the run planned. Its numbers then describe a part.
+ * or a log that lost lines since the run completed. Its numbers then describe a part.
  */
-export function incompleteness(run: Pick<LoadedRun, "dir" | "manifest" | "trials">): string | null {
-  const m = run.manifest;
-  if (m.state !== "completed") return `the run is ${STATE_WORDS[m.state === "running" && !lockIsHeld(run.dir) ? "crashed" : m.state]}, not completed`;
-  if (m.plan.shard !== null) return `the run is shard ${m.plan.shard.index}/${m.plan.shard.count} of a sweep`;
-  if (run.trials.length < m.plan.shard_planned) return `${RUN_FILES.trials} holds ${run.trials.length} of the ${m.plan.shard_planned} trials the run planned`;
+function incompleteness(dir: string, m: Manifest, recorded: number): RunPart | null {
+  if (m.state !== "completed") {
+    const crashed = m.state === "running" && !lockIsHeld(dir);
+    return { what: `the run is ${STATE_WORDS[crashed ? "crashed" : m.state]}, not completed`, then: m.state === "running" && !crashed ? null : `\`${resumeCommand(dir)}\` completes it` };
+  }
+  if (m.plan.shard !== null) {
+    return { what: `the run is shard ${m.plan.shard.index}/${m.plan.shard.count} of a sweep (${m.plan.shard_planned} of its ${m.plan.planned} trials)`, then: "`fieldtest merge` of every shard gives the sweep's numbers" };
+  }
+  if (recorded < m.plan.shard_planned) return { what: `${RUN_FILES.trials} holds ${recorded} of the ${m.plan.shard_planned} trials the run planned: lines were lost since it completed`, then: null };
   return null;
 }
 
-/** The warning for a run that is only part of what it planned (see incompleteness), or null. */
-export function partialRunWarning(run: Pick<LoadedRun, "dir" | "manifest" | "trials">): string | null {
-  const part = incompleteness(run);
-  return part === null ? null : `${run.dir}: ${part}: its numbers describe only the trials it recorded`;
-}
+const partialText = (p: RunPart) => `${p.what}: its numbers describe only the trials it recorded${p.then === null ? "" : `; ${p.then}`}`;
+
+/** The warning for a run that is only a part of what it planned, naming the run; null for a whole one. */
+export const partialRunWarning = (run: Pick<LoadedRun, "dir" | "partial">): string | null => (run.partial === null ? null : `${run.dir}: ${partialText(run.partial)}`);
 
 /** The sim profile when a role runs on the simulator (or replays a simulated run); null for real providers. */
 export function simProfileOf(run: LoadedRun): { name: string; description: string } | null {
@@ -114,7 +118,7 @@ function packRuleErrors(trials: readonly TrialRecord[]): Map<string, number> {
   for (const t of trials) {
     const rules = new Set<string>();
     for (const r of t.rounds)
-      for (const f of r.gate_findings) if (f.gate.startsWith("pack.") && !ATTRIBUTE_CODES.has(f.code) && f.key.endsWith(":error")) rules.add(`rule ${f.code} of ${f.gate}`);
+      for (const f of r.gate_findings) if (isRuleErrorFinding(f)) rules.add(`rule ${f.code} of ${f.gate}`);
     for (const rule of rules) counts.set(rule, (counts.get(rule) ?? 0) + 1);
   }
   return counts;

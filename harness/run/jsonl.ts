@@ -69,6 +69,16 @@ export interface LineFormat<S extends z.ZodType> {
  * torn line off (they ended it and went on after it): a line that is not JSON is skipped and
  * counted wherever it is.
  */
+/**
+ * Whether a line that is not valid JSON is what a crash leaves at the end of a log: a record cut
+ * short (every record starts as a JSON object) or the zero bytes a power loss can leave past the
+ * last write. Anything else is corruption. The reader and the writer judge by this one rule.
+ */
+export function isTornTail(line: string): boolean {
+  const rest = line.replace(/^[\s\0]+/, "");
+  return rest === "" || rest.startsWith("{");
+}
+
 export function readJsonl<S extends z.ZodType>(
   file: string,
   format: LineFormat<S>,
@@ -85,8 +95,7 @@ export function readJsonl<S extends z.ZodType>(
     if (pending) throw new InputError(file, "", `not valid JSON (${pending.error}); only the last line can be torn by a crash, so this one is corrupt`, pending.line);
     const parsed = parseJson(line);
     if (!parsed.ok) {
-      // A crash cuts a record short; every record starts as a JSON object, so a line that does not is no torn record.
-      if (!line.trimStart().startsWith("{")) throw new InputError(file, "", `not valid JSON (${parsed.error}), and not the start of a record a crash cut short`, lineNo);
+      if (!isTornTail(line)) throw new InputError(file, "", `not valid JSON (${parsed.error}), and not the start of a record a crash cut short`, lineNo);
       torn++;
       if (!tornAnywhere) pending = { line: lineNo, error: parsed.error };
       continue;
@@ -153,7 +162,8 @@ export class JsonlLog {
     const size = fstatSync(this.fd).size;
     if (size === 0) return;
     const last = lastLine(this.fd, size);
-    if (last.text.trim() !== "" && !parseJson(last.text).ok) {
+    // A torn tail is cut off; a corrupt last line is left for the reader to refuse, never erased.
+    if (last.text.trim() !== "" && !parseJson(last.text).ok && isTornTail(last.text)) {
       ftruncateSync(this.fd, last.start);
       return;
     }

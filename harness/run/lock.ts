@@ -63,14 +63,18 @@ export interface LockOptions {
 
 type Judgement = { verdict: "stale"; why: string } | { verdict: "held"; why: string } | { verdict: "foreign"; owner: LockOwner };
 
-function judge(text: string, ageMs: number, self: { host: string }, probe: (pid: number) => ProcessState): Judgement {
-  let owner: LockOwner | null = null;
+/** The owner a lock file's text names, or null when it names none (empty, unreadable). */
+function parseOwner(text: string): LockOwner | null {
   try {
     const parsed = LockOwnerSchema.safeParse(JSON.parse(text));
-    owner = parsed.success ? parsed.data : null;
+    return parsed.success ? parsed.data : null;
   } catch {
-    owner = null;
+    return null;
   }
+}
+
+function judge(text: string, ageMs: number, self: { host: string }, probe: (pid: number) => ProcessState): Judgement {
+  const owner = parseOwner(text);
   if (owner === null) {
     // An owner creates the file and writes it at once: empty and young means it is doing that now.
     if (ageMs < EMPTY_LOCK_GRACE_MS) return { verdict: "held", why: `the lock file is ${text.trim() === "" ? "empty" : "unreadable"} and ${Math.round(ageMs / 1000)} s old: another fieldtest is taking it right now; try again in a few seconds` };
@@ -158,15 +162,10 @@ export function lockIsHeld(dir: string): boolean {
   return held !== null && judge(held.text, held.ageMs, { host: hostname() }, processState).verdict !== "stale";
 }
 
-/** The owner a lock file names, or null when it names none (missing, empty, unreadable). */
+/** The owner a run's lock file names, or null when there is none or it names none. */
 function lockOwner(dir: string): LockOwner | null {
-  try {
-    const held = readLock(join(dir, RUN_FILES.lock));
-    const parsed = held === null ? null : LockOwnerSchema.safeParse(JSON.parse(held.text));
-    return parsed?.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+  const held = readLock(join(dir, RUN_FILES.lock));
+  return held === null ? null : parseOwner(held.text);
 }
 
 /**

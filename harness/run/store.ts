@@ -139,7 +139,12 @@ export function writeFileAtomic(file: string, text: string, write: typeof writeS
     }
     renameSync(tmp, file);
   } catch (e) {
-    rmSync(tmp, { force: true });
+    // The failure the caller sees is the write's, never a failed clean-up's.
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // a temp file left behind is removed by --force, or overwritten by the next write
+    }
     // A folder where the file goes is the input's fault (a run folder put together by hand), not the storage's.
     if ((e as NodeJS.ErrnoException).code === "EISDIR") throw new InputError(file, "", "is a folder, not a file");
     throw e;

@@ -303,11 +303,11 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
  * lines less those every other session said it wrote, in a run that is no merge of shards).
  */
 function refreshSpend(manifest: Manifest, tally: SpendTally, loggedLines: number): void {
-  const crashed = manifest.sessions.filter((s) => s.outcome === "running");
+  // At most one session is still marked running: each session marks its predecessor before it saves.
   const told = manifest.sessions.reduce((n, s) => (s.outcome === "running" ? n : n + s.trials_written), 0);
-  for (const s of crashed) {
+  for (const s of manifest.sessions.filter((x) => x.outcome === "running")) {
     s.outcome = CRASHED;
-    const since = s.log_lines_at_start ?? (crashed.length === 1 && manifest.merged_from === null ? told : null);
+    const since = s.log_lines_at_start ?? (manifest.merged_from === null ? told : null);
     if (since !== null) s.trials_written = Math.max(s.trials_written, loggedLines - since);
   }
   for (const s of manifest.sessions) s.spend = tally.session(s.id);

@@ -3,7 +3,7 @@ import type { GateFinding } from "../formats/findings.ts";
 import type { Goal } from "../formats/goal.ts";
 import type { Plan } from "../formats/plan.ts";
 import { keyPrefix } from "../gates/finding.ts";
-import { celText, MISNAMED_ATTRIBUTE_CODE, MISTYPED_ATTRIBUTE_CODE, type CompiledPack, type CompiledRule } from "./compile.ts";
+import { ATTRIBUTE_CODES, celText, MISNAMED_ATTRIBUTE_CODE, MISTYPED_ATTRIBUTE_CODE, type CompiledPack, type CompiledRule } from "./compile.ts";
 import { cel } from "./cel.ts";
 import { planView } from "./view.ts";
 
@@ -47,9 +47,9 @@ function render(rule: CompiledRule, bindings: Record<string, unknown>): string {
  * cannot move a finding. Keys are `pack.<name>:<code>:<task>:` (DESIGN.md §4); a mistyped attribute
  * is `pack.<name>:attribute_mistyped:<task>:<attribute>`.
  */
-export function judgePlan(goal: Goal, plan: Plan, pack: CompiledPack, owners?: AttributeOwners): PackJudgement {
+export function judgePlan(goal: Goal, plan: Plan, pack: CompiledPack, owners: AttributeOwners = attributeOwners([pack])): PackJudgement {
   const view = planView(goal, plan, pack.attributes);
-  const reported = owners === undefined ? view.mistyped : view.mistyped.filter((m) => owners.get(m.name) === pack.name);
+  const reported = view.mistyped.filter((m) => owners.get(m.name) === pack.name);
   const findings: GateFinding[] = reported.map((m) =>
     finding(pack, MISTYPED_ATTRIBUTE_CODE, "feasibility", m.task_id, m.name, `task ${m.task_id} gives attribute ${m.name} as ${JSON.stringify(m.value)}; pack ${pack.name} reads it as ${m.declared}`),
   );
@@ -111,12 +111,11 @@ function slipFor(given: string, declared: string): boolean {
  * (`monthly_cost_delta` for `monthly_cost_delta_usd`): read as absent, they would let the plan
  * past the rule that reads the real name without a word, so the pack reports them.
  */
-function misnamedAttributes(plan: Plan, pack: CompiledPack, owners: AttributeOwners | undefined): { task_id: string; name: string; meant: string }[] {
-  const declared = Object.keys(pack.attributes).filter((name) => owners === undefined || owners.get(name) === pack.name);
-  const known = (name: string) => (owners === undefined ? name in pack.attributes : owners.has(name));
+function misnamedAttributes(plan: Plan, pack: CompiledPack, owners: AttributeOwners): { task_id: string; name: string; meant: string }[] {
+  const declared = Object.keys(pack.attributes).filter((name) => owners.get(name) === pack.name);
   return plan.tasks.flatMap((t) =>
     Object.keys(t.attributes ?? {}).flatMap((name) => {
-      const meant = known(name) ? undefined : declared.find((d) => slipFor(name, d));
+      const meant = owners.has(name) ? undefined : declared.find((d) => slipFor(name, d));
       return meant === undefined ? [] : [{ task_id: t.id, name, meant }];
     }),
   );
@@ -135,6 +134,14 @@ export function attributeOwners(packs: readonly CompiledPack[]): AttributeOwners
   return owners;
 }
 
+/** The key detail of a rule's finding when the rule could not be judged. */
+const RULE_ERROR_DETAIL = "error";
+
+/** Whether a gate finding says a pack rule could not be judged (written by packFindings below). */
+export function isRuleErrorFinding(f: Pick<GateFinding, "gate" | "code" | "key">): boolean {
+  return f.gate.startsWith("pack.") && !ATTRIBUTE_CODES.has(f.code) && f.key.endsWith(`:${RULE_ERROR_DETAIL}`);
+}
+
 /**
  * Every enabled pack's findings on a plan, in pack order. `owners` says which pack reports a
  * mistyped attribute (by default the first of `packs` declaring it). A rule that could not be judged blocks
@@ -146,7 +153,7 @@ export function packFindings(goal: Goal, plan: Plan, packs: readonly CompiledPac
     const family = new Map(pack.rules.map((r) => [r.code, r.family]));
     return [
       ...findings,
-      ...errors.map((e) => finding(pack, e.code, family.get(e.code)!, e.task_id, "error", `rule ${e.code} of pack ${pack.name} could not be judged${e.task_id ? ` on task ${e.task_id}` : ""}: ${e.message}`)),
+      ...errors.map((e) => finding(pack, e.code, family.get(e.code)!, e.task_id, RULE_ERROR_DETAIL, `rule ${e.code} of pack ${pack.name} could not be judged${e.task_id ? ` on task ${e.task_id}` : ""}: ${e.message}`)),
     ];
   });
 }

@@ -169,12 +169,12 @@ const RETRYABLE: ReadonlySet<TransportErrorClass> = new Set(["rate_limited", "se
 /** Failures to open the connection, before a byte of the request could leave. */
 const NEVER_CONNECTED: ReadonlySet<string> = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"]);
 
-/** Whether an error, or one it was caused by, is a connection that was never opened. */
-function neverConnected(e: unknown): boolean {
+/** A dropped connection, or `unreachable` when the error (or one it was caused by) says it was never opened. */
+function connectionFailure(e: unknown, message: string): TransportError {
   for (let at = e, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
-    if (NEVER_CONNECTED.has((at as NodeJS.ErrnoException).code ?? "")) return true;
+    if (NEVER_CONNECTED.has((at as NodeJS.ErrnoException).code ?? "")) return new TransportError("unreachable", message);
   }
-  return false;
+  return new TransportError("connection", message);
 }
 
 /** One failed send, classified so the client's single retry loop can decide. */
@@ -227,13 +227,13 @@ export function classifySdkError(e: unknown, sdk: SdkErrorClasses, nowMs: number
   if (e instanceof TransportError) return e;
   const message = e instanceof Error ? e.message : String(e);
   if (e instanceof sdk.APIConnectionTimeoutError) return new TransportError("timeout", message);
-  if (e instanceof sdk.APIConnectionError) return new TransportError(neverConnected(e) ? "unreachable" : "connection", message);
+  if (e instanceof sdk.APIConnectionError) return connectionFailure(e, message);
   if (e instanceof sdk.APIError && typeof e.status === "number") {
     return new TransportError(classOfStatus(e.status, message), message, e.status, parseRetryAfter(e.headers, nowMs));
   }
   // Outside the SDK's own wrapping: a JSON body cut short, or fetch's "terminated" when the socket drops.
   if (e instanceof SyntaxError || (e instanceof TypeError && /terminated|fetch failed|socket/i.test(message))) {
-    return new TransportError(neverConnected(e) ? "unreachable" : "connection", message);
+    return connectionFailure(e, message);
   }
   throw e;
 }

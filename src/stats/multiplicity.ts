@@ -13,3 +13,20 @@ export function holm(pValues: readonly number[]): number[] {
   });
   return adjusted;
 }
+
+/**
+ * Holm within families, in the input order: `familyOf(i)` names test i's family (one family by
+ * default), and a null p is no test (its adjusted p is null and it does not count in any family).
+ */
+export function holmByFamily(pValues: readonly (number | null)[], familyOf: (i: number) => string = () => ""): (number | null)[] {
+  const families = new Map<string, number[]>();
+  pValues.forEach((p, i) => {
+    if (p === null) return;
+    const at = families.get(familyOf(i)) ?? [];
+    at.push(i);
+    families.set(familyOf(i), at);
+  });
+  const adjusted: (number | null)[] = pValues.map(() => null);
+  for (const at of families.values()) holm(at.map((i) => pValues[i]!)).forEach((p, k) => (adjusted[at[k]!] = p));
+  return adjusted;
+}

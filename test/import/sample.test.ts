@@ -149,7 +149,7 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
     const out = runDir("critic-fix/core-api");
     const root = tempDir("sample-readers");
     const baseline = join(root, "imported.json");
-    writeSnapshot(baseline, snapshotOfRun(out, out, "imported"));
+    writeSnapshot(baseline, snapshotOfRun(out, out, { name: "imported" }));
     const snapshot = readSnapshot(baseline);
     expect(snapshot).toMatchObject({ total_trials: 2, trials_per_item: 1 });
     expect(snapshot.items.map((i) => i.suite)).toEqual(["imported", "imported"]);

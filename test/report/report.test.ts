@@ -38,7 +38,7 @@ beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "fieldtest-report-"));
   const hashes = writeCorpus(corpus(), [makeFixture("seeded-a", true), makeFixture("seeded-b", true), makeFixture("clean-a", false)], [makeCorpusGoal("goal-a"), ...GOALS.map(makeCorpusGoal)]);
   writeRunDir(join(root, "base"), BASELINE_ITEMS, hashes, undefined, withUsage);
-  writeSnapshot(join(root, "base.json"), snapshotOfRun(join(root, "base"), corpus(), "base"));
+  writeSnapshot(join(root, "base.json"), snapshotOfRun(join(root, "base"), corpus(), { name: "base" }));
   writeFileSync(join(root, "policy.yaml"), "version: 1\nmin_trials_per_item: 3\nmax_error_rate: 0.5\nnon_inferiority:\n  - { metric: underclaim_approvals, margin: 0.1 }\n  - { metric: label_flip_rate, margin: 0.1 }\n");
   dir = join(root, "run");
   writeRunDir(dir, ITEMS, hashes, undefined, withUsage);

@@ -53,8 +53,8 @@ describe("crash safety", () => {
           // Killed: the run still says running, but its report says it stopped, and that its canaries passed.
           const stopped = loadRun(out, corpusRoot);
           expect(stopped.manifest).toMatchObject({ state: "running", canary: { ok: true } });
-          expect(stopped.warnings, `kill point ${k}`).toContainEqual(expect.stringMatching(/^the run stopped before it finished: no live process holds its lock .*fieldtest run --resume /));
-          expect(partialRunWarning(stopped), `kill point ${k}`).toBe(`${out}: the run is stopped (it crashed or was killed), not completed: its numbers describe only the trials it recorded`);
+          expect(stopped.warnings, `kill point ${k}`).toContainEqual(expect.stringMatching(/^the run is stopped \(it crashed or was killed\), not completed: its numbers describe only the trials it recorded; `npx --no-install fieldtest run --resume .*` completes it$/));
+          expect(partialRunWarning(stopped), `kill point ${k}`).toBe(`${out}: the run is stopped (it crashed or was killed), not completed: its numbers describe only the trials it recorded; \`npx --no-install fieldtest run --resume ${out}\` completes it`);
           const inFlightCalls = beforeKill.filter((key) => !recorded.has(key)).length;
 
           const resumeCalls: string[] = [];

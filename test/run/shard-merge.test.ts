@@ -37,12 +37,13 @@ describe("sharding and merge (sim, same seed)", () => {
     }
     const sizes = shards.map((d) => readTrialLog(d).records.length);
     // One shard is not a baseline: publish refuses it; diff, gate, trend and compare say what it is.
-    expect(() => snapshotOfRuns([shards[0]!], "corpus", "x")).toThrow(/shard-1\/manifest\.json: state: the run is shard 1\/4 of a sweep: publish completed runs only \(resume it, or merge the shards first\)$/);
+    expect(() => snapshotOfRuns([shards[0]!], "corpus", "x")).toThrow(/shard-1\/manifest\.json: state: the run is shard 1\/4 of a sweep \(\d+ of its \d+ trials\): publish completed runs only \(resume it, or merge the shards first\)$/);
     const warned: string[] = [];
-    snapshotOfRun(shards[0]!, "corpus", "x", (l) => warned.push(l));
-    expect(warned).toEqual([`${shards[0]}: the run is shard 1/4 of a sweep: its numbers describe only the trials it recorded`]);
+    snapshotOfRun(shards[0]!, "corpus", { warn: (l) => warned.push(l) });
+    const shard1 = readManifest(shards[0]!).plan;
+    expect(warned).toEqual([`${shards[0]}: the run is shard 1/4 of a sweep (${shard1.shard_planned} of its ${shard1.planned} trials): its numbers describe only the trials it recorded; \`fieldtest merge\` of every shard gives the sweep's numbers`]);
     // A shard's own report says what it is: a part of the sweep.
-    expect(loadRun(shards[1]!).warnings).toContainEqual(`shard 2/4 of a sharded sweep: ${sizes[1]} of its ${readManifest(shards[1]!).plan.planned} trials; \`fieldtest merge\` of every shard gives the sweep's numbers`);
+    expect(loadRun(shards[1]!).warnings).toContainEqual(`the run is shard 2/4 of a sweep (${sizes[1]} of its ${readManifest(shards[1]!).plan.planned} trials): its numbers describe only the trials it recorded; \`fieldtest merge\` of every shard gives the sweep's numbers`);
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
 
     const merged = join(root, "merged");
@@ -89,9 +90,9 @@ describe("sharding and merge (sim, same seed)", () => {
     cpSync(join(root, "whole"), cut, { recursive: true });
     const lines = readFileSync(join(cut, RUN_FILES.trials), "utf8").trimEnd().split("\n");
     writeFileSync(join(cut, RUN_FILES.trials), `${lines.slice(0, 10).join("\n")}\n`);
-    const cutWarning = `${RUN_FILES.trials} holds 10 of the ${whole.length} trials the run planned: lines were lost since it completed; its numbers describe the trials it holds`;
+    const cutWarning = `${RUN_FILES.trials} holds 10 of the ${whole.length} trials the run planned: lines were lost since it completed: its numbers describe only the trials it recorded`;
     expect(loadRun(cut).warnings).toContain(cutWarning);
-    expect(() => snapshotOfRuns([cut], "corpus", "x")).toThrow(`state: ${RUN_FILES.trials} holds 10 of the ${whole.length} trials the run planned: publish completed runs only`);
+    expect(() => snapshotOfRuns([cut], "corpus", "x")).toThrow(`state: ${RUN_FILES.trials} holds 10 of the ${whole.length} trials the run planned: lines were lost since it completed: publish completed runs only`);
 
     // refusals: a missing shard, a shard given twice, a shard made with other settings
     const refuse = (dirs: string[]) => () => mergeRuns(dirs.map(loadMergeInput), join(tempDir(), "m"), { now: () => new Date(), runId: "x", command: [], force: false });

@@ -79,6 +79,17 @@ describe("trials.jsonl", () => {
     // A record cut short is still what a crash leaves, and is skipped.
     writeFileSync(join(d, RUN_FILES.trials), `${JSON.stringify(rec("a", 0))}\n{"schema_version":1,"suite":"cor`);
     expect(readTrialLog(d).torn).toBe(1);
+    // So are the zero bytes a power loss leaves past the last write: the reader skips them and the
+    // writer cuts them off, so the run stays resumable (the reader refused them while the writer cut them).
+    writeFileSync(join(d, RUN_FILES.trials), Buffer.concat([Buffer.from(`${JSON.stringify(rec("a", 0))}\n`), Buffer.alloc(64)]));
+    expect(readTrialLog(d)).toMatchObject({ torn: 1, lines: 1 });
+    new TrialLog(d).close();
+    expect(readFileSync(join(d, RUN_FILES.trials), "utf8")).toBe(`${JSON.stringify(rec("a", 0))}\n`);
+    // A corrupt last line is left for the reader to refuse: opening the log for writing never erases it.
+    writeFileSync(join(d, RUN_FILES.trials), `${JSON.stringify(rec("a", 0))}\nnot a record`);
+    new TrialLog(d).close();
+    expect(readFileSync(join(d, RUN_FILES.trials), "utf8")).toContain("not a record");
+    expect(() => readTrials(d)).toThrow(/and not the start of a record a crash cut short$/);
     const e = dir();
     mkdirSync(join(e, RUN_FILES.trials));
     expect(() => readTrials(e)).toThrow(/trials\.jsonl: cannot read file \(EISDIR\)$/);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { holm } from "../../src/stats/multiplicity.ts";
+import { holm, holmByFamily } from "../../src/stats/multiplicity.ts";
 import {
   itemsForNonInferiority,
   mcnemar,
@@ -39,6 +39,15 @@ describe("Holm", () => {
     [0.005, 0.048, 0.09, 0.09, 0.2].forEach((v, i) => expect(adjusted[i]).toBeCloseTo(v, 12));
     const shuffled = holm([0.2, 0.04, 0.001, 0.03, 0.012]);
     [0.2, 0.09, 0.005, 0.09, 0.048].forEach((v, i) => expect(shuffled[i]).toBeCloseTo(v, 12));
+  });
+  it("within families: each family is corrected alone, and a null is no test", () => {
+    // The §13 vector split into two families (odd and even places), with a null in the middle.
+    const ps = [0.001, 0.012, null, 0.03, 0.04, 0.2];
+    const adjusted = holmByFamily(ps, (i) => (i % 2 === 0 ? "a" : "b"));
+    // a: 0.001, 0.04 → 0.002, 0.04; b: 0.012, 0.03, 0.2 → 0.036, 0.06, 0.2
+    [0.002, 0.036, null, 0.06, 0.04, 0.2].forEach((v, i) => (v === null ? expect(adjusted[i]).toBeNull() : expect(adjusted[i]).toBeCloseTo(v, 12)));
+    // One family by default: Holm over the defined p-values.
+    expect(holmByFamily([0.2, null, 0.04])).toEqual([...holm([0.2, 0.04]).slice(0, 1), null, holm([0.2, 0.04])[1]]);
   });
   it("never lowers a p-value and caps at 1", () => {
     fc.assert(

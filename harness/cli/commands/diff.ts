@@ -80,7 +80,7 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .option("--corpus <dir>", "corpus the run was made on", "corpus")
     .action(action((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
-      const d = diffSnapshots(readSnapshot(options.baseline), snapshotOfRun(dir, options.corpus, undefined, warn), options.alpha);
+      const d = diffSnapshots(readSnapshot(options.baseline), snapshotOfRun(dir, options.corpus, { warn }), options.alpha);
       const json = `${JSON.stringify(d, null, 2)}\n`;
       if (options.jsonOut) writeOutputFile(options.jsonOut, json, "--json-out");
       host.stdout.write(options.json ? json : formatDiff(d, options.all));

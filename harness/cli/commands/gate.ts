@@ -36,7 +36,7 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .option("--corpus <dir>", "corpus the run was made on", "corpus")
     .action(action((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
-      const { result, policy } = judge(snapshotOfRun(dir, options.corpus, undefined, warn), options.baseline, options.policy);
+      const { result, policy } = judge(snapshotOfRun(dir, options.corpus, { warn }), options.baseline, options.policy);
       writeOutputFile(options.junit ?? join(dir, "gate-junit.xml"), gateJUnit(result), "--junit");
       host.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatGate(result, policy.description));
       return result.exit;
