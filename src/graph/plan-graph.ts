@@ -230,7 +230,9 @@ export class PlanGraph {
 
   /**
    * "a depends on b" (DESIGN.md §5): a hard edge b → a, or a precondition of a that b
-   * establishes (named or not), or a is a verify task whose verifies.task is b.
+   * establishes (named or not), or a is a verify task with subject `mutation_output` whose
+   * verifies.task is b. A pre-state or constraint check must run before its mutation (§4), so it
+   * never depends on it.
    */
   dependsOn(a: string, b: string): boolean {
     const pa = this.index.get(a);
@@ -240,7 +242,7 @@ export class PlanGraph {
     const ta = this.tasks[pa]!;
     const tb = this.tasks[pb]!;
     if (ta.preconditions.some((p) => tb.establishes.includes(p.fact))) return true;
-    return ta.kind === "verify" && ta.verifies?.task === b;
+    return ta.kind === "verify" && ta.verifies?.task === b && ta.verifies.subject === "mutation_output";
   }
 }
 

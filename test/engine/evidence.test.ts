@@ -46,6 +46,7 @@ describe("checkEvidence: every claim kind", () => {
     ["misordered", ["migrate", "snapshot"], [], "contradicted"], // the order the plan already satisfies
     ["misordered", ["verify_migrate", "migrate"], [], "contradicted"],
     ["misordered", ["snapshot", "migrate"], [], "uncheckable"], // no dependency, and b does not run first
+    ["misordered", ["check_pre", "migrate"], [], "uncheckable"], // a pre-state check does not depend on its mutation
     // missing_rollback [t]
     ["missing_rollback", ["cleanup"], [], "supported"],
     ["missing_rollback", ["migrate"], [], "contradicted"],
@@ -111,6 +112,25 @@ describe("checkEvidence: every claim kind", () => {
     // db.snapshot is produced by snapshot before migrate: "nothing provides it" would be false.
     const v = checkEvidence(goal, plan, { task_id: "migrate", evidence: { claim: "unestablished_fact", tasks: ["migrate"], facts: ["db.snapshot"] } });
     expect(v).toEqual({ status: "supported", reason: 'migrate needs "db.snapshot": it is not a goal fact, and no task establishes it before migrate runs' });
+  });
+});
+
+describe("checkEvidence: 'a depends on b' counts a verify task only as an output check of b (DESIGN.md §5)", () => {
+  // Every check of m is listed before it: right for the pre-state and the constraint check, wrong for the output check.
+  const early = makePlan([
+    verify("check_pre", "m", "pre_state"),
+    verify("check_limit", "m", "constraint"),
+    verify("check_out", "m", "mutation_output", ["db.report"]),
+    mutate("m", { produces: ["db.report"] }),
+  ]);
+
+  it("a pre-state or constraint check runs before its mutation and never depends on it: misordered [check, m] is not supported", () => {
+    expect(status("misordered", ["check_pre", "m"], [], null, early)).toBe("uncheckable");
+    expect(status("misordered", ["check_limit", "m"], [], null, early)).toBe("uncheckable");
+  });
+
+  it("an output check still depends on its mutation: misordered [check_out, m] is supported", () => {
+    expect(status("misordered", ["check_out", "m"], [], null, early)).toBe("supported");
   });
 });
 

@@ -89,6 +89,15 @@ describe("runEngine: approval", () => {
     expect(outcome.rounds[0]!.critic!.findings[0]).toMatchObject({ severity: "blocker", evidence_status: "uncheckable" });
   });
 
+  it("a balanced goal approves a sound pre-state check that the critic calls misordered: it runs before its mutation and never depends on it", async () => {
+    const checked = makePlan([SOUND.tasks[0]!, verify("check_pre", "migrate", "pre_state"), ...SOUND.tasks.slice(1)], SOUND.dependencies);
+    const misordered = criticAnswer({ family: "unsafe_sequencing", task_id: "check_pre", evidence: { claim: "misordered", tasks: ["check_pre", "migrate"], facts: [] } });
+    const { outcome } = await run({ planner: [planAnswer(checked), planAnswer(checked)], critic: [misordered, misordered] }, { risk_tolerance: "balanced" });
+    expect(outcome.rounds[0]!.gate_findings).toEqual([]);
+    expect(outcome.rounds[0]!.critic!.findings[0]).toMatchObject({ severity: "blocker", evidence_status: "uncheckable" });
+    expect(decisions(outcome)).toEqual([["approve", null]]);
+  });
+
   it("the trace records raw and normalized severities and each call's decision context", async () => {
     const { outcome } = await run({ planner: [planAnswer(SOUND)], critic: [criticAnswer({ family: "RISK", severity: "Blocker" })] });
     expect(outcome.rounds[0]!.critic!.findings[0]).toMatchObject({ raw: { family: "RISK", severity: "Blocker" }, family: "risk", severity: "warning" });

@@ -162,7 +162,7 @@ function naiveEvidence(plan: Plan, taskId: string | null, e: Evidence): string {
       const dependsOn =
         plan.dependencies.some((d) => d.kind === "hard" && at(d.from) === y && at(d.to) === x) ||
         t.preconditions.some((p) => T[y]!.establishes.includes(p.fact)) ||
-        (t.kind === "verify" && at(t.verifies!.task) === y);
+        (t.kind === "verify" && at(t.verifies!.task) === y && t.verifies!.subject === "mutation_output");
       return dependsOn && !runsBefore(y, x) ? "supported" : runsBefore(y, x) ? "contradicted" : "uncheckable";
     }
     case "missing_rollback":
