@@ -2,6 +2,7 @@ import type { CriticEvidence, EvidenceStatus } from "../formats/findings.ts";
 import type { Goal } from "../formats/goal.ts";
 import type { Plan, Task } from "../formats/plan.ts";
 import { graphOf, type PlanGraph } from "../graph/plan-graph.ts";
+import { rollbackRequirementProvided } from "../gates/rollback-credibility.ts";
 import { verificationOrder } from "../gates/verification-order.ts";
 
 export interface EvidenceVerdict {
@@ -77,14 +78,20 @@ const CLAIMS: Record<string, ClaimRule> = {
     tasks: 1,
     facts: 1,
     check: ({ goal, graph, tasks: [t], facts: [f] }) => {
-      if (goal.constraints.facts.includes(f!)) return verdict("contradicted", `"${f}" is a goal fact`);
+      const precondition = t!.preconditions.some((p) => p.fact === f);
+      const requirement = t!.rollback?.requires.includes(f!) ?? false;
+      if (!precondition && !requirement) return verdict("uncheckable", `the plan does not record that ${t!.id} needs "${f}"`);
       const pos = graph.pos(t!.id)!;
+      const goalFact = goal.constraints.facts.includes(f!);
       const establisher = graph.whoEstablishes(f!).find((p) => graph.runsBeforePos(p, pos));
-      if (establisher !== undefined)
-        return verdict("contradicted", `${graph.tasks[establisher]!.id} establishes "${f}" before ${t!.id} runs`);
-      const needed = t!.preconditions.some((p) => p.fact === f) || (t!.rollback?.requires.includes(f!) ?? false);
-      if (!needed) return verdict("uncheckable", `the plan does not record that ${t!.id} needs "${f}"`);
-      return verdict("supported", `${t!.id} needs "${f}": it is not a goal fact, and no task establishes it before ${t!.id} runs`);
+      if (precondition && !goalFact && establisher === undefined)
+        return verdict("supported", `${t!.id} needs "${f}": it is not a goal fact, and no task establishes it before ${t!.id} runs`);
+      // A rollback requirement is judged by the gate's own predicate: the critic and the gate cannot disagree on it.
+      if (requirement && !rollbackRequirementProvided(goal, graph, pos, f!))
+        return verdict("supported", `the rollback of ${t!.id} requires "${f}", which nothing provides: not a goal fact, not established or produced before ${t!.id} runs, not mutated or destroyed by any task`);
+      if (goalFact) return verdict("contradicted", `"${f}" is a goal fact`);
+      if (establisher !== undefined) return verdict("contradicted", `${graph.tasks[establisher]!.id} establishes "${f}" before ${t!.id} runs`);
+      return verdict("contradicted", `the rollback of ${t!.id} requires "${f}", which a task produces before ${t!.id} runs, or mutates or destroys: rollback_requires_unestablished accepts it`);
     },
   },
   rollback_requires_destroyed: {

@@ -1,5 +1,24 @@
 import type { GateFinding } from "../formats/findings.ts";
+import type { Goal } from "../formats/goal.ts";
+import type { PlanGraph } from "../graph/plan-graph.ts";
 import { gateFinding, listIds, type Gate } from "./finding.ts";
+
+/**
+ * Does something provide `item`, a rollback requirement of the task at `pos` (DESIGN.md §4,
+ * `rollback_requires_unestablished`)? A goal fact; established or produced by a task that runs
+ * before it; or named in the mutates or destroys of any task (then it is a resource of the plan's
+ * world). The critic's `unestablished_fact` claim on a rollback requirement asks exactly this
+ * (§5), so a claim the gate accepts is contradicted.
+ */
+export function rollbackRequirementProvided(goal: Goal, graph: PlanGraph, pos: number, item: string): boolean {
+  return (
+    goal.constraints.facts.includes(item) ||
+    graph.anyRunsBefore(graph.whoEstablishes(item), pos) ||
+    graph.anyRunsBefore(graph.whoProduces(item), pos) ||
+    graph.whoMutates(item).length > 0 ||
+    graph.whoDestroys(item).length > 0
+  );
+}
 
 /**
  * Gate `rollback_credibility`: a rollback that exists but could not work. It must be started by an
@@ -8,7 +27,6 @@ import { gateFinding, listIds, type Gate } from "./finding.ts";
  * everything the task mutates. A trigger that names no task is schema_valid's to report.
  */
 export const rollbackCredibility: Gate = (goal, plan, graph) => {
-  const envFacts = new Set(goal.constraints.facts);
   const out: GateFinding[] = [];
   plan.tasks.forEach((t, i) => {
     const rb = t.rollback;
@@ -32,13 +50,7 @@ export const rollbackCredibility: Gate = (goal, plan, graph) => {
           out.push(gateFinding("rollback_post_consumed", t.id, item, `the rollback of ${t.id} requires "${item}", which ${listIds(ids)} destroy${ids.length > 1 ? "" : "s"} before the trigger ${rb.trigger} runs`));
         }
       }
-      const exists =
-        envFacts.has(item) ||
-        graph.anyRunsBefore(graph.whoEstablishes(item), i) ||
-        graph.anyRunsBefore(graph.whoProduces(item), i) ||
-        graph.whoMutates(item).length > 0 ||
-        destroyers.length > 0;
-      if (!exists)
+      if (!rollbackRequirementProvided(goal, graph, i, item))
         out.push(gateFinding("rollback_requires_unestablished", t.id, item, `the rollback of ${t.id} requires "${item}", which nothing provides before ${t.id} runs`));
     });
     t.mutates.forEach((item, k) => {

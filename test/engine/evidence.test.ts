@@ -1,6 +1,9 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkEvidence } from "../../src/critic/evidence.ts";
 import type { EvidenceStatus } from "../../src/formats/findings.ts";
+import { runGates } from "../../src/gates/index.ts";
+import { anyPlanOf } from "../helpers/arbitrary-plans.ts";
 import { hard, makeGoal, makePlan, mutate, read, verify } from "../helpers/plans.ts";
 import { SOUND } from "./fixtures.ts";
 
@@ -60,7 +63,8 @@ describe("checkEvidence: every claim kind", () => {
     ["unestablished_fact", ["migrate"], ["snapshot_taken"], "contradicted"], // established before
     ["unestablished_fact", ["snapshot"], ["window_booked"], "contradicted"], // a goal fact
     ["unestablished_fact", ["cleanup"], ["db.snapshot"], "uncheckable"], // not recorded as needed
-    ["unestablished_fact", ["migrate"], ["db.snapshot"], "supported"], // a rollback requirement nothing establishes
+    ["unestablished_fact", ["migrate"], ["db.snapshot"], "contradicted"], // a rollback requirement snapshot produces before migrate
+    ["unestablished_fact", ["cleanup"], ["window_booked"], "uncheckable"], // a goal fact, but cleanup does not record needing it
     // rollback_requires_destroyed [t], [r]
     ["rollback_requires_destroyed", ["migrate"], ["db.snapshot"], "supported"],
     ["rollback_requires_destroyed", ["migrate"], ["snapshot_taken"], "contradicted"],
@@ -109,9 +113,12 @@ describe("checkEvidence: every claim kind", () => {
   });
 
   it("says what the rule checked and nothing more: a rollback requirement an earlier task produces but none establishes", () => {
-    // db.snapshot is produced by snapshot before migrate: "nothing provides it" would be false.
+    // db.snapshot is produced by snapshot before migrate: the gate accepts it, so the claim is false.
     const v = checkEvidence(goal, plan, { task_id: "migrate", evidence: { claim: "unestablished_fact", tasks: ["migrate"], facts: ["db.snapshot"] } });
-    expect(v).toEqual({ status: "supported", reason: 'migrate needs "db.snapshot": it is not a goal fact, and no task establishes it before migrate runs' });
+    expect(v).toEqual({
+      status: "contradicted",
+      reason: 'the rollback of migrate requires "db.snapshot", which a task produces before migrate runs, or mutates or destroys: rollback_requires_unestablished accepts it',
+    });
   });
 });
 
@@ -131,6 +138,53 @@ describe("checkEvidence: 'a depends on b' counts a verify task only as an output
 
   it("an output check still depends on its mutation: misordered [check_out, m] is supported", () => {
     expect(status("misordered", ["check_out", "m"], [], null, early)).toBe("supported");
+  });
+});
+
+describe("checkEvidence: unestablished_fact on a rollback requirement is the gate's own predicate (DESIGN.md §5)", () => {
+  const requiring = (item: string, before: Parameters<typeof makePlan>[0] = [], after: Parameters<typeof makePlan>[0] = []) =>
+    makePlan([
+      ...before,
+      mutate("m", { mutates: ["db"], produces: ["db.report"], rollback: { trigger: "v", action: "restore", requires: [item], restores: ["db"] } }),
+      verify("v", "m", "mutation_output", ["db.report"]),
+      ...after,
+    ]);
+  const gateReports = (p: Parameters<typeof checkEvidence>[1], item: string) =>
+    runGates(goal, p).some((f) => f.key === `rollback_credibility:rollback_requires_unestablished:m:${item}`);
+
+  it.each([
+    ["a goal fact", "window_booked", "contradicted", requiring("window_booked")],
+    ["established before m", "snap", "contradicted", requiring("snap", [read("s", { establishes: ["snap"] })])],
+    ["produced before m", "db.snapshot", "contradicted", requiring("db.snapshot", [read("s", { produces: ["db.snapshot"] })])],
+    ["mutated by a later task", "replica", "contradicted", requiring("replica", [], [mutate("resync", { mutates: ["replica"] })])],
+    ["destroyed by a later task", "old-db", "contradicted", requiring("old-db", [], [mutate("drop", { destroys: ["old-db"] })])],
+    // The twins that must not change: a requirement nothing provides is still supported.
+    ["produced only after m", "replica", "supported", requiring("replica", [], [read("copy", { produces: ["replica"] })])],
+    ["provided by nothing", "replica", "supported", requiring("replica")],
+  ] as const)("a requirement %s (%s): %s, as the gate says", (_, item, expected, p) => {
+    expect(status("unestablished_fact", ["m"], [item], "m", p)).toBe(expected);
+    expect(gateReports(p, item)).toBe(expected === "supported");
+  });
+
+  it("agrees with rollback_requires_unestablished on every rollback requirement of random plans (a law)", () => {
+    const seen = new Set<string>();
+    fc.assert(
+      fc.property(anyPlanOf({ names: ["a", "b", "c", "window_booked"] }), (p) => {
+        const keys = new Set(runGates(goal, p).map((f) => f.key));
+        for (const t of p.tasks) {
+          if (t.kind !== "mutate" || !t.rollback) continue;
+          for (const item of t.rollback.requires) {
+            if (t.preconditions.some((c) => c.fact === item)) continue; // a precondition is judged as one
+            const reported = keys.has(`rollback_credibility:rollback_requires_unestablished:${t.id}:${item}`);
+            const got = status("unestablished_fact", [t.id], [item], t.id, p);
+            expect(got).toBe(reported ? "supported" : "contradicted");
+            seen.add(got);
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
+    expect([...seen].sort()).toEqual(["contradicted", "supported"]);
   });
 });
 

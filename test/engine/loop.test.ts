@@ -291,11 +291,12 @@ describe("runEngine: carry-forward", () => {
   });
 
   it("a finding about the same claim on the same task but other facts is another blocker: it clears nothing", async () => {
-    // add_index's rollback needs `orders`, which no earlier task establishes (supported); `lock_token` is nothing it needs (uncheckable).
+    // add_index's rollback needs `orders.backup`, which nothing provides (supported, and a gate blocker too, so the
+    // critic runs every round); `lock_token` is nothing it needs (uncheckable).
     const indexed = (extra: Parameters<typeof notify>[] = []) =>
       makePlan(
         [
-          mutate("add_index", { mutates: ["orders"], produces: ["orders.index_report"], rollback: { trigger: "verify_index", action: "Drop the index", requires: ["orders"], restores: ["orders"] } }),
+          mutate("add_index", { mutates: ["orders"], produces: ["orders.index_report"], rollback: { trigger: "verify_index", action: "Drop the index", requires: ["orders.backup"], restores: ["orders"] } }),
           verify("verify_index", "add_index", "mutation_output", ["orders.index_report"]),
           ...extra.map((args) => notify(...args)),
         ],
@@ -304,14 +305,19 @@ describe("runEngine: carry-forward", () => {
     const claim = (fact: string) => criticAnswer({ family: "unverified_dependencies", task_id: "add_index", evidence: { claim: "unestablished_fact", tasks: ["add_index"], facts: [fact] } });
     const P0 = indexed();
     const P1 = indexed([["announce"]]);
-    const { outcome } = await run({ planner: [planAnswer(P0), planAnswer(P1), planAnswer(P1), planAnswer(P1)], critic: [claim("orders"), claim("lock_token"), CLEAN_AUDIT, CLEAN_AUDIT] });
-    const orders = "critic:unverified_dependencies:add_index:unestablished_fact:add_index:orders";
+    const { outcome } = await run(
+      { planner: [planAnswer(P0), planAnswer(P1), planAnswer(P1), planAnswer(P1)], critic: [claim("orders.backup"), claim("lock_token"), CLEAN_AUDIT, CLEAN_AUDIT] },
+      {},
+      { mode: "every-round" },
+    );
+    const gate = "rollback_credibility:rollback_requires_unestablished:add_index:orders.backup";
+    const orders = "critic:unverified_dependencies:add_index:unestablished_fact:add_index:orders.backup";
     const lockToken = "critic:unverified_dependencies:add_index:unestablished_fact:add_index:lock_token";
     expect(outcome.rounds[0]!.critic!.findings[0]).toMatchObject({ key: orders, evidence_status: "supported" });
     expect(outcome.rounds[1]!.critic!.findings[0]).toMatchObject({ key: lockToken, evidence_status: "uncheckable" });
-    expect(outcome.rounds[1]!.blocker_keys).toEqual([lockToken, orders]);
+    expect(outcome.rounds[1]!.blocker_keys).toEqual([gate, lockToken, orders]);
     // A silent critic on the same plan clears the uncheckable blocker, never the supported one.
-    expect(outcome.rounds[2]!.blocker_keys).toEqual([orders]);
+    expect(outcome.rounds[2]!.blocker_keys).toEqual([gate, orders]);
     expect(outcome.status).toBe("escalated");
     expect(decisions(outcome)).toEqual([["revise", null], ["revise", null], ["revise", null], ["escalate", "converged_stalled"]]);
   });

@@ -170,9 +170,12 @@ function naiveEvidence(plan: Plan, taskId: string | null, e: Evidence): string {
     case "missing_verification":
       return yes(t.kind === "mutate" && !T.some((v) => v.kind === "verify" && v.verifies!.task === t.id && v.verifies!.subject === "mutation_output"));
     case "unestablished_fact": {
-      const closed = goal.constraints.facts.includes(f) || establishedBefore(f, x);
-      const needed = t.preconditions.some((p) => p.fact === f) || (t.rollback?.requires ?? []).includes(f);
-      return closed ? "contradicted" : needed ? "supported" : "uncheckable";
+      const precondition = t.preconditions.some((p) => p.fact === f);
+      const requirement = (t.rollback?.requires ?? []).includes(f);
+      if (!precondition && !requirement) return "uncheckable";
+      const openPrecondition = precondition && !goal.constraints.facts.includes(f) && !establishedBefore(f, x);
+      const openRequirement = requirement && naiveGateKeys(plan).includes(`rollback_credibility:rollback_requires_unestablished:${t.id}:${f}`);
+      return yes(openPrecondition || openRequirement);
     }
     case "rollback_requires_destroyed": {
       const k = t.rollback ? at(t.rollback.trigger) : -1;
