@@ -62,6 +62,7 @@ const METRICS: Record<string, Entry> = {
   critic_ac1: higher("Gwet's AC1 of the critic's verdicts over trials, robust when one verdict dominates."),
   blockers_per_goal: neutral("Distinct blocker keys per goal, by origin."),
   escalations_per_100_goals: neutral("Escalations per 100 corpus goals, overall and by reason."),
+  carry_forward_lapses_per_100_goals: neutral("Critic blockers in force that lapsed because the revised plan no longer has a task they cite (renamed or removed), per 100 corpus goals: a planner that escapes blockers by renaming tasks shows here."),
   llm_calls_per_goal: lower("LLM calls per corpus goal, every transport attempt counted."),
   revisions_median: lower("Median number of rounds a corpus goal took."),
   cost_usd: lower("Cost in USD; n/a when any call's price is unknown (never read as 0)."),

@@ -102,6 +102,12 @@ export const RoundRecordSchema = z.strictObject({
   critic: CriticAuditSchema.nullable(),
   /** Critic blockers carried forward from earlier rounds (re-checked on this plan). */
   carried_forward: z.array(NormalizedFindingSchema),
+  /**
+   * Critic blockers in force after the previous round that lapsed on this plan because a task they
+   * cite is gone (renamed or removed), each with that old task id (DESIGN.md §6). Absent from
+   * records written before it was recorded, and from imported ones.
+   */
+  carry_forward_lapsed: z.array(z.strictObject({ key: z.string(), task_id: z.string() })).optional(),
   /** Keys of every blocker that blocks in this round, gate and critic. */
   blocker_keys: z.array(z.string()),
   decision: z.enum(ROUND_DECISIONS),

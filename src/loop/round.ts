@@ -49,7 +49,7 @@ export interface ClosedRound {
 export function closeRound(input: RoundInput): ClosedRound {
   const { goal, gated, audit } = input;
   const tolerance = goal.risk_tolerance;
-  const carried = carryForward(goal, gated.plan, input.inForce, audit, tolerance, input.dropped);
+  const { carried, lapsed } = carryForward(goal, gated.plan, input.inForce, audit, tolerance, input.dropped);
   const judgement = judgeRound({ tolerance, gateFindings: gated.findings, audit, carried });
   const trace: RoundTrace = {
     structuralHash: structuralHash(gated.plan),
@@ -75,6 +75,7 @@ export function closeRound(input: RoundInput): ClosedRound {
     repairs: gated.notes,
     critic: audit,
     carried_forward: carried,
+    carry_forward_lapsed: lapsed,
     blocker_keys: judgement.blockerKeys,
     decision: judgement.verdict === "pass" ? "approve" : reasons.length > 0 ? "escalate" : "revise",
     reason: reasons[0] ?? null,

@@ -34,7 +34,9 @@ function perGoalMean(items: readonly ItemTrials[], value: (t: TrialRecord) => nu
  * Engine operations per corpus goal (DESIGN.md §10 operational keys). Latency quantiles pool
  * trials of one status; per-goal means reduce each goal over its trials first. Blockers are
  * distinct keys over all rounds of a decided trial (approved or escalated); escalations are per
- * 100 decided trials by every recorded reason; LLM calls count transport attempts of every trial.
+ * 100 decided trials by every recorded reason; carry-forward lapses (critic blockers escaped
+ * because their task is gone, DESIGN.md §6) are per 100 decided trials that record them; LLM
+ * calls count transport attempts of every trial.
  */
 export function engineOperational(goals: readonly ItemTrials[], ctx: EstimateContext): MetricMap {
   const metrics: MetricMap = {};
@@ -55,6 +57,11 @@ export function engineOperational(goals: readonly ItemTrials[], ctx: EstimateCon
   for (const reason of ESCALATION_REASONS) {
     metrics[`escalations_per_100_goals.${reason}`] = perGoalMean(decided, (t) => (t.escalation_reasons.includes(reason) ? 1 : 0), ctx, 100);
   }
+  // Rounds written before lapses were recorded say nothing about them: such a trial is unknown, not 0.
+  const lapsesRecorded = decided
+    .map((g) => ({ ...g, trials: g.trials.filter((t) => t.rounds.every((r) => r.carry_forward_lapsed !== undefined)) }))
+    .filter((g) => g.trials.length > 0);
+  metrics.carry_forward_lapses_per_100_goals = perGoalMean(lapsesRecorded, (t) => t.rounds.reduce((n, r) => n + (r.carry_forward_lapsed?.length ?? 0), 0), ctx, 100);
   metrics.llm_calls_per_goal = perGoalMean(goals, (t) => transportAttempts(t), ctx);
   for (const role of ROLES) metrics[`llm_calls_per_goal.${role}`] = perGoalMean(goals, (t) => transportAttempts(t, role), ctx);
   const revisions = goals.flatMap((g) => g.trials.filter((t) => t.rounds.length > 0).map((t) => t.rounds.length - 1));

@@ -338,6 +338,22 @@ describe("runEngine: carry-forward", () => {
     expect(outcome).toMatchObject({ status: "escalated", escalation_reason: "plan_oscillation_detected" });
   });
 
+  it("a carried blocker whose task was renamed lapses as before, and the round records it with the old task id", async () => {
+    const renamed = { ...WITH_CACHE, tasks: WITH_CACHE.tasks.map((t) => (t.id === "tune_cache" ? { ...t, id: "tune_cache_v2" } : t)) };
+    const { outcome } = await run({ planner: [planAnswer(WITH_CACHE), planAnswer(renamed)], critic: [criticAnswer(NO_ROLLBACK_ON_CACHE), CLEAN_AUDIT] });
+    const key = "critic:weak_rollback:tune_cache:missing_rollback:tune_cache:";
+    expect(outcome.rounds[0]!.carry_forward_lapsed).toEqual([]);
+    expect(outcome.rounds[1]!.carried_forward).toEqual([]);
+    expect(outcome.rounds[1]!.carry_forward_lapsed).toEqual([{ key, task_id: "tune_cache" }]);
+    expect(decisions(outcome)).toEqual([["revise", null], ["approve", null]]);
+  });
+
+  it("a carried blocker whose task is still there does not lapse: nothing is recorded", async () => {
+    const { outcome } = await run({ planner: [planAnswer(WITH_CACHE), planAnswer(WITH_CACHE_LOW_LOGS)], critic: [criticAnswer(NO_ROLLBACK_ON_CACHE), CLEAN_AUDIT] }, {}, { maxRounds: 2 });
+    expect(outcome.rounds[1]!.carried_forward.map((f) => f.key)).toEqual(["critic:weak_rollback:tune_cache:missing_rollback:tune_cache:"]);
+    expect(outcome.rounds[1]!.carry_forward_lapsed).toEqual([]);
+  });
+
   it("a repeated blocker is not double-counted as carried", async () => {
     const { outcome } = await run({
       planner: [planAnswer(WITH_CACHE), planAnswer(WITH_CACHE_LOW_LOGS)],

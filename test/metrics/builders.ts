@@ -108,6 +108,8 @@ export interface RoundSpec {
   /** Critic findings of the round's audit; `null` for an unavailable critic, undefined for no audit. */
   critic?: NormalizedFinding[] | null;
   blockerKeys?: string[];
+  /** Carried blockers that lapsed in the round; undefined writes a round as older files have it (no field). */
+  lapsed?: { key: string; task_id: string }[];
 }
 
 export function round(index: number, spec: RoundSpec = {}): RoundRecord {
@@ -125,6 +127,7 @@ export function round(index: number, spec: RoundSpec = {}): RoundRecord {
     repairs: [],
     critic,
     carried_forward: [],
+    ...(spec.lapsed === undefined ? {} : { carry_forward_lapsed: spec.lapsed }),
     blocker_keys: spec.blockerKeys ?? [],
     decision: "approve",
     reason: null,

@@ -58,6 +58,29 @@ describe("operational metrics", () => {
   });
 });
 
+describe("carry-forward lapses per 100 goals", () => {
+  const lapse = (task_id: string) => ({ key: `critic:weak_rollback:${task_id}:missing_rollback:${task_id}:`, task_id });
+  const op = run([
+    engineTrial("g1", 0, "escalated", { rounds: [{ lapsed: [] }, { lapsed: [lapse("a"), lapse("b")] }] }),
+    engineTrial("g1", 1, "approved", { rounds: [{ lapsed: [] }] }),
+    engineTrial("g2", 0, "approved", { rounds: [{ lapsed: [] }, { lapsed: [lapse("c")] }] }),
+    engineTrial("g2", 1, "approved", { rounds: [{ lapsed: [] }] }),
+    // An errored trial was cut short, and a trial written before lapses were recorded says nothing: both left out.
+    engineTrial("g2", 2, "error", { rounds: [{ lapsed: [lapse("d")] }] }),
+    engineTrial("g3", 0, "approved", { rounds: [{}] }),
+  ]).operational;
+
+  it("count the lapses of every round per decided trial that records them, per goal, then over goals", () => {
+    // g1: (2 + 0) / 2 → 100; g2: (1 + 0) / 2 → 50.
+    expect(op.carry_forward_lapses_per_100_goals).toMatchObject({ value: 75, n_items: 2, n_trials: 4 });
+  });
+
+  it("are unknown when no trial records them, never a measured 0", () => {
+    const old = run([engineTrial("g", 0, "approved", { rounds: [{}, {}] })]).operational;
+    expect(old.carry_forward_lapses_per_100_goals).toMatchObject({ value: null, n_trials: 0 });
+  });
+});
+
 describe("tokens when no call reported usage", () => {
   it("are unknown (null), never a measured 0", () => {
     const trials = [engineTrial("g", 0, "approved", { calls: [call({ role: "planner", usage: null }), call({ role: "critic", usage: null })] })];

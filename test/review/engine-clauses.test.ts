@@ -64,19 +64,19 @@ describe("§6 carry-forward, at the level of one round", () => {
 
   it("a supported blocker stays through an audit that does not repeat it; its re-check decides, not the critic", () => {
     expect([supported.evidence_status, uncheckable.evidence_status]).toEqual(["supported", "uncheckable"]);
-    expect(carryForward(goal, plan, [supported], cleanAudit, "strict").map((f) => f.key)).toEqual([supported.key]);
-    expect(carryForward(goal, plan, [supported], cleanAudit, "balanced").map((f) => f.key)).toEqual([supported.key]);
+    expect(carryForward(goal, plan, [supported], cleanAudit, "strict").carried.map((f) => f.key)).toEqual([supported.key]);
+    expect(carryForward(goal, plan, [supported], cleanAudit, "balanced").carried.map((f) => f.key)).toEqual([supported.key]);
     const fixed = makePlan([snapshot(), change(), check(), mutate("cache", { mutates: ["cache"], rollback: { trigger: "v", action: "x", requires: [], restores: ["cache"] } })]);
-    expect(carryForward(goal, fixed, [supported], null, "strict")).toEqual([]);
+    expect(carryForward(goal, fixed, [supported], null, "strict").carried).toEqual([]);
   });
 
   it("an uncheckable blocker is cleared by an audit that does not repeat it, and by nothing else", () => {
-    expect(carryForward(goal, plan, [uncheckable], cleanAudit, "strict")).toEqual([]);
-    expect(carryForward(goal, plan, [uncheckable], null, "strict").map((f) => f.key)).toEqual([uncheckable.key]);
+    expect(carryForward(goal, plan, [uncheckable], cleanAudit, "strict").carried).toEqual([]);
+    expect(carryForward(goal, plan, [uncheckable], null, "strict").carried.map((f) => f.key)).toEqual([uncheckable.key]);
     // an unavailable critic is no audit: it cannot clear anything
-    expect(carryForward(goal, plan, [uncheckable], unavailableAudit("invalid_output", "oops"), "strict").map((f) => f.key)).toEqual([uncheckable.key]);
+    expect(carryForward(goal, plan, [uncheckable], unavailableAudit("invalid_output", "oops"), "strict").carried.map((f) => f.key)).toEqual([uncheckable.key]);
     // under balanced an uncheckable blocker never blocks, so it is never carried
-    expect(carryForward(goal, plan, [uncheckable], null, "balanced")).toEqual([]);
+    expect(carryForward(goal, plan, [uncheckable], null, "balanced").carried).toEqual([]);
   });
 });
 

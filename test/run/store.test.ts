@@ -114,6 +114,20 @@ describe("trials.jsonl", () => {
     expect(() => readTrials(d)).toThrow(new RegExp(`:${lines.indexOf('{"hello": 1}') + 1}: schema_version: not a trial record`));
   });
 
+  it("reads a round written before carry-forward lapses were recorded, and keeps them where they are", () => {
+    const d = dir();
+    const log = new TrialLog(d);
+    const lapsed = [{ key: "critic:weak_rollback:old_task:missing_rollback:old_task:", task_id: "old_task" }];
+    const older = engineTrial("a", 0, "approved", { rounds: [{}] });
+    const newer = engineTrial("b", 0, "approved", { rounds: [{ lapsed: [] }, { lapsed }] });
+    log.append(older);
+    log.append(newer);
+    log.close();
+    const [a, b] = readTrials(d);
+    expect(a!.rounds[0]).not.toHaveProperty("carry_forward_lapsed");
+    expect(b!.rounds.map((r) => r.carry_forward_lapsed)).toEqual([[], lapsed]);
+  });
+
   it("projects each record as it is read", () => {
     const d = dir();
     const log = new TrialLog(d);
