@@ -6,16 +6,21 @@ import type { Goal } from "../formats/goal.ts";
 import type { Plan } from "../formats/plan.ts";
 import type { CallRecord, CriticAudit } from "../formats/records.ts";
 import type { LlmRequest, ModelClient, SendGuard } from "../providers/types.ts";
-import { EVERY_FINDING_MALFORMED, isUsableFindings, normalizeCriticFindings, readCriticResponse, unavailableAudit } from "./normalize.ts";
+import { malformedCount, normalizeCriticFindings, readCriticResponse, unavailableAudit, unusableFindings } from "./normalize.ts";
 import { CRITIC_PROMPT, renderTemplate } from "./prompts/index.ts";
 
 /**
- * What the client validates before it accepts an answer: the envelope, and that a non-empty
- * findings array holds at least one well-formed finding (an answer of nothing but malformed items
- * is invalid output, fed back like any other). Items are judged one by one during normalization,
- * so one bad item beside good ones never costs the whole audit (or a retry).
+ * What the client validates before it accepts an answer: the envelope, and that the findings
+ * array is one an audit may rest on (an answer of nothing but malformed items, or with a malformed
+ * blocker, is invalid output, fed back like any other). Other items are judged one by one during
+ * normalization, so a bad warning beside good findings never costs the whole audit (or a retry).
  */
-const CriticEnvelopeSchema = z.looseObject({ findings: z.array(z.unknown()).refine(isUsableFindings, EVERY_FINDING_MALFORMED) });
+const CriticEnvelopeSchema = z.looseObject({
+  findings: z.array(z.unknown()).superRefine((findings, ctx) => {
+    const why = unusableFindings(findings);
+    if (why !== null) ctx.addIssue({ code: "custom", message: why });
+  }),
+});
 
 export interface CriticCall {
   client: ModelClient;
@@ -62,7 +67,7 @@ export async function runCritic(
   const result = await call.client.structured(criticRequest(goal, plan, gateFindings, call), CriticEnvelopeSchema, call.guard);
   if (!result.ok) {
     // The last answer's dropped items are counted as `critique` counts them.
-    const dropped = result.outcome === "invalid_output" ? readCriticResponse(goal, plan, result.rawText).items.filter((i) => i.finding === null).length : 0;
+    const dropped = result.outcome === "invalid_output" ? malformedCount(readCriticResponse(goal, plan, result.rawText)) : 0;
     const providerError = result.outcome === "provider_error" ? result.error : null;
     return { audit: unavailableAudit(result.outcome, result.rawText, dropped), calls: result.calls, providerError };
   }

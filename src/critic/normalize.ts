@@ -79,12 +79,26 @@ function malformedReason(item: unknown): string | null {
   return null;
 }
 
-/** A findings array a clean audit may rest on: empty, or holding at least one well-formed finding. */
-export function isUsableFindings(findings: readonly unknown[]): boolean {
-  return findings.length === 0 || findings.some((f) => malformedReason(f) === null);
-}
+/**
+ * A dropped item that meant to block: an object whose raw severity reads blocker once lower-cased
+ * and trimmed (as rule 1 reads it). Code cannot tell on what it meant to block, so the answer fails
+ * closed (DESIGN.md §5) instead of losing the blocker.
+ */
+const isMalformedBlocker = (item: unknown): boolean => malformedReason(item) !== null && isRecord(item) && fold(item.severity) === "blocker";
 
-export const EVERY_FINDING_MALFORMED = "every finding is malformed (each needs to be an object with a non-empty message)";
+const EVERY_FINDING_MALFORMED = "every finding is malformed (each needs to be an object with a non-empty message)";
+const MALFORMED_BLOCKER = "a blocker is malformed, so what it blocks is unknown (each finding needs to be an object with a non-empty message)";
+
+/**
+ * Why a findings array is no audit (DESIGN.md §5): a malformed blocker among its items, or items
+ * of which every one is malformed. null when an audit may rest on it: empty, or with at least one
+ * well-formed finding and no malformed blocker.
+ */
+export function unusableFindings(findings: readonly unknown[]): string | null {
+  if (findings.some(isMalformedBlocker)) return MALFORMED_BLOCKER;
+  if (findings.length > 0 && findings.every((f) => malformedReason(f) !== null)) return EVERY_FINDING_MALFORMED;
+  return null;
+}
 
 /**
  * Normalize one finding: the five rules of DESIGN.md §5, in order, on the current values, each
@@ -149,7 +163,7 @@ const unusable = (detail: string, items: CriticItem[] = []): CriticReading => ({
 
 /**
  * Read a findings array item by item: a bad item is dropped and counted alone, unless every one
- * is bad, which makes the whole response unusable.
+ * is bad or a bad one is a blocker, which makes the whole response unusable.
  */
 export function readFindings(goal: Goal, plan: Plan, findings: readonly unknown[]): CriticReading {
   const items = findings.map((raw, index): CriticItem => {
@@ -157,7 +171,8 @@ export function readFindings(goal: Goal, plan: Plan, findings: readonly unknown[
     return typeof result === "string" ? { index, finding: null, malformed: result, raw } : { index, finding: result };
   });
   // One rule for a clean audit or an unusable answer: the envelope check's (src/critic/critic.ts).
-  return isUsableFindings(findings) ? { outcome: "ok", items } : unusable(EVERY_FINDING_MALFORMED, items);
+  const unusableBecause = unusableFindings(findings);
+  return unusableBecause === null ? { outcome: "ok", items } : unusable(unusableBecause, items);
 }
 
 /**
@@ -181,11 +196,14 @@ export function unavailableAudit(reason: UnavailableReason, rawText: string | nu
   return { outcome: "critic_unavailable", reason, raw_text: rawText, findings: [], malformed_findings: malformedFindings };
 }
 
+/** The items of a reading dropped as malformed (a well-formed item of an unusable answer is not one). */
+export const malformedCount = (reading: CriticReading): number => reading.items.filter((i) => i.finding === null).length;
+
 /** A reading summed up as an audit that keeps the raw text. */
 function auditOf(reading: CriticReading, rawText: string | null): CriticAudit {
-  if (reading.outcome === "critic_unavailable") return unavailableAudit(reading.reason, rawText, reading.items.length);
+  if (reading.outcome === "critic_unavailable") return unavailableAudit(reading.reason, rawText, malformedCount(reading));
   const findings = reading.items.flatMap((i) => (i.finding ? [i.finding] : []));
-  return { outcome: "ok", reason: null, raw_text: rawText, findings, malformed_findings: reading.items.length - findings.length };
+  return { outcome: "ok", reason: null, raw_text: rawText, findings, malformed_findings: malformedCount(reading) };
 }
 
 /** Normalize a critic's raw answer into an audit (DESIGN.md §5). Pure; keeps the raw text. */

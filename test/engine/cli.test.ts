@@ -44,19 +44,22 @@ describe("fieldtest critique (the report, in process)", () => {
     expect(JSON.parse(unavailable.output)).toEqual({ outcome: "critic_unavailable", reason: "invalid_output", verdict: "blocked", findings: [] });
   });
 
-  it("a response whose every finding is malformed is critic_unavailable (invalid_output), exit 1, each item listed", () => {
-    const r = report("response-malformed-only.json");
-    expect(r.exitCode).toBe(1);
-    expect(JSON.parse(r.output)).toMatchObject({
-      outcome: "critic_unavailable",
-      reason: "invalid_output",
-      verdict: "blocked",
-      findings: [
+  it.each([
+    [
+      "every finding is malformed",
+      "response-malformed-only.json",
+      [
         { index: 0, dropped: true, reason: "malformed_finding", raw: { nope: 1 } },
         { index: 1, dropped: true, reason: "malformed_finding", raw: "looks fine" },
       ],
-    });
-    expect(report("response-malformed-only.json", false).output).toMatch(/^blocked: critic_unavailable \(invalid_output: every finding is malformed/);
+    ],
+    // Even beside a well-formed finding: the critic meant to block and code cannot tell on what.
+    ["a blocker is malformed", "response-malformed-blocker.json", [{ index: 0, family: "risk", severity: "warning" }, { index: 1, dropped: true, reason: "malformed_finding" }]],
+  ])("a response where %s is critic_unavailable (invalid_output), exit 1, each item listed", (why, file, findings) => {
+    const r = report(file);
+    expect(r.exitCode).toBe(1);
+    expect(JSON.parse(r.output)).toMatchObject({ outcome: "critic_unavailable", reason: "invalid_output", verdict: "blocked", findings });
+    expect(report(file, false).output.startsWith(`blocked: critic_unavailable (invalid_output: ${why}`)).toBe(true);
   });
 
   it("the human report names raw and normalized labels, the rules applied and the evidence", () => {

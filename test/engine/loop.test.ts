@@ -248,6 +248,12 @@ describe("runEngine: model failures are outcomes, never exceptions", () => {
     expect(outcome.rounds[0]!.critic).toMatchObject({ outcome: "ok", malformed_findings: 1 });
   });
 
+  it("a malformed blocker beside a well-formed finding is no audit: critic_unavailable, never an approval", async () => {
+    const { outcome } = await run({ planner: [planAnswer(SOUND)], critic: [answer({ findings: [{ family: "weak_rollback", severity: "BLOCKER", message: "" }, criticFinding({ severity: "info" })] })] });
+    expect(outcome).toMatchObject({ status: "escalated", escalation_reasons: ["critic_unavailable"] });
+    expect(outcome.rounds[0]!.critic).toMatchObject({ outcome: "critic_unavailable", reason: "invalid_output", malformed_findings: 1 });
+  });
+
   it("findings that are all malformed are no audit: critic_unavailable, never an approval", async () => {
     const { outcome } = await run({ planner: [planAnswer(SOUND)], critic: [answer({ findings: [{ family: "risk" }] })] });
     expect(outcome).toMatchObject({ status: "escalated", escalation_reasons: ["critic_unavailable"] });

@@ -70,7 +70,7 @@ describe("normalizeCriticResponse: the whole response", () => {
     const audit = normalizeCriticResponse(
       g,
       plan,
-      respond(criticFinding({ message: "kept" }), "a string", null, criticFinding({ message: "" }), { family: "risk" }, criticFinding({ message: "   " })),
+      respond(criticFinding({ message: "kept" }), "a string", null, criticFinding({ severity: "warning", message: "" }), { family: "risk" }, criticFinding({ message: "   " })),
     );
     expect(audit.outcome).toBe("ok");
     // A message of blanks is not empty (DESIGN.md §5): that finding stands.
@@ -86,6 +86,24 @@ describe("normalizeCriticResponse: the whole response", () => {
     expect(audit.findings.map((f) => [f.message, f.severity])).toEqual([["  ", criticFinding().severity], ["fyi", "info"]]);
   });
 
+  it("a malformed finding whose raw severity reads blocker makes the whole response critic_unavailable (invalid_output), even beside a well-formed one", () => {
+    const good = criticFinding({ severity: "info", message: "fyi" });
+    const blockers = [{ severity: "blocker" }, { severity: " BLOCKER\n", message: "" }, { severity: "Blocker", message: null }, { severity: "blocker", message: 3 }, criticFinding({ message: "" })];
+    for (const malformed of blockers) {
+      const text = respond(good, malformed);
+      expect(normalizeCriticResponse(g, plan, text), JSON.stringify(malformed)).toEqual({ outcome: "critic_unavailable", reason: "invalid_output", raw_text: text, findings: [], malformed_findings: 1 });
+      expect(readCriticResponse(g, plan, text)).toMatchObject({ detail: expect.stringMatching(/^a blocker is malformed/), items: [{ finding: { message: "fyi" } }, { finding: null }] });
+    }
+  });
+
+  it("a malformed finding of another severity still just drops: the audit stands", () => {
+    const good = criticFinding({ severity: "info", message: "fyi" });
+    for (const malformed of [{ severity: "warning" }, { severity: "info", message: "" }, { severity: "blocking" }, { severity: ["blocker"] }, { family: "weak_rollback" }]) {
+      const audit = normalizeCriticResponse(g, plan, respond(good, malformed));
+      expect(audit, JSON.stringify(malformed)).toMatchObject({ outcome: "ok", malformed_findings: 1, findings: [{ message: "fyi" }] });
+    }
+  });
+
   it("findings of which every one is malformed are critic_unavailable (invalid_output), never a clean audit", () => {
     for (const findings of [[{ nope: 1 }], ["fine", 3, null], [criticFinding({ message: "" }), { family: "risk" }]]) {
       const text = JSON.stringify({ findings });
@@ -95,14 +113,16 @@ describe("normalizeCriticResponse: the whole response", () => {
     expect(reading).toMatchObject({ outcome: "critic_unavailable", reason: "invalid_output", items: [{ index: 0, finding: null, malformed: "no non-empty message" }] });
   });
 
-  it("an audit is clean only with no finding at all or at least one well-formed finding (a law)", () => {
-    const entry = fc.oneof(fc.constant(criticFinding()), fc.constant({ nope: 1 }), fc.string(), fc.constant(criticFinding({ message: " " })));
+  it("an audit stands only on no finding at all, or on at least one well-formed finding and no malformed blocker (a law)", () => {
+    const malformedBlocker = criticFinding({ severity: " Blocker", message: "" });
+    const entry = fc.oneof(fc.constant(criticFinding()), fc.constant({ nope: 1 }), fc.string(), fc.constant(criticFinding({ message: " " })), fc.constant(criticFinding({ severity: "warning", message: "" })), fc.constant(malformedBlocker));
     fc.assert(
       fc.property(fc.array(entry, { maxLength: 5 }), (findings) => {
         const audit = normalizeCriticResponse(g, plan, JSON.stringify({ findings }));
         const wellFormed = findings.filter((f) => typeof f === "object" && "message" in f && f.message !== "").length;
-        expect(audit.outcome).toBe(findings.length === 0 || wellFormed > 0 ? "ok" : "critic_unavailable");
-        expect(audit.findings).toHaveLength(audit.outcome === "ok" ? wellFormed : 0);
+        const stands = (findings.length === 0 || wellFormed > 0) && !findings.includes(malformedBlocker);
+        expect(audit.outcome).toBe(stands ? "ok" : "critic_unavailable");
+        expect(audit.findings).toHaveLength(stands ? wellFormed : 0);
         expect(audit.malformed_findings).toBe(findings.length - wellFormed);
       }),
     );
@@ -120,7 +140,7 @@ describe("normalizeCriticResponse: the whole response", () => {
 
 describe("normalizing an answer the client already parsed", () => {
   it("gives the audit the raw text gives, for any findings array (a law)", () => {
-    const entry = fc.oneof(fc.constant(criticFinding()), fc.constant(criticFinding({ evidence: CONTRADICTED })), fc.constant({ nope: 1 }), fc.string(), fc.constant(null), fc.constant(criticFinding({ message: " " })));
+    const entry = fc.oneof(fc.constant(criticFinding()), fc.constant(criticFinding({ evidence: CONTRADICTED })), fc.constant({ nope: 1 }), fc.string(), fc.constant(null), fc.constant(criticFinding({ message: " " })), fc.constant(criticFinding({ message: "" })));
     fc.assert(
       fc.property(fc.array(entry, { maxLength: 5 }), (findings) => {
         const text = JSON.stringify({ findings });

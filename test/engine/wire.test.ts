@@ -36,7 +36,7 @@ async function criticOnly(critic: RoleScript) {
   return { outcome: await runCriticTrial(fixture, { client: e.client, itemId: "fx", trial: 0 }), ...e };
 }
 
-describe("a critic answer without a well-formed finding is never a clean audit", () => {
+describe("a critic answer without a well-formed finding, or with a malformed blocker, is never a clean audit", () => {
   it("every finding malformed: fed back like any invalid output, then critic_unavailable (invalid_output), raw text kept", async () => {
     const { outcome, received } = await engine({ planner: [says(PLAN)], critic: [says(WRONG_SHAPE)] });
     expect(received("critic")).toHaveLength(3);
@@ -48,6 +48,23 @@ describe("a critic answer without a well-formed finding is never a clean audit",
   it("a critic-only trial on the same answer: critic_verdict unavailable, not pass", async () => {
     const { outcome } = await criticOnly([says('{"findings": ["looks fine", 3]}')]);
     expect(outcome).toMatchObject({ critic_verdict: "unavailable", status: "escalated", escalation_reasons: ["critic_unavailable"] });
+  });
+
+  it("a malformed blocker beside a well-formed finding fails closed: fed back like any invalid output, then critic_unavailable (invalid_output)", async () => {
+    const mixed = { findings: [criticFinding({ family: "risk", severity: "warning" }), { family: "weak_rollback", severity: " Blocker", message: "" }] };
+    const { outcome, received } = await engine({ planner: [says(PLAN)], critic: [says(mixed)] });
+    expect(received("critic")).toHaveLength(3);
+    expect(outcome.rounds[0]!.critic).toMatchObject({ outcome: "critic_unavailable", reason: "invalid_output", findings: [], malformed_findings: 1 });
+    expect(outcome.calls.find((c) => c.role === "critic")!.validation_error).toContain("a blocker is malformed");
+    expect(outcome).toMatchObject({ status: "escalated", escalation_reasons: ["critic_unavailable"], error: null });
+  });
+
+  it("a malformed warning beside a well-formed finding still just drops, without a retry", async () => {
+    const mixed = { findings: [{ family: "weak_rollback", severity: "warning", message: "" }, criticFinding({ family: "risk", severity: "warning" })] };
+    const { outcome, received } = await engine({ planner: [says(PLAN)], critic: [says(mixed)] });
+    expect(received("critic")).toHaveLength(1);
+    expect(outcome.rounds[0]!.critic).toMatchObject({ outcome: "ok", malformed_findings: 1 });
+    expect(outcome.status).toBe("approved");
   });
 
   it("a malformed finding beside a well-formed one costs neither the audit nor a retry", async () => {

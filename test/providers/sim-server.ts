@@ -132,7 +132,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   return { server, served, close: () => server.close() };
 }
 
-/** A non-empty findings array without one object that has a non-empty message: nothing a clean audit may rest on. */
+/** A non-empty findings array without one object that has a non-empty message (blanks are a message, DESIGN.md §5): nothing a clean audit may rest on. */
 export function lacksWellFormedFinding(rawText: string | null): boolean {
   if (rawText === null) return false;
   let parsed: unknown;
@@ -143,5 +143,5 @@ export function lacksWellFormedFinding(rawText: string | null): boolean {
   }
   const findings = (parsed as { findings?: unknown } | null)?.findings;
   if (!Array.isArray(findings) || findings.length === 0) return false;
-  return !findings.some((f) => typeof f === "object" && f !== null && typeof (f as { message?: unknown }).message === "string" && (f as { message: string }).message.trim() !== "");
+  return !findings.some((f) => typeof f === "object" && f !== null && typeof (f as { message?: unknown }).message === "string" && (f as { message: string }).message !== "");
 }
