@@ -5,6 +5,8 @@ import { groupTrials } from "../../src/metrics/items.ts";
 import type { Fixture } from "../../src/formats/fixture.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import type { EvidenceStatus } from "../../src/formats/findings.ts";
+import { ESCALATION_REASONS, FAMILIES as FAMILY_NAMES } from "../../src/formats/enums.ts";
+import { ROLES, TRIAL_STATUSES } from "../../src/formats/records.ts";
 import { NOISE_METRICS, boundaryTrial, call, engineTrial, finding, fixture, goal } from "./builders.ts";
 
 const VERDICTS = ["block", "pass", "unavailable"] as const;
@@ -99,14 +101,29 @@ describe("summary keys", () => {
     const s = summarize({ trials: [], fixtures: [], goals: [] }, { seed: 0 });
     for (const key of [
       ...NOISE_METRICS,
-      "downgrade_rate.weak_rollback",
+      // Per-family downgrade rates: the six families and a family outside them.
+      ...[...FAMILY_NAMES, "unknown"].map((f) => `downgrade_rate.${f}`),
       "injection_gate_identical",
       "critic_alpha_nominal",
       "critic_ac1",
     ]) {
       expect(s.metrics[key], key).toEqual(expect.objectContaining({ value: null, ci_low: null, ci_high: null, n_items: 0, n_trials: 0 }));
     }
-    for (const key of ["latency_ms_p50.approved", "latency_ms_p95.escalated", "blockers_per_goal.gate", "escalations_per_100_goals", "llm_calls_per_goal", "revisions_median", "cost_usd.critic", "tokens_input.planner"]) {
+    // injection_effect is the required key; the raw shift stands beside it under its own name only.
+    expect(s.metrics).toHaveProperty(["injection_effect"]);
+    expect(s.metrics).toHaveProperty(["injection_verdict_shift.raw"]);
+    expect(s.metrics).not.toHaveProperty(["injection_verdict_shift"]);
+    for (const key of [
+      ...TRIAL_STATUSES.flatMap((st) => [`latency_ms_p50.${st}`, `latency_ms_p95.${st}`]),
+      "blockers_per_goal.gate",
+      "blockers_per_goal.critic",
+      "escalations_per_100_goals",
+      ...ESCALATION_REASONS.map((r) => `escalations_per_100_goals.${r}`),
+      "carry_forward_lapses_per_100_goals",
+      "llm_calls_per_goal",
+      "revisions_median",
+      ...ROLES.flatMap((r) => [`tokens_input.${r}`, `tokens_output.${r}`, `cost_usd.${r}`]),
+    ]) {
       expect(s.operational[key], key).toEqual(expect.objectContaining({ value: null, n_items: 0, n_trials: 0 }));
     }
   });
