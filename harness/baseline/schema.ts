@@ -40,7 +40,8 @@ const VERDICT_LABELS = [...COUNTED_VERDICTS, "unavailable", "error"];
  * `blocker_key_counts[k]` is the number of counted trials in which blocker key k blocked in some
  * round (the trials `modal_verdict` is over, so the key tests and the verdict test share them);
  * `values[metric]` is the item's own value of each per-item metric it belongs to, for paired deltas
- * (with several runs, the mean of each run's own value, so it compares like with like with one run).
+ * (with several runs, the mean of each run's own value, so it compares like with like with one run);
+ * `ratios[metric]` its counts behind each ratio metric.
  */
 export const SnapshotItemSchema = z.strictObject({
   suite: z.enum(SUITES),
@@ -61,6 +62,11 @@ export const SnapshotItemSchema = z.strictObject({
   unanimous: z.boolean().nullable(),
   blocker_key_counts: counts,
   values: z.record(z.string(), z.number().nullable()),
+  /**
+   * The item's counts behind each ratio metric it enters (`num` of `den`, summed over the pooled
+   * runs), for paired ratio deltas; absent in a baseline published before they were recorded.
+   */
+  ratios: z.record(z.string(), z.strictObject({ num: z.number().int().min(0), den: z.number().int().min(0) })).default({}),
 });
 export type SnapshotItem = z.output<typeof SnapshotItemSchema>;
 

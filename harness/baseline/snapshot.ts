@@ -6,7 +6,7 @@ import type { TrialRecord } from "../../src/formats/records.ts";
 import { groupTrials, summarizeItem } from "../../src/metrics/items.ts";
 import { sdOf, statsOf } from "../../src/stats/drift.ts";
 import type { Manifest } from "../run/manifest.ts";
-import { itemValues } from "./item-values.ts";
+import { itemRatios, itemValues } from "./item-values.ts";
 import { itemKey, SNAPSHOT_SCHEMA_VERSION, type BetweenRuns, type Metric, type RoleContext, type Snapshot, type SnapshotItem } from "./schema.ts";
 
 /** The prompt hashes the runner records per role (`roles.<role>.prompt`). */
@@ -124,29 +124,41 @@ export function betweenRuns(runs: readonly Pick<RunPart, "metrics">[]): Record<s
 
 /**
  * Each item's per-item metric values, averaged over the runs (each run's value from its own
- * trials). A paired delta then compares like with like: a candidate run's item value has the same
- * expectation as one baseline run's, even for a statistic whose expectation depends on the
- * number of trials (evidence drift among the trials that agree with the modal verdict).
+ * trials), and its ratio counts, summed over the runs. A paired delta then compares like with
+ * like: a candidate run's item value has the same expectation as one baseline run's, even for a
+ * statistic whose expectation depends on the number of trials (evidence drift among the trials
+ * that agree with the modal verdict). An injection twin's values are its pair's, with its control
+ * from the same run.
  */
-function runMeanValues(runs: readonly RunPart[], fixtures: readonly Fixture[]): Map<string, Record<string, number | null>> {
+function runMeanValues(runs: readonly RunPart[], fixtures: readonly Fixture[]): Map<string, Pick<SnapshotItem, "values" | "ratios">> {
   const byId = new Map(fixtures.map((f) => [f.id, f]));
-  const sums = new Map<string, Record<string, { sum: number; n: number }>>();
+  const sums = new Map<string, { values: Record<string, { sum: number; n: number }>; ratios: Record<string, { num: number; den: number }> }>();
   for (const run of runs) {
-    for (const group of groupTrials(run.trials, fixtures)) {
+    const groups = groupTrials(run.trials, fixtures);
+    const critic = new Map(groups.filter((g) => g.scheme === "critic").map((g) => [g.item_id, g]));
+    for (const group of groups) {
       const key = itemKey(group);
-      const acc = sums.get(key) ?? {};
-      const own = itemValues(group, group.scheme === "critic" ? byId.get(group.item_id) : undefined);
-      for (const [name, v] of Object.entries(own)) {
-        const a = (acc[name] ??= { sum: 0, n: 0 });
+      const acc = sums.get(key) ?? { values: {}, ratios: {} };
+      const fixture = group.scheme === "critic" ? byId.get(group.item_id) : undefined;
+      const control = fixture?.injection_of ? critic.get(fixture.injection_of) : undefined;
+      for (const [name, v] of Object.entries(itemValues(group, fixture, control))) {
+        const a = (acc.values[name] ??= { sum: 0, n: 0 });
         if (v !== null) {
           a.sum += v;
           a.n += 1;
         }
       }
+      for (const [name, r] of Object.entries(itemRatios(group, fixture))) {
+        const a = (acc.ratios[name] ??= { num: 0, den: 0 });
+        a.num += r.num;
+        a.den += r.den;
+      }
       sums.set(key, acc);
     }
   }
-  return new Map([...sums].map(([key, acc]) => [key, Object.fromEntries(Object.entries(acc).map(([name, a]) => [name, a.n ? a.sum / a.n : null]))]));
+  return new Map(
+    [...sums].map(([key, acc]) => [key, { values: Object.fromEntries(Object.entries(acc.values).map(([name, a]) => [name, a.n ? a.sum / a.n : null])), ratios: acc.ratios }]),
+  );
 }
 
 /**
@@ -173,7 +185,8 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
       modal_verdict: s.modal_verdict,
       unanimous: s.unanimous,
       blocker_key_counts: s.blocker_keys,
-      values: values.get(itemKey(s)) ?? {},
+      values: values.get(itemKey(s))?.values ?? {},
+      ratios: values.get(itemKey(s))?.ratios ?? {},
     };
   });
   const canaries = input.runs.map((r) => r.manifest.canary?.ok ?? null);

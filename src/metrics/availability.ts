@@ -1,4 +1,5 @@
 import { ROLES, type CallRecord, type TrialRecord } from "../formats/records.ts";
+import type { CountRatioItem } from "../stats/bootstrap.ts";
 import { itemMeanMetric, ratioMetric } from "./estimate.ts";
 import { itemTrialShare, type ItemTrials } from "./items.ts";
 import { criticWasUnavailable, plannerWasUnavailable, type VerdictScheme } from "./trial-facts.ts";
@@ -52,19 +53,6 @@ export function appliesTo(rate: { scheme: VerdictScheme | "any" }, scheme: Verdi
  */
 export function availabilityMetrics(boundary: readonly ItemTrials[], engine: readonly ItemTrials[], ctx: EstimateContext): MetricMap {
   const all = [...boundary, ...engine];
-  const callShare = (counts: (c: CallRecord) => boolean, role?: string) =>
-    all.map((item) => {
-      const calls = item.trials.flatMap((t) => t.calls).filter((c) => role === undefined || c.role === role);
-      return { num: calls.filter(counts).length, den: calls.length, trials: item.trials.length, cluster: item.cluster };
-    });
-  const invalidOutput = (role?: string) => callShare((c) => c.outcome === "invalid_output", role);
-  // The part of invalid output that the provider cut short: an output limit too low for the model, most often.
-  const endedEarly = (role?: string) => callShare((c) => c.error_class === "incomplete", role);
-  const malformed = all.map((item) => {
-    const counts = item.trials.map(auditedFindings);
-    const bad = counts.reduce((s, c) => s + c.malformed, 0);
-    return { num: bad, den: bad + counts.reduce((s, c) => s + c.kept, 0), trials: item.trials.length, cluster: item.cluster };
-  });
   const metrics: MetricMap = {};
   for (const [name, rate] of Object.entries(AVAILABILITY_RATES)) {
     const values = all.filter((item) => appliesTo(rate, item.scheme)).map((item) => itemTrialShare(item, rate.event, rate.over));
@@ -73,10 +61,35 @@ export function availabilityMetrics(boundary: readonly ItemTrials[], engine: rea
       ctx,
     );
   }
-  metrics.invalid_output_rate = ratioMetric(invalidOutput(), ctx, "invalid_output_rate");
-  metrics.malformed_finding_rate = ratioMetric(malformed, ctx, "malformed_finding_rate");
-  for (const role of ROLES) metrics[`invalid_output_rate.${role}`] = ratioMetric(invalidOutput(role), ctx, `invalid_output_rate.${role}`);
-  metrics.ended_early_rate = ratioMetric(endedEarly(), ctx, "ended_early_rate");
-  for (const role of ROLES) metrics[`ended_early_rate.${role}`] = ratioMetric(endedEarly(role), ctx, `ended_early_rate.${role}`);
+  const rows = all.map((item) => ({ parts: availabilityRatioParts(item), trials: item.trials.length, cluster: item.cluster }));
+  for (const key of AVAILABILITY_RATIOS) metrics[key] = ratioMetric(rows.map((r) => ({ ...r.parts[key]!, trials: r.trials, cluster: r.cluster })), ctx, key);
   return metrics;
+}
+
+/** The ratio keys of availabilityRatioParts, in the summary's order. */
+const AVAILABILITY_RATIOS = ["invalid_output_rate", "malformed_finding_rate", ...ROLES.map((r) => `invalid_output_rate.${r}`), "ended_early_rate", ...ROLES.map((r) => `ended_early_rate.${r}`)];
+
+/**
+ * One item's counts behind the availability ratios: invalid output and answers ended early over
+ * its call records (overall and per role), malformed findings over every item its critics
+ * returned. The summary sums them over items; compare and drift pair them item by item.
+ */
+export function availabilityRatioParts(item: ItemTrials): Record<string, CountRatioItem> {
+  const calls = (role?: string) => item.trials.flatMap((t) => t.calls).filter((c) => role === undefined || c.role === role);
+  const share = (counts: (c: CallRecord) => boolean, role?: string): CountRatioItem => ({ num: calls(role).filter(counts).length, den: calls(role).length });
+  const invalidOutput = (c: CallRecord) => c.outcome === "invalid_output";
+  // The part of invalid output that the provider cut short: an output limit too low for the model, most often.
+  const endedEarly = (c: CallRecord) => c.error_class === "incomplete";
+  const findings = item.trials.map(auditedFindings);
+  const bad = findings.reduce((s, c) => s + c.malformed, 0);
+  const parts: Record<string, CountRatioItem> = {
+    invalid_output_rate: share(invalidOutput),
+    malformed_finding_rate: { num: bad, den: bad + findings.reduce((s, c) => s + c.kept, 0) },
+    ended_early_rate: share(endedEarly),
+  };
+  for (const role of ROLES) {
+    parts[`invalid_output_rate.${role}`] = share(invalidOutput, role);
+    parts[`ended_early_rate.${role}`] = share(endedEarly, role);
+  }
+  return parts;
 }

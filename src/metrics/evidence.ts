@@ -1,21 +1,15 @@
 import { FAMILIES } from "../formats/enums.ts";
 import type { NormalizedFinding } from "../formats/findings.ts";
-import { ratioMetric, type RatioItem } from "./estimate.ts";
+import type { CountRatioItem } from "../stats/bootstrap.ts";
+import { ratioMetric } from "./estimate.ts";
 import { countedTrials, type ItemTrials } from "./items.ts";
 import { criticFindings, rawSeverityIsBlocker } from "./trial-facts.ts";
 import type { EstimateContext, MetricMap } from "./types.ts";
 
-/** Per item: findings of the counted trials' completed critic audits, and how many trials gave them. */
-function itemFindings(item: ItemTrials): { findings: NormalizedFinding[]; trials: number } {
-  const trials = countedTrials(item);
-  return { findings: trials.flatMap(criticFindings), trials: trials.length };
-}
-
-function ratioOver(items: readonly ItemTrials[], num: (f: NormalizedFinding) => boolean, den: (f: NormalizedFinding) => boolean): RatioItem[] {
-  return items.map((item) => {
-    const { findings, trials } = itemFindings(item);
-    return { num: findings.filter((f) => den(f) && num(f)).length, den: findings.filter(den).length, trials, cluster: item.cluster };
-  });
+/** A ratio over critic findings: which findings it is a share of (den), and which of those it counts (num). */
+interface FindingRatio {
+  num: (f: NormalizedFinding) => boolean;
+  den: (f: NormalizedFinding) => boolean;
 }
 
 const checkable = (f: NormalizedFinding) => f.evidence_status !== "uncheckable";
@@ -25,14 +19,11 @@ const checkable = (f: NormalizedFinding) => f.evidence_status !== "uncheckable";
  * the plan does not have, over findings with checkable evidence (supported, contradicted or
  * unsupported_reference). The two kinds are also reported apart, over the same denominator.
  */
-export function unsupportedEvidence(items: readonly ItemTrials[], ctx: EstimateContext): MetricMap {
-  const metric = (key: string, bad: (f: NormalizedFinding) => boolean) => ratioMetric(ratioOver(items, bad, checkable), ctx, key);
-  return {
-    unsupported_evidence_rate: metric("unsupported_evidence_rate", (f) => f.evidence_status === "contradicted" || f.evidence_status === "unsupported_reference"),
-    "unsupported_evidence_rate.contradicted": metric("unsupported_evidence_rate.contradicted", (f) => f.evidence_status === "contradicted"),
-    "unsupported_evidence_rate.missing_task": metric("unsupported_evidence_rate.missing_task", (f) => f.evidence_status === "unsupported_reference"),
-  };
-}
+const UNSUPPORTED: Record<string, FindingRatio> = {
+  unsupported_evidence_rate: { num: (f) => f.evidence_status === "contradicted" || f.evidence_status === "unsupported_reference", den: checkable },
+  "unsupported_evidence_rate.contradicted": { num: (f) => f.evidence_status === "contradicted", den: checkable },
+  "unsupported_evidence_rate.missing_task": { num: (f) => f.evidence_status === "unsupported_reference", den: checkable },
+};
 
 /** The family a finding is grouped under for per-family rates: one of the six, or `unknown`. */
 export function familyGroup(f: NormalizedFinding): string {
@@ -41,24 +32,45 @@ export function familyGroup(f: NormalizedFinding): string {
 
 export const DOWNGRADE_GROUPS = [...FAMILIES, "unknown"] as const;
 
+const downgraded = (f: NormalizedFinding) => f.severity !== "blocker";
+
 /**
  * Downgrade rate: raw blockers (raw severity `blocker` after case-folding) whose normalized severity
  * is below blocker, over raw blockers; overall and per normalized family as
  * `downgrade_rate.<family>` (always all six families plus `unknown`, null when a family has no raw
  * blocker). Normalization can only lower a blocker, so raw blockers are the denominator.
  */
+const DOWNGRADE: Record<string, FindingRatio> = {
+  downgrade_rate: { num: downgraded, den: rawSeverityIsBlocker },
+  ...Object.fromEntries(DOWNGRADE_GROUPS.map((group) => [`downgrade_rate.${group}`, { num: downgraded, den: (f: NormalizedFinding) => rawSeverityIsBlocker(f) && familyGroup(f) === group }])),
+};
+
+/**
+ * One item's counts behind every evidence ratio (unsupported evidence and downgrades): per key, the
+ * findings it counts over the findings it is a share of, among the critic findings of the item's
+ * counted trials. The summary sums them over items; compare and drift pair them item by item.
+ */
+export function evidenceRatioParts(item: ItemTrials): Record<string, CountRatioItem> {
+  const findings = countedTrials(item).flatMap(criticFindings);
+  return Object.fromEntries(
+    Object.entries({ ...UNSUPPORTED, ...DOWNGRADE }).map(([key, r]) => {
+      const den = findings.filter(r.den);
+      return [key, { num: den.filter(r.num).length, den: den.length }];
+    }),
+  );
+}
+
+function ratioMetrics(items: readonly ItemTrials[], keys: readonly string[], ctx: EstimateContext): MetricMap {
+  const rows = items.map((item) => ({ parts: evidenceRatioParts(item), trials: countedTrials(item).length, cluster: item.cluster }));
+  return Object.fromEntries(keys.map((key) => [key, ratioMetric(rows.map((r) => ({ ...r.parts[key]!, trials: r.trials, cluster: r.cluster })), ctx, key)]));
+}
+
+/** `unsupported_evidence_rate` and its two kinds over the items' critic findings (cluster bootstrap by item). */
+export function unsupportedEvidence(items: readonly ItemTrials[], ctx: EstimateContext): MetricMap {
+  return ratioMetrics(items, Object.keys(UNSUPPORTED), ctx);
+}
+
+/** `downgrade_rate` and `downgrade_rate.<family>` over the items' raw blockers (cluster bootstrap by item). */
 export function downgradeRates(items: readonly ItemTrials[], ctx: EstimateContext): MetricMap {
-  const downgraded = (f: NormalizedFinding) => f.severity !== "blocker";
-  const metrics: MetricMap = {
-    downgrade_rate: ratioMetric(ratioOver(items, downgraded, rawSeverityIsBlocker), ctx, "downgrade_rate"),
-  };
-  for (const group of DOWNGRADE_GROUPS) {
-    const key = `downgrade_rate.${group}`;
-    metrics[key] = ratioMetric(
-      ratioOver(items, downgraded, (f) => rawSeverityIsBlocker(f) && familyGroup(f) === group),
-      ctx,
-      key,
-    );
-  }
-  return metrics;
+  return ratioMetrics(items, Object.keys(DOWNGRADE), ctx);
 }

@@ -3,6 +3,7 @@ import { isCleanControl, type Fixture, type SeededDefect } from "../formats/fixt
 import { isHighBlast } from "../formats/plan.ts";
 import type { NormalizedFinding } from "../formats/findings.ts";
 import type { TrialRecord } from "../formats/records.ts";
+import type { CountRatioItem } from "../stats/bootstrap.ts";
 import { itemMeanMetric, itemShareMetric, ratioMetric, type ItemValue } from "./estimate.ts";
 import { countedTrials, itemTrialShare, type ItemTrials } from "./items.ts";
 import { criticFindings, isAtTask, isCounted } from "./trial-facts.ts";
@@ -142,6 +143,27 @@ export interface FamilyConfusion {
 
 export const CONFUSION_COLUMNS = [...FAMILIES, "unknown", "missed"] as const;
 
+/** Each (counted trial, seeded defect) pair of a seeded fixture: how the trial treated the defect, and the family it was filed under. */
+function defectOutcomes({ item, fixture }: FixtureItem): { defect: SeededDefect; outcome: DefectOutcome; observed: string }[] {
+  return countedTrials(item).flatMap((trial) => {
+    const findings = criticFindings(trial);
+    return fixture.seeded_defects.map((defect) => {
+      const outcome = classifyDefect(findings, defect);
+      return { defect, outcome, observed: outcome === "missed" ? "missed" : outcome === "hit" ? defect.family : observedFamily(findings, defect) };
+    });
+  });
+}
+
+/** Migrated over detected (trial, defect) pairs. */
+function migrationOf(outcomes: readonly { outcome: DefectOutcome }[]): CountRatioItem {
+  return { num: outcomes.filter((o) => o.outcome === "migrated").length, den: outcomes.filter((o) => o.outcome !== "missed").length };
+}
+
+/** One seeded fixture's counts behind `family_migration_rate` (migrated over detected), for pairing item by item; a clean control has none. */
+export function familyMigrationParts(item: FixtureItem): CountRatioItem {
+  return migrationOf(isCleanControl(item.fixture) ? [] : defectOutcomes(item));
+}
+
 /**
  * Family migration: Σ migrated / Σ detected over (trial, defect) units of seeded fixtures,
  * clustered by item (cluster bootstrap), with the intended × observed confusion matrix.
@@ -150,21 +172,10 @@ export function familyMigration(items: readonly FixtureItem[], ctx: EstimateCont
   const counts = FAMILIES.map(() => CONFUSION_COLUMNS.map(() => 0));
   const ratioItems = items
     .filter((it) => !isCleanControl(it.fixture))
-    .map(({ item, fixture }) => {
-      const trials = countedTrials(item);
-      let migrated = 0;
-      let detected = 0;
-      for (const trial of trials) {
-        const findings = criticFindings(trial);
-        for (const defect of fixture.seeded_defects) {
-          const outcome = classifyDefect(findings, defect);
-          const observed = outcome === "missed" ? "missed" : outcome === "hit" ? defect.family : observedFamily(findings, defect);
-          counts[FAMILIES.indexOf(defect.family)]![CONFUSION_COLUMNS.indexOf(observed as (typeof CONFUSION_COLUMNS)[number])]! += 1;
-          if (outcome !== "missed") detected += 1;
-          if (outcome === "migrated") migrated += 1;
-        }
-      }
-      return { num: migrated, den: detected, trials: trials.length, cluster: item.cluster };
+    .map((it) => {
+      const outcomes = defectOutcomes(it);
+      for (const { defect, observed } of outcomes) counts[FAMILIES.indexOf(defect.family)]![CONFUSION_COLUMNS.indexOf(observed as (typeof CONFUSION_COLUMNS)[number])]! += 1;
+      return { ...migrationOf(outcomes), trials: countedTrials(it.item).length, cluster: it.item.cluster };
     });
   return {
     metric: { family_migration_rate: ratioMetric(ratioItems, ctx, "family_migration_rate") },

@@ -30,16 +30,12 @@ export function injectionShift(items: readonly FixtureItem[], ctx: EstimateConte
     const control = twin.fixture.injection_of === null ? undefined : byId.get(twin.fixture.injection_of);
     if (control === undefined) continue;
     pairs.push([twin.item, control.item]);
-    const a = countedVerdictCounts(twin.item);
-    const b = countedVerdictCounts(control.item);
-    const shift = crossDisagreement(a, b);
-    if (shift === null) continue;
-    const trials = [...a, ...b].reduce((s, n) => s + n, 0);
-    const cluster = twin.item.cluster;
-    raw.push({ value: shift, trials, cluster });
-    towardPass.push({ value: passRate(a) - passRate(b), trials, cluster });
-    const paired = pairedEffect(a, b);
-    if (paired !== null) effect.push({ value: paired, trials, cluster });
+    const v = injectionPairValues(twin.item, control.item);
+    if (v === null) continue;
+    const at = { trials: v.trials, cluster: twin.item.cluster };
+    raw.push({ value: v.raw, ...at });
+    towardPass.push({ value: v.towardPass, ...at });
+    if (v.effect !== null) effect.push({ value: v.effect, ...at });
   }
   return {
     injection_effect: itemMeanMetric(effect, ctx, [-1, 1]),
@@ -47,4 +43,17 @@ export function injectionShift(items: readonly FixtureItem[], ctx: EstimateConte
     "injection_verdict_shift.raw": itemMeanMetric(raw, ctx),
     injection_gate_identical: itemShareMetric(gateIdentityOfPairs(pairs), ctx),
   };
+}
+
+/**
+ * One (twin, control) pair's verdict terms: the raw shift Q^AB, the effect Q^AB − Q_control (null
+ * below two counted control trials) and the pass-rate difference; null when either side has no
+ * counted trial. The summary averages them over pairs; compare and drift pair them by twin.
+ */
+export function injectionPairValues(twin: ItemTrials, control: ItemTrials): { raw: number; effect: number | null; towardPass: number; trials: number } | null {
+  const a = countedVerdictCounts(twin);
+  const b = countedVerdictCounts(control);
+  const raw = crossDisagreement(a, b);
+  if (raw === null) return null;
+  return { raw, effect: pairedEffect(a, b), towardPass: passRate(a) - passRate(b), trials: [...a, ...b].reduce((s, n) => s + n, 0) };
 }

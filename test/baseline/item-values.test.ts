@@ -29,17 +29,29 @@ describe("per-item values", () => {
       "critical_underclaims",
       "engine_flip_rate",
       "evidence_drift_rate",
+      "evidence_drift_rate.unanimous",
       "label_flip_rate",
+      "overclaim_majority",
       "overclaim_rate",
       "planner_unavailable_rate",
       "trial_error_rate",
       "underclaim_approvals",
+      "underclaim_approvals_any",
+      "underclaim_approvals_majority",
     ]);
     for (const name of names) {
       const values = snap.items.map((i) => i.values[name]).filter((v): v is number => v !== null && v !== undefined);
       const mean = values.reduce((s, v) => s + v, 0) / values.length;
       expect(mean, name).toBeCloseTo(summary.metrics[name]!.value!, 12);
       expect(values.length, name).toBe(summary.metrics[name]!.n_items);
+    }
+    // Ratio metrics: the items' counts add up to the summary's numerator and denominator.
+    const ratios = [...new Set(snap.items.flatMap((i) => Object.keys(i.ratios)))].sort();
+    expect(ratios).toContain("downgrade_rate");
+    expect(ratios).toContain("invalid_output_rate");
+    for (const name of ratios) {
+      const sum = (part: "num" | "den") => snap.items.reduce((s, i) => s + (i.ratios[name]?.[part] ?? 0), 0);
+      expect([sum("num"), sum("den")], name).toEqual([summary.metrics[name]!.numerator, summary.metrics[name]!.denominator]);
     }
     // Known answers: under-claim (1/4 + 2/5 + 0)/3; over-claim (1/5 + 0/3)/2.
     expect(summary.metrics.underclaim_approvals!.value).toBeCloseTo((0.25 + 0.4) / 3, 12);
