@@ -11,27 +11,20 @@
 // Each sweep is the default sim sweep (every corpus goal and boundary fixture, 5 trials) at its own
 // seed, run in this process; the high-miss series swaps in the high-miss critic profile. The
 // baseline's seeds must not overlap the A/A seeds, or A/A would not be independent of it.
-import { createWriteStream, existsSync, mkdtempSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { diffSnapshots } from "../harness/baseline/diff.ts";
 import { evaluateGate, metricDelta } from "../harness/baseline/gate.ts";
-import { readSnapshot, snapshotOfRun } from "../harness/baseline/io.ts";
+import { readSnapshot } from "../harness/baseline/io.ts";
 import { betweenRuns } from "../harness/baseline/snapshot.ts";
 import { GatePolicySchema } from "../harness/baseline/policy.ts";
 import type { Snapshot } from "../harness/baseline/schema.ts";
-import { trend, type TrendResult } from "../harness/baseline/trend.ts";
-import { loadConfigFile } from "../harness/config.ts";
-import { readManifest } from "../harness/run/manifest.ts";
-import { RunCliSchema } from "../harness/run/settings.ts";
-import { runSweep, type SweepHost } from "../harness/run/sweep.ts";
-import { realHost } from "../harness/cli/host.ts";
-import { realEngine } from "../harness/run/wiring.ts";
+import { headlineFamily, trend, type TrendResult } from "../harness/baseline/trend.ts";
 import { loadFile } from "../src/formats/load.ts";
 import { sampleSd } from "../src/stats/mean.ts";
 import { clopperPearson } from "../src/stats/proportion.ts";
 import { createRng } from "../src/stats/random.ts";
+import { simProfile, simSweeps } from "./sim-sweeps.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -45,39 +38,13 @@ const N = Number(args.seeds);
 const AA_SEEDS = Array.from({ length: N }, (_, i) => 100 + i);
 const HM_SEEDS = Array.from({ length: N }, (_, i) => 200 + i);
 const SHIFT_RUNS = 3;
-const HIGH_MISS = resolve("src/providers/sim/profiles/high-miss.yaml");
-const work = args.work ? resolve(args.work) : mkdtempSync(join(tmpdir(), "ft-calibration-"));
+const sweeps = simSweeps(args.work);
 const baseline = readSnapshot(args.baseline);
 const policy = loadFile(args.policy, GatePolicySchema);
+const headline = headlineFamily(policy);
 
 const overlap = baseline.runs.map((r) => r.seed).filter((s) => s !== null && (AA_SEEDS.includes(s) || HM_SEEDS.includes(s)));
 if (overlap.length) throw new Error(`the baseline's seeds ${overlap.join(", ")} overlap the benchmark's: A/A would not be independent`);
-
-const quiet = createWriteStream("/dev/null") as unknown as NodeJS.WriteStream;
-const host: SweepHost = { ...realHost(["run"]), stdout: quiet, stderr: quiet, env: { CI: "1" } };
-const config = loadConfigFile("fieldtest.config.yaml");
-
-async function sweep(name: string, seed: number, simProfile?: string): Promise<Snapshot> {
-  const out = join(work, name);
-  const done = existsSync(join(out, "manifest.json")) && readManifest(out).state === "completed";
-  if (!done) {
-    const cli = RunCliSchema.parse({ seed: String(seed), out, force: true, ...(simProfile ? { simProfile } : {}) });
-    const code = await runSweep(cli, config, { ...realEngine(process.env), writeReport: undefined }, host);
-    if (code !== 0) throw new Error(`${name}: fieldtest run exited ${code}`);
-  }
-  return snapshotOfRun(out, "corpus");
-}
-
-async function series(label: string, seeds: number[], simProfile?: string): Promise<Snapshot[]> {
-  const out: Snapshot[] = [];
-  const started = performance.now();
-  for (const seed of seeds) {
-    out.push(await sweep(`${label}-${seed}`, seed, simProfile));
-    process.stderr.write(`\r${label}: ${out.length}/${seeds.length} sweeps (${((performance.now() - started) / 1000).toFixed(0)} s)`);
-  }
-  process.stderr.write("\n");
-  return out;
-}
 
 const pct = (k: number, n: number) => {
   const ci = clopperPearson(k, n);
@@ -85,8 +52,8 @@ const pct = (k: number, n: number) => {
 };
 
 const wallStart = performance.now();
-const aa = await series("aa", AA_SEEDS);
-const hm = await series("high-miss", HM_SEEDS, HIGH_MISS);
+const aa = await sweeps.series("aa", AA_SEEDS);
+const hm = await sweeps.series("high-miss", HM_SEEDS, simProfile("high-miss"));
 
 const judge = (s: Snapshot) => {
   const diff = diffSnapshots(baseline, s, policy.alpha);
@@ -112,13 +79,13 @@ console.log(
 console.log(`  (noise deltas per A/A diff: mean ${(noise.reduce((a, b) => a + b, 0) / N).toFixed(1)}; cause deltas: ${aaJudged.reduce((s, j) => s + j.diff.counts.cause, 0)})`);
 
 const alarmsOf = (t: TrendResult, from = 0) => t.alerts.filter((a) => a.index >= from);
-const stable = trend(aa, baseline);
+const stable = trend(aa, baseline, { headline });
 const stableAlarms = alarmsOf(stable);
-const metricRuns = stable.metrics.filter((m) => m.points.some((p) => p.test !== null)).length * N;
+const metricRuns = stable.metrics.filter((m) => m.points.some((p) => p.shift !== null)).length * N;
 console.log(
   `trend alarms on ${N} stable runs:        ${stableAlarms.length} alarm(s) on ${new Set(stableAlarms.map((a) => a.metric)).size} metric(s)${stableAlarms.length ? ` (${stableAlarms.map((a) => `${a.metric} ${a.chart} run ${a.index + 1}`).join("; ")})` : ""}; per charted metric-run ${pct(stableAlarms.length, metricRuns)}   (required ≤ 1 in all)`,
 );
-const shifted = trend([...aa, ...hm.slice(0, SHIFT_RUNS)], baseline);
+const shifted = trend([...aa, ...hm.slice(0, SHIFT_RUNS)], baseline, { headline });
 const firstShiftAlarm = alarmsOf(shifted, N).reduce((m, a) => Math.min(m, a.index - N + 1), Infinity);
 const shiftMetrics = [...new Set(alarmsOf(shifted, N).map((a) => a.metric))];
 console.log(
@@ -149,17 +116,17 @@ const rng = createRng(11, "calibration-splits");
 const alarmingPerSplit: number[] = [];
 for (let i = 0; i < SPLITS; i++) {
   const order = inControl.map((r) => ({ r, key: rng() })).sort((a, b) => a.key - b.key).map((x) => x.r);
-  const t = trend(order.slice(baseline.runs.length), reference(order.slice(0, baseline.runs.length)));
+  const t = trend(order.slice(baseline.runs.length), reference(order.slice(0, baseline.runs.length)), { headline });
   alarmingPerSplit.push(new Set(t.alerts.map((a) => a.metric)).size);
 }
 const meanAlarming = alarmingPerSplit.reduce((a, b) => a + b, 0) / SPLITS;
 console.log(
   `  over ${SPLITS} random splits of the ${inControl.length} in-control runs into a ${baseline.runs.length}-run reference and a ${inControl.length - baseline.runs.length}-run history: ${meanAlarming.toFixed(2)} alarming metrics per trend; trends with any alarm ${pct(alarmingPerSplit.filter((n) => n > 0).length, SPLITS)}; with more than one ${alarmingPerSplit.filter((n) => n > 1).length}`,
 );
-const cold = trend(hm.slice(0, SHIFT_RUNS), baseline);
+const cold = trend(hm.slice(0, SHIFT_RUNS), baseline, { headline });
 const coldFirst = cold.alerts.reduce((m, a) => Math.min(m, a.index + 1), Infinity);
 console.log(`  the same shift right after the baseline (no history): first alarm at run ${Number.isFinite(coldFirst) ? coldFirst : "none"} of ${SHIFT_RUNS}`);
-console.log(`  charts: CUSUM h ${stable.cusum.h.toFixed(2)} (in-control run length ${stable.cusum.arl0_metric.toFixed(0)} per metric, ${stable.cusum.arl0_family.toFixed(0)} for the family); shift and trailing tests Holm at ${stable.options.alpha} per run`);
+console.log(`  charts: ${stable.caveat}`);
 
 console.log("A/A noise floor of the gated metrics (paired Δ against the baseline, clustered by fixture group):");
 for (const m of policy.non_inferiority) {
@@ -174,5 +141,5 @@ for (const m of policy.non_inferiority) {
 }
 const cpu = process.cpuUsage();
 console.log(
-  `${aa.length + hm.length} sweeps under ${work} in ${((performance.now() - wallStart) / 1000).toFixed(0)} s of wall time, ${((cpu.user + cpu.system) / 60e6).toFixed(1)} CPU-minutes (this process), load average ${loadavg()[0]!.toFixed(1)} at the end`,
+  `${aa.length + hm.length} sweeps under ${sweeps.work} in ${((performance.now() - wallStart) / 1000).toFixed(0)} s of wall time, ${((cpu.user + cpu.system) / 60e6).toFixed(1)} CPU-minutes (this process), load average ${loadavg()[0]!.toFixed(1)} at the end`,
 );

@@ -3,6 +3,7 @@ import { excessDisagreementTest } from "../../src/stats/permutation.ts";
 import { coverage, type Coverage, type Difference } from "./compat.ts";
 import { diffSnapshots } from "./diff.ts";
 import { metricDelta } from "./gate.ts";
+import { pairedItems } from "./paired.ts";
 import { describeSnapshot, itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
 import { VERDICT_CATEGORIES } from "../../src/metrics/trial-facts.ts";
 
@@ -46,16 +47,6 @@ export interface Comparison {
   coverage: Coverage;
   suites: SuiteComparison[];
   metrics: MetricComparison[];
-}
-
-function pairs(a: Snapshot, b: Snapshot): [SnapshotItem, SnapshotItem][] {
-  const bItems = new Map(b.items.map((i) => [itemKey(i), i]));
-  const out: [SnapshotItem, SnapshotItem][] = [];
-  for (const ai of a.items) {
-    const bi = bItems.get(itemKey(ai));
-    if (bi && bi.item_hash === ai.item_hash) out.push([ai, bi]);
-  }
-  return out;
 }
 
 type ChangedItem = SuiteComparison["changed_items"][number];
@@ -126,7 +117,7 @@ function sameRuns(a: Snapshot, b: Snapshot): boolean {
  */
 export function compareSnapshots(a: Snapshot, b: Snapshot, opts: { reps?: number; seed?: number } = {}): Comparison {
   const { reps = 10_000, seed = 0 } = opts;
-  const paired = pairs(a, b);
+  const paired = pairedItems(a, b);
   const suites = [...new Set(paired.map(([ai]) => ai.suite))].sort();
   const metrics = [...new Set(paired.flatMap(([ai]) => Object.keys(ai.values)))].sort();
   const diff = diffSnapshots(b, a);

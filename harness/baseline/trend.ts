@@ -1,13 +1,24 @@
 import { normalQuantile } from "../../src/stats/distributions.ts";
-import { addObservation, cusumArl0, cusumLimit, cusumStep, EMPTY_STATS, predictionScore, sdOf, trailingWindowT, type RunningStats } from "../../src/stats/drift.ts";
+import { clusterRunVariance, pairedShiftScore, predictionScore, referenceShiftScore, sdOf, statsOf, trailingWindowT, type RunningStats } from "../../src/stats/drift.ts";
 import { InputError } from "../../src/formats/input-error.ts";
+import { ROUNDING } from "../../src/metrics/estimate.ts";
 import { binomialUpperTail } from "../../src/stats/exact.ts";
 import { holmByFamily } from "../../src/stats/multiplicity.ts";
-import { describeSnapshot, type Snapshot } from "./schema.ts";
+import { metricInfo } from "../report/metric-catalogue.ts";
+import { metricDelta } from "./gate.ts";
+import { isRatioMetric, pooledItems, ratioDelta } from "./paired.ts";
+import type { GatePolicy } from "./policy.ts";
+import { describeSnapshot, itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
 
-export type AlertChart = "shift" | "cusum" | "trailing";
+export type AlertChart = "shift" | "sustained" | "trailing";
 
-/** What a run was judged against: the in-control runs before it (the baseline's, then earlier runs of the trend). */
+/**
+ * The pre-registered headline family (the metrics the release gate checks) and the exploratory
+ * rest: Holm runs within each, so the exploratory metrics never dilute the headline's power.
+ */
+export type MetricFamily = "headline" | "exploratory";
+
+/** The fixed in-control reference of one metric: the baseline's runs, or the history's first runs. */
 export interface ReferenceState {
   n: number;
   mean: number | null;
@@ -17,21 +28,34 @@ export interface ReferenceState {
   units: number | null;
 }
 
+/** How a run (or the mean of the last runs) was tested against the reference. */
+export interface TestResult {
+  /** Paired over the items (per-item values or ratio counts), the prediction t of the values, or the exact count test. */
+  test: "paired" | "t" | "exact";
+  /** Runs in the tested group (1 for the shift test). */
+  runs: number;
+  /** The group's value minus the reference's (paired over the items when test is paired); null for the exact test. */
+  delta: number | null;
+  /** The test statistic (t); null for the exact test. */
+  T: number | null;
+  /** The normal score of the test (N(0, 1) in control): the size of the difference in the test's own SDs. */
+  z: number;
+  /** Two-sided p (one-sided, more events, for an exact test against a reference with no event: `one_sided`). */
+  p: number;
+  one_sided: boolean;
+  /** After Holm within the metric's family for this run, of the p in the harmful direction for a headline metric (one-sided), of p for an exploratory one. */
+  p_holm: number;
+}
+
 export interface TrendPoint {
   run: string;
   value: number | null;
-  reference: ReferenceState;
-  /** How the run was tested against the reference: Student t prediction, the exact event test, or not at all. */
-  test: "t" | "exact" | null;
-  /** t prediction: (x − x̄)/(s √(1 + 1/n)); null for the exact test. */
-  T: number | null;
-  /** The run's normal score against the reference (N(0, 1) in control): the CUSUM's input. */
-  z: number | null;
-  /** Two-sided p of the shift test (one-sided for the exact test), and after Holm across metrics for this run. */
-  p: number | null;
-  p_holm: number | null;
-  /** One-sided CUSUM on the normal scores, in the harmful direction. */
-  cusum: number | null;
+  /** One of the reference runs (without a baseline, the first k of the history): the reference, never judged. */
+  reference_run: boolean;
+  /** This run against the reference. */
+  shift: TestResult | null;
+  /** The mean of the last runs since the reference (2 up to `sustain`, this one included) against it. */
+  sustained: TestResult | null;
   /** Trailing window of the W runs before this one (a monitor): T, p, Holm p, and whether W ≥ 20. */
   trailing: { T: number; p: number; p_holm: number; reliable: boolean } | null;
   alerts: AlertChart[];
@@ -39,92 +63,98 @@ export interface TrendPoint {
 
 export interface MetricTrend {
   metric: string;
-  /** The harmful direction the CUSUM watches. */
-  worse: "up" | "down";
-  /** Why some or all runs were not charted. */
+  family: MetricFamily;
+  /** The harmful direction (the metric catalogue's); `either` for a metric with no better direction. */
+  worse: "up" | "down" | "either";
+  reference: ReferenceState;
+  /** Why some or all runs were not tested. */
   note: string | null;
   points: TrendPoint[];
-  /** For a metric that alarmed: where its shift began (the CUSUM's change point or the first alarm), the first alarm, and how far the last run is. */
-  episode: { since: number; first_alert: number; last_value: number | null; reference: ReferenceState; distance_sd: number | null; charts: AlertChart[] } | null;
+  /** For a metric that alarmed: where its shift began (the first alarm, or the first run of an alarming window), the first alarm, and how far the last run is. */
+  episode: { since: number; first_alert: number; last_value: number | null; distance_sd: number | null; charts: AlertChart[] } | null;
 }
 
 export interface TrendOptions {
   /** Trailing window W (runs). */
   window: number;
-  /** Family-wise false-alarm level per run of each chart family (shift tests, CUSUMs, trailing tests). */
+  /** Family-wise false-alarm level per run of each chart, within each metric family. */
   alpha: number;
-  /** CUSUM reference value k (half the shift in SD units it is tuned to). */
-  k: number;
+  /** Without a baseline: the first k runs of the history are the reference (pre-registered). */
+  referenceRuns: number;
+  /** The sustained chart tests the mean of the last 2 up to this many runs since the reference. */
+  sustain: number;
+  /** The headline family (pre-registered: the gate policy's metrics); every other metric is exploratory. */
+  headline: readonly string[];
   /** Chart only these metrics (default: every metric of the runs and the baseline). */
   metrics?: readonly string[];
 }
 
-export const DEFAULT_TREND_OPTIONS: TrendOptions = { window: 5, alpha: 0.005, k: 0.5 };
+export const DEFAULT_TREND_OPTIONS: TrendOptions = { window: 5, alpha: 0.005, referenceRuns: 3, sustain: 3, headline: [] };
+
+export interface TrendAlert {
+  metric: string;
+  family: MetricFamily;
+  run: string;
+  index: number;
+  chart: AlertChart;
+  value: number | null;
+  reference_mean: number | null;
+  /** What alarmed: the tested difference and its normal score (trailing: its t). */
+  delta: number | null;
+  z: number | null;
+}
 
 export interface TrendResult {
   runs: string[];
-  reference: string;
+  /** What every run is judged against, fixed: a shift cannot pollute it. */
+  reference: { source: "baseline" | "first_runs"; runs: number; description: string };
   options: TrendOptions;
-  /** The CUSUM decision interval h and the in-control run lengths it gives (per metric, and of the whole family). */
-  cusum: { h: number; arl0_metric: number; arl0_family: number };
+  families: Record<MetricFamily, string[]>;
   metrics: MetricTrend[];
-  alerts: { metric: string; run: string; index: number; chart: AlertChart }[];
+  alerts: TrendAlert[];
   /** The charts and the false-alarm rate they hold, in one sentence for people. */
   caveat: string;
 }
 
-/** Summary metrics where a rise is good: their CUSUM watches for a drop. */
-const HIGHER_IS_BETTER: ReadonlySet<string> = new Set(["critic_alpha_nominal", "critic_ac1", "injection_gate_identical"]);
-
-interface Series {
-  values: (number | null)[];
-  numerators: (number | null)[];
-  denominators: (number | null)[];
+/** The metrics a gate policy checks (floors and margins), once each, in the policy's order: the pre-registered headline family. */
+export function headlineFamily(policy: Pick<GatePolicy, "floors" | "non_inferiority">): string[] {
+  return [...new Set([...policy.floors.map((f) => f.metric), ...policy.non_inferiority.map((m) => m.metric)])];
 }
 
-function seriesOf(metric: string, runs: readonly Snapshot[]): Series {
-  const m = runs.map((r) => r.metrics[metric]);
-  return { values: m.map((x) => x?.value ?? null), numerators: m.map((x) => x?.numerator ?? null), denominators: m.map((x) => x?.denominator ?? null) };
+function worseOf(metric: string): MetricTrend["worse"] {
+  const d = metricInfo(metric).direction;
+  return d === "lower_is_better" ? "up" : d === "higher_is_better" ? "down" : "either";
 }
 
-/** A metric's in-control reference while the trend runs: its values and, while every run has them, their event counts. */
+/** A metric's reference: the values, and while every run has them, the event counts of the reference runs. */
 interface Reference {
   stats: RunningStats;
   events: number | null;
   units: number | null;
 }
 
-function addToReference(ref: Reference, x: number, events: number | null, units: number | null): Reference {
-  const counted = ref.stats.n === 0 || (ref.events !== null && ref.units !== null);
+function referenceOf(values: readonly (number | null)[], numerators: readonly (number | null)[], denominators: readonly (number | null)[]): Reference {
+  const known = values.map((v, i) => ({ v, k: numerators[i] ?? null, u: denominators[i] ?? null })).filter((x) => x.v !== null);
+  const counted = known.length > 0 && known.every((x) => x.k !== null && x.u !== null);
   return {
-    stats: addObservation(ref.stats, x),
-    events: counted && events !== null && units !== null ? (ref.events ?? 0) + events : null,
-    units: counted && events !== null && units !== null ? (ref.units ?? 0) + units : null,
+    stats: statsOf(known.map((x) => x.v!)),
+    events: counted ? known.reduce((s, x) => s + x.k!, 0) : null,
+    units: counted ? known.reduce((s, x) => s + x.u!, 0) : null,
   };
-}
-
-function referenceFromBaseline(metric: string, baseline: Snapshot | null): Reference {
-  let ref: Reference = { stats: EMPTY_STATS, events: null, units: null };
-  const b = baseline?.between_runs[metric];
-  if (!b) return ref;
-  b.values.forEach((v, i) => {
-    if (v !== null) ref = addToReference(ref, v, b.numerators[i] ?? null, b.denominators[i] ?? null);
-  });
-  return ref;
 }
 
 function state(ref: Reference): ReferenceState {
   return { n: ref.stats.n, mean: ref.stats.n ? ref.stats.mean : null, sd: sdOf(ref.stats), events: ref.events, units: ref.units };
 }
 
-/** Below this many events per run (or non-events, for a rate near 1) a rate is charted by its counts, not a normal t. */
+/** Below this many events per run (or non-events, for a rate near 1) a rate is tested by its counts. */
 const RARE_EVENTS = 5;
 
 /**
- * The exact conditional test of a run's k events in n units against the reference's kRef in nRef
+ * The exact conditional test of k events in n units against the reference's kRef in nRef
  * (methodology: Poisson counts over exposures): X ~ Binomial(k + kRef, n/(n + nRef)) under equal
  * rates. The p is one-sided (more events) when the reference saw none, two-sided otherwise; the
- * normal score is the mid-p one (discrete counts), 0 for a run with no event against none.
+ * normal score is the mid-p one (discrete counts), 0 for no event against none.
  */
 function exactCountTest(k: number, n: number, kRef: number, nRef: number): { z: number; p: number } {
   const q = n / (n + nRef);
@@ -135,131 +165,232 @@ function exactCountTest(k: number, n: number, kRef: number, nRef: number): { z: 
   return { z: k === 0 && kRef === 0 ? 0 : -normalQuantile(Math.min(1 - Number.EPSILON, Math.max(Number.MIN_VALUE, mid))), p };
 }
 
-/**
- * The shift test of one run against its reference. A rate with few events per run (fewer than
- * RARE_EVENTS on average in the reference, or few non-events for a rate near 1), or whose
- * reference has no spread, is judged by the exact test of its counts: a normal t on a reference
- * that saw one event in 25 runs would call a second event a 20-SD jump, and one that saw none has
- * no SD at all (0 → 0.5% can still alarm). Otherwise the t prediction when the reference has
- * spread; else none.
- */
-function shiftTest(ref: Reference, x: number, events: number | null, units: number | null): { test: "t" | "exact"; T: number | null; z: number; p: number } | null {
-  const counted = ref.events !== null && ref.units !== null && ref.units > 0 && events !== null && units !== null && units > 0;
-  const t = predictionScore(ref.stats, x);
-  if (counted) {
-    const perRun = (c: number) => c / ref.stats.n;
-    const nonEvents = perRun(ref.units! - ref.events!) < RARE_EVENTS && perRun(ref.events!) >= RARE_EVENTS;
-    // Few events (or non-events), or a reference without spread: the counts decide.
-    if (perRun(ref.events!) < RARE_EVENTS || nonEvents || t === null) {
-      if (!nonEvents) return { test: "exact", T: null, ...exactCountTest(events!, units!, ref.events!, ref.units!) };
-      const c = exactCountTest(units! - events!, units!, ref.units! - ref.events!, ref.units!);
-      return { test: "exact", T: null, z: -c.z, p: c.p };
-    }
-  }
-  return t ? { test: "t", T: t.T, z: t.z, p: t.p } : null;
+/** One side of a test: the reference, or a group of the history's runs. */
+interface Side {
+  snapshot: Snapshot;
+  value: number | null;
+  events: number | null;
+  units: number | null;
+  runs: number;
 }
 
 /**
- * Drift over a history of runs, oldest first (DESIGN.md §11; methodology-notes §5, §9.8). Per
- * metric, each run is judged against an in-control reference estimated with its own uncertainty:
- * the baseline's runs (`between_runs`), then every earlier run of the trend that did not alarm on
- * that metric (a self-starting chart: with a one-run baseline, or none, the first runs of the
- * history become the reference). Three chart families, each held to `alpha` false alarms per run
- * across all metrics:
+ * A group of runs (the mean of their values, their counts summed, their items pooled) against the
+ * reference: a rate with few events per run (or few non-events) by the exact test of its counts, as
+ * a normal t on a reference that saw one event in 25 runs would call a second one a 20-SD jump and
+ * one that saw none has no SD at all; otherwise paired over the items when both sides have per-item
+ * values (or counts, for a ratio) on two clusters or more (pairedShiftScore: the sampling variance
+ * the items measure, or the reference runs' between-run variance when that is larger); otherwise
+ * the prediction t of the values on the reference runs' spread; else no test.
+ */
+function groupTest(metric: string, ref: Reference, refSnapshot: Snapshot, runVariance: { variance: number; df: number } | null, group: Side): Omit<TestResult, "p_holm"> | null {
+  const x = group.value;
+  if (x === null) return null;
+  const j = group.runs;
+  const { events, units } = group;
+  const counted = ref.events !== null && ref.units !== null && ref.units > 0 && events !== null && units !== null && units > 0;
+  if (counted) {
+    const perRun = (c: number) => c / ref.stats.n;
+    const nonEvents = perRun(ref.units! - ref.events!) < RARE_EVENTS && perRun(ref.events!) >= RARE_EVENTS;
+    if (perRun(ref.events!) < RARE_EVENTS || nonEvents) {
+      const c = nonEvents ? exactCountTest(units! - events!, units!, ref.units! - ref.events!, ref.units!) : exactCountTest(events!, units!, ref.events!, ref.units!);
+      return { test: "exact", runs: j, delta: null, T: null, z: nonEvents ? -c.z : c.z, p: c.p, one_sided: !nonEvents && ref.events === 0 };
+    }
+  }
+  const paired = isRatioMetric(metric, group.snapshot, refSnapshot) ? ratioDelta(metric, group.snapshot, refSnapshot) : metricDelta(metric, refSnapshot, group.snapshot);
+  // With the reference's own runs at hand, one run's variance comes from them (clusterRunVariance),
+  // not from the candidate's items, whose spread a real shift inflates. Spread below rounding is
+  // none: items that all moved alike leave an SE of 1e-17, not 0.
+  const score = !paired
+    ? null
+    : runVariance
+      ? referenceShiftScore(paired.mean, runVariance.variance, runVariance.df, j, ref.stats.n)
+      : paired.se !== null && paired.clusters >= 2
+        ? pairedShiftScore(paired.mean, paired.se < ROUNDING ? 0 : paired.se, paired.clusters - 1, j, ref.stats)
+        : null;
+  if (score) return { test: "paired", runs: j, delta: paired!.mean, T: score.T, z: score.z, p: score.p, one_sided: false };
+  const t = predictionScore(ref.stats, x, j);
+  return t ? { test: "t", runs: j, delta: x - ref.stats.mean, T: t.T, z: t.z, p: t.p, one_sided: false } : null;
+}
+
+/**
+ * One run's variance of a metric at fixed items, from the reference runs cluster by cluster
+ * (clusterRunVariance) over the items every reference run has: their per-item values, or for a
+ * ratio their counts linearized at the pooled ratio. null below two runs.
+ */
+function runVarianceOf(metric: string, runs: readonly Snapshot[]): { variance: number; df: number } | null {
+  if (runs.length < 2) return null;
+  const ratio = isRatioMetric(metric, ...runs);
+  const maps = runs.map((r) => new Map(r.items.map((i) => [itemKey(i), i])));
+  const rows = runs[0]!.items.flatMap((item) => {
+    const all = maps.map((m) => m.get(itemKey(item)));
+    const ok = all.every((o) => o !== undefined && o.item_hash === item.item_hash && (ratio ? metric in o.ratios : o.values[metric] !== null && o.values[metric] !== undefined));
+    return ok ? [{ cluster: item.cluster, runs: all as SnapshotItem[] }] : [];
+  });
+  if (rows.length === 0) return null;
+  const n = rows.length;
+  let unit: (i: SnapshotItem, r: number) => number = (i) => i.values[metric]!;
+  if (ratio) {
+    const den = runs.map((_, r) => rows.reduce((s, row) => s + row.runs[r]!.ratios[metric]!.den, 0));
+    const num = runs.map((_, r) => rows.reduce((s, row) => s + row.runs[r]!.ratios[metric]!.num, 0));
+    const meanDen = den.reduce((a, b) => a + b, 0) / runs.length;
+    const pooled = num.reduce((a, b) => a + b, 0) / (meanDen * runs.length);
+    if (!(meanDen > 0)) return null;
+    // The ratio of run r is ≈ pooled + Σ_i (num − pooled · den)/meanDen: a mean over items of n times that.
+    unit = (i) => (n * (i.ratios[metric]!.num - pooled * i.ratios[metric]!.den)) / meanDen;
+  }
+  const sums = new Map<string, number[]>();
+  for (const row of rows) {
+    const at = sums.get(row.cluster) ?? runs.map(() => 0);
+    row.runs.forEach((i, r) => (at[r]! += unit(i, r)));
+    sums.set(row.cluster, at);
+  }
+  return clusterRunVariance([...sums.values()], n);
+}
+
+/** The one-sided p of a test in the harmful direction (from its two-sided p and the sign of its score); the two-sided p when no direction is worse. */
+function oneSidedP(r: Omit<TestResult, "p_holm">, worse: MetricTrend["worse"]): number {
+  if (worse === "either") return r.p;
+  const harmful = worse === "up" ? r.z > 0 : r.z < 0;
+  // An exact test against a reference with no event is one-sided already (more events).
+  if (r.one_sided) return worse === "up" ? r.p : 1;
+  return harmful ? r.p / 2 : 1 - r.p / 2;
+}
+
+function sideOf(runs: readonly Snapshot[], pooled: Snapshot, metric: string): Side {
+  const m = runs.map((r) => r.metrics[metric]);
+  const known = m.filter((x) => x !== undefined && x.value !== null);
+  const counted = known.length === runs.length && known.every((x) => x!.numerator !== undefined && x!.denominator !== undefined);
+  return {
+    snapshot: pooled,
+    value: known.length === runs.length ? known.reduce((s, x) => s + x!.value!, 0) / known.length : null,
+    events: counted ? known.reduce((s, x) => s + x!.numerator!, 0) : null,
+    units: counted ? known.reduce((s, x) => s + x!.denominator!, 0) : null,
+    runs: runs.length,
+  };
+}
+
+/**
+ * Drift over a history of runs, oldest first (DESIGN.md §11; methodology-notes §5, §9.8). Every
+ * run is judged against a **fixed** in-control reference that a shift cannot pollute: the
+ * baseline's runs when one is given, otherwise the history's first `referenceRuns` runs
+ * (pre-registered; they are the reference and are not judged). Three charts, each held per run to
+ * `alpha` false alarms within each metric family (Holm within the pre-registered headline family,
+ * the gate policy's metrics, and within the exploratory rest):
  *
- * - **shift**: the run's prediction t against the reference (t with n − 1 df, so a small
- *   reference widens the limits instead of raising false alarms); a reference with no spread at
- *   0 (or 1) is judged by the exact conditional test of the run's events against its zero;
- *   Holm across metrics per run;
- * - **cusum**: a one-sided CUSUM on the runs' normal scores in the harmful direction, its limit
- *   set so the in-control run length of the whole family is 1/alpha (Siegmund's approximation;
- *   the scores are N(0, 1) in control, so the run length holds whatever the reference size);
- * - **trailing**: the trailing-window t over the W runs before (a monitor that absorbs slow
- *   drift), Holm across metrics per run, flagged unreliable below W = 20.
+ * - **shift**: the run against the reference (groupTest: paired over the items, the exact count
+ *   test for rates with few events, else the prediction t);
+ * - **sustained**: the mean of the last 2 up to `sustain` runs since the reference against it (a
+ *   shift too small for one run shows in the mean of a few, at (1/j + 1/k) the variance);
+ * - **trailing**: the run against the W runs before it (a monitor that absorbs slow drift),
+ *   flagged unreliable below W = 20.
  */
 export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, options: Partial<TrendOptions> = {}): TrendResult {
   const opts: TrendOptions = { ...DEFAULT_TREND_OPTIONS, ...options };
+  if (!(Number.isInteger(opts.referenceRuns) && opts.referenceRuns >= 2)) throw new InputError("command line", "--reference-runs", "at least 2 runs: a reference needs a spread");
   const all = [...new Set([...runs.flatMap((r) => Object.keys(r.metrics)), ...Object.keys(baseline?.between_runs ?? {})])].sort();
   const unknown = opts.metrics?.find((n) => !all.includes(n));
   // A misspelt name would chart nothing and pass --fail-on-alert: bad input, not an empty trend.
   if (unknown !== undefined) throw new InputError("command line", "--metrics", `unknown metric "${unknown}": not in any run or the baseline`);
   const names = opts.metrics ? all.filter((n) => opts.metrics!.includes(n)) : all;
   refuseRepeatedRuns(runs, baseline);
-  const arl0Family = 1 / opts.alpha;
-  const series = names.map((n) => seriesOf(n, runs));
-  // The CUSUM family is the charted metrics: those with a value in some run (at least two, so a
-  // lone metric keeps the limit of a pair and the family's run length stays at least 1/alpha).
-  const charted = series.filter((s) => s.values.some((v) => v !== null)).length;
-  const h = cusumLimit(opts.k, Math.max(2, charted) * arl0Family);
-  const trailing = series.map((s) => trailingWindowT(s.values, opts.window));
-  const refs = names.map((n) => referenceFromBaseline(n, baseline));
-  const sums = names.map(() => 0);
+  const familyOf = (metric: string): MetricFamily => (opts.headline.includes(metric) ? "headline" : "exploratory");
+  // The headline family is pre-registered with its harmful directions (the gate's regressions are
+  // one-sided): a headline metric alarms when it got worse; the exploratory rest either way.
+  const familyP = (r: Omit<TestResult, "p_holm">, metric: string) => (familyOf(metric) === "headline" ? oneSidedP(r, worseOf(metric)) : r.p);
   const ids = runs.map((r, i) => `${i + 1}:${describeSnapshot(r)}`);
+  const first = baseline ? 0 : Math.min(opts.referenceRuns, runs.length);
+  const refRuns = runs.slice(0, first);
+  const refSnapshot = baseline ?? (refRuns.length ? pooledItems(refRuns, "reference") : null);
+
+  const refs = names.map((metric): Reference => {
+    if (baseline) {
+      const b = baseline.between_runs[metric];
+      return b ? referenceOf(b.values, b.numerators, b.denominators) : referenceOf([], [], []);
+    }
+    const m = refRuns.map((r) => r.metrics[metric]);
+    return referenceOf(
+      m.map((x) => x?.value ?? null),
+      m.map((x) => x?.numerator ?? null),
+      m.map((x) => x?.denominator ?? null),
+    );
+  });
+  const runVariances = names.map((metric) => (baseline ? null : runVarianceOf(metric, refRuns)));
+  const trailing = names.map((n) => trailingWindowT(runs.map((r) => r.metrics[n]?.value ?? null), opts.window));
   const points: TrendPoint[][] = names.map(() => []);
 
-  runs.forEach((_, t) => {
-    const rows = names.map((_, j) => {
-      const s = series[j]!;
-      const x = s.values[t] ?? null;
-      const reference = state(refs[j]!);
-      const test = x === null ? null : shiftTest(refs[j]!, x, s.numerators[t] ?? null, s.denominators[t] ?? null);
-      return { x, reference, test, windowed: trailing[j]![t] ?? null };
+  runs.forEach((run, t) => {
+    const judged = t >= first && refSnapshot !== null;
+    const j = Math.min(opts.sustain, t - first + 1);
+    const windowRuns = runs.slice(t - j + 1, t + 1);
+    const windowItems = judged && j >= 2 ? pooledItems(windowRuns, `${ids[t]!} and the ${j - 1} before`) : null;
+    const rows = names.map((metric, m) => {
+      if (!judged) return { shift: null, sustained: null, windowed: trailing[m]![t] ?? null };
+      const shift = groupTest(metric, refs[m]!, refSnapshot, runVariances[m]!, sideOf([run], run, metric));
+      const sustained = windowItems ? groupTest(metric, refs[m]!, refSnapshot, runVariances[m]!, sideOf(windowRuns, windowItems, metric)) : null;
+      return { shift, sustained, windowed: trailing[m]![t] ?? null };
     });
-    const shiftP = holmByFamily(rows.map((r) => r.test?.p ?? null));
-    const trailP = holmByFamily(rows.map((r) => r.windowed?.p ?? null));
-    rows.forEach((row, j) => {
-      const sign = HIGHER_IS_BETTER.has(names[j]!) ? -1 : 1;
-      const step = row.test ? cusumStep(sums[j]!, sign * row.test.z, { k: opts.k, h }) : null;
-      if (step) sums[j] = step.value;
-      const cusum = step?.value ?? null;
+    const holm = (p: (r: (typeof rows)[number], m: number) => number | null) => holmByFamily(rows.map(p), (m) => familyOf(names[m]!));
+    const shiftP = holm((r, m) => (r.shift ? familyP(r.shift, names[m]!) : null));
+    const sustainedP = holm((r, m) => (r.sustained ? familyP(r.sustained, names[m]!) : null));
+    const trailP = holm((r) => r.windowed?.p ?? null);
+    rows.forEach((row, m) => {
       const alerts: AlertChart[] = [];
-      if (shiftP[j] !== null && shiftP[j]! <= opts.alpha) alerts.push("shift");
-      if (step?.alert) alerts.push("cusum");
-      if (trailP[j] !== null && trailP[j]! <= opts.alpha) alerts.push("trailing");
-      points[j]!.push({
+      if (shiftP[m] !== null && shiftP[m]! <= opts.alpha) alerts.push("shift");
+      if (sustainedP[m] !== null && sustainedP[m]! <= opts.alpha) alerts.push("sustained");
+      // Below W = 20 the trailing window is a monitor: one odd run in a short window makes its t jump.
+      if (trailP[m] !== null && trailP[m]! <= opts.alpha && row.windowed!.reliable) alerts.push("trailing");
+      points[m]!.push({
         run: ids[t]!,
-        value: row.x,
-        reference: row.reference,
-        test: row.test?.test ?? null,
-        T: row.test?.T ?? null,
-        z: row.test?.z ?? null,
-        p: row.test?.p ?? null,
-        p_holm: shiftP[j] ?? null,
-        cusum,
-        trailing: row.windowed ? { T: row.windowed.T, p: row.windowed.p, p_holm: trailP[j]!, reliable: row.windowed.reliable } : null,
+        value: run.metrics[names[m]!]?.value ?? null,
+        reference_run: !baseline && t < first,
+        shift: row.shift ? { ...row.shift, p_holm: shiftP[m]! } : null,
+        sustained: row.sustained ? { ...row.sustained, p_holm: sustainedP[m]! } : null,
+        trailing: row.windowed ? { T: row.windowed.T, p: row.windowed.p, p_holm: trailP[m]!, reliable: row.windowed.reliable } : null,
         alerts,
       });
-      // An alarming run is out of control for this metric: it never enters the reference.
-      const s = series[j]!;
-      if (row.x !== null && alerts.length === 0) refs[j] = addToReference(refs[j]!, row.x, s.numerators[t] ?? null, s.denominators[t] ?? null);
     });
   });
 
-  const metrics = names.map((metric, j): MetricTrend => {
-    const pts = points[j]!;
-    const charted = pts.filter((p) => p.test !== null).length;
-    const valued = pts.filter((p) => p.value !== null).length;
+  const metrics = names.map((metric, m): MetricTrend => {
+    const pts = points[m]!;
+    const judged = pts.filter((p) => !p.reference_run);
+    const tested = judged.filter((p) => p.shift !== null).length;
+    const valued = judged.filter((p) => p.value !== null).length;
     const note =
       valued === 0
-        ? "no run has a value"
-        : charted === 0
-          ? "not charted: the reference has fewer than two runs with spread, and the metric has no event count to test exactly"
-          : charted < valued
-            ? `${valued - charted} run(s) with a value not charted (the reference had no spread yet)`
+        ? judged.length === 0
+          ? `no run after the reference's ${first}`
+          : "no run has a value"
+        : tested === 0
+          ? "not tested: no per-item values to pair, no event count to test exactly, and the reference has fewer than two runs with spread"
+          : tested < valued
+            ? `${valued - tested} run(s) with a value not tested`
             : null;
-    return { metric, worse: HIGHER_IS_BETTER.has(metric) ? "down" : "up", note, points: pts, episode: episodeOf(pts) };
+    return { metric, family: familyOf(metric), worse: worseOf(metric), reference: state(refs[m]!), note, points: pts, episode: episodeOf(pts, refs[m]!) };
   });
+  const reference: TrendResult["reference"] = baseline
+    ? { source: "baseline", runs: baseline.runs.length, description: `the baseline ${describeSnapshot(baseline)}` }
+    : { source: "first_runs", runs: first, description: `the first ${first} run(s) of the history (pre-registered with --reference-runs ${opts.referenceRuns}; not judged)` };
   return {
     runs: ids,
-    reference: baseline ? `${describeSnapshot(baseline)}, then the in-control runs of this trend` : "self-starting: the in-control runs of this trend",
+    reference,
     options: opts,
-    cusum: { h, arl0_metric: cusumArl0(opts.k, h), arl0_family: arl0Family },
+    families: { headline: names.filter((n) => familyOf(n) === "headline"), exploratory: names.filter((n) => familyOf(n) === "exploratory") },
     caveat:
-      `shift (t prediction against the reference, exact count test for rates with few events; Holm across metrics), CUSUM (k ${opts.k}, h ${Number(h.toPrecision(3))}), ` +
-      `trailing window W ${opts.window}${opts.window < 20 ? " (unreliable below 20)" : ""} (Holm); each family at ${opts.alpha} false alarms per run, a false alarm about once in ${Number(arl0Family.toPrecision(3))} runs per family. ` +
+      `Fixed reference: ${reference.description}. Charts: shift (each run against the reference, paired over the items; exact count test for rates with few events), ` +
+      `sustained (the mean of the last 2 to ${opts.sustain} runs since the reference), trailing window W ${opts.window}${opts.window < 20 ? " (unreliable below 20)" : ""}; ` +
+      `each chart at ${opts.alpha} false alarms per run within each family (Holm: ${names.filter((n) => familyOf(n) === "headline").length} pre-registered headline metrics, the gate's; the rest exploratory). ` +
       "Alarms open an investigation; only the gate against the fixed baseline decides a release.",
     metrics,
-    alerts: metrics.flatMap((m) => m.points.flatMap((p, index) => p.alerts.map((chart) => ({ metric: m.metric, run: p.run, index, chart })))),
+    alerts: metrics.flatMap((mt) =>
+      mt.points.flatMap((p, index) =>
+        p.alerts.map((chart): TrendAlert => {
+          const tested = chart === "shift" ? p.shift : chart === "sustained" ? p.sustained : null;
+          return { metric: mt.metric, family: mt.family, run: p.run, index, chart, value: p.value, reference_mean: mt.reference.mean, delta: tested?.delta ?? null, z: tested ? tested.z : (p.trailing?.T ?? null) };
+        }),
+      ),
+    ),
   };
 }
 
@@ -279,24 +410,20 @@ function refuseRepeatedRuns(runs: readonly Snapshot[], baseline: Snapshot | null
   });
 }
 
-
 /**
- * A metric's alarm episode: since when (the first alarm when one run jumped: a shift or trailing
- * alarm; for a shift that only the CUSUM saw accumulate, its change point, the run after its sum
- * last stood at 0), and how far the last run's value is from the reference the first alarm was
- * judged against, in reference SDs.
+ * A metric's alarm episode: since when (the first alarm; when only the sustained chart saw it, the
+ * first run of its window), and how far the last run's value is from the reference, in reference
+ * SDs.
  */
-function episodeOf(points: readonly TrendPoint[]): MetricTrend["episode"] {
+function episodeOf(points: readonly TrendPoint[], ref: Reference): MetricTrend["episode"] {
   const first = points.findIndex((p) => p.alerts.length > 0);
   if (first < 0) return null;
-  let since = first;
-  if (points[first]!.alerts.every((a) => a === "cusum")) {
-    while (since > 0 && (points[since - 1]!.cusum ?? 0) > 0) since--;
-  }
-  const reference = points[first]!.reference;
+  const at = points[first]!;
+  const since = at.alerts.every((a) => a === "sustained") ? first - at.sustained!.runs + 1 : first;
   const last = [...points].reverse().find((p) => p.value !== null);
   const lastValue = last?.value ?? null;
-  const distance = lastValue !== null && reference.mean !== null && reference.sd !== null && reference.sd > 0 ? (lastValue - reference.mean) / reference.sd : null;
+  const sd = sdOf(ref.stats);
+  const distance = lastValue !== null && ref.stats.n > 0 && sd !== null && sd > 0 ? (lastValue - ref.stats.mean) / sd : null;
   const charts = [...new Set(points.flatMap((p) => p.alerts))];
-  return { since, first_alert: first, last_value: lastValue, reference, distance_sd: distance, charts };
+  return { since, first_alert: first, last_value: lastValue, distance_sd: distance, charts };
 }

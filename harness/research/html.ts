@@ -40,12 +40,12 @@ function metricFigure(m: MetricSeries, r: Research): string {
     limits,
   });
   const alarms = m.points.flatMap((p, i) => (p.alerts.length ? [`${runKey(i)} (${p.alerts.join(", ")})`] : []));
-  const reference = m.reference.source === "baseline" ? "the baseline's runs and the in-control runs since" : "the in-control runs, self-starting";
+  const reference = m.reference.source === "baseline" ? `the baseline's ${m.reference.runs} runs` : `the first ${m.reference.runs} runs, not judged`;
   const lines = [
     `${m.meaning} Dots: each run's value with its 95% interval.`,
     mu0 === null ? `The reference (${reference}) has no value: nothing to chart against.` : `Dashed line: the reference (${reference}), μ0 ${fmt(mu0)}.`,
-    limits ? "Band: μ0 ± 3σ0, σ0 the reference runs' between-run SD." : "",
-    `Ringed: runs on which the shift, CUSUM or trailing-window chart alarmed${alarms.length ? `: ${alarms.join(", ")}` : " (none)"}.`,
+    limits ? "Band: μ0 ± 3σ0, σ0 the SD of one run the shift test used." : "",
+    `Ringed: runs on which the shift, sustained or trailing-window chart alarmed${alarms.length ? `: ${alarms.join(", ")}` : " (none)"}.`,
     m.note && mu0 !== null ? `${m.note[0]!.toUpperCase()}${m.note.slice(1)}.` : "",
   ];
   return figure(`${m.metric} (${directionMark(m.direction)})`, chart, lines.filter(Boolean).join(" "));

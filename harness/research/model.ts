@@ -9,7 +9,7 @@ import { criticFindings, rawSeverityIsBlocker } from "../../src/metrics/trial-fa
 import type { EstimateContext, MetricValue } from "../../src/metrics/types.ts";
 import { compareSnapshots, type Comparison } from "../baseline/compare.ts";
 import type { Snapshot } from "../baseline/schema.ts";
-import { trend, type MetricTrend } from "../baseline/trend.ts";
+import { trend, type MetricFamily, type MetricTrend } from "../baseline/trend.ts";
 import { simProfileOf, type LoadedRun } from "../report/load.ts";
 import { HEADLINE_METRICS, metricInfo, type Direction } from "../report/metric-catalogue.ts";
 
@@ -55,16 +55,32 @@ export interface Point {
 
 export interface MetricSeries {
   metric: string;
+  /** The pre-registered headline family (the gate policy's metrics) or the exploratory rest: Holm runs within each. */
+  family: MetricFamily;
   direction: Direction;
   meaning: string;
   /**
-   * The drift charts' in-control reference (`fieldtest trend`) after the last run: the mean and
-   * between-run SD of the baseline's runs and every later run that did not alarm (self-starting
-   * from the first runs without a baseline).
+   * The drift charts' fixed in-control reference (`fieldtest trend`): the baseline's runs, or the
+   * history's first runs. mu0 is its mean; sigma0 the SD of one run the last shift test used (the
+   * larger of the reference's between-run SD and the run's sampling SD paired over items).
    */
-  reference: { source: "baseline" | "self_starting"; mu0: number | null; sigma0: number | null };
+  reference: { source: "baseline" | "first_runs"; runs: number; mu0: number | null; sigma0: number | null };
   note: string | null;
-  points: (Point & { alerts: string[] })[];
+  points: (Point & { alerts: string[]; reference_run: boolean })[];
+}
+
+/** One drift alarm: which metric, on which run, by which charts, and how big. */
+export interface Alarm {
+  metric: string;
+  family: MetricFamily;
+  /** Index of the run in `runs`. */
+  run: number;
+  charts: string[];
+  value: number | null;
+  reference_mean: number | null;
+  /** The tested difference (the run or the mean of the last runs minus the reference) and its normal score. */
+  delta: number | null;
+  z: number | null;
 }
 
 /** The critic's behaviour over every completed audit of a run, whatever the suite. */
@@ -91,6 +107,17 @@ export interface Operations {
   latency_ms_p50: (number | null)[];
   latency_ms_p95: (number | null)[];
   calls_per_trial: (number | null)[];
+  /**
+   * The engine's group figures per run, from its summary's operational metrics over the goals
+   * (corpus or imported): trial latency p50 by status, distinct blockers per goal by origin,
+   * escalations per 100 goals, critic calls per goal. An imported run's are what its traces show.
+   */
+  engine: {
+    latency_ms_p50: Record<"approved" | "escalated", (number | null)[]>;
+    blockers_per_goal: Record<"gate" | "critic", Point[]>;
+    escalations_per_100_goals: Point[];
+    critic_calls_per_goal: Point[];
+  };
 }
 
 /** Runs that share a critic system prompt, pooled: what the prompt itself did. */
@@ -108,7 +135,11 @@ export interface PromptVariant {
 export interface Research {
   schema_version: 1;
   runs: RunInfo[];
+  /** Every drift alarm, headline family first, then by run. */
+  alarms: Alarm[];
   metrics: MetricSeries[];
+  /** What every run is judged against, for people. */
+  reference: string;
   trend_caveat: string;
   critic: CriticDrift;
   confusion: { label: string; confusion: FamilyConfusion; defects: number }[];
@@ -118,9 +149,14 @@ export interface Research {
 }
 
 export interface ResearchOptions {
-  /** A fixed drift reference (a published baseline); null: the first run. */
+  /** A fixed drift reference (a published baseline); null: the first `referenceRuns` runs. */
   baseline: Snapshot | null;
+  referenceRuns: number;
   window: number;
+  /** The pre-registered headline family (the gate policy's metrics). */
+  headline: readonly string[];
+  /** Chart only these metrics (default every metric of the runs). */
+  metrics?: readonly string[];
   /** Labels of the model-swap pair (A candidate, B reference); null: no comparison. */
   swap: { a: string; b: string } | null;
   reps: number;
@@ -214,10 +250,10 @@ function promptVariants(runs: readonly ResearchRun[], infos: readonly RunInfo[],
   });
 }
 
-/** The in-control reference a metric's last run was judged against (the chart's centre and band). */
-function inControl(tm: MetricTrend | undefined): { mu0: number | null; sigma0: number | null } {
-  const last = tm?.points.at(-1)?.reference;
-  return { mu0: last?.mean ?? null, sigma0: last?.sd ?? null };
+/** The SD of one run the metric's last shift test used (|delta/T| over its reference factor), else the reference's between-run SD. */
+function sigma0(tm: MetricTrend): number | null {
+  const last = [...tm.points].reverse().find((p) => p.shift !== null && p.shift.T !== null && p.shift.T !== 0 && p.shift.delta !== null)?.shift;
+  return last ? Math.abs(last.delta! / last.T!) / Math.sqrt(1 + 1 / tm.reference.n) : tm.reference.sd;
 }
 
 /** The research model over runs in the order given (oldest first). */
@@ -226,29 +262,47 @@ export function research(runs: readonly ResearchRun[], o: ResearchOptions): Rese
   const t = trend(
     runs.map((r) => ({ ...r.snapshot, runs: [{ ...r.snapshot.runs[0]!, run_id: r.label }] })),
     o.baseline,
-    { window: o.window },
+    { window: o.window, referenceRuns: o.referenceRuns, headline: o.headline, ...(o.metrics ? { metrics: o.metrics } : {}) },
   );
-  const byMetric = new Map(t.metrics.map((m) => [m.metric, m]));
-  const headline = HEADLINE_METRICS.filter((m) => runs.some((r) => (r.snapshot.metrics[m]?.value ?? null) !== null));
-  const metrics = headline.map((metric): MetricSeries => {
+  const alarming = new Set(t.alerts.map((a) => a.metric));
+  // The headline family first, then the catalogue's headline metrics and any other metric that alarmed.
+  const shown = [...t.families.headline, ...HEADLINE_METRICS, ...t.metrics.map((m) => m.metric).filter((m) => alarming.has(m))];
+  const charted = new Map(t.metrics.filter((m) => m.points.some((p) => p.value !== null)).map((m) => [m.metric, m]));
+  const metrics = [...new Set(shown)].flatMap((metric): MetricSeries[] => {
+    const tm = charted.get(metric);
+    if (!tm) return [];
     const info = metricInfo(metric);
-    const tm = byMetric.get(metric);
-    return {
-      metric,
-      direction: info.direction,
-      meaning: info.meaning,
-      reference: { source: o.baseline ? "baseline" : "self_starting", ...inControl(tm) },
-      note: tm?.note ?? null,
-      points: runs.map((r, i) => ({ ...point(r.snapshot.metrics[metric]), alerts: tm?.points[i]?.alerts ?? [] })),
-    };
+    return [
+      {
+        metric,
+        family: tm.family,
+        direction: info.direction,
+        meaning: info.meaning,
+        reference: { source: t.reference.source, runs: t.reference.runs, mu0: tm.reference.mean, sigma0: sigma0(tm) },
+        note: tm.note,
+        points: runs.map((r, i) => ({ ...point(r.snapshot.metrics[metric]), alerts: tm.points[i]!.alerts, reference_run: tm.points[i]!.reference_run })),
+      },
+    ];
   });
+  const alarms = t.metrics
+    .flatMap((m) =>
+      m.points.flatMap((p, i): Alarm[] => {
+        if (p.alerts.length === 0) return [];
+        const tested = p.shift && p.alerts.includes("shift") ? p.shift : (p.sustained ?? p.shift);
+        return [{ metric: m.metric, family: m.family, run: i, charts: p.alerts, value: p.value, reference_mean: m.reference.mean, delta: tested?.delta ?? null, z: tested?.z ?? null }];
+      }),
+    )
+    .sort((a, b) => (a.family === b.family ? a.run - b.run : a.family === "headline" ? -1 : 1));
   const critic = runs.map(criticOf);
   const perRun = <T>(f: (c: ReturnType<typeof criticOf>) => T) => critic.map(f);
   const swap = o.swap === null ? null : swapOf(runs, o.swap, o);
+  const operational = (key: string) => runs.map((r) => point(r.run.summary.operational[key]));
   return {
     schema_version: 1,
     runs: infos,
+    alarms,
     metrics,
+    reference: t.reference.description,
     trend_caveat: t.caveat,
     critic: {
       audits: perRun((c) => c.audits),
@@ -265,6 +319,12 @@ export function research(runs: readonly ResearchRun[], o: ResearchOptions): Rese
       latency_ms_p50: runs.map((r) => quantile(r.run.trials.map((x) => x.latency_ms), 0.5)),
       latency_ms_p95: runs.map((r) => quantile(r.run.trials.map((x) => x.latency_ms), 0.95)),
       calls_per_trial: runs.map((r) => (r.run.trials.length === 0 ? null : r.run.trials.reduce((n, x) => n + x.calls.length, 0) / r.run.trials.length)),
+      engine: {
+        latency_ms_p50: { approved: operational("latency_ms_p50.approved").map((p) => p.value), escalated: operational("latency_ms_p50.escalated").map((p) => p.value) },
+        blockers_per_goal: { gate: operational("blockers_per_goal.gate"), critic: operational("blockers_per_goal.critic") },
+        escalations_per_100_goals: operational("escalations_per_100_goals"),
+        critic_calls_per_goal: operational("llm_calls_per_goal.critic"),
+      },
     },
     prompts: promptVariants(runs, infos, critic),
     swap,

@@ -27,76 +27,76 @@ export function sdOf(s: RunningStats): number | null {
 
 /** A new value judged against a reference sample of earlier in-control runs. */
 export interface PredictionScore {
-  /** (x − x̄)/(s √(1 + 1/n)): Student t with n − 1 df when the runs are normal and in control. */
+  /** The standardized difference: Student t with `df` degrees of freedom when the runs are in control. */
   T: number;
   df: number;
   /** Two-sided p of T. */
   p: number;
-  /** The normal score Φ⁻¹(F_t(T)): N(0, 1) in control, whatever n (a self-starting chart's input). */
+  /** The normal score Φ⁻¹(F_t(T)): N(0, 1) in control, whatever the df (a size comparable across tests). */
   z: number;
 }
 
-/**
- * The prediction statistic of a new run against a reference of n earlier runs (methodology-notes
- * §5, §9.8): T = (x − x̄)/(s √(1 + 1/n)), t with n − 1 df, and its normal score (Quesenberry's Q
- * statistic; Hawkins' self-starting CUSUM runs on it). The reference's own uncertainty (a mean and
- * an SD estimated from few runs) is in the t distribution, so a small reference widens the limits
- * instead of raising false alarms. null when the reference has fewer than two runs or no spread.
- */
-export function predictionScore(reference: RunningStats, x: number): PredictionScore | null {
-  const sd = sdOf(reference);
-  if (sd === null || !(sd > 0)) return null;
-  const df = reference.n - 1;
-  const T = (x - reference.mean) / (sd * Math.sqrt(1 + 1 / reference.n));
+function scoreOf(T: number, df: number): PredictionScore {
   // Tails computed on the small side, so large |T| keeps its precision.
   const lower = studentTCdf(-Math.abs(T), df);
   const z = -normalQuantile(lower) * Math.sign(T);
   return { T, df, p: Math.min(1, 2 * lower), z };
 }
 
-export interface ChartPoint {
-  /** The chart statistic after this run. */
-  value: number;
-  /** The control limit it is compared with. */
-  limit: number;
-  alert: boolean;
+/**
+ * The prediction statistic of the mean of j new runs against a reference of n earlier runs
+ * (methodology-notes §5, §9.8): T = (x̄_j − x̄)/(s √(1/j + 1/n)), t with n − 1 df, and its normal
+ * score (Quesenberry's Q statistic at j = 1). The reference's own uncertainty (a mean and an SD
+ * estimated from few runs) is in the t distribution, so a small reference widens the limits
+ * instead of raising false alarms. null when the reference has fewer than two runs or no spread.
+ */
+export function predictionScore(reference: RunningStats, x: number, j = 1): PredictionScore | null {
+  const sd = sdOf(reference);
+  if (sd === null || !(sd > 0)) return null;
+  return scoreOf((x - reference.mean) / (sd * Math.sqrt(1 / j + 1 / reference.n)), reference.n - 1);
 }
 
 /**
- * One step of a one-sided upper CUSUM (methodology §9.8): C_t = max(0, C_{t−1} + (m_t − μ0)/σ0 − k),
- * alert when C_t > h; start from C_0 = 0. On normal scores (μ0 = 0, σ0 = 1) it is a self-starting
- * CUSUM. k = 0.5 targets a 1σ shift. The caller carries the sum and does not reset it after an
- * alert, so a persisting shift keeps alerting. One step at a time because a self-starting chart's
- * next score depends on whether this run alarmed (an alarming run stays out of the reference).
+ * The shift of the mean of j runs against a reference of k runs on the same items, paired item by
+ * item: `delta` and `se` are the paired difference and its clustered standard error over the
+ * items (df = clusters − 1), so se² measures the sampling variance at fixed items, the reference's
+ * (1/k) and the runs' (1/j) alike, on many df where k − 1 would be few. Runs can also vary from one
+ * to the next beyond sampling (a live model's day-to-day drift): the reference runs' between-run
+ * variance s² shows it, so the variance used is max(se², (1/j + 1/k) s²), each the same quantity
+ * estimated two ways, the larger one kept (conservative when runs vary by sampling alone).
+ * T = delta/√V, two-sided p on df. null without a variance.
  */
-export function cusumStep(previous: number, m: number, opts: { mu0?: number; sigma0?: number; k?: number; h: number }): ChartPoint {
-  const { mu0 = 0, sigma0 = 1, k = 0.5, h } = opts;
-  if (!(sigma0 > 0)) throw new RangeError("cusum: sigma0 must be positive");
-  const value = Math.max(0, previous + (m - mu0) / sigma0 - k);
-  return { value, limit: h, alert: value > h };
+export function pairedShiftScore(delta: number, se: number, df: number, j: number, reference: RunningStats): PredictionScore | null {
+  const sd = sdOf(reference);
+  const variance = Math.max(se * se, sd === null ? 0 : (1 / j + 1 / reference.n) * sd * sd);
+  if (!(variance > 0) || !(df >= 1)) return null;
+  return scoreOf(delta / Math.sqrt(variance), df);
 }
 
 /**
- * In-control average run length of a one-sided CUSUM on N(0, 1) scores (Siegmund's approximation):
- * ARL0 ≈ (e^{2kb} − 2kb − 1)/(2k²), b = h + 1.166. k = 0.5: h = 4 gives ≈ 338 runs, h = 5 ≈ 939
- * (the two-sided scheme, both sides at once, has half of each).
+ * The run-to-run variance of a mean over n items at fixed items, estimated from k runs cluster by
+ * cluster: `sums[g][r]` is cluster g's sum of item values in run r (for a ratio, of its linearized
+ * counts). Clusters are independent, so Var(mean) = Σ_g Var(S_g)/n², each Var(S_g) estimated by
+ * its sample variance over the k runs: (k − 1) df per cluster where the metric's own between-run
+ * variance has k − 1 in all. df by Satterthwaite: (Σ v_g)² / Σ (v_g²/(k − 1)). null below two runs
+ * or without any variation.
  */
-export function cusumArl0(k: number, h: number): number {
-  const b = h + 1.166;
-  return (Math.exp(2 * k * b) - 2 * k * b - 1) / (2 * k * k);
+export function clusterRunVariance(sums: readonly (readonly number[])[], n: number): { variance: number; df: number } | null {
+  const k = sums[0]?.length ?? 0;
+  if (k < 2 || n < 1) return null;
+  const v = sums.map((runs) => sdOf(statsOf(runs))! ** 2);
+  const total = v.reduce((a, b) => a + b, 0);
+  if (!(total > 0)) return null;
+  return { variance: total / (n * n), df: (total * total) / v.reduce((a, x) => a + (x * x) / (k - 1), 0) };
 }
 
-/** The decision interval h whose one-sided in-control run length is `arl0` (inverse of cusumArl0). */
-export function cusumLimit(k: number, arl0: number): number {
-  if (!(arl0 > 1)) throw new RangeError("cusumLimit: arl0 must exceed 1");
-  let lo = 0;
-  let hi = 100;
-  for (let i = 0; i < 200; i++) {
-    const mid = (lo + hi) / 2;
-    if (cusumArl0(k, mid) < arl0) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
+/**
+ * The shift of the mean of j runs against the mean of a reference of k runs when one run's
+ * variance is known (clusterRunVariance): T = Δ/√((1/j + 1/k) · variance) on `df`.
+ */
+export function referenceShiftScore(delta: number, variance: number, df: number, j: number, k: number): PredictionScore | null {
+  if (!(variance > 0) || !(df > 0)) return null;
+  return scoreOf(delta / Math.sqrt((1 / j + 1 / k) * variance), df);
 }
 
 export interface TrailingPoint extends PredictionScore {

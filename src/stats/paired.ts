@@ -1,5 +1,5 @@
 import { binomialCdf, normalCdf, normalQuantile, studentTCdf, studentTQuantile } from "./distributions.ts";
-import { meanInterval, type MeanInterval } from "./mean.ts";
+import { clusteredSe, meanInterval, type MeanInterval } from "./mean.ts";
 
 /**
  * McNemar's exact test on the discordant items: b changed one way, c the other.
@@ -47,6 +47,44 @@ export function pairedDelta(a: readonly number[], b: readonly number[], conf = 0
   const { mean, se, clusters: g } = interval;
   const pGreater = se === null ? null : se === 0 ? (mean > 0 ? 0 : 1) : studentTCdf(-mean / se, g - 1);
   return { ...interval, pGreater };
+}
+
+/** Two-sided p of a t statistic mean/se on df degrees of freedom; null without an SE, 1 for a zero difference with no spread. */
+export function twoSidedP(mean: number, se: number | null, df: number): number | null {
+  if (se === null || !(df >= 1)) return null;
+  if (!(se > 0)) return mean === 0 ? 1 : null;
+  return Math.min(1, 2 * studentTCdf(-Math.abs(mean / se), df));
+}
+
+/** One item's counts behind a ratio in two runs: a events of aDen units in A, b of bDen in B. */
+export interface PairedRatioItem {
+  aNum: number;
+  aDen: number;
+  bNum: number;
+  bDen: number;
+}
+
+/**
+ * The paired difference of two ratios of sums over the same items, Δ = Σ aNum/Σ aDen − Σ bNum/Σ bDen,
+ * with its delta-method standard error clustered over `clusters`: each item's influence
+ * ψ_i = (aNum_i − R_a aDen_i)/Σ aDen − (bNum_i − R_b bDen_i)/Σ bDen, summed per cluster,
+ * SE = √(G/(G − 1) Σ_g ψ_g²), and the t-interval on G − 1 df. Items whose two denominators are 0
+ * enter neither side. null when a side has no unit; se null below two clusters.
+ */
+export function pairedRatioDelta(items: readonly PairedRatioItem[], conf = 0.95, clusters?: readonly string[]): MeanInterval | null {
+  const used = items.map((it, i) => ({ it, c: clusters?.[i] ?? String(i) })).filter(({ it }) => it.aDen + it.bDen > 0);
+  const sum = (f: (it: PairedRatioItem) => number) => used.reduce((s, u) => s + f(u.it), 0);
+  const [aDen, bDen] = [sum((it) => it.aDen), sum((it) => it.bDen)];
+  if (aDen === 0 || bDen === 0) return null;
+  const [ra, rb] = [sum((it) => it.aNum) / aDen, sum((it) => it.bNum) / bDen];
+  const n = used.length;
+  // ψ_i scaled by n: its mean is 0 and clusteredSe of n·ψ is exactly √(G/(G − 1) Σ_g ψ_g²).
+  const scaled = used.map(({ it }) => n * ((it.aNum - ra * it.aDen) / aDen - (it.bNum - rb * it.bDen) / bDen));
+  const { se, clusters: g } = clusteredSe(scaled, used.map((u) => u.c));
+  const mean = ra - rb;
+  if (se === null) return { mean, se: null, low: null, high: null, n, clusters: g };
+  const half = studentTQuantile(1 - (1 - conf) / 2, g - 1) * se;
+  return { mean, se, low: mean - half, high: mean + half, n, clusters: g };
 }
 
 /**

@@ -4,7 +4,6 @@ import type { Snapshot } from "../../harness/baseline/schema.ts";
 import { trend } from "../../harness/baseline/trend.ts";
 import { formatTrend } from "../../harness/cli/commands/trend.ts";
 import { InputError } from "../../src/formats/input-error.ts";
-import { cusumLimit } from "../../src/stats/drift.ts";
 import { makeFixture, makeSnapshot, metricSnapshot, type ItemSpec } from "./builders.ts";
 
 const IDS = Array.from({ length: 10 }, (_, i) => `seeded-${i}`);
@@ -88,58 +87,72 @@ describe("trend (drift)", () => {
     expect(trend([a!, b!], baseline).runs).toHaveLength(2);
   });
 
-  it("stays quiet while runs sit within the baseline's between-run spread", () => {
+  it("stays quiet while runs sit within the baseline's between-run spread, judged against the baseline alone", () => {
     const t = trend(runsOf([0.1, 0.115, 0.085, 0.1, 0.105, 0.095, 0.12, 0.08]), baseline);
     expect(t.alerts).toEqual([]);
-    expect(t.metrics[0]!.points[0]!.reference).toMatchObject({ n: 5, mean: expect.closeTo(0.1, 12), sd: expect.closeTo(0.0158114, 6) });
-    // Each in-control run joins the reference (self-starting from the baseline's runs).
-    expect(t.metrics[0]!.points[7]!.reference.n).toBe(12);
+    expect(t.reference).toMatchObject({ source: "baseline", runs: 5 });
+    expect(t.metrics[0]!.reference).toMatchObject({ n: 5, mean: expect.closeTo(0.1, 12), sd: expect.closeTo(0.0158114, 6) });
   });
 
   it("judges a run by its prediction t against the reference, whose own uncertainty is in the t (4 df here)", () => {
     const p = trend(runsOf([0.2]), baseline).metrics[0]!.points[0]!;
-    expect(p).toMatchObject({ test: "t", T: expect.closeTo(5.773503, 5), p: expect.closeTo(0.0044686, 6) });
+    expect(p.shift).toMatchObject({ test: "t", runs: 1, T: expect.closeTo(5.773503, 5), p: expect.closeTo(0.0044686, 6) });
     expect(p.alerts).toEqual(["shift"]);
   });
 
-  it("keeps an alarming run out of the reference, so a sustained shift keeps alarming", () => {
+  it("keeps the reference fixed, so a sustained shift keeps alarming and never enters it", () => {
     const m = trend(runsOf([0.2, 0.2, 0.2]), baseline).metrics[0]!;
-    expect(m.points.map((p) => p.reference.n)).toEqual([5, 5, 5]);
+    expect(m.reference.n).toBe(5);
     expect(m.points.every((p) => p.alerts.includes("shift"))).toBe(true);
+    expect(m.points.map((p) => p.sustained?.runs ?? null)).toEqual([null, 2, 3]);
     expect(m.episode).toMatchObject({ since: 0, first_alert: 0, last_value: 0.2, distance_sd: expect.closeTo(0.1 / 0.0158114, 4) });
   });
 
-  it("prints one line per alarming metric: what, since when, how far in reference SDs", () => {
-    const text = formatTrend(trend(runsOf([0.1, 0.2, 0.2]), baseline));
+  it("prints one line per alarming metric: what, its family, since when, how far", () => {
+    const text = formatTrend(trend(runsOf([0.1, 0.2, 0.2]), baseline, { headline: ["label_flip_rate"] }));
     expect(text.split("\n").filter((l) => l.startsWith("ALERT"))).toEqual([
-      "ALERT label_flip_rate (worse up): since run 2:r1, first alarm run 2:r1; 0.2 vs reference 0.1 ± 0.0141 SD (+7.07 SD; 6 runs); charts shift, cusum; alarming on the last run",
+      "ALERT label_flip_rate [headline] (worse up): since run 2:r1, first alarm run 2:r1; 0.2 vs reference 0.1 ± 0.0158 SD (+6.32 reference SD; z 2.84, t test; 5 runs); charts shift, sustained; alarming on the last run",
     ]);
-    expect(text).toContain("1 metric(s) alarming, 0 in control, 0 not charted");
+    expect(text).toContain("1 metric(s) alarming (1 headline), 0 in control, 0 not tested");
   });
 
-  it("corrects the shift test with Holm across metrics: p = 0.0045 alarms alone, not beside a second such metric", () => {
+  it("runs Holm within each family, on the harmful side for the headline: two such metrics in one family share the correction, one in each does not", () => {
     const two = metricSnapshot("baseline", {}, { label_flip_rate: BASE_RUNS, evidence_drift_rate: BASE_RUNS });
     const runs = [metricSnapshot("r", { label_flip_rate: 0.2, evidence_drift_rate: 0.2 })];
-    const t = trend(runs, two);
-    expect(t.metrics.map((m) => m.points[0]!.p_holm)).toEqual([expect.closeTo(2 * 0.0044686, 6), expect.closeTo(2 * 0.0044686, 6)]);
-    expect(t.alerts.filter((a) => a.chart === "shift")).toEqual([]);
+    const together = trend(runs, two);
+    expect(together.metrics.map((m) => m.points[0]!.shift!.p_holm)).toEqual([expect.closeTo(2 * 0.0044686, 6), expect.closeTo(2 * 0.0044686, 6)]);
+    expect(together.alerts).toEqual([]);
+    // A headline metric is tested on its harmful side (a rise): half the two-sided p.
+    const apart = trend(runs, two, { headline: ["label_flip_rate"] });
+    expect(apart.families).toEqual({ headline: ["label_flip_rate"], exploratory: ["evidence_drift_rate"] });
+    expect(apart.metrics.map((m) => m.points[0]!.shift!.p_holm)).toEqual([expect.closeTo(0.0044686, 6), expect.closeTo(0.0044686 / 2, 6)]);
+    expect(apart.alerts.map((a) => `${a.metric} ${a.family}`)).toEqual(["evidence_drift_rate exploratory", "label_flip_rate headline"]);
+    // A headline metric that got better does not alarm.
+    const better = trend([metricSnapshot("r", { label_flip_rate: 0.0, evidence_drift_rate: 0.1 })], two, { headline: ["label_flip_rate"] });
+    expect(better.metrics[1]!.points[0]!.shift!.p_holm).toBeCloseTo(1 - 0.0044686 / 2, 6);
+    expect(better.alerts).toEqual([]);
   });
 
-  it("is self-starting without a baseline: the first runs become the reference", () => {
-    const t = trend(runsOf([0.1, 0.12, 0.08, 0.11, 0.09, 0.2]), null);
+  it("without a baseline, the first k runs are the fixed reference: not judged, and a shift after them cannot enter it", () => {
+    const t = trend(runsOf([0.1, 0.12, 0.08, 0.11, 0.09, 0.2]), null, { referenceRuns: 5 });
     const pts = t.metrics[0]!.points;
-    expect(pts.slice(0, 2).map((p) => p.test)).toEqual([null, null]);
-    expect(pts[2]!.reference.n).toBe(2);
-    expect(pts[5]).toMatchObject({ test: "t", T: expect.closeTo(5.773503, 5) });
+    expect(pts.slice(0, 5).every((p) => p.reference_run && p.shift === null)).toBe(true);
+    expect(pts[5]!.shift).toMatchObject({ test: "t", T: expect.closeTo(5.773503, 5) });
     expect(pts[5]!.alerts).toContain("shift");
+    expect(t.reference).toMatchObject({ source: "first_runs", runs: 5 });
+    // Three in-control runs, then a shift: every shifted run is judged against the same three.
+    const shifted = trend(runsOf([0.1, 0.12, 0.08, 0.3, 0.3, 0.3]), null).metrics[0]!;
+    expect(shifted.reference).toMatchObject({ n: 3, mean: expect.closeTo(0.1, 12) });
+    expect(shifted.points.slice(3).map((p) => p.shift!.T)).toEqual([0, 0, 0].map(() => expect.closeTo(0.2 / (0.02 * Math.sqrt(4 / 3)), 9)));
+    expect(() => trend(runsOf([0.1]), null, { referenceRuns: 1 })).toThrow("--reference-runs");
   });
 
   it("charts a metric at 0 in every baseline run against the exact bound of its events: 0 → 0.54% does not alarm, 0 → 1.35% does", () => {
     const zero = { value: 0, numerator: 0, denominator: 370 };
     const base = metricSnapshot("baseline", {}, { critic_unavailable_rate: [zero, zero, zero, zero, zero] });
     const at = (k: number) => trend([metricSnapshot("r", { critic_unavailable_rate: { value: k / 370, numerator: k, denominator: 370 } })], base).metrics[0]!.points[0]!;
-    expect(at(2)).toMatchObject({ test: "exact", p: expect.closeTo(1 / 36, 12), alerts: [] });
-    expect(at(5)).toMatchObject({ test: "exact", p: expect.closeTo(6 ** -5, 12), alerts: ["shift"] });
+    expect(at(2)).toMatchObject({ shift: { test: "exact", p: expect.closeTo(1 / 36, 12) }, alerts: [] });
+    expect(at(5)).toMatchObject({ shift: { test: "exact", p: expect.closeTo(6 ** -5, 12) }, alerts: ["shift"] });
   });
 
   it("judges a rate with few events by its counts: one more event after one in 25 runs is not a 20-SD jump", () => {
@@ -147,35 +160,35 @@ describe("trend (drift)", () => {
     const rare = metricSnapshot("baseline", {}, { underclaim_approvals_majority: Array.from({ length: 25 }, (_, i) => share(i === 3 ? 1 : 0)) });
     const p = trend([metricSnapshot("r", { underclaim_approvals_majority: share(1) })], rare).metrics[0]!.points[0]!;
     // X ~ Binomial(2, 1/26): P(X ≥ 1) = 1 − (25/26)², two-sided 0.150; the t on these values would read T ≈ 4.7.
-    expect(p).toMatchObject({ test: "exact", p: expect.closeTo(2 * (1 - (25 / 26) ** 2), 12), alerts: [] });
+    expect(p).toMatchObject({ shift: { test: "exact", p: expect.closeTo(2 * (1 - (25 / 26) ** 2), 12) }, alerts: [] });
   });
 
-  it("accumulates a persistent shift too small for one run in a CUSUM on the normal scores", () => {
+  it("sees a shift too small for one run in the mean of the last runs (sustained; scipy 1.17)", () => {
+    // 40 baseline runs at 0.1 ± 0.01, then runs at 0.125: T = 2.44 (p 0.019) for one run, 3.41 (p 0.0015) for the mean of two.
     const long = metricSnapshot("baseline", {}, { label_flip_rate: Array.from({ length: 40 }, (_, i) => (i % 2 ? 0.11 : 0.09)) });
-    const t = trend(runsOf(Array<number>(12).fill(0.125)), long);
+    const t = trend(runsOf([0.125, 0.125, 0.125]), long);
     const pts = t.metrics[0]!.points;
-    expect(t.cusum.h).toBeCloseTo(cusumLimit(0.5, 2 * 200), 10);
-    expect(pts[0]!.alerts).toEqual([]);
-    const first = pts.findIndex((p) => p.alerts.includes("cusum"));
-    expect(first).toBeGreaterThan(0);
-    expect(pts.slice(0, first).every((p) => !p.alerts.includes("shift"))).toBe(true);
-    // "since": the CUSUM's change point, the run after its sum last stood at 0: the first run here.
-    expect(t.metrics[0]!.episode!.since).toBe(0);
+    expect(pts.map((p) => p.shift!.T)).toEqual([2.438262, 2.438262, 2.438262].map((x) => expect.closeTo(x, 5)));
+    expect(pts.map((p) => p.alerts)).toEqual([[], ["sustained"], ["sustained"]]);
+    expect(pts[1]!.sustained).toMatchObject({ runs: 2, T: expect.closeTo(3.406926, 5), p: expect.closeTo(0.0015367, 6) });
+    expect(pts[2]!.sustained).toMatchObject({ runs: 3, T: expect.closeTo(4.123811, 5), p: expect.closeTo(0.00018879, 7) });
+    // Since: the first run of the window that first alarmed.
+    expect(t.metrics[0]!.episode).toMatchObject({ since: 0, first_alert: 1, charts: ["sustained"] });
   });
 
-  it("watches the harmful direction: a drop for higher-is-better metrics (agreement), a rise for rates", () => {
-    // 40 baseline runs at 0.7 ± 0.01 and 0.1 ± 0.01; then 8 runs 2 SD off, too little for one run's shift test.
-    const around = (m: number) => Array.from({ length: 40 }, (_, i) => (i % 2 ? m + 0.01 : m - 0.01));
-    const coeff = metricSnapshot("baseline", {}, { critic_ac1: around(0.7), label_flip_rate: around(0.1) });
-    const drift = (ac1: number, flip: number) =>
-      trend(
-        Array.from({ length: 8 }, (_, i) => metricSnapshot(`r${i}`, { critic_ac1: ac1, label_flip_rate: flip })),
-        coeff,
-      ).alerts;
-    expect(drift(0.68, 0.1).map((a) => `${a.metric} ${a.chart}`)).toContain("critic_ac1 cusum");
-    expect(drift(0.72, 0.1)).toEqual([]);
-    expect(drift(0.7, 0.12).map((a) => `${a.metric} ${a.chart}`)).toContain("label_flip_rate cusum");
-    expect(drift(0.7, 0.08)).toEqual([]);
+  it("pairs a run with the reference item by item, one run's variance from the reference runs cluster by cluster", () => {
+    const reference = [0, 1, 2].map((r) => run((i) => (i < 2 + (r % 2) ? PASS : BLOCK), (m) => void ((m.run_id = `ref-${r}`), (m.config.seed = r))));
+    const worse = run((i) => (i < 6 ? PASS : BLOCK), (m) => void ((m.run_id = "worse"), (m.config.seed = 9)));
+    const p = trend([...reference, worse], null, { metrics: ["critic_miss_rate"] }).metrics[0]!.points[3]!;
+    // Items 0-1 always missed, item 2 in one reference run of three; now items 0-5: Δ = mean(0, 0, 2/3, 1, 1, 1, 0, 0, 0, 0) = 11/30.
+    // Only item 2 varies over the reference runs (0, 1, 0: variance 1/3): one run's variance (1/3)/10², on 2 df.
+    expect(p.shift).toMatchObject({ test: "paired", delta: expect.closeTo(11 / 30, 12), T: expect.closeTo(11 / 30 / Math.sqrt((4 / 3) * (1 / 300)), 10) });
+    expect(p.shift!.T).toBeCloseTo(5.5, 10);
+  });
+
+  it("names the harmful direction from the metric catalogue", () => {
+    const t = trend([metricSnapshot("r", { critic_ac1: 0.7, label_flip_rate: 0.1, "blockers_per_goal.gate": 1 })], metricSnapshot("b", {}, {}));
+    expect(Object.fromEntries(t.metrics.map((m) => [m.metric, m.worse]))).toEqual({ "blockers_per_goal.gate": "either", critic_ac1: "down", label_flip_rate: "up" });
   });
 
   it("rejects an unknown --metrics name instead of charting nothing", () => {
@@ -184,20 +197,18 @@ describe("trend (drift)", () => {
     expect(trend(runsOf([0.1]), baseline, { metrics: ["label_flip_rate"] }).metrics.map((m) => m.metric)).toEqual(["label_flip_rate"]);
   });
 
-  it("sets the CUSUM limit for the charted metrics: those with a value in some run, not the baseline's others", () => {
-    const four = metricSnapshot("baseline", {}, { label_flip_rate: BASE_RUNS, evidence_drift_rate: BASE_RUNS, critic_miss_rate: BASE_RUNS, overclaim_rate: BASE_RUNS });
-    const t = trend([metricSnapshot("r", { label_flip_rate: 0.1, evidence_drift_rate: 0.1, critic_miss_rate: 0.1 })], four);
-    expect(t.metrics).toHaveLength(4);
-    expect(t.cusum.h).toBeCloseTo(cusumLimit(0.5, 3 * 200), 10);
-  });
-
   it("runs the trailing window over the W runs before, Holm-corrected across metrics, flagged unreliable below W = 20", () => {
     const t = trend(runsOf([0.1, 0.11, 0.09, 0.1, 0.3]), null, { window: 4 });
     const last = t.metrics[0]!.points[4]!;
     expect(last.trailing).toMatchObject({ reliable: false });
     // Holm of one p is that p; beside a second charted metric the smaller p doubles.
     expect(last.trailing!.p_holm).toBe(last.trailing!.p);
-    expect(last.alerts).toContain("trailing");
+    expect(last.trailing!.p_holm).toBeLessThan(0.005);
+    // Below W = 20 it is a monitor: printed, never an alarm; at W = 20 it alarms.
+    expect(last.alerts).not.toContain("trailing");
+    const long = trend(runsOf([...Array.from({ length: 20 }, (_, i) => (i % 2 ? 0.11 : 0.09)), 0.3]), null, { window: 20 }).metrics[0]!.points[20]!;
+    expect(long.trailing!.reliable).toBe(true);
+    expect(long.alerts).toContain("trailing");
     const drift = [0.1, 0.11, 0.09, 0.1, 0.12];
     const two = trend([0.1, 0.11, 0.09, 0.1, 0.3].map((v, i) => metricSnapshot(`r${i}`, { label_flip_rate: v, evidence_drift_rate: drift[i]! })), null, { window: 4 });
     const at = Object.fromEntries(two.metrics.map((m) => [m.metric, m.points[4]!.trailing!]));
@@ -208,5 +219,4 @@ describe("trend (drift)", () => {
     expect(small.p_holm).toBeGreaterThan(small.p);
     expect(large.p_holm).toBeCloseTo(Math.max(small.p_holm, large.p), 12);
   });
-
 });

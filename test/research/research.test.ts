@@ -13,7 +13,7 @@ import { ARTIFACTS } from "../helpers/artifacts.ts";
 import { openPage } from "../helpers/browser.ts";
 import { CRITIC_PROMPTS, removeTempDirs, SAMPLE, tempDir, writeSweepReport, writeTreeGoals, writeTreeRun, type TreeRun } from "../import/fixtures.ts";
 
-const OPTIONS = { baseline: null, window: 5, reps: 200, seed: 0 };
+const OPTIONS = { baseline: null, referenceRuns: 3, headline: ["critic_miss_rate", "underclaim_approvals"], window: 5, reps: 200, seed: 0 };
 
 let root: string;
 const out = (name: string) => join(root, name);
@@ -46,7 +46,7 @@ function writeTree(dir: string): void {
   for (const r of runs) writeTreeRun(reports, r);
 }
 
-const SEEDED = Array.from({ length: 8 }, (_, i) => `seeded-${i}`);
+const SEEDED = Array.from({ length: 24 }, (_, i) => `seeded-${i}`);
 const CLEAN = Array.from({ length: 4 }, (_, i) => `clean-${i}`);
 function specs(misses: number): ItemSpec[] {
   return [
@@ -139,8 +139,10 @@ describe("fieldtest research", () => {
     expect(m.points.map((p) => Number(p.value!.toFixed(10)))).toEqual([0.15, 0.15, 0.15, 0.15, 0.55, 0.55]);
     expect(m.points.slice(0, 4).every((p) => p.alerts.length === 0)).toBe(true);
     expect(m.points.slice(4).every((p) => p.alerts.length > 0)).toBe(true);
-    // The in-control reference after the last run: the four runs at 0.15 (the alarming ones never enter it).
-    expect(m.reference).toMatchObject({ source: "self_starting", mu0: 0.15 });
+    // The fixed reference: the first three runs, at 0.15, not judged themselves.
+    expect(m.reference).toMatchObject({ source: "first_runs", runs: 3, mu0: expect.closeTo(0.15, 12) });
+    expect(m.points.map((p) => p.reference_run)).toEqual([true, true, true, false, false, false]);
+    expect(drift.alarms.filter((a) => a.metric === "underclaim_approvals")).toEqual([4, 5].map((run) => expect.objectContaining({ family: "headline", run, value: expect.closeTo(0.55, 10), reference_mean: expect.closeTo(0.15, 10) })));
   });
 });
 

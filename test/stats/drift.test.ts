@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { addObservation, cusumArl0, cusumStep, cusumLimit, predictionScore, sdOf, statsOf, trailingWindowT, EMPTY_STATS } from "../../src/stats/drift.ts";
+import { addObservation, pairedShiftScore, predictionScore, sdOf, statsOf, trailingWindowT, EMPTY_STATS } from "../../src/stats/drift.ts";
 import { createRng } from "../../src/stats/random.ts";
 import { normalQuantile } from "../../src/stats/distributions.ts";
 
@@ -59,30 +59,43 @@ describe("prediction score against a reference of earlier runs", () => {
   });
 });
 
-/** The CUSUM over a whole series, carried one cusumStep at a time from 0 as trend carries it. */
-function cusum(series: readonly number[], opts: Parameters<typeof cusumStep>[2]) {
-  let c = 0;
-  return series.map((m) => {
-    const point = cusumStep(c, m, opts);
-    c = point.value;
-    return point;
+describe("shift of the mean of j runs against a fixed reference", () => {
+  it("known answer: the mean of 3 runs at 10 against 1, 2, 3, 4 is T = (10 − 2.5)/(s √(1/3 + 1/4)) on 3 df (scipy 1.17)", () => {
+    const s = predictionScore(statsOf([1, 2, 3, 4]), 10, 3)!;
+    expect(s.T).toBeCloseTo(7.606388, 6);
+    expect(s.p).toBeCloseTo(0.0047158, 6);
   });
-}
-
-describe("CUSUM", () => {
-  it("accumulates standardized excess over k", () => {
-    const points = cusum([0.1, 0.3, 0.3, 0.3, 0.3, 0.3], { mu0: 0.1, sigma0: 0.1, h: 4.77 });
-    // steps: 0, then +1.5 each run: 1.5, 3, 4.5, 6 (> 4.77), 7.5
-    expect(points.map((p) => p.value)).toEqual([0, 1.5, 3, 4.5, 6, 7.5].map((v) => expect.closeTo(v, 12)));
-    expect(points.map((p) => p.alert)).toEqual([false, false, false, false, true, true]);
+  it("paired over items: the larger of the items' sampling variance and the reference runs' between-run one (scipy 1.17)", () => {
+    // Between-run SD 0.05 of 3 runs dominates an item SE of 0.02: V = (1 + 1/3)·0.05².
+    expect(pairedShiftScore(0.1, 0.02, 40, 1, statsOf([0.1, 0.2, 0.15]))).toMatchObject({ T: expect.closeTo(1.732051, 6), df: 40, p: expect.closeTo(0.0909707, 6) });
+    // Runs that vary by sampling alone (SD 0.01): the items' SE decides, on its 40 df.
+    expect(pairedShiftScore(0.1, 0.02, 40, 1, statsOf([0.1, 0.11, 0.12]))).toMatchObject({ T: expect.closeTo(5, 9), p: expect.closeTo(1.1840066e-5, 10) });
+    // A one-run reference has no between-run SD: the SE alone; no variance at all is no test.
+    expect(pairedShiftScore(0.1, 0.02, 40, 1, statsOf([0.1]))!.T).toBeCloseTo(5, 9);
+    expect(pairedShiftScore(0.1, 0, 40, 1, statsOf([0.1, 0.1]))).toBeNull();
   });
-  it("never goes below zero", () => {
-    expect(cusum([0, 0, 0], { mu0: 1, sigma0: 1, h: 4 }).map((p) => p.value)).toEqual([0, 0, 0]);
-  });
-  it("in-control run length (Siegmund): k = 0.5, h = 4 → 338 and h = 5 → 939, twice the two-sided 168 and 465 of the tables", () => {
-    expect(cusumArl0(0.5, 4)).toBeCloseTo(338.1, 0);
-    expect(cusumArl0(0.5, 5)).toBeCloseTo(938.6, 0);
-    expect(cusumLimit(0.5, cusumArl0(0.5, 6.25))).toBeCloseTo(6.25, 8);
+  it("holds its false-alarm rate over many seeds: runs that vary by sampling alone, j = 1 and 3, against 3 reference runs", () => {
+    // 300 items, each run's item value a Bernoulli(0.3) share of 5 trials: the run-to-run spread is sampling alone.
+    const rng = createRng(5, "paired-shift");
+    const run = () => Array.from({ length: 300 }, () => Array.from({ length: 5 }, () => (rng() < 0.3 ? 1 : 0)).reduce<number>((a, b) => a + b, 0) / 5);
+    let alarms = 0;
+    let tests = 0;
+    for (let h = 0; h < 300; h++) {
+      const ref = [run(), run(), run()];
+      const refItem = ref[0]!.map((_, i) => (ref[0]![i]! + ref[1]![i]! + ref[2]![i]!) / 3);
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      for (const j of [1, 3]) {
+        const group = Array.from({ length: j }, run);
+        const d = refItem.map((r, i) => mean(group.map((g) => g[i]!)) - r);
+        const se = Math.sqrt(d.reduce((a, x) => a + (x - mean(d)) ** 2, 0) / (d.length - 1) / d.length);
+        const score = pairedShiftScore(mean(d), se, d.length - 1, j, statsOf(ref.map(mean)))!;
+        tests++;
+        if (score.p <= 0.05) alarms++;
+      }
+    }
+    // 600 tests at 0.05: about 30 in control; the max over the two variances makes it conservative.
+    expect(alarms / tests).toBeLessThan(0.05);
+    expect(alarms / tests).toBeGreaterThan(0.01);
   });
 });
 

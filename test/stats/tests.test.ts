@@ -8,6 +8,8 @@ import {
   mcnemarExact,
   nonInferiorityBound,
   pairedDelta,
+  pairedRatioDelta,
+  twoSidedP,
 } from "../../src/stats/paired.ts";
 import { meanInterval } from "../../src/stats/mean.ts";
 import { studentTCdf } from "../../src/stats/distributions.ts";
@@ -124,6 +126,33 @@ describe("paired delta and non-inferiority (§12)", () => {
     // differences 0, .2, .4, .2: sd = 0.163299, se = 0.0816497, t = 2.44949 on 3 df → p = 0.045861 (scipy)
     expect(d.se).toBeCloseTo(0.0816497, 6);
     expect(d.pGreater).toBeCloseTo(0.0458606, 6);
+  });
+  it("pairs two ratios of sums over the same items by the delta method, clustered (numpy/scipy 1.17)", () => {
+    // 6/17 − 3/14 = 0.138655; ψ_i summed per cluster a, a, b, c; SE 0.123512 on 2 df.
+    const items = [
+      { aNum: 1, aDen: 4, bNum: 0, bDen: 3 },
+      { aNum: 2, aDen: 5, bNum: 1, bDen: 5 },
+      { aNum: 0, aDen: 2, bNum: 1, bDen: 2 },
+      { aNum: 3, aDen: 6, bNum: 1, bDen: 4 },
+    ];
+    const d = pairedRatioDelta(items, 0.95, ["a", "a", "b", "c"])!;
+    expect(d).toMatchObject({ mean: expect.closeTo(0.1386555, 7), se: expect.closeTo(0.1235116, 7), low: expect.closeTo(-0.3927722, 6), high: expect.closeTo(0.6700831, 6), n: 4, clusters: 3 });
+    expect(twoSidedP(d.mean, d.se, d.clusters - 1)).toBeCloseTo(0.3782678, 6);
+    // An item with no unit on either side is left out; a side with no unit at all has no ratio.
+    expect(pairedRatioDelta([...items, { aNum: 0, aDen: 0, bNum: 0, bDen: 0 }], 0.95, ["a", "a", "b", "c", "d"])!.clusters).toBe(3);
+    expect(pairedRatioDelta([{ aNum: 0, aDen: 0, bNum: 1, bDen: 2 }])).toBeNull();
+  });
+  it("its SE is the paired t's when every denominator is 1 (a ratio of per-item 0/1 values is their mean)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: 3, maxLength: 30 }), (rows) => {
+        const d = pairedRatioDelta(rows.map(([a, b]) => ({ aNum: a ? 1 : 0, aDen: 1, bNum: b ? 1 : 0, bDen: 1 })))!;
+        const t = pairedDelta(
+          rows.map(([a]) => (a ? 1 : 0)),
+          rows.map(([, b]) => (b ? 1 : 0)),
+        )!;
+        return Math.abs(d.mean - t.mean) < 1e-12 && Math.abs(d.se! - t.se!) < 1e-12;
+      }),
+    );
   });
   it("sizes a non-inferiority test (§11: 90, 23 and 40 items)", () => {
     const sd = (p: number) => Math.sqrt((2 * p * (1 - p)) / 5);

@@ -4,7 +4,9 @@ import { z } from "zod";
 import { InputError } from "../../../src/formats/load.ts";
 import { readSnapshot } from "../../baseline/io.ts";
 import { loadResearchRuns, writeResearch } from "../../research/load.ts";
-import { research } from "../../research/model.ts";
+import { research, type Research } from "../../research/model.ts";
+import { DEFAULT_TREND_OPTIONS } from "../../baseline/trend.ts";
+import { DEFAULT_POLICY, headlineOf, metricList } from "./trend.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
 import { intOption, MAX_REPS, parseOptions } from "../options.ts";
@@ -12,24 +14,49 @@ import { intOption, MAX_REPS, parseOptions } from "../options.ts";
 const OptionsSchema = z.strictObject({
   out: z.string().min(1),
   baseline: z.string().min(1).optional(),
+  referenceRuns: intOption(2).default(DEFAULT_TREND_OPTIONS.referenceRuns),
+  policy: z.string().min(1).default(DEFAULT_POLICY),
+  metrics: metricList.optional(),
   a: z.string().min(1).optional(),
   b: z.string().min(1).optional(),
-  window: intOption(2).default(5),
+  window: intOption(2).default(DEFAULT_TREND_OPTIONS.window),
   reps: intOption(100, MAX_REPS).default(2000),
   seed: intOption().default(0),
   corpus: z.string().min(1).default("corpus"),
 });
 
+const f = (x: number | null) => (x === null ? "n/a" : Number(x.toPrecision(3)).toString());
+
+/** One line per drift alarm: the metric, its family, the run, the charts, and how big. */
+function alarmLines(r: Research): string[] {
+  return r.alarms.map((a) => `  ${a.family === "headline" ? "ALARM" : "alarm"} ${a.metric} [${a.family}] on ${r.runs[a.run]!.label}: ${f(a.value)} vs reference ${f(a.reference_mean)}${a.delta !== null ? ` (Δ ${f(a.delta)}` : " ("}${a.z !== null ? `${a.delta !== null ? ", " : ""}z ${f(a.z)}` : ""}); ${a.charts.join(", ")}`);
+}
+
+/** The engine's group figures of each imported run, as the predecessor's own traces report them. */
+function importedLines(r: Research): string[] {
+  const e = r.operations.engine;
+  return r.runs.flatMap((run, i) =>
+    run.suites.includes("imported")
+      ? [
+          `  ${run.label}: latency p50 approved ${f(e.latency_ms_p50.approved[i]!)} ms, escalated ${f(e.latency_ms_p50.escalated[i]!)} ms; blockers per goal gate ${f(e.blockers_per_goal.gate[i]!.value)}, critic ${f(e.blockers_per_goal.critic[i]!.value)}; escalations per 100 goals ${f(e.escalations_per_100_goals[i]!.value)}; critic calls per goal ${f(e.critic_calls_per_goal[i]!.value)}`,
+        ]
+      : [],
+  );
+}
+
 export function register(program: Command, { host, action, warn }: CommandContext): void {
   program
     .command("research")
-    .description("Research report across runs: metrics over runs with drift alarms, the critic's drift (downgrades per family, evidence status, advisory blockers), confusion per run, a model-swap comparison, cost and latency; HTML, Markdown and JSON")
+    .description("Research report across runs: drift alarms first (each run against a fixed in-control reference, Holm within the gate's headline metrics and within the rest), metrics over runs, the critic's drift (downgrades per family, evidence status, advisory blockers), confusion per run, a model-swap comparison, cost and latency; HTML, Markdown and JSON")
     .argument("<runs...>", "run directories, or folders of runs (an import's --out); ordered by start time")
     .requiredOption("--out <dir>", "folder for research.html, research.md and research.json")
-    .option("--baseline <file>", "fixed drift reference (default: the first run)")
+    .option("--baseline <file>", "the fixed drift reference: a published (multi-run) baseline; without one, the first --reference-runs runs are the reference")
+    .option("--reference-runs <k>", "without --baseline: the first k runs are the fixed reference, not judged (pre-register k)", String(DEFAULT_TREND_OPTIONS.referenceRuns))
+    .option("--policy <file>", "gate policy whose metrics are the headline family (default: the shipped gate.yaml)")
+    .option("--metrics <list>", "chart only these metrics, comma-separated (an unknown name is an error)")
     .option("--a <run>", "model swap: run A, the candidate (a run's name or directory; default the last run)")
     .option("--b <run>", "model swap: run B, the reference (default the first run)")
-    .option("--window <n>", "trailing window W of the drift monitor (runs)", "5")
+    .option("--window <n>", "trailing window W of the drift monitor (runs)", String(DEFAULT_TREND_OPTIONS.window))
     .option("--reps <n>", "permutation re-splits of the model-swap test (at most 1000000)", "2000")
     .option("--seed <n>", "seed of the permutation test", "0")
     .option("--corpus <dir>", "corpus the runs were made on (imported runs carry their own goals)", "corpus")
@@ -43,11 +70,24 @@ export function register(program: Command, { host, action, warn }: CommandContex
         return found.label;
       };
       const swap = runs.length < 2 && options.a === undefined ? null : { a: pick("--a", options.a, runs.length - 1), b: pick("--b", options.b, 0) };
-      const r = research(runs, { baseline: options.baseline ? readSnapshot(options.baseline) : null, window: options.window, swap, reps: options.reps, seed: options.seed });
+      const r = research(runs, {
+        baseline: options.baseline ? readSnapshot(options.baseline) : null,
+        referenceRuns: options.referenceRuns,
+        headline: headlineOf(options.policy),
+        ...(options.metrics ? { metrics: options.metrics } : {}),
+        window: options.window,
+        swap,
+        reps: options.reps,
+        seed: options.seed,
+      });
       const paths_ = writeResearch(options.out, r);
-      const alarms = r.metrics.flatMap((m) => m.points.flatMap((p, i) => (p.alerts.length ? [`${m.metric} on ${runs[i]!.label}`] : [])));
+      const headline = r.alarms.filter((a) => a.family === "headline").length;
+      const imported = importedLines(r);
       host.stdout.write(
-        `${runs.length} runs, ${r.prompts.length} critic prompt variant(s); ${alarms.length} drift alarm(s)${alarms.length ? `: ${alarms.slice(0, 5).join("; ")}${alarms.length > 5 ? "; ..." : ""}` : ""}\n` +
+        `${runs.length} runs, ${r.prompts.length} critic prompt variant(s); ${r.alarms.length} drift alarm(s) (${headline} headline)${r.alarms.length ? ":" : ""}\n` +
+          alarmLines(r).map((l) => `${l}\n`).join("") +
+          `reference: ${r.reference}\n` +
+          (imported.length ? `imported runs (the engine's group figures, from the trial records):\n${imported.map((l) => `${l}\n`).join("")}` : "") +
           r.prompts.map((p) => `  critic prompt ${p.critic_prompt?.slice(0, 8) ?? "not recorded"}: ${p.runs.length} run(s), ${p.audits} audits, advisory blockers per audit ${p.advisory_blockers_per_audit === null ? "n/a" : Number(p.advisory_blockers_per_audit.toPrecision(3))}\n`).join("") +
           `wrote:\n${paths_.map((p) => `  ${p}\n`).join("")}`,
       );

@@ -1,21 +1,32 @@
 import type { Command } from "commander";
+import { join } from "node:path";
 import { z } from "zod";
+import { loadFile } from "../../../src/formats/load.ts";
 import { readComparable, readSnapshot } from "../../baseline/io.ts";
-import { DEFAULT_TREND_OPTIONS, trend, type MetricTrend, type TrendResult } from "../../baseline/trend.ts";
+import { GatePolicySchema } from "../../baseline/policy.ts";
+import { DEFAULT_TREND_OPTIONS, headlineFamily, trend, type MetricTrend, type TrendResult } from "../../baseline/trend.ts";
+import { PACKAGE_ROOT } from "../../package.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
 import { intOption, numberOption, parseOptions } from "../options.ts";
 
+/** The shipped production policy: its metrics are the headline family unless --policy names another. */
+export const DEFAULT_POLICY = join(PACKAGE_ROOT, "gate.yaml");
+
+/** `--metrics a,b`: the metrics to chart, at least one. */
+export const metricList = z
+  .string()
+  .min(1)
+  .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+  .pipe(z.array(z.string()).min(1, "name at least one metric"));
+
 const OptionsSchema = z.strictObject({
   baseline: z.string().min(1).optional(),
+  referenceRuns: intOption(2).default(DEFAULT_TREND_OPTIONS.referenceRuns),
+  policy: z.string().min(1).default(DEFAULT_POLICY),
   window: intOption(2).default(DEFAULT_TREND_OPTIONS.window),
   alpha: numberOption(z.number().gt(0).lt(0.5)).default(DEFAULT_TREND_OPTIONS.alpha),
-  metrics: z
-    .string()
-    .min(1)
-    .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
-    .pipe(z.array(z.string()).min(1, "name at least one metric"))
-    .optional(),
+  metrics: metricList.optional(),
   json: z.boolean().default(false),
   all: z.boolean().default(false),
   failOnAlert: z.boolean().default(false),
@@ -24,50 +35,54 @@ const OptionsSchema = z.strictObject({
 
 const f = (x: number | null | undefined) => (x === null || x === undefined ? "n/a" : Number(x.toPrecision(3)).toString());
 
-/** One line for an alarming metric: what, since when, how far, by which charts. */
+/** One line for an alarming metric: what, its family, since when, how far, by which charts. */
 function alarmLine(m: MetricTrend, runs: readonly string[]): string {
   const e = m.episode!;
-  const ref = e.reference;
-  // A rate judged by its counts is described by them; otherwise by the distance in reference SDs.
-  const counted = m.points[e.first_alert]!.test === "exact" && ref.events !== null;
-  const far = counted
-    ? `${f(e.last_value)} vs reference ${f(ref.mean)} (${ref.events} events in ${ref.units} units over ${ref.n} runs; exact count test)`
-    : e.distance_sd !== null
-      ? `${f(e.last_value)} vs reference ${f(ref.mean)} ± ${f(ref.sd)} SD (${e.distance_sd >= 0 ? "+" : ""}${f(e.distance_sd)} SD; ${ref.n} runs)`
-      : `${f(e.last_value)} vs reference ${f(ref.mean)}`;
+  const ref = m.reference;
+  const at = m.points[e.first_alert]!;
+  const tested = at.shift ?? at.sustained;
+  // A rate judged by its counts is described by them; otherwise by the test's size and the distance in reference SDs.
+  const far =
+    tested?.test === "exact" && ref.events !== null
+      ? `${f(e.last_value)} vs reference ${f(ref.mean)} (${ref.events} events in ${ref.units} units over ${ref.n} runs; exact count test)`
+      : `${f(e.last_value)} vs reference ${f(ref.mean)}${ref.sd !== null ? ` ± ${f(ref.sd)} SD` : ""} (${e.distance_sd !== null ? `${e.distance_sd >= 0 ? "+" : ""}${f(e.distance_sd)} reference SD; ` : ""}${tested ? `z ${f(tested.z)}, ${tested.test} test; ` : ""}${ref.n} runs)`;
   const last = m.points.at(-1)!;
   const unreliable = e.charts.includes("trailing") && !(m.points.find((p) => p.trailing)?.trailing?.reliable ?? false) ? " (trailing window below 20 runs: unreliable)" : "";
-  return `ALERT ${m.metric} (worse ${m.worse}): since run ${runs[e.since]}, first alarm run ${runs[e.first_alert]}; ${far}; charts ${e.charts.join(", ")}${unreliable}${last.alerts.length ? "; alarming on the last run" : "; not on the last run"}`;
+  return `ALERT ${m.metric} [${m.family}] (worse ${m.worse}): since run ${runs[e.since]}, first alarm run ${runs[e.first_alert]}; ${far}; charts ${e.charts.join(", ")}${unreliable}${last.alerts.length ? "; alarming on the last run" : "; not on the last run"}`;
 }
 
 export function formatTrend(t: TrendResult, all = false): string {
-  const lines = [
-    `${t.runs.length} runs, ${t.metrics.length} metrics; reference: ${t.reference}`,
-    `charts: ${t.caveat}`,
-  ];
-  const alarming = t.metrics.filter((m) => m.episode !== null);
+  const lines = [`${t.runs.length} runs, ${t.metrics.length} metrics (${t.families.headline.length} headline, ${t.families.exploratory.length} exploratory); reference: ${t.reference.description}`, `charts: ${t.caveat}`];
+  const alarming = t.metrics.filter((m) => m.episode !== null).sort((a, b) => (a.family === b.family ? 0 : a.family === "headline" ? -1 : 1));
   for (const m of alarming) lines.push(alarmLine(m, t.runs));
-  const uncharted = t.metrics.filter((m) => m.points.every((p) => p.test === null));
-  lines.push(`${alarming.length} metric(s) alarming, ${t.metrics.length - alarming.length - uncharted.length} in control, ${uncharted.length} not charted${uncharted.length ? ` (${uncharted.map((m) => m.metric).join(", ")})` : ""}`);
+  const untested = t.metrics.filter((m) => m.points.every((p) => p.shift === null));
+  lines.push(`${alarming.length} metric(s) alarming (${alarming.filter((m) => m.family === "headline").length} headline), ${t.metrics.length - alarming.length - untested.length} in control, ${untested.length} not tested${untested.length ? ` (${untested.map((m) => m.metric).join(", ")})` : ""}`);
   if (all) {
     for (const m of t.metrics) {
       const last = m.points.at(-1);
-      lines.push(`  ${m.metric}: ${m.points.map((p) => f(p.value)).join(" ")}; last z ${f(last?.z)}, CUSUM ${f(last?.cusum)}/${f(t.cusum.h)}${m.note ? ` — ${m.note}` : ""}`);
+      lines.push(`  ${m.metric} [${m.family}]: ${m.points.map((p) => f(p.value)).join(" ")}; reference ${f(m.reference.mean)}; last z ${f(last?.shift?.z)}${m.note ? ` — ${m.note}` : ""}`);
     }
   }
   lines.push(`alerts: ${t.alerts.length}`);
   return `${lines.join("\n")}\n`;
 }
 
+/** The pre-registered headline family: the metrics a gate policy file checks (bad input names the file and field). */
+export function headlineOf(policyFile: string): string[] {
+  return headlineFamily(loadFile(policyFile, GatePolicySchema));
+}
+
 export function register(program: Command, { host, action, warn }: CommandContext): void {
   program
     .command("trend")
-    .description("Drift over a history of runs (oldest first): shift test, CUSUM and trailing window against an in-control reference, Holm across metrics")
+    .description("Drift over a history of runs (oldest first): each run, and the mean of the last few, against a fixed in-control reference, paired over items; Holm within the gate's headline metrics and within the exploratory rest")
     .argument("<runs...>", "run directories or baseline files, oldest first")
-    .option("--baseline <file>", "in-control reference: a (multi-run) baseline; without one the charts start from the first runs")
+    .option("--baseline <file>", "the in-control reference: a (multi-run) baseline; without one, the first --reference-runs runs are the reference")
+    .option("--reference-runs <k>", "without --baseline: the first k runs are the fixed reference, not judged (pre-register k)", String(DEFAULT_TREND_OPTIONS.referenceRuns))
+    .option("--policy <file>", "gate policy whose metrics are the headline family (default: the shipped gate.yaml)")
     .option("--window <n>", "trailing window W (runs)", String(DEFAULT_TREND_OPTIONS.window))
-    .option("--alpha <p>", "false alarms per run allowed in each chart family, across all metrics", String(DEFAULT_TREND_OPTIONS.alpha))
-    .option("--metrics <list>", "chart only these metrics, comma-separated (fewer metrics, more power per metric; an unknown name is an error)")
+    .option("--alpha <p>", "false alarms per run allowed in each chart, within each family", String(DEFAULT_TREND_OPTIONS.alpha))
+    .option("--metrics <list>", "chart only these metrics, comma-separated (an unknown name is an error)")
     .option("--all", "print every metric's series, alarming or not")
     .option("--json", "print the trend as JSON")
     .option("--fail-on-alert", "exit 1 when any chart alerts on the last run")
@@ -78,6 +93,8 @@ export function register(program: Command, { host, action, warn }: CommandContex
       const t = trend(runs, options.baseline ? readSnapshot(options.baseline) : null, {
         window: options.window,
         alpha: options.alpha,
+        referenceRuns: options.referenceRuns,
+        headline: headlineOf(options.policy),
         ...(options.metrics ? { metrics: options.metrics } : {}),
       });
       host.stdout.write(options.json ? `${JSON.stringify(t, null, 2)}\n` : formatTrend(t, options.all));

@@ -1,0 +1,113 @@
+// Error rates of the drift charts (`trend`, `research`) over independent seeds (DESIGN.md §11).
+// A benchmark, not a test: it prints rates with their exact 95% intervals and asserts nothing.
+//
+//   node dist/scripts/bench-drift.js [--histories N] [--work DIR] [--baseline FILE] [--policy FILE]
+//
+//   --histories N  histories per scenario (default 20)
+//   --pool N       independent default sweeps in the pool the stable histories are drawn from (default 40)
+//   --work DIR     keep the sweeps in DIR and reuse the ones already there (default: a fresh temp folder)
+//   --baseline     the committed baseline (default baselines/sim-default.json)
+//   --policy       the gate policy whose metrics are the headline family (default gate.yaml)
+//
+// A default sim sweep costs seconds of CPU, so the histories are drawn from pools of independent
+// sweeps: default sweeps at seeds 5000 + i, high-miss sweeps at 7000 + h and double-miss sweeps at
+// 8000 + h (h < histories), all disjoint from the baseline's seeds (1000-1007). History h draws its
+// runs at random from the default pool (seeded by h): every history is a fresh order and reference,
+// but histories share runs, so their alarms are not independent of one another (as
+// bench-gate-calibration's random splits). Its shifted runs are high-miss (double-miss) sweeps
+// h, h + 1, h + 2 (mod histories): each sweep is the first shifted run of exactly one history, so
+// the first-run rates are over independent shifted sweeps. Scenarios, each without a baseline (the
+// first 3 runs are the reference) and with one (the baseline is the reference; the same 3
+// in-control runs come first):
+//   stable:       3 + 20 runs; false alarms on the 20 judged, counted as alarming metrics;
+//   high-miss:    3 in-control runs, then 3 high-miss runs: the shifted run of the first alarm;
+//   double-miss:  the same with a critic that misses twice as often as the default's.
+// 5 runs in all (3 in control, 2 shifted) is a usual research report: "by shifted run 2" reads it.
+import { loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { readSnapshot } from "../harness/baseline/io.ts";
+import { GatePolicySchema } from "../harness/baseline/policy.ts";
+import type { Snapshot } from "../harness/baseline/schema.ts";
+import { headlineFamily, trend, type TrendResult } from "../harness/baseline/trend.ts";
+import { loadFile } from "../src/formats/load.ts";
+import { clopperPearson } from "../src/stats/proportion.ts";
+import { createRng } from "../src/stats/random.ts";
+import { simProfile, simSweeps } from "./sim-sweeps.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    histories: { type: "string", default: "20" },
+    pool: { type: "string", default: "40" },
+    work: { type: "string" },
+    baseline: { type: "string", default: "baselines/sim-default.json" },
+    policy: { type: "string", default: "gate.yaml" },
+  },
+});
+const H = Number(args.histories);
+const IN_CONTROL = 3;
+const STABLE = 20;
+const SHIFTED = 3;
+const sweeps = simSweeps(args.work);
+const baseline = readSnapshot(args.baseline);
+const headline = headlineFamily(loadFile(args.policy, GatePolicySchema));
+const POOL = Number(args.pool);
+const range = (base: number, n: number) => Array.from({ length: n }, (_, i) => base + i);
+const pct = (k: number, n: number) => {
+  const ci = clopperPearson(k, n);
+  return `${k}/${n} = ${(k / n).toFixed(3)} [${ci.low.toFixed(3)}, ${ci.high.toFixed(3)}]`;
+};
+
+const wallStart = performance.now();
+const pool = await sweeps.series("stable", range(5000, POOL));
+const highMiss = await sweeps.series("high-miss", range(7000, H), simProfile("high-miss"));
+const doubleMiss = await sweeps.series("double-miss", range(8000, H), simProfile("double-miss"));
+const histories = Array.from({ length: H }, (_, h) => {
+  const rng = createRng(h, "bench-drift");
+  const order = pool.map((run) => ({ run, key: rng() })).sort((a, b) => a.key - b.key).map((x) => x.run);
+  const shifted = (runs: Snapshot[]) => range(0, SHIFTED).map((i) => runs[(h + i) % H]!);
+  return { stable: order.slice(0, IN_CONTROL + STABLE), highMiss: shifted(highMiss), doubleMiss: shifted(doubleMiss) };
+});
+
+const alarming = (t: TrendResult, from: number, family?: "headline") => new Set(t.alerts.filter((a) => a.index >= from && (family === undefined || a.family === family)).map((a) => a.metric));
+/** The shifted run (1-based) of the first alarm among the runs from `from` on, or null. */
+const firstAlarm = (t: TrendResult, from: number, family?: "headline") => {
+  const at = t.alerts.filter((a) => a.index >= from && (family === undefined || a.family === family)).map((a) => a.index - from + 1);
+  return at.length ? Math.min(...at) : null;
+};
+
+console.log(`drift charts: ${H} histories per scenario, drawn from ${POOL} default, ${H} high-miss and ${H} double-miss sweeps; headline family (${args.policy}): ${headline.join(", ")}`);
+for (const withBaseline of [false, true]) {
+  const ref = withBaseline ? baseline : null;
+  const label = withBaseline ? `against the baseline ${args.baseline} (${baseline.runs.length} runs)` : `without a baseline (the first ${IN_CONTROL} runs are the reference)`;
+  console.log(`\n${label}:`);
+  const stable = histories.map((x) => trend(withBaseline ? x.stable.slice(IN_CONTROL) : x.stable, ref, { headline }));
+  const from = withBaseline ? 0 : IN_CONTROL;
+  for (const family of ["headline", undefined] as const) {
+    const counts = stable.map((t) => alarming(t, from, family).size);
+    const name = family ?? "any family";
+    console.log(
+      `  ${STABLE} stable runs, alarming metrics (${name}): mean ${(counts.reduce((a, b) => a + b, 0) / H).toFixed(2)}, max ${Math.max(...counts)}; histories with more than one ${pct(counts.filter((c) => c > 1).length, H)}; with any ${pct(counts.filter((c) => c > 0).length, H)}   (required: at most 1)`,
+    );
+  }
+  const which = stable.flatMap((t) => [...alarming(t, from)].map((m) => `${m} (${t.alerts.filter((a) => a.metric === m && a.index >= from).map((a) => a.chart).join("+")})`));
+  if (which.length) console.log(`    false alarms: ${[...new Set(which)].map((w) => `${w} ×${which.filter((x) => x === w).length}`).join("; ")}`);
+  for (const [name, pick] of [
+    ["high-miss", (x: (typeof histories)[number]) => x.highMiss],
+    ["double-miss", (x: (typeof histories)[number]) => x.doubleMiss],
+  ] as const) {
+    const shifted = histories.map((x) => trend([...x.stable.slice(0, IN_CONTROL), ...pick(x)], ref, { headline }));
+    const start = IN_CONTROL;
+    const before = shifted.filter((t) => withBaseline && t.alerts.some((a) => a.index < IN_CONTROL)).length;
+    for (const family of ["headline", undefined] as const) {
+      const first = shifted.map((t) => firstAlarm(t, start, family));
+      const by = (k: number) => pct(first.filter((f) => f !== null && f <= k).length, H);
+      console.log(`  ${name} after ${IN_CONTROL} in-control runs (${family ?? "any family"}): alarm on shifted run 1 ${by(1)}; by run 2 ${by(2)}; by run 3 ${by(3)}`);
+    }
+    const metrics = shifted.flatMap((t) => [...alarming(t, start, "headline")]);
+    console.log(`    alarming headline metrics: ${[...new Set(metrics)].map((m) => `${m} ×${metrics.filter((x) => x === m).length}`).join("; ") || "none"}${withBaseline ? `; histories alarming on the 3 in-control runs before the shift: ${before}` : ""}`);
+  }
+}
+const cpu = process.cpuUsage();
+console.log(
+  `\n${POOL + 2 * H} sweeps under ${sweeps.work} in ${((performance.now() - wallStart) / 1000).toFixed(0)} s of wall time, ${((cpu.user + cpu.system) / 60e6).toFixed(1)} CPU-minutes (this process), load average ${loadavg()[0]!.toFixed(1)} at the end`,
+);
