@@ -30,9 +30,8 @@ import { GatePolicySchema } from "../harness/baseline/policy.ts";
 import type { Snapshot } from "../harness/baseline/schema.ts";
 import { headlineFamily, trend, type TrendResult } from "../harness/baseline/trend.ts";
 import { loadFile } from "../src/formats/load.ts";
-import { clopperPearson } from "../src/stats/proportion.ts";
 import { createRng } from "../src/stats/random.ts";
-import { simProfile, simSweeps } from "./sim-sweeps.ts";
+import { pct, range, simProfile, simSweeps } from "./sim-sweeps.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -51,11 +50,6 @@ const sweeps = simSweeps(args.work);
 const baseline = readSnapshot(args.baseline);
 const headline = headlineFamily(loadFile(args.policy, GatePolicySchema));
 const POOL = Number(args.pool);
-const range = (base: number, n: number) => Array.from({ length: n }, (_, i) => base + i);
-const pct = (k: number, n: number) => {
-  const ci = clopperPearson(k, n);
-  return `${k}/${n} = ${(k / n).toFixed(3)} [${ci.low.toFixed(3)}, ${ci.high.toFixed(3)}]`;
-};
 
 const wallStart = performance.now();
 const pool = await sweeps.series("stable", range(5000, POOL));

@@ -16,15 +16,12 @@ import { parseArgs } from "node:util";
 import { diffSnapshots } from "../harness/baseline/diff.ts";
 import { evaluateGate, metricDelta } from "../harness/baseline/gate.ts";
 import { readSnapshot } from "../harness/baseline/io.ts";
-import { betweenRuns } from "../harness/baseline/snapshot.ts";
 import { GatePolicySchema } from "../harness/baseline/policy.ts";
 import type { Snapshot } from "../harness/baseline/schema.ts";
 import { headlineFamily, trend, type TrendResult } from "../harness/baseline/trend.ts";
 import { loadFile } from "../src/formats/load.ts";
 import { sampleSd } from "../src/stats/mean.ts";
-import { clopperPearson } from "../src/stats/proportion.ts";
-import { createRng } from "../src/stats/random.ts";
-import { simProfile, simSweeps } from "./sim-sweeps.ts";
+import { pct, simProfile, simSweeps } from "./sim-sweeps.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -46,10 +43,6 @@ const headline = headlineFamily(policy);
 const overlap = baseline.runs.map((r) => r.seed).filter((s) => s !== null && (AA_SEEDS.includes(s) || HM_SEEDS.includes(s)));
 if (overlap.length) throw new Error(`the baseline's seeds ${overlap.join(", ")} overlap the benchmark's: A/A would not be independent`);
 
-const pct = (k: number, n: number) => {
-  const ci = clopperPearson(k, n);
-  return `${k}/${n} = ${(k / n).toFixed(3)} [${ci.low.toFixed(3)}, ${ci.high.toFixed(3)}]`;
-};
 
 const wallStart = performance.now();
 const aa = await sweeps.series("aa", AA_SEEDS);
@@ -90,38 +83,6 @@ const firstShiftAlarm = alarmsOf(shifted, N).reduce((m, a) => Math.min(m, a.inde
 const shiftMetrics = [...new Set(alarmsOf(shifted, N).map((a) => a.metric))];
 console.log(
   `${SHIFT_RUNS}-run high-miss shift after the ${N} stable runs: first alarm at shift run ${Number.isFinite(firstShiftAlarm) ? firstShiftAlarm : "none"} of ${SHIFT_RUNS} (required ≤ 3); alarming: ${shiftMetrics.join(", ") || "none"}`,
-);
-// The same false-alarm count over many histories: random splits of the 28 in-control runs (the
-// baseline's 8, from their recorded per-run values, and the 20 A/A runs) into an 8-run reference
-// and a 20-run history.
-const SPLITS = 60;
-const names = Object.keys(baseline.between_runs);
-const asRun = (metrics: Snapshot["metrics"]): Snapshot => ({ ...baseline, runs: [baseline.runs[0]!], metrics, between_runs: {}, items: [] });
-const baselineRuns = baseline.runs.map((_, r) =>
-  asRun(
-    Object.fromEntries(
-      names.map((n) => {
-        const b = baseline.between_runs[n]!;
-        const numerator = b.numerators[r] ?? undefined;
-        const denominator = b.denominators[r] ?? undefined;
-        return [n, { value: b.values[r] ?? null, ci_low: null, ci_high: null, n_items: 0, n_trials: 0, ...(numerator !== undefined && denominator !== undefined ? { numerator, denominator } : {}) }];
-      }),
-    ),
-  ),
-);
-// A reference of in-control runs is what a baseline of them records: their between-run values.
-const reference = (runs: Snapshot[]): Snapshot => ({ ...baseline, between_runs: betweenRuns(runs) });
-const inControl = [...baselineRuns, ...aa];
-const rng = createRng(11, "calibration-splits");
-const alarmingPerSplit: number[] = [];
-for (let i = 0; i < SPLITS; i++) {
-  const order = inControl.map((r) => ({ r, key: rng() })).sort((a, b) => a.key - b.key).map((x) => x.r);
-  const t = trend(order.slice(baseline.runs.length), reference(order.slice(0, baseline.runs.length)), { headline });
-  alarmingPerSplit.push(new Set(t.alerts.map((a) => a.metric)).size);
-}
-const meanAlarming = alarmingPerSplit.reduce((a, b) => a + b, 0) / SPLITS;
-console.log(
-  `  over ${SPLITS} random splits of the ${inControl.length} in-control runs into a ${baseline.runs.length}-run reference and a ${inControl.length - baseline.runs.length}-run history: ${meanAlarming.toFixed(2)} alarming metrics per trend; trends with any alarm ${pct(alarmingPerSplit.filter((n) => n > 0).length, SPLITS)}; with more than one ${alarmingPerSplit.filter((n) => n > 1).length}`,
 );
 const cold = trend(hm.slice(0, SHIFT_RUNS), baseline, { headline });
 const coldFirst = cold.alerts.reduce((m, a) => Math.min(m, a.index + 1), Infinity);

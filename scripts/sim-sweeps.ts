@@ -12,6 +12,16 @@ import { readManifest } from "../harness/run/manifest.ts";
 import { RunCliSchema } from "../harness/run/settings.ts";
 import { runSweep, type SweepHost } from "../harness/run/sweep.ts";
 import { realEngine } from "../harness/run/wiring.ts";
+import { clopperPearson } from "../src/stats/proportion.ts";
+
+/** k of n as a rate with its exact (Clopper–Pearson) 95% interval, for the benchmarks' tables. */
+export function pct(k: number, n: number): string {
+  const ci = clopperPearson(k, n);
+  return `${k}/${n} = ${(k / n).toFixed(3)} [${ci.low.toFixed(3)}, ${ci.high.toFixed(3)}]`;
+}
+
+/** n consecutive seeds from base. */
+export const range = (base: number, n: number) => Array.from({ length: n }, (_, i) => base + i);
 
 /** A shipped sim profile's file, by name (high-miss, double-miss, ...). */
 export const simProfile = (name: string) => resolve(`src/providers/sim/profiles/${name}.yaml`);

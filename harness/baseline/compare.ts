@@ -1,9 +1,16 @@
-import { mcnemar } from "../../src/stats/paired.ts";
+import { ROUNDING } from "../../src/metrics/estimate.ts";
+import { gwetAC1, krippendorffAlphaNominal } from "../../src/stats/agreement.ts";
+import { clusterBootstrap } from "../../src/stats/bootstrap.ts";
+import { normalCdf } from "../../src/stats/distributions.ts";
+import { holmByFamily } from "../../src/stats/multiplicity.ts";
+import { mantelHaenszel, mcnemar, twoSidedP } from "../../src/stats/paired.ts";
+import { FIXTURE_TRIAL_RATES } from "../../src/metrics/ground-truth.ts";
 import { excessDisagreementTest } from "../../src/stats/permutation.ts";
-import { coverage, type Coverage, type Difference } from "./compat.ts";
+import { coverage, isCause, type Coverage, type Difference } from "./compat.ts";
 import { diffSnapshots } from "./diff.ts";
 import { metricDelta } from "./gate.ts";
-import { pairedItems } from "./paired.ts";
+import { isRatioMetric, pairedItems, ratioDelta } from "./paired.ts";
+import { defectProfile, type DefectProfile } from "./profile.ts";
 import { describeSnapshot, itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
 import { VERDICT_CATEGORIES } from "../../src/metrics/trial-facts.ts";
 
@@ -32,11 +39,28 @@ export interface MetricComparison {
   metric: string;
   a: number | null;
   b: number | null;
-  /** Paired per-item Δ = mean(a_i − b_i) with its 95% t-interval; null below one shared item. */
+  /**
+   * How the metric is paired: its per-item values (paired t; a per-trial rate of the fixtures'
+   * counted trials tested by Mantel–Haenszel over the items' event counts), its per-item counts (a
+   * ratio of sums, delta method), or a coefficient of the items' verdicts (agreement: paired
+   * cluster bootstrap); null when the snapshots carry nothing to pair it on (`note` says why).
+   */
+  method: "paired_t" | "mantel_haenszel" | "delta_method" | "cluster_bootstrap" | null;
+  /** Paired Δ = A − B over the shared items with its 95% interval; null below one shared item. */
   delta: number | null;
   ci_low: number | null;
   ci_high: number | null;
+  se: number | null;
+  /**
+   * Two-sided p of Δ = 0, and after Holm across every paired metric that varies: a metric with no
+   * variation in either run (every item at the same value in both) cannot reject at any level and
+   * takes no share of α (its p is null, `note` says so; Tarone 1990).
+   */
+  p: number | null;
+  p_holm: number | null;
+  beyond_noise: boolean;
   n_items: number;
+  note: string | null;
 }
 
 export interface Comparison {
@@ -47,6 +71,14 @@ export interface Comparison {
   coverage: Coverage;
   suites: SuiteComparison[];
   metrics: MetricComparison[];
+  /** The defect-family profile of A and B (blockers per goal by family and origin) and the test of "same profile". */
+  profile: DefectProfile;
+  /**
+   * One verdict over every paired metric (Holm at `alpha`): no difference beyond noise, or the
+   * metrics on which B differs from A with the recorded causes that could explain it (the
+   * configuration differences that are causes, as `diff` names them).
+   */
+  verdict: { alpha: number; differs: boolean; metrics: string[]; causes: string[]; line: string };
 }
 
 type ChangedItem = SuiteComparison["changed_items"][number];
@@ -87,18 +119,88 @@ function compareSuite(suite: string, items: [SnapshotItem, SnapshotItem][], chan
   };
 }
 
-/** A metric's paired delta, A − B, with its interval (metricDelta: never [0, 0]). */
-function compareMetric(metric: string, a: Snapshot, b: Snapshot): MetricComparison {
+/** Agreement coefficients of the items' verdicts: paired by resampling the shared items. */
+const COEFFICIENTS: Record<string, (counts: number[][]) => number | null> = {
+  critic_alpha_nominal: krippendorffAlphaNominal,
+  critic_ac1: (counts) => gwetAC1(counts, 2),
+};
+
+/**
+ * A coefficient of the boundary items' counted verdicts, A − B, over the items with two counted
+ * trials or more in both runs: percentile interval and bootstrap SE of the difference from a
+ * cluster bootstrap of the paired items (a fixture group drawn whole), p from the normal.
+ */
+function coefficientDelta(metric: string, a: Snapshot, b: Snapshot, opts: { reps: number; seed: number }) {
+  const labels = VERDICT_CATEGORIES.critic;
+  const counts = (item: SnapshotItem) => labels.map((l) => item.verdict_counts[l] ?? 0);
+  const rows = pairedItems(a, b)
+    .filter(([ai]) => ai.scheme === "critic")
+    .map(([ai, bi]) => ({ a: counts(ai), b: counts(bi), cluster: bi.cluster }))
+    .filter((r) => r.a.reduce((s, n) => s + n, 0) >= 2 && r.b.reduce((s, n) => s + n, 0) >= 2);
+  const f = COEFFICIENTS[metric]!;
+  const boot = clusterBootstrap(rows, (sample) => {
+    const [x, y] = [f(sample.map((r) => r.a)), f(sample.map((r) => r.b))];
+    return x === null || y === null ? null : x - y;
+  }, { reps: opts.reps, seed: opts.seed, stream: `compare-${metric}`, clusterOf: (r) => r.cluster });
+  const p = boot.value === null || boot.se === null ? null : boot.se > 0 ? 2 * (1 - normalCdf(Math.abs(boot.value / boot.se))) : boot.value === 0 ? 1 : null;
+  return { delta: boot.value, ci_low: boot.low, ci_high: boot.high, se: boot.se, p, n_items: rows.length };
+}
+
+/** Every shared item has one and the same value in both runs: nothing varied, nothing to test. */
+function noVariation(metric: string, a: Snapshot, b: Snapshot): boolean {
+  const values = pairedItems(a, b).flatMap(([ai, bi]) => [ai.values[metric], bi.values[metric]]).filter((v) => v !== null && v !== undefined);
+  return values.every((v) => v === values[0]);
+}
+
+/** Spread below rounding is none: items that all moved alike leave an SE of 1e-17, not 0. */
+const seOf = (se: number | null) => (se !== null && se < ROUNDING ? 0 : se);
+
+/**
+ * A metric's paired delta, A − B, with its interval and p: a ratio on its items' counts
+ * (ratioDelta), an item-mean metric on its items' values (metricDelta: never [0, 0]), an agreement
+ * coefficient by a paired bootstrap; otherwise not paired, with the reason.
+ */
+function compareMetric(metric: string, a: Snapshot, b: Snapshot, opts: { reps: number; seed: number }): Omit<MetricComparison, "p_holm" | "beyond_noise"> {
+  const base = { metric, a: a.metrics[metric]?.value ?? null, b: b.metrics[metric]?.value ?? null };
+  if (isRatioMetric(metric, a, b)) {
+    const d = ratioDelta(metric, a, b);
+    if (d && seOf(d.se) === 0 && d.mean === 0) return { ...base, method: "delta_method", delta: 0, ci_low: null, ci_high: null, se: d.se, p: null, n_items: d.n, note: "no variation in either run: no test" };
+    return { ...base, method: "delta_method", delta: d?.mean ?? null, ci_low: d?.low ?? null, ci_high: d?.high ?? null, se: d?.se ?? null, p: d ? twoSidedP(d.mean, seOf(d.se), d.clusters - 1) : null, n_items: d?.n ?? 0, note: d ? null : "no unit of this ratio on the shared items in one of the runs" };
+  }
+  if (metric in COEFFICIENTS) {
+    return { ...base, method: "cluster_bootstrap", ...coefficientDelta(metric, a, b, opts), note: null };
+  }
   const d = metricDelta(metric, b, a);
-  return {
-    metric,
-    a: a.metrics[metric]?.value ?? null,
-    b: b.metrics[metric]?.value ?? null,
-    delta: d?.mean ?? null,
-    ci_low: d?.low ?? null,
-    ci_high: d?.high ?? null,
-    n_items: d?.n ?? 0,
-  };
+  if (d !== null && d.se !== null && seOf(d.se) === 0 && d.mean === 0 && noVariation(metric, a, b)) {
+    return { ...base, method: "paired_t", delta: d.mean, ci_low: d.low, ci_high: d.high, se: d.se, p: null, n_items: d.n, note: "no variation in either run: no test" };
+  }
+  if (d !== null && metric in FIXTURE_TRIAL_RATES) {
+    const mh = mantelHaenszel(
+      pairedItems(a, b).flatMap(([ai, bi]) => {
+        const [va, vb] = [ai.values[metric], bi.values[metric]];
+        return va === null || va === undefined || vb === null || vb === undefined ? [] : [{ aEvents: Math.round(va * ai.n_counted), aTrials: ai.n_counted, bEvents: Math.round(vb * bi.n_counted), bTrials: bi.n_counted }];
+      }),
+    );
+    return { ...base, method: "mantel_haenszel", delta: d.mean, ci_low: d.low, ci_high: d.high, se: d.se, p: mh?.p ?? null, n_items: d.n, note: mh ? null : "no event in either run: no test" };
+  }
+  if (d === null) {
+    const kept = a.items.some((i) => metric in i.values) || b.items.some((i) => metric in i.values);
+    return { ...base, method: null, delta: null, ci_low: null, ci_high: null, se: null, p: null, n_items: 0, note: kept ? "no shared item with a value in both runs" : "the snapshots carry no per-item value or count of it (a baseline published before they were recorded)" };
+  }
+  return { ...base, method: "paired_t", delta: d.mean, ci_low: d.low, ci_high: d.high, se: d.se, p: twoSidedP(d.mean, seOf(d.se), d.clusters - 1), n_items: d.n, note: null };
+}
+
+const f3 = (x: number | null) => (x === null ? "n/a" : Number(x.toPrecision(3)).toString());
+
+/** The verdict line: no difference beyond noise, or where B differs from A and what recorded difference could cause it. */
+function verdictOf(metrics: readonly MetricComparison[], differences: readonly Difference[], alpha: number): Comparison["verdict"] {
+  const beyond = metrics.filter((m) => m.beyond_noise);
+  const causes = differences.filter(isCause).map((d) => d.part);
+  const tested = metrics.filter((m) => m.p !== null).length;
+  const line = beyond.length
+    ? `B differs from A on ${beyond.map((m) => `${m.metric} (${f3(m.b)} -> ${f3(m.a)}, Δ ${f3(m.delta)}, Holm p ${f3(m.p_holm)})`).join(", ")}; ${causes.length ? `recorded causes: ${causes.join(", ")}` : "no recorded configuration difference explains it"}`
+    : `no difference beyond noise (${tested} metrics paired, Holm at ${alpha})${causes.length ? `; the configurations differ in ${causes.join(", ")}` : ""}`;
+  return { alpha, differs: beyond.length > 0, metrics: beyond.map((m) => m.metric), causes, line };
 }
 
 /** A and B are the same run(s): every trial on one side is a trial on the other. */
@@ -115,11 +217,17 @@ function sameRuns(a: Snapshot, b: Snapshot): boolean {
  * per-item delta with its t-interval, clustered by fixture group. Items whose content hash
  * differs are not paired.
  */
-export function compareSnapshots(a: Snapshot, b: Snapshot, opts: { reps?: number; seed?: number } = {}): Comparison {
-  const { reps = 10_000, seed = 0 } = opts;
+export function compareSnapshots(a: Snapshot, b: Snapshot, opts: { reps?: number; seed?: number; alpha?: number } = {}): Comparison {
+  const { reps = 10_000, seed = 0, alpha = 0.05 } = opts;
   const paired = pairedItems(a, b);
   const suites = [...new Set(paired.map(([ai]) => ai.suite))].sort();
-  const metrics = [...new Set(paired.flatMap(([ai]) => Object.keys(ai.values)))].sort();
+  // Every summary metric of either run, paired when the snapshots carry its per-item parts.
+  const names = [...new Set([...Object.keys(a.metrics), ...Object.keys(b.metrics), ...paired.flatMap(([ai]) => [...Object.keys(ai.values), ...Object.keys(ai.ratios)])])].sort();
+  // The bootstrap and the permutation tests need far fewer replicates than the excess-disagreement test's p near 0.05.
+  const resampling = { reps: Math.min(reps, 2000), seed };
+  const rows = names.map((m) => compareMetric(m, a, b, resampling));
+  const adjusted = holmByFamily(rows.map((r) => r.p));
+  const metrics: MetricComparison[] = rows.map((r, i) => ({ ...r, p_holm: adjusted[i]!, beyond_noise: adjusted[i] !== null && adjusted[i]! <= alpha }));
   const diff = diffSnapshots(b, a);
   const hashes = new Map(paired.map(([ai]) => [itemKey(ai), true]));
   const changed: ChangedItem[] = diff.deltas
@@ -140,6 +248,8 @@ export function compareSnapshots(a: Snapshot, b: Snapshot, opts: { reps?: number
     differences: diff.differences,
     coverage: coverage(b, a),
     suites: suites.map((s) => compareSuite(s, paired.filter(([ai]) => ai.suite === s), changed, same, reps, seed)),
-    metrics: metrics.map((m) => compareMetric(m, a, b)),
+    metrics,
+    profile: defectProfile(a, b, resampling),
+    verdict: verdictOf(metrics, diff.differences, alpha),
   };
 }

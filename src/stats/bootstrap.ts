@@ -1,4 +1,5 @@
 import { quantileSorted } from "simple-statistics";
+import { sampleSd } from "./mean.ts";
 import { createRng, pickIndex } from "./random.ts";
 
 export interface BootstrapOptions {
@@ -16,6 +17,8 @@ export interface BootstrapResult {
   reps: number;
   /** Replicates whose statistic was defined (a resample can leave, e.g., a ratio with no denominator). */
   validReps: number;
+  /** The replicates' SD: the bootstrap standard error of the statistic (null without two replicates). */
+  se: number | null;
   seed: number;
   stream: string;
 }
@@ -80,7 +83,7 @@ export function ratioBootstrap<T extends CountRatioItem>(items: readonly T[], op
 function resample(value: number | null, clusterCount: number, options: BootstrapOptions, replicate: (draw: Int32Array) => number | null): BootstrapResult {
   const { reps, seed, conf = 0.95, stream = "" } = options;
   const base = { value, reps, seed, stream };
-  if (value === null || clusterCount < 2) return { ...base, low: null, high: null, validReps: 0 };
+  if (value === null || clusterCount < 2) return { ...base, low: null, high: null, validReps: 0, se: null };
   const rng = createRng(seed, "cluster-bootstrap", stream);
   const replicates: number[] = [];
   const draw = new Int32Array(clusterCount);
@@ -89,7 +92,7 @@ function resample(value: number | null, clusterCount: number, options: Bootstrap
     const v = replicate(draw);
     if (v !== null && Number.isFinite(v)) replicates.push(v);
   }
-  if (replicates.length === 0) return { ...base, low: null, high: null, validReps: 0 };
+  if (replicates.length === 0) return { ...base, low: null, high: null, validReps: 0, se: null };
   replicates.sort((x, y) => x - y);
   const alpha = 1 - conf;
   return {
@@ -97,6 +100,7 @@ function resample(value: number | null, clusterCount: number, options: Bootstrap
     low: quantileSorted(replicates, alpha / 2),
     high: quantileSorted(replicates, 1 - alpha / 2),
     validReps: replicates.length,
+    se: replicates.length < 2 ? null : sampleSd(replicates),
   };
 }
 

@@ -87,6 +87,36 @@ export function pairedRatioDelta(items: readonly PairedRatioItem[], conf = 0.95,
   return { mean, se, low: mean - half, high: mean + half, n, clusters: g };
 }
 
+/** One item's events of k trials in run A and in run B. */
+export interface PairedCounts {
+  aEvents: number;
+  aTrials: number;
+  bEvents: number;
+  bTrials: number;
+}
+
+/**
+ * The Mantel–Haenszel test of "each item has one event rate in A and B" over items as strata: under
+ * it, given an item's events in both runs, A's are hypergeometric, E = m·nA/N and
+ * V = m(N − m)·nA·nB/(N²(N − 1)) (m events in N trials). z = Σ (aEvents − E)/√Σ V, two-sided normal
+ * p (no continuity correction). It reads every item's own binomial variance, where a paired t over
+ * items estimates one from the spread of the items' differences. null when no item varies (Σ V = 0).
+ */
+export function mantelHaenszel(items: readonly PairedCounts[]): { z: number; p: number } | null {
+  let diff = 0;
+  let variance = 0;
+  for (const it of items) {
+    const n = it.aTrials + it.bTrials;
+    const m = it.aEvents + it.bEvents;
+    if (n < 2 || it.aTrials === 0 || it.bTrials === 0) continue;
+    diff += it.aEvents - (m * it.aTrials) / n;
+    variance += (m * (n - m) * it.aTrials * it.bTrials) / (n * n * (n - 1));
+  }
+  if (!(variance > 0)) return null;
+  const z = diff / Math.sqrt(variance);
+  return { z, p: Math.min(1, 2 * normalCdf(-Math.abs(z))) };
+}
+
 /**
  * Non-inferiority upper bound of §12 step 3 for a lower-is-better metric:
  * U = Δ̂ + t_{G−1, 1−α} · SE (G clusters); the metric passes when U ≤ margin. null below two clusters.

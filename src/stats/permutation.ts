@@ -63,3 +63,31 @@ export function excessDisagreementTest(items: readonly PairedCounts[], opts: { r
   }
   return { ...base, statistic, p: (1 + extreme) / (1 + opts.reps) };
 }
+
+/** One unit of a paired comparison: its vector in run A and in run B, and its cluster (a fixture group). */
+export interface PairedVectors {
+  a: readonly number[];
+  b: readonly number[];
+  cluster: string;
+}
+
+/**
+ * A permutation test of "A and B are exchangeable" for any statistic of the paired units: under
+ * that null, swapping A and B within a cluster (all its units at once) leaves the joint
+ * distribution unchanged, so the null distribution comes from R random swaps, each cluster swapped
+ * with probability ½ (seeded). p = (1 + #{S* ≥ S})/(1 + R). null when the statistic is.
+ */
+export function pairedSwapTest(units: readonly PairedVectors[], statistic: (units: readonly PairedVectors[]) => number | null, opts: { reps: number; seed: number }): { statistic: number | null; p: number | null } {
+  const observed = statistic(units);
+  if (observed === null) return { statistic: null, p: null };
+  const clusters = [...new Set(units.map((u) => u.cluster))];
+  const rng = createRng(opts.seed, "paired-swap");
+  let extreme = 0;
+  for (let r = 0; r < opts.reps; r++) {
+    const swapped = new Set(clusters.filter(() => rng() < 0.5));
+    const s = statistic(units.map((u) => (swapped.has(u.cluster) ? { a: u.b, b: u.a, cluster: u.cluster } : u)));
+    // Tolerance so that a swap equal to the observed one counts as "as extreme".
+    if (s !== null && s >= observed - 1e-12) extreme += 1;
+  }
+  return { statistic: observed, p: (1 + extreme) / (1 + opts.reps) };
+}

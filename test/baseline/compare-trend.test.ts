@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { compareSnapshots } from "../../harness/baseline/compare.ts";
 import type { Snapshot } from "../../harness/baseline/schema.ts";
 import { trend } from "../../harness/baseline/trend.ts";
+import { blockerKeyCell, defectProfile } from "../../harness/baseline/profile.ts";
 import { formatTrend } from "../../harness/cli/commands/trend.ts";
 import { InputError } from "../../src/formats/input-error.ts";
 import { makeFixture, makeSnapshot, metricSnapshot, type ItemSpec } from "./builders.ts";
@@ -69,6 +70,48 @@ describe("compare (model swap)", () => {
     // Paired on 9 of B's 10 items: B's own interval is over an item the pairs lack, so none is recovered from it.
     const nine = makeSnapshot(IDS.slice(0, 9).map((id) => ({ suite: "boundary" as const, id, verdicts: BLOCK })), FIXTURES);
     expect(compareSnapshots(nine, run(() => BLOCK), { reps: 100 }).metrics.find((m) => m.metric === "critic_unavailable_rate")).toMatchObject({ delta: 0, n_items: 9, ci_low: null, ci_high: null });
+  });
+});
+
+describe("compare's verdict and the defect-family profile", () => {
+  it("pairs every summary metric: ratios by their items' counts, agreement by a paired bootstrap, per-trial rates by Mantel–Haenszel", () => {
+    const c = compareSnapshots(run((i) => (i < 5 ? PASS : BLOCK), (m) => void (m.run_id = "a")), run(() => BLOCK), { reps: 200, seed: 1 });
+    const method = Object.fromEntries(c.metrics.map((m) => [m.metric, m.method]));
+    expect(method).toMatchObject({ critic_miss_rate: "mantel_haenszel", label_flip_rate: "paired_t", downgrade_rate: "delta_method", critic_ac1: "cluster_bootstrap", invalid_output_rate: "delta_method" });
+    // Every summary metric of either run has a row: paired, or a reason.
+    expect(c.metrics.map((m) => m.metric).sort()).toEqual(expect.arrayContaining(Object.keys(run(() => BLOCK).metrics)));
+    expect(c.metrics.every((m) => m.method !== null || m.note !== null)).toBe(true);
+    // Five of ten fixtures now always missed: 25 of 50 trials against 0, beyond noise after Holm; the cause is not recorded.
+    const miss = c.metrics.find((m) => m.metric === "critic_miss_rate")!;
+    expect(miss).toMatchObject({ delta: expect.closeTo(0.5, 12), beyond_noise: true });
+    expect(c.verdict).toMatchObject({ differs: true, causes: [] });
+    expect(c.verdict.line).toMatch(/^B differs from A on .*critic_miss_rate \(0 -> 0\.5, Δ 0\.5, Holm p [^)]+\).*; no recorded configuration difference explains it$/);
+  });
+
+  it("reads no difference beyond noise for a run against a rerun of itself, and takes no share of α for what never varied", () => {
+    const noisy = (seed: number) => run((i) => (i % 2 ? ["block", "pass", "block", "block", "block"] : BLOCK), (m) => void ((m.run_id = `r${seed}`), (m.config.seed = seed)));
+    const c = compareSnapshots(noisy(1), noisy(2), { reps: 200, seed: 1 });
+    expect(c.verdict).toMatchObject({ differs: false, metrics: [], causes: [] });
+    expect(c.verdict.line).toMatch(/^no difference beyond noise \(\d+ metrics paired, Holm at 0\.05\)$/);
+    expect(c.metrics.find((m) => m.metric === "critic_unavailable_rate")).toMatchObject({ p: null, note: "no variation in either run: no test" });
+  });
+
+  it("files blocker keys by origin and family, and tests whether two runs' profiles have the same shape", () => {
+    expect(blockerKeyCell("rollback_present:rollback_missing:apply:rollback")).toEqual({ origin: "gate", family: "weak_rollback" });
+    expect(blockerKeyCell("critic:unsafe_sequencing:step_1:misordered:a:b")).toEqual({ origin: "critic", family: "unsafe_sequencing" });
+    expect(blockerKeyCell("pack.security:open_port:t:x")).toEqual({ origin: "gate", family: "pack" });
+    const goals = (key: (i: number) => string) => Array.from({ length: 12 }, (_, i) => ({ suite: "corpus" as const, id: `g${i}`, verdicts: ["escalated", "escalated"], keys: [[key(i)], [key(i)]] }));
+    const gate = "rollback_present:rollback_missing:t:rollback";
+    const critic = "critic:unsafe_sequencing:t:x";
+    const same = defectProfile(makeSnapshot(goals(() => gate), []), makeSnapshot(goals(() => gate), []), { reps: 500, seed: 1 });
+    expect(same).toMatchObject({ n_goals: 12, total: { a: 1, b: 1, delta: 0 }, distance: { statistic: 0 } });
+    expect(same.distance.p).toBe(1);
+    // The same number of blockers, each now the critic's on sequencing: the level is unchanged, the shape is not.
+    const moved = defectProfile(makeSnapshot(goals(() => critic), []), makeSnapshot(goals(() => gate), []), { reps: 500, seed: 1 });
+    expect(moved.total.delta).toBe(0);
+    expect(moved.cells.map((x) => `${x.origin} ${x.family} ${x.b} -> ${x.a}`)).toEqual(["critic unsafe_sequencing 0 -> 1", "gate weak_rollback 1 -> 0"]);
+    expect(moved.distance.statistic).toBe(1);
+    expect(moved.distance.p!).toBeLessThan(0.01);
   });
 });
 

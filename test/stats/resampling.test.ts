@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { clusterBootstrap, ratioBootstrap } from "../../src/stats/bootstrap.ts";
-import { excessDisagreementTest } from "../../src/stats/permutation.ts";
+import { excessDisagreementTest, pairedSwapTest } from "../../src/stats/permutation.ts";
+import { createRng } from "../../src/stats/random.ts";
 
 const mean = (xs: readonly number[]) => xs.reduce((s, v) => s + v, 0) / xs.length;
 
@@ -93,5 +94,35 @@ describe("excess disagreement permutation test", () => {
   });
   it("skips items with fewer than two trials in a run", () => {
     expect(excessDisagreementTest([{ a: [1, 0], b: [2, 0] }], { reps: 10, seed: 0 })).toMatchObject({ statistic: null, p: null, nItems: 0 });
+  });
+});
+
+describe("paired swap permutation test", () => {
+  const mean = (units: readonly { a: readonly number[]; b: readonly number[] }[]) => units.reduce((s, u) => s + u.a[0]! - u.b[0]!, 0) / units.length;
+  it("known answer: with every unit one way the exact p over all 2^G swaps is 1/2^G, reached by the sampled p", () => {
+    // 4 clusters all +1: only the identity (and no other swap) reaches a mean ≥ 1, P = 1/16.
+    const units = ["a", "b", "c", "d"].map((cluster) => ({ a: [1], b: [0], cluster }));
+    const r = pairedSwapTest(units, mean, { reps: 20_000, seed: 3 });
+    expect(r.statistic).toBe(1);
+    expect(r.p!).toBeCloseTo(1 / 16, 2);
+  });
+  it("swaps whole clusters: two units of one cluster move together", () => {
+    const units = [
+      { a: [1], b: [0], cluster: "g" },
+      { a: [1], b: [0], cluster: "g" },
+    ];
+    // One cluster: the observed mean 1 or its swap −1, each with probability ½.
+    expect(pairedSwapTest(units, mean, { reps: 20_000, seed: 4 }).p!).toBeCloseTo(0.5, 1);
+  });
+  it("holds its level under the null over many seeds", () => {
+    const rng = createRng(9, "swap-null");
+    let rejections = 0;
+    for (let s = 0; s < 200; s++) {
+      const units = Array.from({ length: 30 }, (_, i) => ({ a: [rng()], b: [rng()], cluster: String(i) }));
+      if (pairedSwapTest(units, mean, { reps: 200, seed: s }).p! <= 0.05) rejections++;
+    }
+    // 200 tests at 0.05: 10 expected; the binomial 99.9% range is about 2 to 22.
+    expect(rejections).toBeGreaterThan(1);
+    expect(rejections).toBeLessThan(23);
   });
 });

@@ -8,6 +8,7 @@ import {
   mcnemarExact,
   nonInferiorityBound,
   pairedDelta,
+  mantelHaenszel,
   pairedRatioDelta,
   twoSidedP,
 } from "../../src/stats/paired.ts";
@@ -153,6 +154,18 @@ describe("paired delta and non-inferiority (§12)", () => {
         return Math.abs(d.mean - t.mean) < 1e-12 && Math.abs(d.se! - t.se!) < 1e-12;
       }),
     );
+  });
+  it("Mantel–Haenszel over items as strata (scipy 1.17: the CMH χ² without correction is z²)", () => {
+    // 3/5 vs 0/5, 1/5 vs 1/5, 4/5 vs 2/5, 0/5 vs 0/5: Σ (a − E) = 2.5, Σ V = 0.583 + 0.444 + 0.667.
+    const mh = mantelHaenszel([
+      { aEvents: 3, aTrials: 5, bEvents: 0, bTrials: 5 },
+      { aEvents: 1, aTrials: 5, bEvents: 1, bTrials: 5 },
+      { aEvents: 4, aTrials: 5, bEvents: 2, bTrials: 5 },
+      { aEvents: 0, aTrials: 5, bEvents: 0, bTrials: 5 },
+    ])!;
+    expect(mh.z).toBeCloseTo(1.9205532, 6);
+    expect(mh.p).toBeCloseTo(0.0547881, 6);
+    expect(mantelHaenszel([{ aEvents: 0, aTrials: 5, bEvents: 0, bTrials: 5 }])).toBeNull();
   });
   it("sizes a non-inferiority test (§11: 90, 23 and 40 items)", () => {
     const sd = (p: number) => Math.sqrt((2 * p * (1 - p)) / 5);

@@ -6,10 +6,11 @@ import { verdictText } from "../../report/format.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
 import { formatDifferences } from "./diff.ts";
-import { intOption, MAX_REPS, parseOptions } from "../options.ts";
+import { intOption, MAX_REPS, numberOption, parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
   json: z.boolean().default(false),
+  alpha: numberOption(z.number().gt(0).lt(0.5)).default(0.05),
   reps: intOption(100, MAX_REPS).default(10_000),
   seed: intOption().default(0),
   corpus: z.string().min(1).default("corpus"),
@@ -18,7 +19,7 @@ const OptionsSchema = z.strictObject({
 const f = (x: number | null, digits = 3) => (x === null ? "n/a" : Number(x.toPrecision(digits)).toString());
 
 export function formatComparison(c: Comparison): string {
-  const lines = [`A ${c.a.runs} vs B ${c.b.runs}`];
+  const lines = [`A ${c.a.runs} vs B ${c.b.runs}`, `verdict: ${c.verdict.line}`];
   // compare diffs B (as the baseline) against A (as the candidate).
   lines.push(...formatDifferences(c.differences, c.coverage, { baseline: "B", candidate: "A" }));
   for (const s of c.suites) {
@@ -43,24 +44,48 @@ export function formatComparison(c: Comparison): string {
   }
   // The two values are each side's metric over its own trials (pooled over its runs); Δ is the mean
   // of the per-item differences over the shared items, so it need not equal their difference.
-  lines.push("metric deltas (B -> A: each side's own value; Δ: mean per-item difference A − B over the shared items, clustered by fixture group, 95% t-interval; with no spread across items, recovered from the two sides' own intervals):");
-  for (const m of c.metrics) lines.push(`  ${m.metric}: ${f(m.b)} -> ${f(m.a)}; Δ ${f(m.delta)} [${f(m.ci_low)}, ${f(m.ci_high)}] over ${m.n_items} items`);
+  lines.push(
+    `metric deltas (B -> A: each side's own value; Δ: mean per-item difference A − B over the shared items, clustered by fixture group (ratios: by the delta method over the items' counts; agreement: paired bootstrap), 95% interval; with no spread across items, recovered from the two sides' own intervals; p two-sided, Holm across the ${c.metrics.filter((m) => m.p !== null).length} paired metrics at ${c.verdict.alpha}):`,
+  );
+  for (const m of c.metrics) {
+    const test = m.p === null ? (m.note ? `; not tested: ${m.note}` : "") : `; p ${f(m.p)}, Holm ${f(m.p_holm)}${m.beyond_noise ? ", beyond noise" : ""}`;
+    lines.push(`  ${m.metric}: ${f(m.b)} -> ${f(m.a)}; Δ ${f(m.delta)} [${f(m.ci_low)}, ${f(m.ci_high)}] over ${m.n_items} items${test}`);
+  }
+  lines.push(...formatProfile(c));
   return `${lines.join("\n")}\n`;
+}
+
+/** The defect-family profile: blockers per goal by origin and family, A beside B, and the test of "same profile". */
+function formatProfile(c: Comparison): string[] {
+  const p = c.profile;
+  if (p.n_goals === 0) return ["defect-family profile: no goal in both runs"];
+  const d = p.distance;
+  const same =
+    d.statistic === null
+      ? "no blocker in one of the runs: no profile to compare"
+      : `distance between the profiles' shapes (total variation of the blocker shares) ${f(d.statistic)} [${f(d.ci_low)}, ${f(d.ci_high)}], permutation p ${f(d.p)} for "the same profile": ${d.p !== null && d.p <= c.verdict.alpha ? "different structural mistakes" : "the same mix of mistakes, within noise"}`;
+  return [
+    `defect-family profile over ${p.n_goals} goals (distinct blocker keys per trial, mean over goals, B -> A; Δ paired with its 95% interval):`,
+    `  all blockers: ${f(p.total.b)} -> ${f(p.total.a)}; Δ ${f(p.total.delta)} [${f(p.total.ci_low)}, ${f(p.total.ci_high)}]`,
+    ...p.cells.map((x) => `  ${x.origin} ${x.family}: ${f(x.b)} -> ${f(x.a)}; Δ ${f(x.delta)} [${f(x.ci_low)}, ${f(x.ci_high)}]`),
+    `  ${same}`,
+  ];
 }
 
 export function register(program: Command, { host, action, warn }: CommandContext): void {
   program
     .command("compare")
-    .description("Model-swap comparison of run A against run B on the same items (run directories or baseline files)")
+    .description("Model-swap comparison of run A against run B on the same items (run directories or baseline files): one verdict over every summary metric paired (Holm), verdict transitions, excess disagreement, and the defect-family profile")
     .argument("<a>", "run A (candidate): a run directory or a baseline file")
     .argument("<b>", "run B (reference): a run directory or a baseline file")
     .option("--json", "print the comparison as JSON")
-    .option("--reps <n>", "permutation re-splits for excess disagreement (at most 1000000)", "10000")
-    .option("--seed <n>", "seed of the permutation test", "0")
+    .option("--alpha <p>", "family-wise level of the verdict across the paired metrics (Holm)", "0.05")
+    .option("--reps <n>", "permutation re-splits for excess disagreement (at most 1000000; the bootstraps use at most 2000)", "10000")
+    .option("--seed <n>", "seed of the permutation tests and bootstraps", "0")
     .option("--corpus <dir>", "corpus the runs were made on", "corpus")
     .action(action((a: string, b: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
-      const c = compareSnapshots(readComparable(a, options.corpus, warn), readComparable(b, options.corpus, warn), { reps: options.reps, seed: options.seed });
+      const c = compareSnapshots(readComparable(a, options.corpus, warn), readComparable(b, options.corpus, warn), { reps: options.reps, seed: options.seed, alpha: options.alpha });
       host.stdout.write(options.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c));
       return EXIT.ok;
     }));
