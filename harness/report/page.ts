@@ -69,12 +69,12 @@ export function jsonScript(id: string, data: unknown): string {
   return `<script type="application/json" id="${esc(id)}">${JSON.stringify(data).replace(/</g, "\\u003c")}</script>`;
 }
 
-export function page(opts: { title: string; heading: string; badges: string; facts: string; views: View[]; data: string; script: string }): string {
+export function page(opts: { title: string; heading: string; badges: string; facts: string; views: View[]; data: string; script: string; css?: string }): string {
   const tabs = opts.views.map((v) => `<a href="#${esc(v.id)}">${esc(v.title)}</a>`).join("");
   const views = opts.views.map((v) => `<div class="view" id="view-${esc(v.id)}">${v.body}</div>`).join("\n");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc(opts.title)}</title><style>${CSS}</style></head>
+<title>${esc(opts.title)}</title><style>${CSS}${opts.css ?? ""}</style></head>
 <body><header><h1>${esc(opts.heading)}${opts.badges}</h1><div class="facts">${opts.facts}</div><nav class="tabs">${tabs}</nav></header>
 <main>
 ${views}

@@ -8,6 +8,17 @@ import { emptyChart, esc, legend, num, PALETTE, svgRoot } from "./svg.ts";
 
 const fmtTick = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Number(v.toPrecision(2)).toString());
 
+/** Tick labels with the fewest significant digits (2 at least) that tell every tick apart: 2.01 and 2.02 are not both "2". */
+function tickLabels(values: readonly number[], format: (v: number) => string): string[] {
+  const labels = values.map(format);
+  if (new Set(labels).size === labels.length) return labels;
+  for (let digits = 3; digits <= 12; digits++) {
+    const finer = values.map((v) => Number(v.toPrecision(digits)).toString());
+    if (new Set(finer).size === finer.length) return finer;
+  }
+  return labels;
+}
+
 /** A linear scale from [lo, hi] onto [p0, p1], widened when the range is empty. */
 function scale(lo: number, hi: number, p0: number, p1: number): (v: number) => number {
   const span = hi - lo || Math.max(Math.abs(hi), 1) * 0.1 || 1;
@@ -61,7 +72,7 @@ export function forestPlot(opts: { id: string; rows: ForestPlotRow[] }): string 
   const parts: string[] = [
     `<line x1="${x(0)}" y1="${top - 6}" x2="${x(0)}" y2="${height - 22}" stroke="#555"/>`,
     `<text x="${x(0)}" y="${top - 10}" text-anchor="middle" fill="#56616d">0 = no change</text>`,
-    ...ticks(lo, hi).map((t) => `<line x1="${x(t)}" y1="${height - 24}" x2="${x(t)}" y2="${height - 20}" stroke="#555"/><text x="${x(t)}" y="${height - 6}" text-anchor="middle" fill="#56616d">${esc(fmtTick(t))}</text>`),
+    ...((ts) => ts.map((t, i) => `<line x1="${x(t)}" y1="${height - 24}" x2="${x(t)}" y2="${height - 20}" stroke="#555"/><text x="${x(t)}" y="${height - 6}" text-anchor="middle" fill="#56616d">${esc(tickLabels(ts, fmtTick)[i]!)}</text>`))(ticks(lo, hi)),
   ];
   rows.forEach((r, i) => {
     const y = top + i * rowH + rowH / 2;
@@ -82,6 +93,8 @@ export interface SeriesPoint {
   low?: number | null;
   high?: number | null;
   alarm?: boolean;
+  /** Drawn as an open circle (e.g. a run that is the reference, not judged). */
+  hollow?: boolean;
   title: string;
 }
 
@@ -93,7 +106,9 @@ export interface PlotSeries {
 
 /**
  * Values over runs (x = run index, labelled), each point with its interval; an optional centre
- * line and control band (the in-control reference) and a ring on every alarmed point.
+ * line and control band (the in-control reference) and a ring on every alarmed point. `range`
+ * bounds the axis, the band and the intervals (a rate's [0, 1]: a ±3σ band never leaves it);
+ * `small` draws a small multiple.
  */
 export function seriesChart(opts: {
   id: string;
@@ -102,26 +117,33 @@ export function seriesChart(opts: {
   center?: number | null;
   limits?: { low: number; high: number } | null;
   format?: (v: number) => string;
+  range?: readonly [number, number];
+  small?: boolean;
 }): string {
-  const { id, labels, series, center = null, limits = null, format = fmtTick } = opts;
+  const { id, labels, series, center = null, format = fmtTick, range = [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY], small = false } = opts;
   if (!series.some((s) => s.points.some((p) => p.value !== null))) return emptyChart(id, "no run has a value");
-  const width = Math.max(520, 90 + 56 * labels.length);
-  const height = 230;
+  const clip = (v: number) => Math.min(range[1], Math.max(range[0], v));
+  const limits = opts.limits ? { low: clip(opts.limits.low), high: clip(opts.limits.high) } : null;
+  const width = small ? Math.max(260, 70 + 30 * labels.length) : Math.max(520, 90 + 56 * labels.length);
   const left = 56;
   const right = 14;
-  const top = 28;
-  const bottom = 46;
-  const values = series.flatMap((s) => s.points.flatMap((p) => [p.value, p.low, p.high]));
-  const [lo, hi] = extent(values, [...(center === null ? [] : [center]), ...(limits ? [limits.low, limits.high] : [])]);
+  const key = series.length > 1 ? legend(series.map((s, k) => ({ name: s.name, color: s.color ?? PALETTE[k % PALETTE.length]! })), left, width - left - right) : null;
+  const top = small ? 14 : 10 + 18 * (key?.rows ?? 1);
+  const bottom = small ? 30 : 46;
+  const height = (small ? 86 : 156) + top + bottom;
+  const values = series.flatMap((s) => s.points.flatMap((p) => [p.value, p.low, p.high])).map((v) => (v === null || v === undefined ? v : clip(v)));
+  const [lo0, hi0] = extent(values, [...(center === null ? [] : [center]), ...(limits ? [limits.low, limits.high] : [])]);
+  const [lo, hi] = [Math.max(range[0], lo0), Math.min(range[1], hi0)];
   const y = scale(lo, hi, height - bottom, top);
   const step = labels.length > 1 ? (width - left - right - 20) / (labels.length - 1) : 0;
   const x = (i: number) => num(left + 10 + i * step + (labels.length > 1 ? 0 : (width - left - right - 20) / 2));
   const parts: string[] = [];
-  if (series.length > 1) parts.push(...legend(series.map((s, k) => ({ name: s.name, color: s.color ?? PALETTE[k % PALETTE.length]! })), left).parts);
+  if (key) parts.push(...key.parts);
   if (limits) parts.push(`<rect class="limits" x="${left}" y="${y(limits.high)}" width="${width - left - right}" height="${num(y(limits.low) - y(limits.high))}" fill="#e8f1e8"/>`);
   if (center !== null) parts.push(`<line class="center" x1="${left}" y1="${y(center)}" x2="${width - right}" y2="${y(center)}" stroke="#4f9d69" stroke-dasharray="5 3"/>`);
   parts.push(`<line x1="${left}" y1="${top}" x2="${left}" y2="${height - bottom}" stroke="#555"/>`);
-  for (const t of ticks(lo, hi, 4)) parts.push(`<line x1="${left - 3}" y1="${y(t)}" x2="${left}" y2="${y(t)}" stroke="#555"/><text x="${left - 5}" y="${y(t) + 4}" text-anchor="end">${esc(format(t))}</text>`);
+  const yTicks = ticks(lo, hi, small ? 3 : 4);
+  tickLabels(yTicks, format).forEach((label, i) => parts.push(`<line x1="${left - 3}" y1="${y(yTicks[i]!)}" x2="${left}" y2="${y(yTicks[i]!)}" stroke="#555"/><text class="tick" x="${left - 5}" y="${y(yTicks[i]!) + 4}" text-anchor="end">${esc(label)}</text>`));
   labels.forEach((l, i) => {
     const short = l.length > 14 ? `${l.slice(0, 13)}…` : l;
     parts.push(`<text transform="translate(${x(i)},${height - bottom + 12}) rotate(30)" font-size="10"><title>${esc(l)}</title>${esc(short)}</text>`);
@@ -135,8 +157,8 @@ export function seriesChart(opts: {
     for (const [p, i] of known) {
       const g = [`<title>${esc(p.title)}</title>`];
       if (p.low !== null && p.low !== undefined && p.high !== null && p.high !== undefined)
-        g.push(`<line class="ci" x1="${num(x(i) + dx)}" y1="${y(p.low)}" x2="${num(x(i) + dx)}" y2="${y(p.high)}" stroke="${color}" stroke-width="1.5"/>`);
-      g.push(`<circle class="mark" cx="${num(x(i) + dx)}" cy="${y(p.value!)}" r="4" fill="${color}"/>`);
+        g.push(`<line class="ci" x1="${num(x(i) + dx)}" y1="${y(clip(p.low))}" x2="${num(x(i) + dx)}" y2="${y(clip(p.high))}" stroke="${color}" stroke-width="1.5"/>`);
+      g.push(`<circle class="mark${p.hollow ? " hollow" : ""}" cx="${num(x(i) + dx)}" cy="${y(p.value!)}" r="4" fill="${p.hollow ? "#fff" : color}" stroke="${color}" stroke-width="1.5"/>`);
       if (p.alarm) g.push(`<circle class="alarm" cx="${num(x(i) + dx)}" cy="${y(p.value!)}" r="8" fill="none" stroke="#b3261e" stroke-width="2"/>`);
       parts.push(`<g>${g.join("")}</g>`);
     }

@@ -91,15 +91,28 @@ export interface Series {
 
 const colorOf = (s: Series, k: number) => s.color ?? PALETTE[k % PALETTE.length]!;
 
-/** A one-row legend; entries are spaced by their text length. Returns the svg parts and the width used. */
-export function legend(series: readonly { name: string; color: string }[], x0: number): { parts: string[]; width: number } {
+/**
+ * A legend; entries are spaced by their text length, on one row, or wrapped onto as many rows of
+ * 18 px as fit within `maxWidth` so that no entry is cut at the chart's edge. Returns the svg
+ * parts, the width used and the rows.
+ */
+export function legend(series: readonly { name: string; color: string }[], x0: number, maxWidth = Number.POSITIVE_INFINITY): { parts: string[]; width: number; rows: number } {
   let x = x0;
+  let row = 0;
+  let widest = 0;
   const parts = series.map((s) => {
-    const part = `<rect x="${x}" y="4" width="12" height="12" fill="${s.color}"/><text x="${x + 16}" y="14">${esc(s.name)}</text>`;
-    x += 28 + 7 * s.name.length;
+    const w = 28 + 7 * s.name.length;
+    if (x > x0 && x - x0 + w > maxWidth) {
+      row += 1;
+      x = x0;
+    }
+    const y = 4 + 18 * row;
+    const part = `<rect x="${x}" y="${y}" width="12" height="12" fill="${s.color}"/><text x="${x + 16}" y="${y + 10}">${esc(s.name)}</text>`;
+    x += w;
+    widest = Math.max(widest, x - x0);
     return part;
   });
-  return { parts, width: x - x0 };
+  return { parts, width: widest, rows: row + 1 };
 }
 
 /** Horizontal stacked bars: one row per category, one segment per series, with a legend. */

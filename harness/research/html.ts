@@ -20,36 +20,77 @@ function pointTitle(label: string, p: Point, extra = ""): string {
   return `${label}: ${fmt(p.value)}${ci} over ${p.n_items} items${extra}`;
 }
 
-function series(name: string, r: Research, points: Point[], color?: string, alarms?: boolean[]): PlotSeries {
+function series(name: string, r: Research, points: (Point & { reference_run?: boolean })[], color?: string, alarms?: boolean[]): PlotSeries {
   return {
     name,
     ...(color ? { color } : {}),
-    points: points.map((p, i) => ({ ...p, low: p.ci_low, high: p.ci_high, alarm: alarms?.[i] ?? false, title: pointTitle(`${runKey(i)} ${r.runs[i]!.label}`, p) })),
+    points: points.map((p, i) => ({ ...p, low: p.ci_low, high: p.ci_high, alarm: alarms?.[i] ?? false, hollow: p.reference_run ?? false, title: pointTitle(`${runKey(i)} ${r.runs[i]!.label}${p.reference_run ? " (reference run)" : ""}`, p) })),
   };
 }
 
-function metricFigure(m: MetricSeries, r: Research): string {
+/** Signed effects and agreement coefficients live in [−1, 1]; every other summary metric is a rate in [0, 1]. */
+const SIGNED = /^(injection_effect|injection_trap_effect|critic_alpha_nominal|critic_ac1)/;
+export const rangeOf = (metric: string): [number, number] => (SIGNED.test(metric) ? [-1, 1] : [0, 1]);
+const RATE: [number, number] = [0, 1];
+const COUNT: [number, number] = [0, Number.POSITIVE_INFINITY];
+
+/** A metric's chart over runs: its values, the reference's centre and band, the alarms ringed; small for the first screen. */
+function metricChart(m: MetricSeries, r: Research, small: boolean): string {
   const { mu0, sigma0 } = m.reference;
   const limits = mu0 !== null && sigma0 !== null && sigma0 > 0 ? { low: mu0 - 3 * sigma0, high: mu0 + 3 * sigma0 } : null;
-  const alarmed = m.points.map((p) => p.alerts.length > 0);
-  const chart = seriesChart({
-    id: chartId(`metric-${m.metric}`),
+  return seriesChart({
+    id: chartId(`${small ? "small" : "metric"}-${m.metric}`),
     labels: r.runs.map((_, i) => runKey(i)),
-    series: [series(m.metric, r, m.points, undefined, alarmed)],
+    series: [series(m.metric, r, m.points, undefined, m.points.map((p) => p.alerts.length > 0))],
     center: mu0,
     limits,
+    range: rangeOf(m.metric),
+    small,
   });
+}
+
+function metricFigure(m: MetricSeries, r: Research): string {
+  const { mu0 } = m.reference;
+  const limits = m.reference.sigma0 !== null && m.reference.sigma0 > 0 && mu0 !== null;
+  const chart = metricChart(m, r, false);
   const alarms = m.points.flatMap((p, i) => (p.alerts.length ? [`${runKey(i)} (${p.alerts.join(", ")})`] : []));
   const reference = m.reference.source === "baseline" ? `the baseline's ${m.reference.runs} runs` : `the first ${m.reference.runs} runs, not judged`;
   const lines = [
     `${m.meaning} Dots: each run's value with its 95% interval.`,
-    mu0 === null ? `The reference (${reference}) has no value: nothing to chart against.` : `Dashed line: the reference (${reference}), μ0 ${fmt(mu0)}.`,
-    limits ? "Band: μ0 ± 3σ0, σ0 the SD of one run the shift test used." : "",
+    mu0 === null ? `The reference (${reference}) has no value: nothing to chart against.` : `Dashed line: the reference (${reference}; hollow dots), μ0 ${fmt(mu0)}.`,
+    limits ? `Band: μ0 ± 3σ0, σ0 the SD of one run the shift test used, within [${rangeOf(m.metric).join(", ")}].` : "",
     `Ringed: runs on which the shift, sustained or trailing-window chart alarmed${alarms.length ? `: ${alarms.join(", ")}` : " (none)"}.`,
     m.note && mu0 !== null ? `${m.note[0]!.toUpperCase()}${m.note.slice(1)}.` : "",
   ];
-  return figure(`${m.metric} (${directionMark(m.direction)})`, chart, lines.filter(Boolean).join(" "));
+  return `<div class="fig" id="fig-${esc(m.metric)}">${figure(`${m.metric} [${m.family}] (${directionMark(m.direction)})`, chart, lines.filter(Boolean).join(" "))}</div>`;
 }
+
+/**
+ * The first screen: the drift alarms (metric, family, run, size, the charts that fired, a link to
+ * the metric's chart), then small multiples of the headline family.
+ */
+function alarmsView(r: Research): string {
+  const headline = r.alarms.filter((a) => a.family === "headline").length;
+  const rows = r.alarms.map(
+    (a) =>
+      `<tr class="alarm-row" data-family="${a.family}"><td><a class="to-chart" href="#metrics/${encodeURIComponent(a.metric)}"><code>${esc(a.metric)}</code></a></td><td>${a.family === "headline" ? '<span class="bad">headline</span>' : "exploratory"}</td><td>${esc(runKey(a.run))} ${esc(r.runs[a.run]!.label)}</td><td class="num">${fmt(a.value)}</td><td class="num">${fmt(a.reference_mean)}</td><td class="num">${fmt(a.delta)}</td><td class="num">${fmt(a.z)}</td><td>${esc(a.charts.join(", "))}</td></tr>`,
+  );
+  const summary = r.alarms.length
+    ? `<p id="alarm-count" class="bad">${r.alarms.length} drift alarm(s), ${headline} on the headline family.</p>`
+    : `<p id="alarm-count" class="ok">No drift alarm: every judged run is in control on every charted metric.</p>`;
+  const table = r.alarms.length
+    ? `<table id="alarms-table"><thead><tr><th>metric</th><th>family</th><th>run</th><th>value</th><th>reference</th><th>Δ</th><th>z</th><th>charts</th></tr></thead><tbody>${rows.join("")}</tbody></table>`
+    : "";
+  const small = r.metrics.filter((m) => m.family === "headline");
+  const multiples = small.map((m) => `<figure class="small"><h3><a href="#metrics/${encodeURIComponent(m.metric)}"><code>${esc(m.metric)}</code></a></h3>${metricChart(m, r, true)}</figure>`);
+  return `<section><h2>Drift alarms</h2>${summary}<p class="muted">Reference: ${esc(r.reference)}. Each alarm links to its chart.</p>${table}</section>
+<section><h2>Headline metrics (the gate's), over runs</h2><div class="multiples">${multiples.join("") || '<p class="muted">No headline metric has a value in these runs.</p>'}</div></section>`;
+}
+
+/** The metrics view scrolls to a metric's chart when the hash names one (#metrics/critic_miss_rate). */
+const METRIC_ROUTE = `
+routes.metrics = function (arg) { var el = arg && document.getElementById("fig-" + arg); if (el) el.scrollIntoView(); };
+`;
 
 function runsView(r: Research): string {
   const rows = r.runs.map(
@@ -78,11 +119,11 @@ function criticView(r: Research): string {
   const raw = Object.entries(r.critic.raw_blockers).filter(([, v]) => v.some((n) => n > 0));
   const anyFinding = Object.values(r.critic.evidence_status).some((v) => v.some((n) => n > 0));
   return `<section><h2>The critic over runs</h2><p>Every completed critic audit of each run, whatever its suite (boundary, corpus, imported): the signs that the judge itself drifts, before a verdict moves.</p><div class="charts">
-${figure("Downgrade rate by family", downgrade.length ? seriesChart({ id: "chart-downgrade", labels, series: downgrade }) : emptyChart("chart-downgrade", "no raw blocker in any run"), "Share of the critic's raw blockers that code lowered (the family may not block, or the plan refuted the evidence), per normalized family, with 95% cluster-bootstrap intervals.")}
-${figure("Advisory blockers per audit", seriesChart({ id: "chart-advisory", labels, series: [series("advisory raw blockers per audit", r, r.critic.advisory_blockers_per_audit)] }), "Raw blockers in risk or missing_steps (families that may not block) per completed audit, mean over items with its interval (t; at 0, the exact Poisson bound over the audits): an over-eager critic prompt shows here first.")}
+${figure("Downgrade rate by family", downgrade.length ? seriesChart({ id: "chart-downgrade", labels, series: downgrade, range: RATE }) : emptyChart("chart-downgrade", "no raw blocker in any run"), "Share of the critic's raw blockers that code lowered (the family may not block, or the plan refuted the evidence), per normalized family, with 95% cluster-bootstrap intervals.")}
+${figure("Advisory blockers per audit", seriesChart({ id: "chart-advisory", labels, series: [series("advisory raw blockers per audit", r, r.critic.advisory_blockers_per_audit)], range: COUNT }), "Raw blockers in risk or missing_steps (families that may not block) per completed audit, mean over items with its interval (t; at 0, the exact Poisson bound over the audits): an over-eager critic prompt shows here first.")}
 ${figure("Evidence status over runs", anyFinding ? stackedBars({ id: "chart-evidence-runs", categories: labels, series: Object.entries(r.critic.evidence_status).map(([s, v]) => ({ name: s, color: EVIDENCE_COLORS[s], values: v })) }) : emptyChart("chart-evidence-runs", "no critic finding in any run"), "Critic findings per run by the deterministic evidence check's status.")}
 ${figure("Raw blockers by family", raw.length ? stackedBars({ id: "chart-raw-blockers", categories: labels, series: raw.map(([f, v]) => ({ name: f, values: v })) }) : emptyChart("chart-raw-blockers", "no raw blocker in any run"), "What the critic itself called a blocker, per family, before normalization.")}
-${figure("Unsupported evidence", seriesChart({ id: "chart-unsupported", labels, series: [series("unsupported evidence rate", r, r.critic.unsupported_evidence)] }), "Share of checkable critic findings the plan contradicts or that cite a missing task.")}
+${figure("Unsupported evidence", seriesChart({ id: "chart-unsupported", labels, series: [series("unsupported evidence rate", r, r.critic.unsupported_evidence)], range: RATE }), "Share of checkable critic findings the plan contradicts or that cite a missing task.")}
 </div></section>`;
 }
 
@@ -123,11 +164,17 @@ function swapView(r: Research): string {
     : "<p>No recorded configuration difference.</p>";
   const metrics = c.metrics
     .filter((m) => m.n_items > 0)
-    .map((m) => `<tr><td><code>${esc(m.metric)}</code></td><td class="num">${fmt(m.b)}</td><td class="num">${fmt(m.a)}</td><td class="num">${fmt(m.delta)}${m.ci_low !== null ? ` [${fmt(m.ci_low)}, ${fmt(m.ci_high)}]` : ""}</td><td class="num">${m.n_items}</td></tr>`);
+    .map((m) => `<tr${m.beyond_noise ? ' class="bad"' : ""}><td><code>${esc(m.metric)}</code></td><td class="num">${fmt(m.b)}</td><td class="num">${fmt(m.a)}</td><td class="num">${fmt(m.delta)}${m.ci_low !== null ? ` [${fmt(m.ci_low)}, ${fmt(m.ci_high)}]` : ""}</td><td class="num">${fmt(m.p_holm)}</td><td class="num">${m.n_items}</td></tr>`);
+  const p = c.profile;
+  const profile = p.cells.map((x) => `<tr><td>${esc(x.origin)}</td><td>${esc(x.family)}</td><td class="num">${fmt(x.b)}</td><td class="num">${fmt(x.a)}</td><td class="num">${fmt(x.delta)}${x.ci_low !== null ? ` [${fmt(x.ci_low)}, ${fmt(x.ci_high)}]` : ""}</td></tr>`);
+  const d = p.distance;
   return `<section><h2>Model swap: A ${esc(key(r.swap.a))} ${esc(r.swap.a)} against B ${esc(key(r.swap.b))} ${esc(r.swap.b)}</h2>
+<p id="swap-verdict" class="${c.verdict.differs ? "bad" : "ok"}">${esc(c.verdict.line)}</p>
 <p>Items: ${c.coverage.paired.length} paired, ${c.coverage.changed.length} changed content (not paired), ${c.coverage.only_baseline.length} only in B, ${c.coverage.only_candidate.length} only in A.</p>
 <h3>Recorded configuration differences (the causes a change can be attributed to)</h3>${diffs}${suites.join("")}
-<h3>Paired metric deltas (A − B)</h3><table><thead><tr><th>metric</th><th>B</th><th>A</th><th>Δ [95% interval]</th><th>items</th></tr></thead><tbody>${metrics.join("") || `<tr><td colspan="5">no per-item metric in both runs</td></tr>`}</tbody></table></section>`;
+<h3>Paired metric deltas (A − B; Holm across the paired metrics)</h3><table><thead><tr><th>metric</th><th>B</th><th>A</th><th>Δ [95% interval]</th><th>Holm p</th><th>items</th></tr></thead><tbody>${metrics.join("") || `<tr><td colspan="6">no per-item metric in both runs</td></tr>`}</tbody></table>
+<h3>Defect-family profile over ${p.n_goals} goals (blockers per goal, B → A)</h3><table id="swap-profile"><thead><tr><th>origin</th><th>family</th><th>B</th><th>A</th><th>Δ [95% interval]</th></tr></thead><tbody>${profile.join("") || `<tr><td colspan="5">no blocker in either run</td></tr>`}</tbody></table>
+<p>${d.statistic === null ? "No blocker in one of the runs: no profile to compare." : `Distance between the profiles' shapes ${fmt(d.statistic)} [${fmt(d.ci_low)}, ${fmt(d.ci_high)}] (0: the same mix of mistakes), permutation p ${fmt(d.p)} for the same profile.`}</p></section>`;
 }
 
 function operationsView(r: Research): string {
@@ -141,13 +188,14 @@ function operationsView(r: Research): string {
   const lowerBound = r.operations.cost_is_lower_bound.map((b, i) => (b ? runKey(i) : null)).filter(Boolean);
   return `<section><h2>Cost and latency over runs</h2><div class="charts">
 ${figure("Cost per run (USD)", r.operations.cost_usd.some((c) => c !== null) ? seriesChart({ id: "chart-cost-runs", labels, series: [plain("cost", r.operations.cost_usd)], format: (v) => `$${Number(v.toPrecision(2))}` }) : emptyChart("chart-cost-runs", "no run has a known cost"), `What each run spent, from its spend journal (every session, killed ones included).${lowerBound.length ? ` A lower bound (calls of unknown cost) for ${lowerBound.join(", ")}.` : ""}${unknownCost.length ? ` Unknown (no spend journal, never read as 0) for ${unknownCost.join(", ")}: not drawn.` : ""}`)}
-${figure("Trial latency (ms)", seriesChart({ id: "chart-latency-runs", labels, series: [plain("p50", r.operations.latency_ms_p50, PALETTE[0]), plain("p95", r.operations.latency_ms_p95, PALETTE[1])] }), "Median and 95th percentile of trial wall time, pooled over the run's trials.")}
-${figure("LLM calls per trial", seriesChart({ id: "chart-calls-runs", labels, series: [plain("calls per trial", r.operations.calls_per_trial)] }), "Model calls per trial (structured-output attempts, retries included).")}
+${figure("Trial latency (ms)", seriesChart({ id: "chart-latency-runs", labels, series: [plain("p50", r.operations.latency_ms_p50, PALETTE[0]), plain("p95", r.operations.latency_ms_p95, PALETTE[1])], range: COUNT }), "Median and 95th percentile of trial wall time, pooled over the run's trials.")}
+${figure("LLM calls per trial", seriesChart({ id: "chart-calls-runs", labels, series: [plain("calls per trial", r.operations.calls_per_trial)], range: COUNT }), "Model calls per trial (structured-output attempts, retries included).")}
 </div></section>`;
 }
 
 export function renderResearchHtml(r: Research): string {
   const views: View[] = [
+    { id: "alarms", title: `Alarms (${r.alarms.length})`, body: alarmsView(r) },
     { id: "runs", title: `Runs (${r.runs.length})`, body: runsView(r) },
     { id: "metrics", title: "Metrics over runs", body: `<section><h2>Headline metrics over runs</h2><p class="muted">${esc(r.trend_caveat)}</p><div class="charts">${r.metrics.map((m) => metricFigure(m, r)).join("\n")}</div></section>` },
     { id: "critic", title: "Critic drift", body: criticView(r) },
@@ -163,6 +211,7 @@ export function renderResearchHtml(r: Research): string {
     facts: esc(`${r.runs.length} runs from ${r.runs[0]?.started_at ?? "?"} to ${r.runs.at(-1)?.started_at ?? "?"} · ${r.runs.reduce((n, x) => n + x.trials, 0)} trials · ${r.prompts.length} critic prompt variant(s)`),
     views,
     data: "",
-    script: SORT_SCRIPT,
+    script: SORT_SCRIPT + METRIC_ROUTE,
+    css: ".multiples{display:flex;flex-wrap:wrap;gap:10px}figure.small{margin:0}figure.small h3{font-size:12px;margin:0}",
   });
 }

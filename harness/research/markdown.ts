@@ -11,6 +11,17 @@ export function renderResearchMarkdown(r: Research): string {
   return [
     `# fieldtest research: ${r.runs.length} runs`,
     "",
+    "## Drift alarms",
+    "",
+    r.alarms.length
+      ? table(
+          ["metric", "family", "run", "value", "reference", "Δ", "z", "charts"],
+          r.alarms.map((a) => [`\`${a.metric}\``, a.family, `${keys[a.run]} ${r.runs[a.run]!.label}`, fmt(a.value), fmt(a.reference_mean), fmt(a.delta), fmt(a.z), a.charts.join(", ")]),
+        )
+      : "No drift alarm.",
+    "",
+    `Reference: ${r.reference}.`,
+    "",
     table(
       ["run", "name", "started", "critic", "critic prompt", "mode", "items", "trials", "calls"],
       r.runs.map((x, i) => [keys[i]!, x.label, x.started_at, x.critic, short(x.critic_prompt), `${x.mode}, ≤ ${x.max_rounds} rounds`, String(x.items), String(x.trials), String(x.calls)]),
@@ -63,6 +74,8 @@ export function renderResearchMarkdown(r: Research): string {
       ? []
       : [
           `## Model swap: A ${swap.a} against B ${swap.b}`,
+          "",
+          `Verdict: ${swap.comparison.verdict.line}`,
           "",
           swap.comparison.differences.length ? swap.comparison.differences.map((d) => `- \`${d.part}\` (${d.kind}): ${String(d.baseline)} → ${String(d.candidate)}`).join("\n") : "No recorded configuration difference.",
           "",

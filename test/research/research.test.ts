@@ -161,6 +161,7 @@ function expectedMarks(r: Research): Record<string, number> {
     "chart-calls-runs": known(r.operations.calls_per_trial.map((value) => ({ value }))),
   };
   for (const m of r.metrics) out[chartId(`metric-${m.metric}`)] = known(m.points);
+  for (const m of r.metrics.filter((x) => x.family === "headline")) out[chartId(`small-${m.metric}`)] = known(m.points);
   r.confusion.forEach((c, i) => {
     if (c.defects > 0) out[`chart-confusion-${i + 1}`] = c.confusion.rows.length * c.confusion.columns.length;
   });
@@ -186,7 +187,7 @@ describe("research.html in headless Chromium", () => {
         expect(await page.locator(`svg#${id} .mark`).count(), id).toBe(n);
       }
       for (const m of r.metrics) expect(await page.locator(`svg#${chartId(`metric-${m.metric}`)} .alarm`).count(), m.metric).toBe(m.points.filter((x) => x.value !== null && x.alerts.length > 0).length);
-      expect(await page.locator(".view.active").getAttribute("id")).toBe("view-runs");
+      expect(await page.locator(".view.active").getAttribute("id")).toBe("view-alarms");
       expect(await page.locator("#runs-table tbody tr").count()).toBe(r.runs.length);
       await page.click('nav.tabs a[href="#swap"]');
       // Views follow hashchange, which fires after the click returns.
@@ -197,6 +198,59 @@ describe("research.html in headless Chromium", () => {
       await page.click('nav.tabs a[href="#metrics"]');
       await page.waitForSelector("#view-metrics.active");
       await page.screenshot({ path: join(ARTIFACTS, `${shot}.png`), fullPage: true });
+      expect(p.errors).toEqual([]);
+      expect(p.requests).toEqual([]);
+    } finally {
+      await p.close();
+    }
+  });
+});
+
+describe("research.html's first screen", () => {
+  it("leads with the alarms, each one click from its chart, then small multiples of the headline family; every axis honest", async () => {
+    const p = await openPage(writeHtml("first-screen", drift));
+    try {
+      const { page } = p;
+      expect(await page.locator(".view.active").getAttribute("id")).toBe("view-alarms");
+      expect(await page.locator("nav.tabs a").first().textContent()).toBe(`Alarms (${drift.alarms.length})`);
+      expect(drift.alarms.length).toBeGreaterThan(0);
+      expect(await page.locator("#alarm-count").textContent()).toBe(`${drift.alarms.length} drift alarm(s), ${drift.alarms.filter((a) => a.family === "headline").length} on the headline family.`);
+      // One row per alarm, headline first: metric, family, run, value, reference, size, charts.
+      const rows = page.locator("#alarms-table tbody tr");
+      expect(await rows.count()).toBe(drift.alarms.length);
+      const first = drift.alarms[0]!;
+      expect((await rows.first().locator("td").allTextContents()).slice(0, 3)).toEqual([first.metric, first.family, `R${first.run + 1} ${drift.runs[first.run]!.label}`]);
+      const headline = drift.metrics.filter((m) => m.family === "headline");
+      expect(await page.locator("#view-alarms figure.small svg").count()).toBe(headline.length);
+      // The chart is one click away, scrolled into view.
+      await rows.first().locator("a.to-chart").click();
+      await page.waitForSelector("#view-metrics.active");
+      const figure = page.locator(`#fig-${first.metric}`);
+      expect(await figure.count()).toBe(1);
+      expect(await figure.isVisible()).toBe(true);
+      expect(await figure.evaluate((el) => { const b = el.getBoundingClientRect(); return b.top < window.innerHeight && b.bottom > 0; })).toBe(true);
+      // Every chart: distinct tick labels, rates within [0, 1], legends inside the chart.
+      for (const view of ["alarms", "metrics", "critic", "operations"]) {
+        await page.evaluate((v) => (location.hash = v), view);
+        await page.waitForSelector(`#view-${view}.active`);
+        const problems = await page.evaluate(() =>
+          [...document.querySelectorAll(".view.active svg.chart")].flatMap((svg) => {
+            const out: string[] = [];
+            const ticks = [...svg.querySelectorAll("text.tick")].map((t) => t.textContent ?? "");
+            if (new Set(ticks).size !== ticks.length) out.push(`${svg.id}: repeated tick labels ${ticks.join(" ")}`);
+            const width = (svg as SVGSVGElement).viewBox.baseVal.width;
+            for (const t of svg.querySelectorAll("text")) {
+              const b = (t as SVGTextElement).getBBox();
+              if (b.width > 0 && !t.getAttribute("transform") && b.x + b.width > width + 1) out.push(`${svg.id}: "${t.textContent}" cut at the right edge`);
+            }
+            return out;
+          }),
+        );
+        expect(problems, view).toEqual([]);
+      }
+      const rateTicks = await page.evaluate(() => [...document.querySelectorAll('svg[id^="chart-metric-"] text.tick, svg#chart-downgrade text.tick, svg#chart-unsupported text.tick')].map((t) => Number(t.textContent)));
+      expect(rateTicks.length).toBeGreaterThan(0);
+      expect(rateTicks.every((v) => v >= 0 && v <= 1)).toBe(true);
       expect(p.errors).toEqual([]);
       expect(p.requests).toEqual([]);
     } finally {
