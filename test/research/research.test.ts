@@ -82,11 +82,23 @@ describe("fieldtest research", () => {
     const r = await fieldtest("research", out("sample"), "--out", out("sample-research"), "--reps", "200");
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^2 runs, 1 critic prompt variant\(s\)/);
+    // Imported runs: the engine's group figures from the trial records, latency by status.
+    const figures = r.stdout.split("\n").filter((l) => / latency p50 approved /.test(l));
+    expect(figures.map((l) => l.trim().split(":")[0])).toEqual(["critic-fix/core-api", "remain-scenario/core-api"]);
+    expect(figures[0]).toMatch(/^ {2}critic-fix\/core-api: latency p50 approved \S+ ms, escalated \S+ ms; blockers per goal gate \S+, critic \S+; escalations per 100 goals \S+; critic calls per goal \S+$/);
     const json = JSON.parse(readFileSync(join(out("sample-research"), RESEARCH_FILES.json), "utf8")) as Research;
     expect(json.runs.map((x) => x.label)).toEqual(["critic-fix/core-api", "remain-scenario/core-api"]);
     expect(json.runs.reduce((n, x) => n + x.calls, 0)).toBe(sample.calls.logged);
     expect(json.swap).toMatchObject({ a: "remain-scenario/core-api", b: "critic-fix/core-api" });
     expect(readFileSync(join(out("sample-research"), RESEARCH_FILES.md), "utf8")).toContain("## Critic prompt variants");
+    // The same figures as each run's own summary (its operational metrics over the imported goals).
+    const loaded = loadResearchRuns([out("sample")], "corpus");
+    json.runs.forEach((_, i) => {
+      const summary = loaded[i]!.run.summary;
+      expect(json.operations.engine.escalations_per_100_goals[i]!.value).toBe(summary.operational.escalations_per_100_goals!.value);
+      expect(json.operations.engine.latency_ms_p50.approved[i]).toBe(summary.operational["latency_ms_p50.approved"]!.value);
+      expect(json.operations.engine.critic_calls_per_goal[i]!.value).toBe(summary.operational["llm_calls_per_goal.critic"]!.value);
+    });
   });
 
   it("tells the prompt story from the logs: advisory blockers per audit and downgrades by family, before and after the severity rules", () => {
