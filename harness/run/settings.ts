@@ -146,7 +146,7 @@ const ROLE_CHOICE: readonly (keyof RunCli)[] = ["provider", "model", "plannerPro
 interface ReplaySource {
   run_id: string;
   config_hash: string;
-  roles: Record<"planner" | "critic", { provider: string; model: string }>;
+  roles: Record<"planner" | "critic", { provider: string; model: string; base_url: string | null }>;
   config: { client: Record<"planner" | "critic", { replay?: { as: string } }> };
 }
 
@@ -164,12 +164,13 @@ function replayPlan(runDir: string, fallThrough: boolean, readSource: ResolveCon
   if (readSource === undefined) throw new Error("a replay needs ResolveContext.readReplaySource");
   const source = readSource(runDir);
   const role = (name: "planner" | "critic"): RoleConfig => {
-    const { provider, model } = source.roles[name];
+    const { provider, model, base_url } = source.roles[name];
     const as = provider === "replay" ? source.config.client[name].replay?.as : provider;
     if (!(WIRE_PROVIDERS as readonly string[]).includes(as ?? "")) {
       throw new InputError(manifestFile, `roles.${name}.provider`, `"${as ?? provider}" cannot be replayed (expected ${WIRE_PROVIDERS.join(" | ")})`);
     }
-    return { provider: "replay", model, replay: { runDir, as: as as (typeof WIRE_PROVIDERS)[number], fallThrough } };
+    // The recorded endpoint too: a request's key covers it, and a fall-through goes there.
+    return { provider: "replay", model, ...(base_url === null ? {} : { baseUrl: base_url }), replay: { runDir, as: as as (typeof WIRE_PROVIDERS)[number], fallThrough } };
   };
   return { replayOf: { runDir, runId: source.run_id, configHash: source.config_hash }, roles: { planner: role("planner"), critic: role("critic") } };
 }

@@ -12,6 +12,7 @@ import { runSweep } from "../../harness/run/sweep.ts";
 import { realEngine } from "../../harness/run/wiring.ts";
 import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
 import { DEFAULT_SIM_PROFILE } from "../../src/providers/sim/profile.ts";
+import { chatCompletion, startFakeServer } from "../providers/fake-server.ts";
 import { cli, tempDir, testHost } from "./helpers.ts";
 
 /** Two real corpus goals and one boundary fixture, through the real engine on the sim provider; a third goal the source never ran. */
@@ -139,6 +140,23 @@ describe("fieldtest run --replay DIR", () => {
     expect(fromFile.client.planner).toMatchObject({ provider: "replay", replay: { runDir: source, as: "sim", fallThrough: true } });
     const fromFlag = resolveRun(loadConfigFile(file), cli({ replay: source, replayFallThrough: false }), ctx).config;
     expect(fromFlag.client.planner.replay?.fallThrough).toBe(false);
+  });
+
+  it("replays a run made against a server of its own at that endpoint: every call answered from the records", async () => {
+    const server = await startFakeServer([{ status: 200, body: chatCompletion(JSON.stringify({ findings: [] })) }]);
+    try {
+      const live = join(root, "live");
+      const sweep = { suite: "boundary", only: fixture, trials: "2", provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1` };
+      expect(await runSweep(cli({ ...sweep, out: live }), {}, realEngine({}), testHost())).toBe(0);
+      const sent = server.received.length;
+      const out = join(root, "live-replay");
+      expect(await runSweep(cli({ suite: "boundary", only: fixture, trials: "2", replay: live, out }), {}, realEngine({}), testHost())).toBe(0);
+      expect(server.received).toHaveLength(sent);
+      expect([...records(out).values()].every((r) => r.status !== "error" && r.calls.every((c) => c.cached))).toBe(true);
+      expect(readManifest(out).config.client.critic.baseUrl).toBe(`${server.url}/v1`);
+    } finally {
+      await server.close();
+    }
   });
 
   it("cannot change what a resumed run replays", async () => {
