@@ -67,7 +67,8 @@ export type Margin = z.output<typeof MarginSchema>;
 export function policyProblem(policy: GatePolicy, candidate: Snapshot, baseline: Snapshot): { path: string; message: string } | null {
   const floor = policy.floors.findIndex((f) => !(f.metric in candidate.metrics));
   if (floor >= 0) return { path: `floors[${floor}].metric`, message: `"${policy.floors[floor]!.metric}" is not a summary metric` };
-  const exact = policy.floors.findIndex((f) => f.on.startsWith("exact") && candidate.metrics[f.metric]!.denominator === undefined);
+  // A rate this run has no item of (a boundary metric of a corpus-only run) is unknown, judged inconclusive; it is still a rate.
+  const exact = policy.floors.findIndex((f) => f.on.startsWith("exact") && candidate.metrics[f.metric]!.n_items > 0 && candidate.metrics[f.metric]!.denominator === undefined);
   if (exact >= 0) return { path: `floors[${exact}].on`, message: `"${policy.floors[exact]!.metric}" is not a rate with an event count; judge it on value or ci_high` };
   const paired = new Set(baseline.items.flatMap((i) => Object.keys(i.values)));
   const margin = policy.non_inferiority.findIndex((m) => !paired.has(m.metric));

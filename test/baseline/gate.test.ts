@@ -171,4 +171,13 @@ describe("policy problems", () => {
     const exact = GatePolicySchema.parse({ version: 1, floors: [{ metric: "label_flip_rate", max: 0.2, on: "exact_upper" }] });
     expect(policyProblem(exact, baseline, baseline)).toEqual({ path: "floors[0].on", message: '"label_flip_rate" is not a rate with an event count; judge it on value or ci_high' });
   });
+
+  it("leaves a rate the run has no item of to its floor check, which calls it unknown (a corpus-only run's boundary floors)", () => {
+    const policy = GatePolicySchema.parse({ version: 1, floors: [{ metric: "underclaim_approvals", max: 0.05, on: "exact_upper" }] });
+    const none = { ...baseline, metrics: { ...baseline.metrics, underclaim_approvals: { value: null, ci_low: null, ci_high: null, n_items: 0, n_trials: 0 } } };
+    expect(policyProblem(policy, none, baseline)).toBeNull();
+    const floor = evaluateGate(policy, baseline, none, diffSnapshots(baseline, none)).checks.find((c) => c.name === "floor:underclaim_approvals")!;
+    expect(floor).toMatchObject({ outcome: "inconclusive" });
+    expect(floor.message).toMatch(/unknown in the candidate \(n_items 0\)/);
+  });
 });
