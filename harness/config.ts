@@ -56,6 +56,8 @@ export const ConfigFileSchema = z.strictObject({
   estimate: EstimateSchema.optional(),
   /** Domain pack folders to enable (as `--pack DIR`); their rules gate every plan. */
   packs: z.array(z.string().min(1)).optional(),
+  /** An external engine's manifest (as `--engine FILE`): it runs the corpus goals, fieldtest records and judges. */
+  engine: z.string().min(1).optional(),
 });
 export type ConfigFile = z.output<typeof ConfigFileSchema>;
 

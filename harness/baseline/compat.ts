@@ -8,6 +8,7 @@ import { itemKey, type RoleContext, type Snapshot } from "./schema.ts";
  * number of trials only changes how precisely it is seen; both are named, never causes.
  */
 export const DIFFERENCE_KINDS = [
+  "engine",
   "provider",
   "model",
   "temperature",
@@ -68,6 +69,8 @@ export function configDifferences(b: Snapshot, a: Snapshot): Difference[] {
     const show = (s: Snapshot) => (s.runs.length === 1 ? s.runs[0]!.seed : seedsOf(s));
     out.push({ kind: "seed", part: "run seed", role: null, baseline: show(b), candidate: show(a) });
   }
+  // Another engine, or another version or manifest of one, can change every verdict.
+  if (JSON.stringify(b.engine) !== JSON.stringify(a.engine)) out.push({ kind: "engine", part: "engine", role: null, baseline: b.engine, candidate: a.engine });
   const roles = [...new Set([...Object.keys(b.decision_context), ...Object.keys(a.decision_context)])].sort();
   for (const role of roles) {
     const cb = b.decision_context[role] ?? null;
@@ -135,7 +138,8 @@ export function rolesFor(suite: Suite): readonly string[] {
 /**
  * The recorded causes that can explain a delta on one item: the differences of the roles that
  * run on it (the loop settings count as the planner's: only corpus goals run the loop), any gate
- * version (gates run on every plan), and the item's own content hash. A seed or a trial count is
+ * version (gates run on every plan), another engine or engine version (it runs every item), and
+ * the item's own content hash. A seed or a trial count is
  * never a cause, and a corpus-wide hash change alone explains nothing: only the items whose own
  * hash changed moved.
  */
@@ -146,7 +150,7 @@ export function causesForItem(
   candidateHash: string,
 ): Difference[] {
   const roles = rolesFor(suite);
-  const out = differences.filter((d) => isCause(d) && (d.kind === "gate_version" || (d.role !== null && roles.includes(d.role))));
+  const out = differences.filter((d) => isCause(d) && (d.kind === "gate_version" || d.kind === "engine" || (d.role !== null && roles.includes(d.role))));
   if (baselineHash !== candidateHash) {
     out.push({ kind: "corpus_item", part: `item_hash`, role: null, baseline: baselineHash, candidate: candidateHash });
   }

@@ -136,6 +136,8 @@ export const SnapshotSchema = z.strictObject({
    * Absent in a baseline published before it was recorded: then there is nothing to compare.
    */
   reported_models: z.record(z.string(), z.array(z.string())).default({}),
+  /** The external engine the runs field-tested (`run --engine`); null for fieldtest's own engine (and in a baseline published before it was recorded). */
+  engine: z.strictObject({ name: z.string(), version: z.string().nullable(), manifest_sha256: z.string() }).nullable().default(null),
   /** Loop settings that decide corpus verdicts (`gates-first` ... and the round cap). */
   loop: z.strictObject({ mode: z.string().nullable(), max_rounds: z.number().int().nullable() }),
   /** Trials per item and run, as configured. */

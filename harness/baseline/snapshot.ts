@@ -23,8 +23,9 @@ const PromptHashesSchema = z.looseObject({
  * user templates are hashed together, canonically), and for the sim provider its behaviour
  * profile and code version, which are to the sim what the model is to a real provider.
  */
-function roleContext(manifest: Manifest, name: "planner" | "critic"): RoleContext {
+function roleContext(manifest: Manifest, name: "planner" | "critic", trials: readonly TrialRecord[]): RoleContext {
   const role = manifest.roles[name];
+  if (manifest.config.engine) return engineRoleContext(role, name, trials);
   const sim = role.provider === "sim" ? manifest.config.client.sim?.profile?.[name] : undefined;
   const parsed = PromptHashesSchema.safeParse((role as Record<string, unknown>).prompt ?? {});
   if (!parsed.success) throw new InputError("manifest.json", `roles.${name}.prompt`, parsed.error.issues[0]!.message);
@@ -42,6 +43,37 @@ function roleContext(manifest: Manifest, name: "planner" | "critic"): RoleContex
     user_template_sha256: templates === null || typeof templates === "string" ? templates : hashCanonical(templates),
     schema_sha256: prompt.schema_sha256,
     sim_profile_sha256: sim === undefined ? null : hashCanonical({ profile: sim, version: manifest.fingerprint.sim_version ?? null }),
+  };
+}
+
+/**
+ * An external engine's role: its endpoint and model from the manifest, and what its requests set
+ * from the requests themselves (the engine's prompts and sampling are its own): a value all its
+ * calls agree on, or for differing prompt and schema hashes the hash of their sorted set.
+ */
+function engineRoleContext(role: Manifest["roles"]["planner"], name: string, trials: readonly TrialRecord[]): RoleContext {
+  const contexts = trials.flatMap((t) => t.calls.filter((c) => c.role === name).map((c) => c.context));
+  const distinct = <T>(pick: (c: (typeof contexts)[number]) => T): T[] => [...new Set(contexts.map(pick))].sort();
+  const agreed = <T>(pick: (c: (typeof contexts)[number]) => T | null): T | null => {
+    const values = distinct(pick);
+    return values.length === 1 ? values[0]! : null;
+  };
+  const hashed = (pick: (c: (typeof contexts)[number]) => string | null): string | null => {
+    const values = distinct(pick);
+    return values.length <= 1 ? (values[0] ?? null) : hashCanonical(values);
+  };
+  return {
+    provider: role.provider,
+    base_url: role.base_url,
+    model: role.model,
+    temperature: agreed((c) => c.temperature),
+    top_p: agreed((c) => c.top_p),
+    seed: agreed((c) => c.seed),
+    max_tokens: agreed((c) => c.max_tokens),
+    system_prompt_sha256: hashed((c) => c.system_prompt_sha256),
+    user_template_sha256: null,
+    schema_sha256: hashed((c) => c.schema_sha256),
+    sim_profile_sha256: null,
   };
 }
 
@@ -198,7 +230,8 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
     corpus_hash: manifest.corpus.hash,
     gate_versions: gateVersions(manifest.gate_versions),
     canary_passed: canaries.includes(null) ? null : canaries.every((ok) => ok === true),
-    decision_context: { planner: roleContext(manifest, "planner"), critic: roleContext(manifest, "critic") },
+    decision_context: { planner: roleContext(manifest, "planner", trials), critic: roleContext(manifest, "critic", trials) },
+    engine: manifest.config.engine ? { name: manifest.config.engine.name, version: manifest.config.engine.version, manifest_sha256: manifest.config.engine.manifest_sha256 } : null,
     reported_models: reportedModels(trials),
     loop: { mode: manifest.config.mode, max_rounds: manifest.config.maxRounds },
     trials_per_run: manifest.config.trials,

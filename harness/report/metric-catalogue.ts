@@ -51,6 +51,8 @@ const METRICS: Record<string, Entry> = {
   "critic_unavailable_rate.corpus": lower("Share of corpus trials with an unavailable critic audit in some round."),
   planner_unavailable_rate: lower("Share of corpus trials escalated because the planner gave no valid plan."),
   trial_error_rate: lower("Share of trials that ended in an infrastructure error (no verdict)."),
+  fail_open_approval: lower("Share of corpus trials whose engine approved although a critic call had failed: an approval no critic gave (must be 0).", true),
+  engine_gate_disagreement: lower("Share of approved corpus trials whose final plan fieldtest's gates block: the engine approved what the gates would not."),
   invalid_output_rate: lower("Share of model calls whose answer failed structured-output validation."),
   "invalid_output_rate.planner": lower("Planner calls whose answer failed validation."),
   "invalid_output_rate.critic": lower("Critic calls whose answer failed validation."),

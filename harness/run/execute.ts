@@ -83,6 +83,7 @@ function toRecord(work: TrialWork, outcome: EngineOutcome, itemHash: string, sta
     latency_ms: finished.getTime() - started.getTime(),
     started_at: started.toISOString(),
     finished_at: finished.toISOString(),
+    ...(outcome.engine ? { engine: outcome.engine } : {}),
   };
 }
 

@@ -13,6 +13,8 @@ import { REDACTED, redactHeaders, splitHeader } from "./redact.ts";
 import { RUN_FILES } from "./store.ts";
 import { DEFAULT_SUITES, parseShard, RUN_SUITES, type Shard } from "./work.ts";
 import { intOption, numberOption } from "../cli/options.ts";
+import type { EngineIdentity } from "../engine/identity.ts";
+import type { LiveProvider } from "../../src/providers/api-keys.ts";
 
 /**
  * Everything that can change a result. Recorded in the manifest and hashed (with the code
@@ -32,6 +34,14 @@ export const RunConfigSchema = z.strictObject({
   replayOf: z.strictObject({ runDir: z.string(), runId: z.string(), configHash: z.string() }).optional(),
   /** Domain pack folders (`--pack`, `packs:`); absent without packs. Their content enters the hash through the gate versions, not their path. */
   packs: z.array(z.string().min(1)).min(1).optional(),
+  /**
+   * An external engine (`--engine FILE`): it runs every corpus trial, its calls recorded by the
+   * proxy; absent for fieldtest's own engine. Its manifest's path is not hashed, its content and
+   * the version the engine reports are.
+   */
+  engine: z
+    .strictObject({ file: z.string().min(1), name: z.string(), manifest_sha256: z.string(), version: z.string().nullable() })
+    .optional(),
 });
 export type RunConfig = z.output<typeof RunConfigSchema>;
 
@@ -133,11 +143,12 @@ export const RunCliSchema = z.strictObject({
   baseline: z.string().min(1).optional(),
   policy: z.string().min(1).optional(),
   pack: z.array(z.string().min(1)).optional(),
+  engine: z.string().min(1).optional(),
 });
 export type RunCli = z.output<typeof RunCliSchema>;
 
 /** Options that only make sense for a fresh run (the recorded values stand on resume). */
-export const FRESH_ONLY: readonly (keyof RunCli)[] = ["shard", "out", "force", "replay", "replayFallThrough", "pack"];
+export const FRESH_ONLY: readonly (keyof RunCli)[] = ["shard", "out", "force", "replay", "replayFallThrough", "pack", "engine"];
 
 /** Options that choose a role's provider or model: `--replay` takes both from the recorded run. */
 const ROLE_CHOICE: readonly (keyof RunCli)[] = ["provider", "model", "plannerProvider", "plannerModel", "criticProvider", "criticModel", "baseUrl"];
@@ -230,6 +241,30 @@ export interface ResolveContext {
   loadProfile: (path: string) => SimProfile;
   /** Reads the manifest of the run `--replay DIR` names (the run folder's one manifest reader); needed only with a replay. */
   readReplaySource?: (runDir: string) => ReplaySource;
+  /** Loads an engine manifest and asks the engine its version; needed only with `--engine`. */
+  identifyEngine?: (file: string) => EngineIdentity & { speaks: LiveProvider };
+}
+
+/** Role settings an external engine decides for itself: it sends its own sampling (each call records what was sent). */
+const ENGINE_OWNED: readonly (keyof RoleConfig)[] = ["temperature", "topP", "seed", "maxTokens"];
+
+/**
+ * What an engine run may be: corpus goals only (an external engine has no critic-only entry point),
+ * every role served in the wire format the engine speaks by a model endpoint (the sim cannot read
+ * another engine's prompts), and no sampling set by fieldtest.
+ */
+function checkEngineRun(engine: EngineIdentity & { speaks: LiveProvider }, roles: readonly RoleConfig[], suites: readonly string[], fromFlags: boolean): void {
+  const other = suites.find((s) => s !== "corpus" && s !== "canary");
+  if (other !== undefined && fromFlags) throw new InputError("command line", "--suite", `an external engine runs corpus goals only (${other} trials review frozen plans with fieldtest's own critic)`);
+  roles.forEach((r, i) => {
+    const role = i === 0 ? "planner" : "critic";
+    const wire = r.provider === "replay" ? r.replay?.as : r.provider;
+    if (wire !== engine.speaks) {
+      throw new InputError("command line", `${role} provider`, `${engine.name} speaks ${engine.speaks}: serve its ${role} with --provider ${engine.speaks} (and --model, --base-url), not ${wire}`);
+    }
+    const owned = ENGINE_OWNED.find((k) => r[k] !== undefined);
+    if (owned !== undefined) throw new InputError("command line", `${role}.${owned}`, `${engine.name} sends its own sampling parameters (each call records what it sent): leave ${owned} unset`);
+  });
 }
 
 /**
@@ -260,6 +295,10 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
   }
   const bareReplay = roles.findIndex((r) => r.provider === "replay" && r.replay === undefined);
   if (bareReplay >= 0) throw new InputError("command line", `${bareReplay === 0 ? "planner" : "critic"} provider`, 'replay a run with --replay DIR (or the config file\'s replay: {runDir}), not as a provider name');
+  const engineFile = cli.engine ?? file.engine;
+  const engine = engineFile === undefined ? undefined : ctx.identifyEngine?.(engineFile);
+  if (engineFile !== undefined && engine === undefined) throw new Error("an engine run needs ResolveContext.identifyEngine");
+  if (engine) checkEngineRun(engine, roles, cli.suite ?? file.suites ?? [], cli.suite !== undefined);
   const profilePath = cli.simProfile ?? file.simProfile ?? undefined;
   const usesSim = roles.some((r) => r.provider === "sim" || (r.provider === "replay" && r.replay?.as === "sim"));
   // `simProfile: null` in a config file asks for the default profile, also on resume (where it is a change to refuse).
@@ -277,7 +316,8 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
     throw new InputError("command line", issue.path.join("."), issue.message);
   }
   const config: RunConfig = {
-    suites: RUN_SUITES.filter((s) => suites.includes(s)),
+    // An engine runs corpus goals only: a default or a config file's list of suites narrows to them.
+    suites: engine || base?.engine ? ["corpus"] : RUN_SUITES.filter((s) => suites.includes(s)),
     only: cli.only ?? (file.only === undefined ? (base?.only ?? null) : file.only),
     domain: cli.domain ?? (file.domain === undefined ? (base?.domain ?? null) : file.domain),
     category: cli.category ?? (file.category === undefined ? (base?.category ?? null) : file.category),
@@ -288,6 +328,7 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
     client: clientParsed.data,
     ...(replay ? { replayOf: replay.replayOf } : base?.replayOf ? { replayOf: base.replayOf } : {}),
     ...packsOf(cli.pack ?? file.packs ?? base?.packs),
+    ...(engine ? { engine: { file: engine.file, name: engine.name, manifest_sha256: engine.manifest_sha256, version: engine.version } } : base?.engine ? { engine: base.engine } : {}),
   };
   const operational: Operational = {
     concurrency: cli.concurrency ?? file.concurrency ?? recorded?.operational.concurrency ?? DEFAULTS.concurrency,
@@ -331,9 +372,11 @@ export function missingCredentials(config: RunConfig, withheld: readonly string[
 
 /** Hash of what can change a result: the recorded config plus the code fingerprint. */
 export function configHash(config: RunConfig, fingerprint: Fingerprint): string {
-  // Where a pack lives cannot change a result; its name, version and content hash (in the fingerprint's gate versions) can.
-  const { packs: _where, ...rest } = recordedConfig(config);
-  return hashCanonical({ config: rest, fingerprint });
+  // Where a pack or an engine manifest lives cannot change a result; its name, version and content hash can.
+  const { packs: _where, engine, ...rest } = recordedConfig(config);
+  if (engine === undefined) return hashCanonical({ config: rest, fingerprint });
+  const { file: _file, ...identity } = engine;
+  return hashCanonical({ config: { ...rest, engine: identity }, fingerprint });
 }
 
 /** `path: before -> after` for every leaf that differs, in path order. */

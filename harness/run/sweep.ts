@@ -19,6 +19,14 @@ import { resumeCommand } from "./resume-command.ts";
 import { isStorageFailure, readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
 import { formatSummary, formatTable, summarizeByCategory } from "./summary.ts";
 import { compareTrials, pendingTrials, planTrials, selectItems, shardTrials, type TrialWork, type WorkItem } from "./work.ts";
+import type { EngineIdentity } from "../engine/identity.ts";
+import type { LiveProvider } from "../../src/providers/api-keys.ts";
+
+/** A function that does its work at its first call only. */
+function once(run: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | null = null;
+  return () => (done ??= run());
+}
 
 /** Exit codes of a run a signal stopped, as a shell reports a process it ended (128 + the signal's number). */
 export const EXIT_SIGNALLED = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -55,7 +63,10 @@ export interface SweepEngine {
   warmUp?(config: RunConfig, concurrency: number): void;
   /** Watches the event loop of the thread that makes and times the run's HTTP calls, while the trials run; null when the run makes none. */
   watchSendLoop?(config: RunConfig): { stop(): Promise<LoopDelay | null> } | null;
-  createExecutor(config: RunConfig, corpus: Corpus, hooks: CallHooks): TrialExecutor;
+  /** The trial executor; one with `close` (an external engine's processes and proxy) is closed when the sweep ends. */
+  createExecutor(config: RunConfig, corpus: Corpus, hooks: CallHooks): TrialExecutor & { close?(): Promise<void> };
+  /** Loads an external engine's manifest and asks the engine its version (`--engine FILE`). */
+  identifyEngine?(file: string): EngineIdentity & { speaks: LiveProvider };
   /**
    * Writes summary.json, report.md, report.html and trials.csv; returns the paths, the headline
    * metrics as text lines and the ids of items that failed their expectation.
@@ -234,7 +245,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
     }
   }
 
-  const resolved = resolveRun(file, cli, { loadProfile: engine.loadProfile, readReplaySource: readManifest });
+  const resolved = resolveRun(file, cli, { loadProfile: engine.loadProfile, readReplaySource: readManifest, identifyEngine: engine.identifyEngine });
   const corpus = loadCorpusFor(resolved);
   const items = selectItems(corpusItems(corpus), resolved.config);
   if (items.length === 0) {
@@ -356,6 +367,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
   let disposeSignals = () => {};
   let reporter: { stop(): void } | null = null;
   let loop: LoopMonitor | null = null;
+  let closeExecutor: () => Promise<void> = async () => {};
   try {
     const canary = engine.runCanaries(resolved.config);
     manifest.canary = canary;
@@ -400,6 +412,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
         stopWhenTripped();
       },
     });
+    closeExecutor = once(async () => executor.close?.());
     // The first Ctrl-C drains, whatever else is already stopping the run (a budget drains too, and
     // its in-flight trials are paid for); a second one, or SIGTERM, abandons them.
     let interrupts = 0;
@@ -439,6 +452,8 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
       now: host.now,
       onEvent: (e) => progress.onEvent(e),
     });
+    // An engine's processes end with the trials (an abandoned sweep's in-flight ones are stopped here).
+    await closeExecutor();
     reporter.stop();
     reporter = null;
     manifest.operational.event_loop = loop?.stop() ?? null;
@@ -470,6 +485,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     reporter?.stop();
     loop?.stop();
     disposeSignals();
+    await closeExecutor();
     log.close();
     journal.close();
   }

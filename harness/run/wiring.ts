@@ -33,6 +33,9 @@ import type { TrialExecutor } from "./execute.ts";
 import { readTrialLog, RUN_FILES } from "./store.ts";
 import type { CallHooks, RunReport, SweepEngine } from "./sweep.ts";
 import type { RunConfig } from "./settings.ts";
+import { createEngineExecutor } from "../engine/executor.ts";
+import { identifyEngine, type EngineIdentity } from "../engine/identity.ts";
+import { loadEngineManifest } from "../engine/manifest.ts";
 
 
 function promptHashes(p: PromptDescriptor<string>) {
@@ -44,7 +47,7 @@ function promptHashes(p: PromptDescriptor<string>) {
   };
 }
 
-function roleSummary(r: RoleConfig, prompt: PromptDescriptor<string>) {
+function roleSummary(r: RoleConfig, prompt: PromptDescriptor<string> | null) {
   return {
     provider: r.provider,
     model: r.model,
@@ -53,7 +56,8 @@ function roleSummary(r: RoleConfig, prompt: PromptDescriptor<string>) {
     top_p: r.topP ?? null,
     seed: r.seed ?? null,
     max_tokens: r.maxTokens ?? null,
-    prompt: promptHashes(prompt),
+    // An external engine's prompts are its own: each call records the hashes of what it sent.
+    prompt: prompt === null ? null : promptHashes(prompt),
   };
 }
 
@@ -88,10 +92,17 @@ export function engineExecutor(
   env: NodeJS.ProcessEnv,
   packs: RunPacks = runPacks(config),
   sendThread: SendThread = sharedSendThread(),
-): TrialExecutor {
+): TrialExecutor & { close?(): Promise<void> } {
   const client = createModelClient(config.client, { ...hooks, env, recordedTrials: replayedTrials, sendThread });
   // Each goal's engine view is made once and frozen: every call of every trial of it sends the same canonical text, which canonicalJson then writes once.
   const goals = new Map<string, Goal>(corpus.goals.map(({ goal }) => [goal.id, deepFreeze(toGoal(goal))]));
+  if (config.engine) {
+    const loaded = loadEngineManifest(config.engine.file);
+    // A resume runs the engine the run started with, or none.
+    if (loaded.sha256 !== config.engine.manifest_sha256) throw new InputError(config.engine.file, "", "changed since the run recorded it (its hash differs): the trials would not be of one engine");
+    const models = { planner: config.client.planner.model, critic: config.client.critic.model };
+    return createEngineExecutor({ engine: loaded, goals, forwarder: client, models, env });
+  }
   const frozen: Record<"boundary" | "security" | "injection", Map<string, Fixture>> = {
     boundary: new Map(corpus.fixtures.map(({ fixture }) => [fixture.id, fixture])),
     security: new Map(corpus.security.map((s) => [s.id, s.fixture])),
@@ -103,6 +114,17 @@ export function engineExecutor(
     const deps = { client: trialClient, itemId: work.item_id, trial: work.trial };
     if (work.suite === "corpus") return runEngine(goals.get(work.item_id)!, deps, { mode: config.mode, maxRounds: config.maxRounds, packs: packs.run });
     return runCriticTrial(frozen[work.suite].get(work.item_id)!, deps, work.suite === "security" ? packs.security : packs.run);
+  };
+}
+
+/** An external engine's run: its identity and fieldtest's gates decide its results, not fieldtest's prompts. */
+function describeEngineRun(config: RunConfig, identity: EngineIdentity): ReturnType<SweepEngine["describe"]> {
+  const engine = { name: identity.name, manifest_sha256: identity.manifest_sha256, version: identity.version };
+  return {
+    fingerprint: { engine, gate_versions: GATE_VERSIONS, sim_version: null },
+    roles: { planner: roleSummary(config.client.planner, null), critic: roleSummary(config.client.critic, null) },
+    gateVersions: { ...GATE_VERSIONS },
+    priceTableVersion: PRICE_TABLE_VERSION,
   };
 }
 
@@ -137,13 +159,25 @@ export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisi
     return loaded.get(key)!;
   };
   const sendThread = sharedSendThread();
+  // An engine is asked its version once per manifest (a fresh run identifies it, then describes it).
+  const engines = new Map<string, ReturnType<NonNullable<SweepEngine["identifyEngine"]>>>();
+  const identified = (file: string) => {
+    if (!engines.has(file)) {
+      const { engine, identity } = identifyEngine(file, env);
+      engines.set(file, { ...identity, speaks: engine.manifest.speaks });
+    }
+    return engines.get(file)!;
+  };
   return {
     warmUp: (config, concurrency) => sendThread.warm(liveProvidersOf(config.client), concurrency),
     watchSendLoop: (config) => (liveProvidersOf(config.client).length > 0 ? sendThread.watchLoop() : null),
     loadCorpus: () => loadCorpus(corpusRoot),
     loadProfile: loadSimProfile,
     runCanaries: (config) => runCanaries({ packs: packsFor(config).all }),
+    identifyEngine: identified,
     describe: (config) => {
+      // The engine as it is now: a resume whose manifest or engine version changed is refused by the config hash.
+      if (config.engine) return describeEngineRun(config, identified(config.engine.file));
       const usesSim = [config.client.planner, config.client.critic].some((r) => r.provider === "sim" || r.replay?.as === "sim");
       // Pack versions sit beside the gate versions (and so in the config hash) only when a pack is loaded.
       const packs = packsFor(config);

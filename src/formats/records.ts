@@ -17,7 +17,8 @@ export const DecisionContextSchema = z.strictObject({
   max_tokens: z.number().nullable(),
   response_format: z.enum(["json_schema", "json_object", "tool", "none"]),
   system_prompt_sha256: z.string(),
-  user_template_sha256: z.string(),
+  /** null for a request fieldtest did not build (an external engine's): only its rendered text is known. */
+  user_template_sha256: z.string().nullable(),
   user_prompt_sha256: z.string(),
   schema_sha256: z.string().nullable(),
   sdk: z.string().nullable(),
@@ -67,6 +68,16 @@ export const CallRecordSchema = z.strictObject({
   /** Validation error fed back to the model on the next attempt, if any. */
   validation_error: z.string().nullable(),
   cached: z.boolean(),
+  /** Calls an external engine made through the recording proxy: the proxy's own order, and what the request said of its sender. */
+  proxy: z
+    .strictObject({
+      /** The proxy's sequence number within the trial: rounds are ordered by it, never by an engine's logs. */
+      seq: z.number().int().min(0),
+      user_agent: z.string().nullable(),
+      /** The seq of the earlier identical request this one sends again (the engine rejected an answer); null for a new request. */
+      retry_of: z.number().int().min(0).nullable(),
+    })
+    .optional(),
   // Imported runs only (`fieldtest import`): what the source log held, and what it lacked.
   messages: z.array(z.strictObject({ role: z.string(), content: z.string() })).optional(),
   logged_at: z.string().optional(),
@@ -112,6 +123,8 @@ export const RoundRecordSchema = z.strictObject({
   blocker_keys: z.array(z.string()),
   decision: z.enum(ROUND_DECISIONS),
   reason: z.enum(ESCALATION_REASONS).nullable(),
+  /** A plan translated from another engine's format: the tasks the translator invented, and the gate findings set aside because they rest on one alone. */
+  translated: z.strictObject({ tasks: z.array(z.string()), gate_findings: z.array(GateFindingSchema) }).optional(),
 });
 export type RoundRecord = z.output<typeof RoundRecordSchema>;
 
@@ -123,6 +136,45 @@ export const CRITIC_VERDICTS = ["block", "pass", "unavailable"] as const;
 export type CriticVerdict = (typeof CRITIC_VERDICTS)[number];
 
 export const TRIAL_SCHEMA_VERSION = 1;
+
+/**
+ * How a trial of an external engine ended, decided by what the proxy and the process showed, never
+ * by what the engine says: `ok` (its verdict counts), or why it has none.
+ */
+export const ENGINE_OUTCOMES = ["ok", "engine_error", "engine_timeout", "provider_error", "replay_miss"] as const;
+export type EngineOutcomeKind = (typeof ENGINE_OUTCOMES)[number];
+
+/** A finding as an external engine reported it: kept as it came (only `severity` is read, to count its blockers). */
+export const EngineFindingSchema = z.looseObject({
+  severity: z.string(),
+  origin: z.string().optional(),
+  family: z.string().optional(),
+  code: z.string().optional(),
+  task_id: z.string().nullable().optional(),
+  message: z.string().optional(),
+});
+export type EngineFinding = z.output<typeof EngineFindingSchema>;
+
+/** What a trial of an external engine adds to its record (`fieldtest run --engine`). */
+export const EngineTrialSchema = z.strictObject({
+  outcome: z.enum(ENGINE_OUTCOMES),
+  /** What the engine said: its status, its escalation reasons in its own words, its findings per round. */
+  reported: z.strictObject({
+    status: z.enum(["approved", "escalated", "error"]).nullable(),
+    reasons: z.array(z.string()),
+    error: z.string().nullable(),
+    findings: z.array(z.array(EngineFindingSchema)),
+  }),
+  /** The process: its exit code or the signal that ended it (null for a worker's trial), and its last lines of stderr. */
+  exit_code: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  stderr_tail: z.string().nullable(),
+  /** Calls the proxy answered with an error (after its retries) that no identical resend later recovered, per role. */
+  failed_calls: z.strictObject({ planner: z.number().int().min(0), critic: z.number().int().min(0) }),
+  /** Requests the proxy refused before any model saw them: a wrong token, a body that is not JSON, streaming. */
+  refused_requests: z.number().int().min(0),
+});
+export type EngineTrial = z.output<typeof EngineTrialSchema>;
 
 /** The identifying head of a trial line (DESIGN.md §8): its first fields, checked before the rest. */
 export const TrialHeadSchema = z.looseObject({
@@ -153,6 +205,8 @@ export const TrialRecordSchema = z.strictObject({
   latency_ms: z.number().min(0),
   started_at: z.string(),
   finished_at: z.string(),
+  /** External-engine runs only (`fieldtest run --engine`). */
+  engine: EngineTrialSchema.optional(),
   /** Imported runs only: where the trial came from and what did not carry over (harness/import). */
   conversion: z
     .strictObject({
@@ -173,7 +227,8 @@ export function trialKey(t: { suite: string; item_id: string; trial: number }): 
 export type EngineOutcome = Pick<
   TrialRecord,
   "status" | "escalation_reason" | "escalation_reasons" | "error" | "rounds" | "critic_verdict" | "verdict" | "calls"
->;
+> &
+  Pick<Partial<TrialRecord>, "engine">;
 
 export const SPEND_SCHEMA_VERSION = 1;
 

@@ -24,14 +24,32 @@ function auditedFindings(trial: TrialRecord): { kept: number; malformed: number 
 }
 
 /**
- * Outages per trial, with the items they apply to and the trials they are counted over (those
- * whose provider answered, or all): one table serves the summary and the baseline's per-item values.
+ * An engine approved while a critic call had no answer: an approval no critic gave. For an
+ * external engine, what the proxy saw decides (a critic call it answered with an error that no
+ * resend recovered; the trial's status is then `error`, the approval the engine's own word);
+ * fieldtest's own engine escalates such a round by construction, which this measures rather than assumes.
+ */
+export const failOpenApproval = (t: TrialRecord): boolean =>
+  t.engine !== undefined
+    ? t.engine.reported.status === "approved" && t.engine.failed_calls.critic > 0
+    : t.status === "approved" && t.rounds.some((r) => r.critic?.outcome === "critic_unavailable");
+
+/** An approved plan that fieldtest's own gates block (its final round's counted gate findings). */
+const approvedGateBlocked = (t: TrialRecord): boolean => t.status === "approved" && (t.rounds.at(-1)?.gate_findings.length ?? 0) > 0;
+
+/**
+ * Outages per trial (and the fail-closed checks on them), with the items they apply to and the
+ * trials they are counted over (those whose provider answered, or all): one table serves the
+ * summary and the baseline's per-item values.
  */
 export const AVAILABILITY_RATES: Readonly<Record<string, { scheme: VerdictScheme | "any"; event: (t: TrialRecord) => boolean; over: (t: TrialRecord) => boolean }>> = {
   critic_unavailable_rate: { scheme: "critic", event: (t) => t.critic_verdict === "unavailable", over: answered },
   "critic_unavailable_rate.corpus": { scheme: "engine", event: criticWasUnavailable, over: answered },
   planner_unavailable_rate: { scheme: "engine", event: plannerWasUnavailable, over: answered },
   trial_error_rate: { scheme: "any", event: (t) => t.status === "error", over: () => true },
+  // Over every trial: a fail-open approval is an error trial of an external engine.
+  fail_open_approval: { scheme: "engine", event: failOpenApproval, over: () => true },
+  engine_gate_disagreement: { scheme: "engine", event: approvedGateBlocked, over: (t) => t.status === "approved" },
 };
 
 /** Whether an availability rate applies to an item of this scheme. */

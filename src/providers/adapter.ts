@@ -95,6 +95,8 @@ export interface Reply {
   reportedModel: string | null;
   fingerprint: string | null;
   httpStatus: number | null;
+  /** The response body as the provider sent it: only when the send asked for it (`SendOptions.wire`), for a caller that hands it on. */
+  raw?: unknown;
   /**
    * Why the provider says it ended the answer before its end (its output limit, its context
    * window, a content filter, a refusal), as the rejection the model is told; null when it
@@ -118,6 +120,8 @@ export interface SendOptions {
   attempt: number;
   /** Filled by an HTTP adapter with the timestamps of the exchange itself (see createHttpFetch). */
   timing?: TransportTiming;
+  /** Keep the response body in the reply (`Reply.raw`): a forwarded request hands it back as it came. */
+  wire?: boolean;
 }
 
 /** When one send's HTTP exchange began (request handed to fetch) and ended (response body read). */

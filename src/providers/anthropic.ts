@@ -86,13 +86,13 @@ export function createAnthropicAdapter(role: RoleConfig, env: AdapterEnv): Provi
     },
 
     describe(body): WireFacts {
-      const messages = body.messages as Message[];
+      const messages = (Array.isArray(body.messages) ? body.messages : []) as Message[];
       const choice = body.tool_choice as { type?: string } | undefined;
       return {
-        model: body.model as string,
+        model: typeof body.model === "string" ? body.model : "",
         // The Messages API has no seed, so none is sent and the sampling facts record null.
         ...sentSampling(body),
-        response_format: choice?.type === "tool" ? "tool" : "none",
+        response_format: choice?.type === "tool" || choice?.type === "any" ? "tool" : "none",
         systemText: textOf(body.system),
         userPrompt: textOf(messages.find((m) => m.role === "user")?.content),
         schema: body.tools ?? null,
@@ -119,6 +119,7 @@ export function createAnthropicAdapter(role: RoleConfig, env: AdapterEnv): Provi
           reportedModel: reportedText(data.model),
           fingerprint: null,
           httpStatus: response.status,
+          ...(options.wire ? { raw: data } : {}),
         };
       } catch (e) {
         throw classifySdkError(e, Anthropic, env.now());

@@ -17,7 +17,7 @@ import { createSimAdapter } from "./sim/adapter.ts";
 import { DEFAULT_SIM_PROFILE } from "./sim/profile.ts";
 import { feedbackPrompt, parseStructured } from "./structured-output.ts";
 import { Throttle } from "./throttle.ts";
-import type { AttemptEvent, LlmRequest, ModelClient, SendGuard, StructuredResult } from "./types.ts";
+import type { AttemptEvent, ForwardRequest, ForwardResult, LlmRequest, ModelClient, SendGuard, StructuredResult, WireForwarder } from "./types.ts";
 
 export { ClientConfigSchema, RoleConfigSchema, type ClientConfig, type RoleConfig } from "./config.ts";
 
@@ -52,8 +52,30 @@ interface RoleRuntime {
   formatIndex: number;
 }
 
-/** How one structured-output attempt's exchange ended: an answer, a transport failure, or a budget refusal. */
-type ExchangeEnd = { kind: "reply"; reply: Reply } | { kind: "failed"; failure: TransportError } | { kind: "refused" };
+/** How one exchange ended: an answer, a transport failure, a budget refusal, or a replay that has no answer for it. */
+type ExchangeEnd =
+  | { kind: "reply"; reply: Reply }
+  | { kind: "failed"; failure: TransportError }
+  | { kind: "refused" }
+  | { kind: "missed"; miss: ReplayMissError };
+
+/** A wire body ready to send: its canonical text (what an HTTP adapter sends) and its request_sha256. */
+interface Outgoing {
+  body: Record<string, unknown>;
+  bodyJson: string;
+  key: string;
+}
+
+/** Who makes an exchange: the coordinates every send is reported and keyed with. */
+interface Caller {
+  role: Role;
+  itemId: string;
+  trial: number;
+  round: number;
+  trialKey: string | null;
+  /** The request the harness built (the sim reads its hints); none for a forwarded body. */
+  request?: LlmRequest;
+}
 
 type Exchange = ExchangeEnd & {
   /** The wire body last sent (after any response-format fallback) and its request_sha256. */
@@ -86,7 +108,7 @@ function headerSecrets(value: string): string[] {
   return [value, token, ...basic];
 }
 
-export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): ModelClient {
+export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): ModelClient & WireForwarder {
   const config: ResolvedClientConfig = ClientConfigSchema.parse(input);
   const now = deps.now ?? preciseNow;
   const sleep = deps.sleep ?? realSleep;
@@ -136,50 +158,51 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
   /** Sends made by this client, numbered so a send's return can be paired with it. */
   let sends = 0;
 
-  /** Send one wire request with transport retries; replay and cache answer first. `admit` is asked before every send. */
+  /**
+   * Send one wire request with transport retries; replay and cache answer first. `admit` is asked
+   * before every send; `refresh` renders the request again in the role's next structured-output
+   * format when a server rejects the current one (null: the body is the caller's, sent as it is).
+   */
   async function exchange(
     rt: RoleRuntime,
     adapter: ProviderAdapter,
-    request: LlmRequest,
-    conversation: Conversation,
+    caller: Caller,
     attempt: number,
+    first: Outgoing,
+    refresh: (() => Outgoing) | null,
     admit: (sending: readonly TransportAttempt[]) => boolean,
+    wire = false,
   ): Promise<Exchange> {
-    const render = () => adapter.render(conversation, adapter.formats[rt.formatIndex]!);
-    let body = render();
-    // Written once: the text the request is hashed by is the text an HTTP adapter sends.
-    let bodyJson = canonicalJson(body);
-    let key = requestHash(adapter, bodyJson, request.role, request.trial);
-    const stored = rt.replay?.store.take(key) ?? cache?.get(replyCacheKey(adapter, key));
-    if (stored) return { kind: "reply", reply: stored, body, key, attempts: [], cached: true, latencyMs: 0 };
-    if (rt.replay && !rt.replay.fallThrough) throw new ReplayMissError(rt.replay.runDir, key, request.role, request.itemId, request.trial);
-
+    let { body, bodyJson, key } = first;
     const attempts: TransportAttempt[] = [];
     // Object.assign rather than a spread followed by these members, which V8 builds on its slow path.
-    const done = (end: ExchangeEnd): Exchange =>
+    const done = (end: ExchangeEnd, cached = false): Exchange =>
       Object.assign(
         {
           body,
           key,
           attempts,
-          cached: false,
+          cached,
           // Time spent with the provider: the sends themselves, not backoff, throttling or the harness.
           latencyMs: attempts.reduce((ms, a) => ms + a.latency_ms, 0),
         },
         end,
       );
+    const stored = rt.replay?.store.take(key) ?? cache?.get(replyCacheKey(adapter, key));
+    if (stored) return done({ kind: "reply", reply: stored }, true);
+    if (rt.replay && !rt.replay.fallThrough) return done({ kind: "missed", miss: new ReplayMissError(rt.replay.runDir, key, caller.role, caller.itemId, caller.trial) });
+
     const { provider } = adapter;
     const { model } = rt.config;
-    const trialKey = request.trialKey ?? null;
+    const { role, round, trialKey } = caller;
     for (let retries = 0; ; ) {
-      if (!admit(attempts) || deps.beforeCall?.(request.role, trialKey) === "budget_exceeded") return done({ kind: "refused" });
+      if (!admit(attempts) || deps.beforeCall?.(role, trialKey) === "budget_exceeded") return done({ kind: "refused" });
       await rt.throttle.acquire();
       const timing: TransportTiming = { startedAt: null, endedAt: null };
       const sentAt = now();
       // An HTTP adapter times the exchange itself; otherwise (the sim) the send is the transport.
       const latency = () => (timing.startedAt !== null && timing.endedAt !== null ? timing.endedAt - timing.startedAt : now() - sentAt);
       const id = sends++;
-      const { role, round } = request;
       deps.onAttempt?.({ phase: "sent", id, role, provider, model, round, attempt, index: attempts.length }, trialKey);
       const returned = (a: TransportAttempt, usage: Usage | null) => {
         attempts.push(a);
@@ -187,17 +210,15 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       };
       let reply: Reply;
       try {
-        reply = await adapter.send(bodyJson, { timeoutMs: rt.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, request, attempt, timing });
+        reply = await adapter.send(bodyJson, { timeoutMs: rt.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, request: caller.request, attempt, timing, wire });
       } catch (e) {
         // A throw that is no TransportError is an answer the adapter could not read: still a failed send, so the trial keeps its calls.
         const failure = e instanceof TransportError ? e : new TransportError("unexpected", e instanceof Error ? `${e.name}: ${e.message}` : String(e));
         returned({ index: attempts.length, latency_ms: latency(), outcome: "error", error_class: failure.errorClass, http_status: failure.httpStatus }, null);
-        if (failure.errorClass === "format_unsupported" && rt.formatIndex < adapter.formats.length - 1) {
+        if (failure.errorClass === "format_unsupported" && refresh !== null && rt.formatIndex < adapter.formats.length - 1) {
           // The server rejected the structured-output mechanism, not the request: fall back and resend now.
           rt.formatIndex += 1;
-          body = render();
-          bodyJson = canonicalJson(body);
-          key = requestHash(adapter, bodyJson, request.role, request.trial);
+          ({ body, bodyJson, key } = refresh());
           continue;
         }
         const delay = failure.retryable && retries < config.maxRetries ? retryDelayMs(retries, failure.retryAfterMs, random()) : null;
@@ -207,10 +228,58 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
         continue;
       }
       returned({ index: attempts.length, latency_ms: latency(), outcome: "ok", error_class: null, http_status: reply.httpStatus }, reply.usage);
-      // The cache is a file: what it keeps is masked as the records are.
-      cache?.put(replyCacheKey(adapter, key), { ...reply, text: redact(reply.text) });
+      // The cache is a file: what it keeps is masked as the records are (and never the wire body, which only the caller that asked for it reads).
+      cache?.put(replyCacheKey(adapter, key), { ...reply, raw: undefined, text: redact(reply.text) });
       return done({ kind: "reply", reply });
     }
+  }
+
+  /** The call record of one exchange; `outcome` and `errorClass` say how its answer was judged (a transport failure or refusal is judged here). */
+  function callRecord(
+    adapter: ProviderAdapter,
+    caller: Caller,
+    attempt: number,
+    ex: Exchange,
+    userTemplate: string | null,
+    judged: { text: string | null; outcome: CallRecord["outcome"]; errorClass: string | null; validationError: string | null },
+  ): CallRecord {
+    const context = decisionContext(adapter, ex.body, userTemplate);
+    const last = ex.attempts.at(-1);
+    const reply = ex.kind === "reply" ? ex.reply : null;
+    return {
+      role: caller.role,
+      round: caller.round,
+      request_sha256: ex.key,
+      attempt,
+      context,
+      reported: { model: reply?.reportedModel ?? null, system_fingerprint: reply?.fingerprint ?? null },
+      model_mismatch: modelMismatch(context.model, reply?.reportedModel ?? null),
+      usage: reply?.usage ?? null,
+      cost_usd: callCost(context.provider, context.model, reply, ex),
+      latency_ms: ex.latencyMs,
+      outcome: judged.outcome,
+      error_class: ex.kind === "refused" ? "budget_exceeded" : ex.kind === "missed" ? "replay_miss" : (judged.errorClass ?? (reply ? null : (last?.error_class ?? null))),
+      http_status: reply?.httpStatus ?? last?.http_status ?? null,
+      transport_attempts: ex.attempts,
+      raw_text: judged.text,
+      validation_error: judged.validationError,
+      cached: ex.cached,
+    };
+  }
+
+  /** Records a call (a refusal before anything was sent leaves nothing to record). */
+  function made(calls: CallRecord[], ex: Exchange, record: CallRecord): void {
+    if (ex.kind === "refused" && ex.attempts.length === 0) return;
+    calls.push(record);
+    deps.onCall?.(record);
+  }
+
+  /** Why an exchange that got no answer failed, in one line (secrets masked). */
+  function failureText(adapter: ProviderAdapter, role: Role, ex: Exchange & { kind: "failed" }): string {
+    const f = ex.failure;
+    const detail = `${f.errorClass}${f.httpStatus ? ` (HTTP ${f.httpStatus})` : ""}: ${redact(f.message)}`;
+    const where = adapter.baseUrl ? ` to ${adapter.baseUrl}` : "";
+    return `${role} call${where} failed after ${ex.attempts.length} attempt(s): ${detail}`;
   }
 
   async function runStructured<T>(rt: RoleRuntime, request: LlmRequest, validator: z.ZodType<T>, guard: SendGuard | undefined): Promise<StructuredResult<T>> {
@@ -222,50 +291,35 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       corrections: [],
     };
     const adapter = await rt.adapter;
+    const caller: Caller = { role: request.role, itemId: request.itemId, trial: request.trial, round: request.round, trialKey: request.trialKey ?? null, request };
+    const render = (): Outgoing => {
+      const body = adapter.render(conversation, adapter.formats[rt.formatIndex]!);
+      // Written once: the text the request is hashed by is the text an HTTP adapter sends.
+      const bodyJson = canonicalJson(body);
+      return { body, bodyJson, key: requestHash(adapter, bodyJson, request.role, request.trial) };
+    };
     const calls: CallRecord[] = [];
     let lastRaw: string | null = null;
     let lastError = "";
     for (let attempt = 0; attempt < config.maxOutputAttempts; attempt++) {
-      const ex = await exchange(rt, adapter, request, conversation, attempt, (sending) => guard?.({ calls, sending }) ?? true);
-      const context = decisionContext(adapter, ex.body, request.userTemplate);
-      const last = ex.attempts.at(-1);
+      const ex = await exchange(rt, adapter, caller, attempt, render(), render, (sending) => guard?.({ calls, sending }) ?? true);
+      // A replayed run that never made this request: the trial cannot be what was recorded.
+      if (ex.kind === "missed") throw ex.miss;
       const reply = ex.kind === "reply" ? ex.reply : null;
       // Secrets are masked once, before validation: the recorded text and the value read from it carry none.
       const text = reply ? redact(reply.text) : null;
       const parsed = text !== null ? parseStructured(text, validator, reply!.incomplete) : null;
-      const record: CallRecord = {
-        role: request.role,
-        round: request.round,
-        request_sha256: ex.key,
-        attempt,
-        context,
-        reported: { model: reply?.reportedModel ?? null, system_fingerprint: reply?.fingerprint ?? null },
-        model_mismatch: modelMismatch(context.model, reply?.reportedModel ?? null),
-        usage: reply?.usage ?? null,
-        cost_usd: callCost(context.provider, context.model, reply, ex),
-        latency_ms: ex.latencyMs,
+      const record = callRecord(adapter, caller, attempt, ex, request.userTemplate, {
+        text,
         outcome: parsed === null ? "error" : parsed.ok ? "ok" : "invalid_output",
-        error_class: ex.kind === "refused" ? "budget_exceeded" : parsed === null ? (last?.error_class ?? null) : parsed.ok ? null : parsed.errorClass,
-        http_status: reply?.httpStatus ?? last?.http_status ?? null,
-        transport_attempts: ex.attempts,
-        raw_text: text,
-        validation_error: parsed && !parsed.ok ? redact(parsed.error) : null,
-        cached: ex.cached,
-      };
-      // A refusal before anything was sent leaves nothing to record.
-      if (ex.kind !== "refused" || ex.attempts.length > 0) {
-        calls.push(record);
-        deps.onCall?.(record);
-      }
+        errorClass: parsed && !parsed.ok ? parsed.errorClass : null,
+        validationError: parsed && !parsed.ok ? redact(parsed.error) : null,
+      });
+      made(calls, ex, record);
       if (ex.kind === "refused") {
         return { ok: false, outcome: "budget_exceeded", rawText: lastRaw, error: `budget exceeded before the ${request.role} call`, calls };
       }
-      if (ex.kind === "failed") {
-        const f = ex.failure;
-        const detail = `${f.errorClass}${f.httpStatus ? ` (HTTP ${f.httpStatus})` : ""}: ${redact(f.message)}`;
-        const where = adapter.baseUrl ? ` to ${adapter.baseUrl}` : "";
-        return { ok: false, outcome: "provider_error", rawText: lastRaw, error: `${request.role} call${where} failed after ${ex.attempts.length} attempt(s): ${detail}`, calls };
-      }
+      if (ex.kind === "failed") return { ok: false, outcome: "provider_error", rawText: lastRaw, error: failureText(adapter, request.role, ex), calls };
       if (parsed?.ok) return { ok: true, value: parsed.value, rawText: record.raw_text ?? "", calls };
       if (parsed) {
         lastRaw = record.raw_text;
@@ -282,10 +336,50 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
     };
   }
 
+  /**
+   * One wire body another program built (an engine behind the recording proxy), sent as it is with
+   * the role's transport retries, replay, cache, budget and spend journal. Its answer is not judged
+   * (what the body asks for is the sender's business): an answer is `ok`, whatever it says.
+   */
+  async function runForward(rt: RoleRuntime, request: ForwardRequest): Promise<ForwardResult> {
+    const adapter = await rt.adapter;
+    if (adapter.provider !== request.wire) {
+      throw new Error(`the ${request.role} is served as ${adapter.provider}; a ${request.wire} request cannot be forwarded to it`);
+    }
+    const bodyJson = canonicalJson(request.body);
+    const key = requestHash(adapter, request.keyText ?? bodyJson, request.role, request.trial);
+    const caller: Caller = { role: request.role, itemId: request.itemId, trial: request.trial, round: request.round, trialKey: request.trialKey };
+    const ex = await exchange(rt, adapter, caller, request.attempt, { body: request.body, bodyJson, key }, null, () => true, true);
+    const reply = ex.kind === "reply" ? ex.reply : null;
+    const text = reply ? redact(reply.text) : null;
+    const record = callRecord(adapter, caller, request.attempt, ex, null, {
+      text,
+      outcome: reply ? "ok" : "error",
+      errorClass: null,
+      validationError: null,
+    });
+    made([], ex, record);
+    const failure =
+      ex.kind === "failed"
+        ? { errorClass: ex.failure.errorClass, httpStatus: ex.failure.httpStatus, message: failureText(adapter, request.role, ex) }
+        : ex.kind === "refused"
+          ? { errorClass: "budget_exceeded", httpStatus: null, message: `budget exceeded before the ${request.role} call` }
+          : ex.kind === "missed"
+            ? { errorClass: "replay_miss", httpStatus: null, message: ex.miss.message }
+            : null;
+    // The answer as the provider sent it, masked as the records are; a stored answer has only its parts.
+    const wire = reply?.raw === undefined ? null : (JSON.parse(redact(JSON.stringify(reply.raw))) as unknown);
+    return { record, reply: reply && { ...reply, text: text!, raw: wire ?? undefined }, failure };
+  }
+
   return {
     structured(request, validator, guard) {
       const rt = runtimes[request.role];
       return rt.throttle.run(() => runStructured(rt, request, validator, guard));
+    },
+    forward(request) {
+      const rt = runtimes[request.role];
+      return rt.throttle.run(() => runForward(rt, request));
     },
   };
 }

@@ -6,9 +6,10 @@ import type { ProviderAdapter } from "./adapter.ts";
 
 /**
  * The decision context of DESIGN.md §7, read from the wire body the client is about to send (never
- * from a response). The user template is the one input the wire cannot carry, so it comes from the request.
+ * from a response). The user template is the one input the wire cannot carry, so it comes from the
+ * request; a body another program built (an engine behind the proxy) has none: null.
  */
-export function decisionContext(adapter: ProviderAdapter, body: Record<string, unknown>, userTemplate: string): DecisionContext {
+export function decisionContext(adapter: ProviderAdapter, body: Record<string, unknown>, userTemplate: string | null): DecisionContext {
   const facts = adapter.describe(body);
   return {
     provider: adapter.provider,
@@ -20,7 +21,7 @@ export function decisionContext(adapter: ProviderAdapter, body: Record<string, u
     max_tokens: facts.max_tokens,
     response_format: facts.response_format,
     system_prompt_sha256: sha256OfRepeated(facts.systemText),
-    user_template_sha256: sha256OfRepeated(userTemplate),
+    user_template_sha256: userTemplate === null ? null : sha256OfRepeated(userTemplate),
     user_prompt_sha256: sha256(facts.userPrompt),
     schema_sha256: facts.schema === null ? null : sha256OfRepeated(canonicalJson(facts.schema)),
     sdk: adapter.sdk,

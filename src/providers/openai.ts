@@ -54,6 +54,12 @@ function textOf(content: unknown): string {
   return "";
 }
 
+/** The arguments of the first function call of an answer, as the text of the answer it stands for. */
+function toolArguments(calls: unknown): string {
+  const first = Array.isArray(calls) ? (calls[0] as { function?: { arguments?: unknown } } | undefined) : undefined;
+  return typeof first?.function?.arguments === "string" ? first.function.arguments : "";
+}
+
 function orNull<T>(v: T | undefined | null): T | null {
   return v ?? null;
 }
@@ -97,14 +103,16 @@ export function createOpenAiAdapter(role: RoleConfig, env: AdapterEnv): Provider
     },
 
     describe(body): WireFacts {
-      const messages = body.messages as ChatMessage[];
+      const messages = (Array.isArray(body.messages) ? body.messages : []) as ChatMessage[];
       const format = (body.response_format as { type?: string; json_schema?: { schema?: unknown } } | undefined) ?? {};
+      // A body another program built may ask for its answer as a function call instead.
+      const tools = Array.isArray(body.tools) && body.tools.length > 0 ? body.tools : null;
       const system = messages.filter((m) => m.role === "system" || m.role === "developer").map((m) => textOf(m.content));
       const embedded = system.find((t) => t.startsWith(JSON_MODE_SCHEMA_PREFIX));
       return {
-        model: body.model as string,
+        model: typeof body.model === "string" ? body.model : "",
         ...sentSampling(body, ["max_completion_tokens", "max_tokens"]),
-        response_format: format.type === "json_schema" ? "json_schema" : format.type === "json_object" ? "json_object" : "none",
+        response_format: format.type === "json_schema" ? "json_schema" : format.type === "json_object" ? "json_object" : tools ? "tool" : "none",
         systemText: system.join("\n"),
         userPrompt: textOf(messages.find((m) => m.role === "user")?.content),
         schema:
@@ -112,7 +120,7 @@ export function createOpenAiAdapter(role: RoleConfig, env: AdapterEnv): Provider
             ? orNull(format.json_schema?.schema)
             : embedded
               ? JSON.parse(embedded.slice(JSON_MODE_SCHEMA_PREFIX.length))
-              : null,
+              : tools,
       };
     },
 
@@ -130,13 +138,15 @@ export function createOpenAiAdapter(role: RoleConfig, env: AdapterEnv): Provider
         const choice = Array.isArray(data.choices) ? data.choices[0] : undefined;
         const message = choice?.message;
         return {
-          // Some compatible servers answer with content parts; anything else that is not text is no text.
-          text: textOf(message?.content) || textOf(message?.refusal),
+          // Some compatible servers answer with content parts; a forced function call answers in its
+          // arguments; anything else that is not text is no text.
+          text: textOf(message?.content) || textOf(message?.refusal) || toolArguments(message?.tool_calls),
           incomplete: incompleteFinish(choice?.finish_reason),
           usage: reportedUsage(data.usage?.prompt_tokens, data.usage?.completion_tokens),
           reportedModel: reportedText(data.model),
           fingerprint: reportedText(data.system_fingerprint),
           httpStatus: response.status,
+          ...(options.wire ? { raw: data } : {}),
         };
       } catch (e) {
         throw classifySdkError(e, OpenAI, env.now());

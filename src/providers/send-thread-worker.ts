@@ -58,7 +58,7 @@ async function send(m: Extract<ToThread, { kind: "send" }>): Promise<void> {
   const timing: TransportTiming = { startedAt: null, endedAt: null };
   const out: SendEnd = { kind: "sent", id: m.id, startedAt: null, endedAt: null };
   try {
-    out.reply = await (await adapters[m.adapter]!).send(m.json, { timeoutMs: m.timeoutMs, attempt: m.attempt, timing });
+    out.reply = await (await adapters[m.adapter]!).send(m.json, { timeoutMs: m.timeoutMs, attempt: m.attempt, timing, wire: m.wire });
   } catch (e) {
     if (e instanceof TransportError) out.failure = { errorClass: e.errorClass, message: e.message, httpStatus: e.httpStatus, retryAfterMs: e.retryAfterMs };
     else out.thrown = e instanceof Error ? { name: e.name, message: e.message } : { name: "Error", message: String(e) };

@@ -15,7 +15,7 @@ export interface LiveSetup {
 export type ToThread =
   | { kind: "preload"; providers: LiveProvider[]; rehearse: boolean }
   | { kind: "setup"; adapter: number; setup: LiveSetup }
-  | { kind: "send"; id: number; adapter: number; json: string; timeoutMs: number; attempt: number }
+  | { kind: "send"; id: number; adapter: number; json: string; timeoutMs: number; attempt: number; wire: boolean }
   | { kind: "watch-loop" }
   | { kind: "report-loop" };
 
@@ -140,7 +140,7 @@ export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
       const id = sends++;
       waiting.set(id, { resolve, reject, timing: options.timing });
       holdOpenWhileAwaited();
-      thread.postMessage({ kind: "send", id, adapter, json: bodyJson, timeoutMs: options.timeoutMs, attempt: options.attempt } satisfies ToThread);
+      thread.postMessage({ kind: "send", id, adapter, json: bodyJson, timeoutMs: options.timeoutMs, attempt: options.attempt, wire: options.wire === true } satisfies ToThread);
     });
   }
 

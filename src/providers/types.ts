@@ -4,6 +4,7 @@ import type { GateFinding } from "../formats/findings.ts";
 import type { Goal } from "../formats/goal.ts";
 import type { Plan } from "../formats/plan.ts";
 import type { CallRecord, Role, TransportAttempt, Usage } from "../formats/records.ts";
+import type { Reply } from "./adapter.ts";
 import type { WireProvider } from "./config.ts";
 
 /**
@@ -63,6 +64,39 @@ export type SendGuard = (made: { calls: readonly CallRecord[]; sending: readonly
 /** The engine's only door to a model: one place for hashing, retries, accounting, caching, events. */
 export interface ModelClient {
   structured<T>(request: LlmRequest, validator: z.ZodType<T>, guard?: SendGuard): Promise<StructuredResult<T>>;
+}
+
+/** A wire body another program built (an external engine, through the recording proxy), to send as it is. */
+export interface ForwardRequest {
+  role: Role;
+  /** The wire format the body is in: it must be the role's provider's. */
+  wire: WireProvider;
+  body: Record<string, unknown>;
+  /**
+   * The text the replay and cache key is computed from: the body's canonical text after the
+   * engine's normalisation rules (a timestamp the engine writes into its prompts); absent, the
+   * body's own canonical text.
+   */
+  keyText?: string;
+  itemId: string;
+  trial: number;
+  round: number;
+  /** 0 for a new request; n for the n-th identical resend of a body (the sender rejected an answer). */
+  attempt: number;
+  trialKey: string;
+}
+
+export interface ForwardResult {
+  record: CallRecord;
+  /** The answer (its `raw` wire body when a provider sent one now; a stored answer has only its parts); null when none came. */
+  reply: Reply | null;
+  /** Why no answer came: a transport failure after the retries, a budget refusal, or a replay miss. */
+  failure: { errorClass: string; httpStatus: number | null; message: string } | null;
+}
+
+/** Sends wire bodies others built: what the recording proxy forwards through. */
+export interface WireForwarder {
+  forward(request: ForwardRequest): Promise<ForwardResult>;
 }
 
 /**

@@ -41,6 +41,8 @@ export interface UpstreamOptions {
   seed?: number;
   /** Port on 127.0.0.1 (default 0: any free one). A fixed port keeps request hashes, which cover the endpoint, comparable across runs. */
   port?: number;
+  /** Answer every critic request with this HTTP status and an error body (a critic that is down). */
+  criticStatus?: number;
 }
 
 export interface UpstreamServer {
@@ -121,6 +123,11 @@ export async function startUpstreamServer(options: UpstreamOptions = {}): Promis
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       let answer: { delay: number; text: string };
+      if (options.criticStatus !== undefined && /"critic_findings"/.test(Buffer.concat(chunks).toString("utf8"))) {
+        const text = JSON.stringify({ error: { message: "the critic is down", type: "server_error" } });
+        res.writeHead(options.criticStatus, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+        return void res.end(text);
+      }
       try {
         answer = reply(Buffer.concat(chunks).toString("utf8"));
       } catch (e) {

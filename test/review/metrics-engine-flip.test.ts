@@ -28,6 +28,9 @@ describe("engine_flip_rate and critic-unavailable corpus trials", () => {
       "critic_unavailable_rate.corpus": 0.2,
       planner_unavailable_rate: 0,
       trial_error_rate: 0,
+      // The trial whose critic was unavailable escalated: failing closed, no fail-open approval.
+      fail_open_approval: 0,
+      engine_gate_disagreement: 0,
     });
   });
 });

@@ -28,6 +28,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "check", load: () => import("./check.ts") },
   { name: "critique", load: () => import("./critique.ts") },
   { name: "plan", load: () => import("./plan.ts") },
+  { name: "engine", load: () => import("./engine.ts") },
   { name: "canary", load: () => import("./canary.ts") },
   { name: "corpus", load: () => import("./corpus.ts") },
   { name: "schema", load: () => import("./schema.ts") },

@@ -2,16 +2,14 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { goalSchemaFor, toGoal, type Goal } from "../../../src/formats/goal.ts";
 import { InputError, readSource, validate } from "../../../src/formats/load.ts";
-import type { EngineOutcome, RoundRecord } from "../../../src/formats/records.ts";
-import { spendOf } from "../../../src/loop/budget.ts";
 import { ENGINE_MODES, DEFAULT_MAX_ROUNDS, roundCap, runEngine } from "../../../src/loop/engine.ts";
 import { checkApiKeys, MissingApiKeyError } from "../../../src/providers/api-keys.ts";
 import { createModelClient } from "../../../src/providers/client.ts";
 import { RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../src/providers/config.ts";
 import { EndpointCliShape, endpointPatch } from "../../run/settings.ts";
 import { loadSimProfile } from "../../../src/providers/sim/profile.ts";
-import { whyUnavailable } from "../../../src/metrics/trial-facts.ts";
 import { EXIT } from "../exit.ts";
+import { traceSummary } from "../trace.ts";
 import type { CommandContext } from "./index.ts";
 import { collect, endpointOptions, intOption, numberOption, parseOptions } from "../options.ts";
 import { loadPacks } from "../../../src/packs/load.ts";
@@ -74,43 +72,6 @@ function clientConfig(options: Options, env: NodeJS.ProcessEnv): ClientConfig {
   return config;
 }
 
-function roundLines(r: RoundRecord): string[] {
-  const lines = [`round ${r.index}: plan ${r.plan.id} (${r.plan.tasks.length} tasks, content ${r.structural_hash.slice(0, 12)})`];
-  for (const n of r.repairs) lines.push(`  repair ${n.repair}: ${n.message}`);
-  for (const f of r.gate_findings) lines.push(`  gate ${f.code} on ${f.task_id ?? "(plan)"}: ${f.message}`);
-  if (r.critic === null) lines.push("  critic: did not run");
-  else if (r.critic.outcome === "critic_unavailable") lines.push(`  critic: unavailable (${r.critic.reason})`);
-  else {
-    const dropped = r.critic.malformed_findings > 0 ? `, ${r.critic.malformed_findings} malformed dropped` : "";
-    lines.push(`  critic: ${r.critic.findings.length} findings${dropped}`);
-    for (const f of r.critic.findings) {
-      const raw = `${String(f.raw.family)}/${String(f.raw.severity)}`;
-      lines.push(`    ${f.family}/${f.severity} (raw ${raw}) on ${f.task_id ?? "(plan)"}: evidence ${f.evidence?.claim ?? "(none)"} ${f.evidence_status}`);
-    }
-  }
-  for (const f of r.carried_forward) lines.push(`  carried forward: ${f.key}`);
-  lines.push(`  decision: ${r.decision}${r.reason ? ` (${r.reason})` : ""}; ${r.blocker_keys.length} blocker(s)`);
-  return lines;
-}
-
-/** The trace summary for a terminal: what each round saw and decided, then the spend. */
-function summary(goal: Goal, outcome: EngineOutcome): string {
-  const spend = spendOf(outcome.calls);
-  const cost = spend.costUnknown ? "unknown" : `$${spend.costUsd.toFixed(4)}`;
-  const escalated = `escalated: ${outcome.escalation_reasons.join(", ")}`;
-  const verdict =
-    outcome.status === "approved" ? "approved" : outcome.status === "error" ? `error (the provider never answered; ${escalated}, fail closed): ${outcome.error}` : escalated;
-  const rejected = whyUnavailable(outcome);
-  const why = rejected === null ? [] : [`  last rejected answer: ${rejected}`];
-  return [
-    `goal ${goal.id} (${goal.risk_tolerance}, replan ${goal.replan_policy})`,
-    ...outcome.rounds.flatMap(roundLines),
-    `${verdict}`,
-    ...why,
-    `calls: ${outcome.calls.length} (${spend.calls} sent), tokens: ${spend.tokensUnknown ? "unknown" : spend.tokens}, cost: ${cost}`,
-  ].join("\n");
-}
-
 export function register(program: Command, { host, action }: CommandContext): void {
   endpointOptions(
     program
@@ -142,7 +103,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
       const outcome = await runEngine(goal, { client, itemId: goal.id, trial: options.trial }, engineOptions);
       const output = options.json
         ? JSON.stringify({ goal_id: goal.id, mode: options.mode, max_rounds: roundCap(goal, engineOptions), ...outcome }, null, 2)
-        : summary(goal, outcome);
+        : traceSummary(goal, outcome);
       host.stdout.write(`${output}\n`);
       return outcome.status === "approved" ? EXIT.ok : outcome.status === "error" ? EXIT.infrastructure : EXIT.blocked;
     }));

@@ -7,12 +7,15 @@ import { SpendLineSchema, TrialRecordSchema } from "../../../src/formats/records
 import { SummaryFileSchema } from "../../../src/formats/summary.ts";
 import { PackManifestSchema } from "../../../src/packs/schema.ts";
 import { ManifestSchema } from "../../run/manifest.ts";
+import { EngineManifestSchema } from "../../engine/manifest.ts";
+import { EngineResultSchema } from "../../engine/result.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
 
 /**
  * The formats whose JSON Schema can be printed: the input files (`corpus-goal` is a goal file with
- * its expectation, `pack` a domain pack's pack.yaml), the critic's answer, and the run files, each
+ * its expectation, `pack` a domain pack's pack.yaml, `engine` an external engine's manifest), the
+ * critic's answer, an engine's result (`engine-result`), and the run files, each
  * versioned by its `schema_version` (`trial`: one line of trials.jsonl; `journal`: one line of spend.jsonl).
  */
 const FORMATS = {
@@ -21,6 +24,8 @@ const FORMATS = {
   plan: PlanSchema,
   critic: CriticOutputSchema,
   pack: PackManifestSchema,
+  engine: EngineManifestSchema,
+  "engine-result": EngineResultSchema,
   trial: TrialRecordSchema,
   manifest: ManifestSchema,
   summary: SummaryFileSchema,
@@ -39,7 +44,7 @@ export function jsonSchemaOf(format: Format): unknown {
 export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("schema")
-    .description("Print the JSON Schema of a format (goal, corpus-goal, plan, critic, pack) or of a run file (trial, manifest, summary, journal)")
+    .description("Print the JSON Schema of a format (goal, corpus-goal, plan, critic, pack, engine, engine-result) or of a run file (trial, manifest, summary, journal)")
     .addArgument(new Argument("<format>", "the format").choices(Object.keys(FORMATS)))
     .action(action((format: Format) => {
       host.stdout.write(`${JSON.stringify(jsonSchemaOf(format), null, 2)}\n`);

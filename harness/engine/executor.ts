@@ -1,0 +1,168 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import type { Goal } from "../../src/formats/goal.ts";
+import { ROLES, type CallRecord, type EngineOutcome, type Role } from "../../src/formats/records.ts";
+import type { WireForwarder } from "../../src/providers/types.ts";
+import type { TrialExecutor } from "../run/execute.ts";
+import type { TrialWork } from "../run/work.ts";
+import { engineGoal } from "./goal.ts";
+import type { LoadedEngine } from "./manifest.ts";
+import { EngineProcesses, lastJsonLine, runCommand, type Launch } from "./process.ts";
+import { startRecordingProxy, type ProxySession, type RecordingProxy } from "./proxy.ts";
+import { readPlannerCriticResult } from "./readers/planner-critic.ts";
+import { readFieldtestResult, UnreadableResult, type EngineRun } from "./result.ts";
+import { CREDENTIAL_VARIABLE, expand, TemplateError } from "./template.ts";
+import { engineTrialOutcome, type EngineEnding } from "./trial.ts";
+import { WorkerSlot } from "./worker.ts";
+
+/** Reads an engine's result, in the format its manifest names, into the harness's view of the trial. */
+const READERS = {
+  fieldtest: (data: unknown, goal: Goal) => readFieldtestResult(data, goal),
+  "planner-critic": (data: unknown, goal: Goal, calls: readonly CallRecord[]) => readPlannerCriticResult(data, goal, calls),
+} as const;
+
+export interface EngineExecutorOptions {
+  engine: LoadedEngine;
+  /** Each corpus goal as the planner sees it (no expectation). */
+  goals: ReadonlyMap<string, Goal>;
+  forwarder: WireForwarder;
+  /** The model each role asks for: what the engine is told to request. */
+  models: Record<Role, string>;
+  /** fieldtest's environment: `${VAR}` placeholders read it, and the engine inherits it without anything that looks like a credential. */
+  env: NodeJS.ProcessEnv;
+  /** Told of every per-trial token, so that it is masked wherever it might be written. */
+  onToken?: (token: string) => void;
+}
+
+/** A trial executor that also has processes and a server to stop. */
+export type EngineExecutor = TrialExecutor & { close(): Promise<void> };
+
+/** fieldtest's environment without the variables an engine must never see. */
+export function engineEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !CREDENTIAL_VARIABLE.test(name)));
+}
+
+/**
+ * Runs each trial through an external engine (docs/reference/engine-protocol.md): the recording
+ * proxy gets the trial's URLs and tokens, the engine gets its goal (and config) and runs, the
+ * proxy's records and the engine's result become the trial's record, fail closed.
+ */
+export function createEngineExecutor(o: EngineExecutorOptions): EngineExecutor {
+  const { manifest } = o.engine;
+  const root = mkdtempSync(join(tmpdir(), `fieldtest-engine-${manifest.name}-`));
+  const baseDir = dirname(resolve(o.engine.file));
+  const inherited = engineEnvironment(o.env);
+  const processes = new EngineProcesses();
+  let proxy: Promise<RecordingProxy> | null = null;
+  const proxyOf = () => (proxy ??= startRecordingProxy({ forwarder: o.forwarder, speaks: manifest.speaks, normalize: manifest.replay.normalize, onToken: o.onToken }));
+  /** Worker slots, one per trial in flight at the most: a slot is made when every one is busy, and kept. */
+  const workers: WorkerSlot[] = [];
+  const idle: WorkerSlot[] = [];
+
+  function launchOf(values: Record<string, string>): Launch {
+    const fill = (text: string) => expand(text, values, o.env);
+    const env = { ...inherited, ...Object.fromEntries(Object.entries(manifest.start.env).map(([k, v]) => [k, fill(v)])) };
+    // Relative paths are the manifest folder's, as the engine's author wrote them.
+    const cwd = resolve(baseDir, fill(manifest.start.cwd ?? "."));
+    return { argv: manifest.start.argv.map(fill), cwd, env };
+  }
+
+  function workerSlot(slot: number): WorkerSlot {
+    const dir = join(root, `slot-${slot}`);
+    mkdirSync(dir, { recursive: true });
+    const worker = new WorkerSlot(processes, () => launchOf({ slot: String(slot), slot_dir: dir }));
+    workers.push(worker);
+    return worker;
+  }
+
+  function readResult(data: unknown, goal: Goal, calls: readonly CallRecord[]): EngineRun | string | null {
+    if (data === undefined) return null;
+    try {
+      return READERS[manifest.result.format](data, goal, calls);
+    } catch (e) {
+      if (e instanceof UnreadableResult) return e.message;
+      throw e;
+    }
+  }
+
+  async function runTrial(work: TrialWork): Promise<EngineOutcome> {
+    const goal = o.goals.get(work.item_id);
+    if (goal === undefined) throw new Error(`no corpus goal ${work.item_id} for an engine trial`);
+    const session: ProxySession = (await proxyOf()).open({ trialKey: work.key, itemId: work.item_id, trial: work.trial });
+    const trialDir = mkdtempSync(join(root, "trial-"));
+    let ending: EngineEnding;
+    let stderrTail: string | null = null;
+    let data: unknown;
+    let reported: EngineRun | null = null;
+    try {
+      const roleValues = Object.fromEntries(ROLES.flatMap((role) => [
+        [`${role}.base_url`, session.roles[role].base_url],
+        [`${role}.model`, o.models[role]],
+        [`${role}.token`, session.roles[role].token],
+      ]));
+      const translated = engineGoal(manifest.goal.format, goal);
+      if (manifest.protocol === "worker") {
+        const slot = idle.pop() ?? workerSlot(workers.length);
+        try {
+          const roles = Object.fromEntries(ROLES.map((role) => [role, { base_url: session.roles[role].base_url, model: o.models[role], token: session.roles[role].token }]));
+          const turn = await slot.run(work.key, { trial_key: work.key, goal: translated, roles }, manifest.start.timeout_s * 1000);
+          ({ ending, stderrTail } = turn);
+          data = turn.result;
+          if (turn.error !== null) reported = { status: "error", reasons: [], error: turn.error, rounds: [] };
+        } finally {
+          idle.push(slot);
+        }
+      } else {
+        const base = { ...roleValues, trial_dir: trialDir, goal_id: work.item_id, trial: String(work.trial), trial_key: work.key };
+        const goalFile = resolve(trialDir, expand(manifest.goal.path, base, o.env));
+        const configFile = manifest.config ? resolve(trialDir, expand(manifest.config.path, { ...base, goal_file: goalFile }, o.env)) : "";
+        const values = { ...base, goal_file: goalFile, config_file: configFile };
+        writeFileOf(goalFile, `${JSON.stringify(translated, null, 2)}\n`);
+        if (manifest.config) writeFileOf(configFile, expand(o.engine.template!, values, o.env));
+        const end = await runCommand(processes, launchOf(values), manifest.start.timeout_s * 1000, manifest.start.ok_exit_codes);
+        ({ ending, stderrTail } = end);
+        if (manifest.result.from === "stdout") data = lastJsonLine(end.stdout);
+        else {
+          const file = resolve(trialDir, expand(manifest.result.path!, values, o.env));
+          data = existsSync(file) ? parsedOrText(readFileSync(file, "utf8")) : undefined;
+        }
+      }
+    } catch (e) {
+      if (!(e instanceof TemplateError)) throw e;
+      ending = { kind: "failed", message: `its manifest could not be filled in: ${e.message}` };
+    } finally {
+      rmSync(trialDir, { recursive: true, force: true });
+    }
+    const { calls, refused } = await session.close();
+    const result = reported ?? (data instanceof NotJson ? `not JSON: ${data.start}` : readResult(data, goal, calls));
+    return engineTrialOutcome({ goal, calls, refusedRequests: refused, ending, stderrTail, result });
+  }
+
+  const executor = ((work: TrialWork) => runTrial(work)) as EngineExecutor;
+  executor.close = async () => {
+    for (const w of workers) w.close();
+    processes.stopAll();
+    if (proxy) await (await proxy).close();
+    rmSync(root, { recursive: true, force: true });
+  };
+  return executor;
+}
+
+function writeFileOf(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
+/** A result file that is not JSON: unreadable, with its start for the record. */
+class NotJson {
+  constructor(readonly start: string) {}
+}
+
+function parsedOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return new NotJson(text.trim().slice(0, 120));
+  }
+}
