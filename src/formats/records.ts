@@ -123,7 +123,12 @@ export const RoundRecordSchema = z.strictObject({
   blocker_keys: z.array(z.string()),
   decision: z.enum(ROUND_DECISIONS),
   reason: z.enum(ESCALATION_REASONS).nullable(),
-  /** A plan translated from another engine's format: the tasks the translator invented, and the gate findings set aside because they rest on one alone. */
+  /**
+   * A plan translated from another engine's format (an import, or an external engine's result
+   * reader): the tasks the translator invented, and the gate findings set aside because they rest
+   * on one of them alone (src/gates/translated.ts). `gate_findings` and `blocker_keys` hold the
+   * counted findings only.
+   */
   translated: z.strictObject({ tasks: z.array(z.string()), gate_findings: z.array(GateFindingSchema) }).optional(),
 });
 export type RoundRecord = z.output<typeof RoundRecordSchema>;
