@@ -13,7 +13,7 @@ describe("fieldtest import planner-critic (in process)", () => {
     const r = await run(join(SAMPLE, "reports"), "--goals", join(SAMPLE, "goals"), "--out", out);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^imported 3 trials of 3 goals into 2 runs: 8 of 8 logged calls in trials, 0 of earlier reruns kept in superseded-calls.jsonl, 0 in logs no trace took;/);
+    expect(r.stdout).toMatch(/^imported 3 trials of 3 goals into 2 runs: 8 of 8 logged calls in trials, 0 of other runs of their goals \(no trace records them\) kept in superseded-calls.jsonl, 0 in logs no trace took;/);
     expect(r.stdout).toContain("critic-fix/core-api       2 trials, 2 goals, mode gates-first, at most 4 rounds");
     expect(existsSync(join(out, "import.json"))).toBe(true);
     for (const f of ["manifest.json", "trials.jsonl", "import.json", "goals/unrecorded/pay-03-billing-subscription.json"]) expect(existsSync(join(out, "critic-fix--core-api", f))).toBe(true);

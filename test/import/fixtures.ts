@@ -35,11 +35,14 @@ export interface EntryFields {
   goal_id?: string;
   /** The system message (default: a fixed one per role). */
   system?: string;
+  /** The user message (default: `GOAL: call N`). */
+  user?: string;
 }
 
 /** One LoggingProvider entry; an object response is written as the JSON text the model returned. */
 export function logEntry(f: EntryFields): Record<string, unknown> {
   const system = f.system ?? (f.role === "planner" ? "You are a planner." : "/no_think You are a plan reviewer.");
+  const user = f.user ?? `GOAL: call ${f.call}`;
   return {
     call: f.call,
     goal_id: f.goal_id ?? "hand-01",
@@ -49,7 +52,7 @@ export function logEntry(f: EntryFields): Record<string, unknown> {
     duration_seconds: f.duration_seconds,
     prompt_messages: [
       { role: "system", content: system, content_len: system.length },
-      { role: "user", content: `GOAL: call ${f.call}`, content_len: 12 },
+      { role: "user", content: user, content_len: user.length },
     ],
     prompt_full_text: "",
     prompt_total_chars: 0,

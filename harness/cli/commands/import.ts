@@ -44,7 +44,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
       const width = Math.max(...result.runs.map((r) => r.name.length));
       host.stdout.write(
         `imported ${trials} trials of ${result.goals} goals into ${result.runs.length} runs: ${c.imported} of ${c.logged} logged calls in trials, ` +
-          `${c.superseded} of earlier reruns kept in ${IMPORT_FILES.superseded}, ${c.unclaimed} in logs no trace took; ` +
+          `${c.superseded} of other runs of their goals (no trace records them) kept in ${IMPORT_FILES.superseded}, ${c.unclaimed} in logs no trace took; ` +
           `${notes} conversion notes, ${result.problems.length} input problems, ${result.skipped.length} traces of dimensions without an engine run\n` +
           `runs:\n${result.runs.map((r) => `  ${r.name.padEnd(width)}  ${r.trials.length} trials, ${r.goals} goals, mode ${r.source.mode}, at most ${r.source.max_rounds} rounds  ${r.dir}\n`).join("")}` +
           `wrote:\n${result.written.map((f) => `  ${f}\n`).join("")}` +

@@ -18,6 +18,7 @@ export const CRITIQUE_MODES: Record<string, EngineMode> = {
 export const PREDECESSOR_MODE = "deterministic-first";
 export const PREDECESSOR_DEFAULT_CAP = 4;
 
+/** In the order the predecessor's run_replan ran them, through one logging planner. */
 const REPLAN_POLICIES = ["patch", "restart", "abort"] as const;
 
 export interface EngineDimension {
@@ -36,6 +37,8 @@ export interface EngineDimension {
   goal: (g: PredecessorGoal) => PredecessorGoal;
   /** Why the goal differs from its file, for the conversion notes; null when it does not. */
   goalNote: string | null;
+  /** Where the variant ran among its goal's variants (replan: patch, restart, abort), for variants that shared one log. */
+  sequence: number;
 }
 
 const asIs = (g: PredecessorGoal) => g;
@@ -46,10 +49,10 @@ const asIs = (g: PredecessorGoal) => g;
  * for the `replan` summary, which restates its three `replan-<policy>` children.
  */
 export function engineDimension(dimension: string): EngineDimension | null {
-  if (dimension === "core-api") return { name: "core-api", folder: "core-api", depth: 2, critiqueMode: null, cap: null, replanPolicy: null, goal: asIs, goalNote: null };
+  if (dimension === "core-api") return { name: "core-api", folder: "core-api", depth: 2, critiqueMode: null, cap: null, replanPolicy: null, goal: asIs, goalNote: null, sequence: 0 };
   const critique = /^critique-(.+)$/.exec(dimension)?.[1];
   if (critique !== undefined && critique in CRITIQUE_MODES)
-    return { name: `critique-modes/${critique}`, folder: "critique-modes", depth: 3, critiqueMode: critique, cap: 3, replanPolicy: null, goal: asIs, goalNote: null };
+    return { name: `critique-modes/${critique}`, folder: "critique-modes", depth: 3, critiqueMode: critique, cap: 3, replanPolicy: null, goal: asIs, goalNote: null, sequence: 0 };
   if (dimension === "budget")
     return {
       name: "budget",
@@ -60,6 +63,7 @@ export function engineDimension(dimension: string): EngineDimension | null {
       replanPolicy: "abort",
       goal: (g) => ({ ...g, replan_policy: "abort", constraints: { ...g.constraints, budget: { max_revisions: 1 } } }),
       goalNote: "the budget dimension ran the goal rebuilt with max_revisions 1 and replan_policy abort, under a revision cap of 1",
+      sequence: 0,
     };
   const policy = /^replan-(.+)$/.exec(dimension)?.[1];
   const known = REPLAN_POLICIES.find((p) => p === policy);
@@ -73,6 +77,7 @@ export function engineDimension(dimension: string): EngineDimension | null {
       replanPolicy: known,
       goal: (g) => ({ ...g, replan_policy: known }),
       goalNote: `the replan dimension ran the goal with replan_policy ${known}, under a revision cap of 2`,
+      sequence: REPLAN_POLICIES.indexOf(known),
     };
   return null;
 }

@@ -92,8 +92,8 @@ function expectationNotes(assertions: Assertions | null): ConversionNote[] {
   if (assertions === null) return [note("not_recorded", "assertions", "no assertion file: the predecessor's defaults (approve expected)")];
   const notes: ConversionNote[] = [];
   for (const [k, v] of Object.entries(assertions.invariants)) {
-    // An empty list asks for nothing, so there is nothing to lose.
-    if (MAPPED_INVARIANTS.has(k) || (Array.isArray(v) && v.length === 0)) continue;
+    // An empty list or a null asks for nothing, so there is nothing to lose.
+    if (MAPPED_INVARIANTS.has(k) || v === null || (Array.isArray(v) && v.length === 0)) continue;
     notes.push(note("not_convertible", `assertions.invariants.${k}`, UNMAPPED_REASON[k] ?? "no fieldtest expectation"));
   }
   for (const k of Object.keys(assertions).filter((k) => k !== "invariants"))

@@ -45,46 +45,164 @@ const endMs = (e: LogEntry) => Date.parse(e.timestamp);
 /** The log's timestamp is written when the call returns; its start is that minus the duration. */
 export const startMs = (e: LogEntry) => endMs(e) - e.duration_seconds * 1000;
 
-export interface MatchedRun {
-  /** The run's planner and critic calls in the order they happened. */
-  calls: LogEntry[];
-  /** Earlier runs in the same logs, which no trace records (a rerun overwrote their trace.json). */
-  unmatched: LogEntry[][];
+const userText = (e: LogEntry) => e.prompt_messages.find((m) => m.role === "user")?.content ?? "";
+
+/** A planner call that drafts a plan from the goal (the predecessor's `GOAL:` prompt): each engine run begins with one. */
+export const isDecompose = (e: LogEntry) => e.role === "planner" && userText(e).startsWith("GOAL:");
+
+/**
+ * The version of the plan a call's prompt carries (`PLAN:` then the plan as the predecessor
+ * dumped it, `'version': N` its first version key): the plan a revision revises or a critic
+ * reviews. Null when the prompt carries none.
+ */
+export function promptPlanVersion(e: LogEntry): number | null {
+  const match = /^PLAN:\n\{[^\n]*?'version': (\d+)/m.exec(userText(e));
+  return match ? Number(match[1]) : null;
 }
 
 /**
- * The last engine run of a goal's logs (the one its trace.json records: every rerun overwrote
- * the trace and appended to the logs). A critic run belongs to the latest planner run that began
- * no later than it; calls of one role keep their logged order, the two roles merge by time.
+ * Where a call sits in the engine's protocol, for calls that returned in the same second: a
+ * decompose drafts plan 1 and a revision of plan N drafts N + 1 (rank 2·version); a critic
+ * reviews the plan its prompt names, after it was drafted and before it is revised (2·version + 1).
+ * Null when the prompt does not say.
  */
-export function lastRun(planner: readonly LogEntry[], critic: readonly LogEntry[]): MatchedRun {
-  const plannerRuns = splitRuns(planner);
-  const criticRuns = splitRuns(critic);
-  const owner = (run: LogEntry[]) => {
-    let k = -1;
-    plannerRuns.forEach((p, i) => {
-      if (endMs(p[0]!) <= endMs(run[0]!)) k = i;
-    });
-    return k;
-  };
-  const last = plannerRuns.length - 1;
-  const mine = criticRuns.filter((r) => owner(r) === last || (last < 0 && r === criticRuns.at(-1)));
-  const others = [...plannerRuns.slice(0, Math.max(last, 0)), ...criticRuns.filter((r) => !mine.includes(r))];
-  return { calls: interleave(plannerRuns[last] ?? [], mine.flat()), unmatched: others };
+function protocolRank(e: LogEntry): number | null {
+  if (isDecompose(e)) return 2;
+  const version = promptPlanVersion(e);
+  if (version === null) return null;
+  return e.role === "planner" ? 2 * (version + 1) : 2 * version + 1;
 }
 
-/** Merge two call sequences by end time, then start time; a tie goes to the planner (a plan precedes its audit). */
+/** One engine run in a goal's logs: its planner calls and the critic calls made while it ran. */
+export interface LoggedRun {
+  planner: LogEntry[];
+  critic: LogEntry[];
+}
+
+/**
+ * Every engine run in a goal's two logs, in order: each planner run (see splitRuns) with the
+ * critic runs that began after it began and before the next one did. Critic calls that no planner
+ * run can own (logged before any) come back apart. Pure.
+ */
+export function loggedRuns(planner: readonly LogEntry[], critic: readonly LogEntry[]): { runs: LoggedRun[]; orphans: LogEntry[][] } {
+  const plannerRuns = splitRuns(planner);
+  const criticRuns = splitRuns(critic);
+  if (plannerRuns.length === 0) return { runs: criticRuns.map((c) => ({ planner: [], critic: c })), orphans: [] };
+  const runs: LoggedRun[] = plannerRuns.map((p) => ({ planner: p, critic: [] }));
+  const orphans: LogEntry[][] = [];
+  for (const c of criticRuns) {
+    let owner = -1;
+    plannerRuns.forEach((p, i) => {
+      if (endMs(p[0]!) <= endMs(c[0]!)) owner = i;
+    });
+    if (owner < 0) orphans.push(c);
+    else runs[owner]!.critic.push(...c);
+  }
+  return { runs, orphans };
+}
+
+/** What a trace recorded about its engine run: enough to tell it apart from the other runs in the logs. */
+export interface RecordedRunShape {
+  /** Plans the predecessor accepted (its revision_count); null when the trace does not say. */
+  revisions: number | null;
+  /** Critic invocations (its llm_calls); null when the trace does not say. */
+  criticCalls: number | null;
+  durationSeconds: number | null;
+}
+
+const spanSeconds = (r: LoggedRun) => {
+  const calls = [...r.planner, ...r.critic];
+  return (Math.max(...calls.map(endMs)) - Math.min(...calls.map(startMs))) / 1000;
+};
+
+/** n recorded invocations show as n to 3n logged calls (the predecessor made up to 3 attempts per invocation). */
+const within = (logged: number, recorded: number | null) => recorded === null || (logged >= recorded && logged <= 3 * recorded);
+const exactly = (logged: number, recorded: number | null) => recorded === null || logged === recorded;
+
+/**
+ * Which of a goal's logged runs its trace records (an index into `runs`), or -1 when there is
+ * none. A rerun overwrote trace.json but a rerun killed before its end never wrote one, so the
+ * last run is not always the recorded one: the runs whose planner and critic calls agree with the
+ * recorded counts (exactly, else within the retries the predecessor allowed, else any) are the
+ * candidates, and of those the one whose span is closest to the recorded duration stands, the
+ * latest on a tie (and without a duration). Pure.
+ */
+export function recordedRunIndex(runs: readonly LoggedRun[], shape: RecordedRunShape): number {
+  if (runs.length === 0) return -1;
+  const indices = runs.map((_, i) => i);
+  const tiers = [
+    indices.filter((i) => exactly(runs[i]!.planner.length, shape.revisions) && exactly(runs[i]!.critic.length, shape.criticCalls)),
+    indices.filter((i) => within(runs[i]!.planner.length, shape.revisions) && within(runs[i]!.critic.length, shape.criticCalls)),
+    indices,
+  ];
+  const candidates = tiers.find((t) => t.length > 0)!;
+  const distance = (i: number) => (shape.durationSeconds === null ? 0 : Math.abs(spanSeconds(runs[i]!) - shape.durationSeconds));
+  return candidates.reduce((best, i) => (distance(i) <= distance(best) ? i : best));
+}
+
+export interface MatchedRun {
+  /** The run's planner and critic calls in the order they happened. */
+  calls: LogEntry[];
+  /** The other runs in the same logs, which no trace records (a rerun overwrote their trace.json, or was killed before writing one). */
+  unmatched: LogEntry[][];
+  /** Which engine run of how many in the logs the trace records, and how that was told, when the logs hold several. */
+  position: { index: number; of: number; by: string } | null;
+}
+
+/** The run of a goal's logs that its trace records (recordedRunIndex), its calls in order, and the others set apart. */
+export function matchRun(planner: readonly LogEntry[], critic: readonly LogEntry[], shape: RecordedRunShape): MatchedRun {
+  const { runs, orphans } = loggedRuns(planner, critic);
+  const chosen = recordedRunIndex(runs, shape);
+  const mine = runs[chosen];
+  const others = runs.filter((_, i) => i !== chosen).flatMap((r) => [r.planner, r.critic].filter((c) => c.length > 0));
+  return {
+    calls: mine === undefined ? [] : interleave(mine.planner, mine.critic),
+    unmatched: [...others, ...orphans],
+    position: runs.length > 1 ? { index: chosen, of: runs.length, by: "its recorded rounds, critic calls and duration agree best" } : null,
+  };
+}
+
+/**
+ * Merge a run's two call sequences by end time. The log's timestamps are whole seconds, so a fast
+ * server's calls tie (and a start derived from a duration would reorder them): then the protocol
+ * orders them (a plan is drafted, then reviewed, then revised: protocolRank, from the plan each
+ * prompt carries), and where a prompt does not say, the logs' line order (the planner's n-th call
+ * before the critic's n-th, which reviews its plan). Each sequence keeps its logged order.
+ */
 export function interleave(planner: readonly LogEntry[], critic: readonly LogEntry[]): LogEntry[] {
   const out: LogEntry[] = [];
   let i = 0;
   let j = 0;
+  const plannerFirst = (p: LogEntry, c: LogEntry) => {
+    if (endMs(p) !== endMs(c)) return endMs(p) < endMs(c);
+    const [rp, rc] = [protocolRank(p), protocolRank(c)];
+    if (rp !== null && rc !== null) return rp < rc;
+    return p.call <= c.call;
+  };
   while (i < planner.length || j < critic.length) {
     const p = planner[i];
     const c = critic[j];
-    const takePlanner = c === undefined || (p !== undefined && (endMs(p) - endMs(c) || startMs(p) - startMs(c)) <= 0);
+    const takePlanner = c === undefined || (p !== undefined && plannerFirst(p, c));
     out.push(takePlanner ? p! : c!);
     if (takePlanner) i++;
     else j++;
+  }
+  return out;
+}
+
+/**
+ * A log that several traces share (the predecessor's replan dimension ran its three policies
+ * through one logging planner): its last run split into engine runs, each beginning with a
+ * decompose call; a decompose that retries one whose answer was not accepted (`accepted`) stays
+ * in the run it retries. Pure.
+ */
+export function splitEngineRuns(calls: readonly LogEntry[], accepted: (e: LogEntry) => boolean): LogEntry[][] {
+  const out: LogEntry[][] = [];
+  for (const [k, e] of calls.entries()) {
+    const previous = calls[k - 1];
+    const retry = previous !== undefined && isDecompose(previous) && !accepted(previous);
+    if (out.length === 0 || (isDecompose(e) && !retry)) out.push([e]);
+    else out.at(-1)!.push(e);
   }
   return out;
 }

@@ -13,12 +13,12 @@ import { NOT_RECORDED, systemPromptHash } from "./calls.ts";
 import { CLAIM_EXTRACTOR_VERSION } from "./claims.ts";
 import { CRITIQUE_MODES, PREDECESSOR_DEFAULT_CAP, PREDECESSOR_MODE } from "./dimensions.ts";
 import { convertGoal, type ConvertedGoal } from "./goal.ts";
-import { lastRun, parseLog, type InputProblem, type MatchedRun, type ParsedLog } from "./logs.ts";
+import { interleave, loggedRuns, matchRun, parseLog, splitEngineRuns, type InputProblem, type MatchedRun, type ParsedLog } from "./logs.ts";
 import { importManifest, type ImportedRunSource } from "./manifest.ts";
 import { note } from "./notes.ts";
 import type { LogEntry } from "./schema.ts";
 import { findGoals, findLogs, findRecordedRuns, readText, requireDir, type GoalFile, type RecordedRun, type SkippedTrace } from "./sources.ts";
-import { buildTrial, type ImportedTrialRecord } from "./trial.ts";
+import { acceptedPlan, buildTrial, type ImportedTrialRecord } from "./trial.ts";
 
 /** What an import writes: an index at --out, and per run the usual run files plus these. */
 export const IMPORT_FILES = { report: "import.json", goals: "goals", superseded: "superseded-calls.jsonl" } as const;
@@ -44,7 +44,7 @@ export interface ImportedRun {
   manifest: Manifest;
   trials: ImportedTrialRecord[];
   goals: number;
-  /** Calls of earlier reruns of the run's goals in the same logs, which no trace records (kept verbatim). */
+  /** Calls of other runs of the run's goals in the same logs, which no trace records (kept verbatim). */
   superseded: number;
 }
 
@@ -54,7 +54,7 @@ export interface CallAccounting {
   logged: number;
   /** Calls of the imported trials. */
   imported: number;
-  /** Calls of earlier reruns that no trace records, kept in each run's superseded-calls.jsonl. */
+  /** Calls of other runs of a goal that no trace records (overwritten by a rerun, or cut short), kept in each run's superseded-calls.jsonl. */
   superseded: number;
   /** Calls in logs that no imported trace took (each such log is a problem line). */
   unclaimed: number;
@@ -89,6 +89,39 @@ interface Prepared {
 
 function criticPromptOf(calls: readonly LogEntry[]): string {
   return [...new Set(calls.filter((c) => c.role === "critic").map(systemPromptHash))].sort().join("+");
+}
+
+/**
+ * Traces whose variants shared one log (the replan dimension's policies ran through one logging
+ * planner): the log's last run is split into engine runs, each beginning with a decompose call,
+ * and the traces take them in the order the predecessor ran the variants. When the counts differ
+ * nothing is guessed: every call of the log is kept apart, and the problem is named.
+ */
+function splitSharedLogs(prepared: Prepared[], entriesOf: (file: string | null) => LogEntry[], problems: InputProblem[]): void {
+  const groups = new Map<string, Prepared[]>();
+  for (const p of prepared.filter((x) => x.recorded.sharedLogs)) {
+    const key = `${p.recorded.plannerLog}\u0000${p.recorded.criticLog}`;
+    groups.set(key, [...(groups.get(key) ?? []), p]);
+  }
+  for (const members of groups.values()) {
+    members.sort((a, b) => a.recorded.dimension.sequence - b.recorded.dimension.sequence);
+    const { plannerLog, criticLog } = members[0]!.recorded;
+    const { runs, orphans } = loggedRuns(entriesOf(plannerLog), entriesOf(criticLog));
+    const last = runs.at(-1);
+    const earlier = [...runs.slice(0, -1).flatMap((r) => [r.planner, r.critic]), ...orphans].filter((c) => c.length > 0);
+    const engineRuns = last === undefined ? [] : splitEngineRuns(interleave(last.planner, last.critic), (e) => acceptedPlan(e) !== null);
+    const fits = engineRuns.length === members.length;
+    if (!fits)
+      problems.push({
+        file: plannerLog ?? criticLog!,
+        where: "(file)",
+        detail: `shared by ${members.length} traces (${members.map((m) => m.recorded.dimension.name).join(", ")}) but its last run holds ${engineRuns.length} engine run(s) (each begins with a decompose call): not split, its calls are kept apart`,
+      });
+    members.forEach((m, i) => {
+      const kept = i > 0 ? [] : fits ? earlier : [...earlier, ...engineRuns];
+      m.matched = { calls: fits ? engineRuns[i]! : [], unmatched: kept, position: fits ? { index: i, of: engineRuns.length, by: `the variants sharing the log ran in this order (${members.map((x) => x.recorded.dimension.name).join(", ")}), each engine run beginning with a decompose call` } : null };
+    });
+  }
 }
 
 /** The run's settings: its dimension's own, else its sweeps' recorded loop configuration, else the predecessor's defaults. */
@@ -185,9 +218,12 @@ export function importPlannerCritic(o: ImportOptions): ImportResult {
     }
     const goal = converted.get(key)!;
     if (goal === null) continue;
-    const matched = lastRun(entriesOf(r.plannerLog), entriesOf(r.criticLog));
-    prepared.push({ recorded: r, goal, file, matched, criticPrompt: criticPromptOf(matched.calls) });
+    const { revision_count, llm_calls } = r.trace.result;
+    const matched = r.sharedLogs ? null : matchRun(entriesOf(r.plannerLog), entriesOf(r.criticLog), { revisions: revision_count, criticCalls: llm_calls, durationSeconds: r.trace.duration_seconds });
+    prepared.push({ recorded: r, goal, file, matched: matched ?? { calls: [], unmatched: [], position: null }, criticPrompt: "" });
   }
+  splitSharedLogs(prepared, entriesOf, problems);
+  for (const p of prepared) p.criticPrompt = criticPromptOf(p.matched.calls);
 
   // One run per group × dimension, and per critic prompt when the group's trials used several.
   const byRun = new Map<string, Prepared[]>();

@@ -169,7 +169,8 @@ export const AssertionsSchema = z.looseObject({
   invariants: z
     .looseObject({
       approve_expected: z.boolean().optional(),
-      max_revisions: z.number().int().min(0).optional(),
+      // null: not checked (the predecessor's field-test plan writes it for goals expected to escalate).
+      max_revisions: z.number().int().min(0).nullable().optional(),
       min_tasks: z.number().int().min(0).optional(),
       mandatory_elements: z.array(z.string()).optional(),
       acceptable_escalation_reasons: z.array(z.string()).optional(),

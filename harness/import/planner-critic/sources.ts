@@ -42,6 +42,8 @@ export interface RecordedRun {
   trace: Trace;
   plannerLog: string | null;
   criticLog: string | null;
+  /** The logs sit one folder up, shared with the traces of the dimension's other variants (each takes its engine run of them). */
+  sharedLogs: boolean;
   /** The run group: the sweep folder relative to REPORTS; per-goal sweep folders (batch runners) are grouped by their parent. */
   group: string;
   dimension: EngineDimension;
@@ -79,7 +81,7 @@ function sweepLoop(sweep: string, problems: InputProblem[]): RecordedRun["loop"]
 /**
  * Every trace.json under the reports folder that records an engine run (core-api, critique-modes,
  * budget, replan: see dimensions.ts), in path order, with the logs beside it
- * (`llm-logs/<goal>_<role>_llm_log.jsonl`), its run group and its sweep's loop configuration.
+ * (`llm-logs/<goal>_<role>_llm_log.jsonl`, or one folder up when the variants shared them), its run group and its sweep's loop configuration.
  * Traces of the other dimensions are returned as skipped; an unusable trace is a problem.
  */
 export function findRecordedRuns(reportsDir: string, problems: InputProblem[]): { runs: RecordedRun[]; skipped: SkippedTrace[] } {
@@ -104,15 +106,17 @@ export function findRecordedRuns(reportsDir: string, problems: InputProblem[]): 
     if (trace === null) continue;
     const sweep = up(dir, dimension.depth);
     if (!loops.has(sweep)) loops.set(sweep, sweepLoop(sweep, problems));
-    const log = (role: string) => {
-      const path = join(dir, "llm-logs", `${trace.goal_id}_${role}_llm_log.jsonl`);
-      return existsSync(path) ? path : null;
-    };
+    // A variant's logs sit in its own folder, or beside its siblings' traces when they shared one logging provider (replan).
+    const folders = dimension.depth === 3 ? [dir, dirname(dir)] : [dir];
+    const log = (role: string) => folders.map((f) => join(f, "llm-logs", `${trace.goal_id}_${role}_llm_log.jsonl`)).find((path) => existsSync(path)) ?? null;
+    const plannerLog = log("planner");
+    const criticLog = log("critic");
     runs.push({
       file,
       trace,
-      plannerLog: log("planner"),
-      criticLog: log("critic"),
+      plannerLog,
+      criticLog,
+      sharedLogs: [plannerLog, criticLog].some((l) => l !== null && dirname(dirname(l)) !== dir),
       group: groupOf(reportsDir, sweep, dimension.folder),
       dimension,
       loop: loops.get(sweep)!,

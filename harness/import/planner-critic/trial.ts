@@ -62,6 +62,8 @@ export function buildTrial(src: TrialSource): ImportedTrialRecord {
   const notes: ConversionNote[] = [...src.goal_notes];
   for (const role of ["planner", "critic"] as const)
     if (src.source[`${role}_log`] === null) notes.push(note("not_recorded", `${role} log`, "no log file beside trace.json: no calls of this role"));
+  if (src.run.position !== null)
+    notes.push(note("derived", "llm-logs", `the logs hold ${src.run.position.of} engine runs of this goal; trace.json records run ${src.run.position.index + 1} (${src.run.position.by})`));
   const goal = toGoal(src.goal);
   const plans: PredecessorPlan[] = [];
   const audits = new Map<number, LogEntry>();
@@ -71,17 +73,18 @@ export function buildTrial(src: TrialSource): ImportedTrialRecord {
     const slot = `${entry.role}:${round}`;
     const attempt = attempts.get(slot) ?? 0;
     attempts.set(slot, attempt + 1);
-    const text = entry.error === null ? entry.response_content : null;
-    // An answer the API ended early is rejected as a live run rejects it, whatever the predecessor made of it.
-    const incomplete = incompleteFinish(entry.finish_reason);
     let accepted = false;
     if (entry.role === "planner") {
-      const parsed = text === null ? null : parseStructured(text, PredecessorPlanSchema, incomplete);
-      if (parsed?.ok) plans.push(restamp(parsed.value, plans.at(-1), src.goal.id));
-      accepted = parsed?.ok === true;
+      const plan = acceptedPlan(entry);
+      if (plan !== null) plans.push(restamp(plan, plans.at(-1), src.goal.id));
+      accepted = plan !== null;
     } else {
-      accepted = text !== null && parseStructured(text, PredecessorCritiqueSchema, incomplete).ok;
+      accepted = acceptedCritique(entry);
       if (plans.length === 0) notes.push(note("inconsistent", "critic log", `critic call at ${entry.timestamp} before any accepted plan: counted in round 0`));
+      const earlier = audits.get(round);
+      // A retry follows an answer that was not accepted; a second accepted answer in one round means the order is off.
+      if (earlier !== undefined && acceptedCritique(earlier))
+        notes.push(note("inconsistent", `rounds[${round}].critic`, `two accepted critic answers fall in round ${round} (logged at ${earlier.timestamp} and ${entry.timestamp}) with no accepted plan between them: the later one is the round's audit, both stay in calls`));
       audits.set(round, entry);
     }
     return { entry, record: toCallRecord(entry, { round, attempt, trial: src.trial, outcome: accepted ? "ok" : "invalid_output" }) };
@@ -126,9 +129,8 @@ export function buildTrial(src: TrialSource): ImportedTrialRecord {
       reason: decision === "escalate" ? reason : null,
     };
   });
-  checkCounts(src.trace, rounds, notes);
-
   const calls = placed.map((p) => p.record);
+  checkCounts(src.trace, rounds, calls, notes);
   const starts = placed.map((p) => startMs(p.entry));
   const ends = placed.map((p) => Date.parse(p.entry.timestamp));
   if (calls.length === 0) notes.push(note("not_recorded", "started_at/finished_at", "no logged call: the trace file's modification time"));
@@ -163,6 +165,24 @@ export function buildTrial(src: TrialSource): ImportedTrialRecord {
   };
 }
 
+const answerText = (entry: LogEntry) => (entry.error === null ? entry.response_content : null);
+
+/**
+ * The plan a planner call returned, when the predecessor's parser accepted it (an answer the API
+ * ended early is rejected, as a live run rejects it, whatever the predecessor made of it).
+ */
+export function acceptedPlan(entry: LogEntry): PredecessorPlan | null {
+  const text = answerText(entry);
+  if (text === null) return null;
+  const parsed = parseStructured(text, PredecessorPlanSchema, incompleteFinish(entry.finish_reason));
+  return parsed.ok ? parsed.value : null;
+}
+
+function acceptedCritique(entry: LogEntry): boolean {
+  const text = answerText(entry);
+  return text !== null && parseStructured(text, PredecessorCritiqueSchema, incompleteFinish(entry.finish_reason)).ok;
+}
+
 /** The predecessor stamped every revision `plan-<goal>-r<n>`, version parent + 1, parent_version the parent's id (§4.1). */
 function restamp(plan: PredecessorPlan, parent: PredecessorPlan | undefined, goalId: string): PredecessorPlan {
   if (parent === undefined) return plan;
@@ -185,11 +205,23 @@ function escalationReason(trace: Trace, notes: ConversionNote[]): EscalationReas
 }
 
 /** The trace's own counts against the reconstruction: a disagreement is named, never smoothed over. */
-function checkCounts(trace: Trace, rounds: RoundRecord[], notes: ConversionNote[]): void {
+function checkCounts(trace: Trace, rounds: RoundRecord[], calls: readonly ImportedCallRecord[], notes: ConversionNote[]): void {
   const { revision_count, llm_calls } = trace.result;
+  const planner = calls.filter((c) => c.role === "planner");
   if (revision_count !== null && revision_count !== rounds.length)
-    notes.push(note("inconsistent", "trace.result.revision_count", `${revision_count} rounds recorded, ${rounds.length} reconstructed from the logs`));
-  const audited = rounds.filter((r) => r.critic !== null).length;
-  if (llm_calls !== null && llm_calls !== audited)
-    notes.push(note("inconsistent", "trace.result.llm_calls", `${llm_calls} critic invocations recorded, ${audited} rounds with a logged critic call`));
+    notes.push(
+      note("inconsistent", "trace.result.revision_count", `${revision_count} rounds recorded, ${rounds.length} reconstructed: the planner log holds ${planner.length} call(s) of this run, ${planner.filter((c) => c.outcome === "ok").length} with an accepted plan`),
+    );
+  const audited = rounds.filter((r) => r.critic !== null).map((r) => r.index);
+  if (llm_calls !== null && llm_calls !== audited.length) {
+    const critic = calls.filter((c) => c.role === "critic");
+    const perRound = [...new Set(critic.map((c) => c.round))].map((r) => `round ${r}: ${critic.filter((c) => c.round === r).length}`);
+    notes.push(
+      note(
+        "inconsistent",
+        "trace.result.llm_calls",
+        `${llm_calls} critic invocations recorded, ${audited.length} round(s) with a logged critic call${audited.length ? ` (${audited.join(", ")})` : ""}: the critic log holds ${critic.length} call(s) of this run${perRound.length ? ` (${perRound.join("; ")})` : ""}`,
+      ),
+    );
+  }
 }
