@@ -61,4 +61,19 @@ describe("importing the upstream cases", () => {
     for (const p of ["patch", "restart", "abort"]) expect(firstPrompt(p)).toContain(`'replan_policy': '${p}'`);
     expect(policyOf("abort").escalation_reason).toBe("replan_aborted");
   });
+
+  it("sets aside the gate findings on the synthetic verify tasks: listed in the round, never a blocker", () => {
+    const rounds = result.runs.flatMap((r) => readTrials(r.dir)).flatMap((t) => t.rounds);
+    const invented = rounds.flatMap((r) => r.translated!.tasks);
+    expect(invented.length).toBeGreaterThan(0);
+    expect(invented.every((id) => id.endsWith(".verify"))).toBe(true);
+    const setAside = rounds.flatMap((r) => r.translated!.gate_findings);
+    expect(setAside.map((f) => f.code)).toContain("verification_ignores_output");
+    for (const r of rounds) {
+      const mine = new Set(r.translated!.tasks);
+      expect(r.gate_findings.filter((f) => f.task_id !== null && mine.has(f.task_id))).toEqual([]);
+      expect(r.translated!.gate_findings.every((f) => mine.has(f.task_id!))).toBe(true);
+      expect(r.blocker_keys.filter((k) => r.translated!.gate_findings.some((f) => f.key === k))).toEqual([]);
+    }
+  });
 });

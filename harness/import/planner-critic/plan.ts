@@ -13,7 +13,7 @@ export const PLAN_CONVERSION_RULES: readonly string[] = [
   "mutates/destroys/produces: not recorded by the predecessor; imported empty",
   "establishes: derived from the plan's own established_by references (a precondition fact F established_by task A makes A establish F)",
   "established_by env, environment, system, infra or env:<x> becomes env; the imported goal declares no facts, so such a precondition fails preconditions_closed",
-  "verification: an inline verification {what, how, expected} becomes a synthetic verify task <task>.verify, listed right after the task (after its parallel group), subject mutation_output, reads [] (not recorded, so verification_ignores_output fires)",
+  "verification: an inline verification {what, how, expected} becomes a synthetic verify task <task>.verify, listed right after the task (after its parallel group), subject mutation_output, reads [] (not recorded); a gate finding on a synthetic task rests on the translation alone, so it is set aside (the round's translated.gate_findings), never a blocker",
   "rollback: trigger becomes the synthetic verify task (or the task itself when it has none, so rollback_unreachable fires); action keeps the prose with the safety guard; requires and restores are not recorded and imported empty",
   "dropped: task action verbs, precondition descriptions and probes, dependency reasons, branches, plan_schema_version, created_at",
 ];
@@ -25,6 +25,8 @@ export interface ConvertedPlan {
   notes: ConversionNote[];
   /** The ids of the predecessor's own tasks (synthetic verify tasks excluded): the names a critic could use. */
   originalTaskIds: string[];
+  /** The synthetic verify tasks the conversion invented, in plan order. */
+  inventedTaskIds: string[];
 }
 
 /** A predecessor PlanVersion in DESIGN.md §3 form. Pure. */
@@ -71,6 +73,7 @@ export function convertPlan(source: PredecessorPlan): ConvertedPlan {
     },
     notes,
     originalTaskIds: source.tasks.map((t) => t.id),
+    inventedTaskIds: [...verifyIds.values()],
   };
 }
 

@@ -4,6 +4,7 @@ import { toGoal, type CorpusGoal, type Goal } from "../../../src/formats/goal.ts
 import type { Plan } from "../../../src/formats/plan.ts";
 import type { CriticAudit, RoundRecord, TrialRecord } from "../../../src/formats/records.ts";
 import { runGates } from "../../../src/gates/index.ts";
+import { setAsideTranslated } from "../../../src/gates/translated.ts";
 import { judgeRound } from "../../../src/loop/decide.ts";
 import { structuralHash } from "../../../src/loop/structural.ts";
 import { incompleteFinish } from "../../../src/providers/incomplete.ts";
@@ -19,7 +20,7 @@ import { PredecessorCritiqueSchema, PredecessorPlanSchema, type LogEntry, type P
 export const CRITIC_CONVERSION_RULE =
   `critic: each finding's heuristic_family, severity, task_id, message and suggested_fix become a raw finding; its evidence comes from the message by ${CLAIM_EXTRACTOR_VERSION} (METHODOLOGY.md), and fieldtest's normalizer judges it on the plan the critic reviewed`;
 export const ROUND_RULE =
-  "rounds: one per plan the predecessor accepted from its planner (its revision_count counts these rounds); the final round's plan is trace.json's (after the predecessor's own repairs); status, verdict and escalation reason are the recorded ones, findings, evidence and blocker keys are fieldtest's rescoring";
+  "rounds: one per plan the predecessor accepted from its planner (its revision_count counts these rounds); the final round's plan is trace.json's (after the predecessor's own repairs); status, verdict and escalation reason are the recorded ones, findings, evidence and blocker keys are fieldtest's rescoring (gate findings on synthetic tasks set aside)";
 
 /** The conversion note on an imported trial: where it came from and what did not carry over. */
 export interface TrialConversion {
@@ -110,23 +111,24 @@ export function buildTrial(src: TrialSource): ImportedTrialRecord {
   const rounds = plans.map((p, index): RoundRecord => {
     const converted = convertPlan(p);
     notes.push(...converted.notes.map((n) => ({ ...n, subject: `rounds[${index}].${n.subject}` })));
-    const gateFindings = runGates(goal, converted.plan);
+    const { counted, setAside } = setAsideTranslated(runGates(goal, converted.plan), converted.inventedTaskIds);
     const entry = audits.get(index);
     const critic = entry === undefined ? null : audit(goal, converted.plan, entry, converted.originalTaskIds);
-    const judged = judgeRound({ tolerance: goal.risk_tolerance, gateFindings, audit: critic, carried: [] });
+    const judged = judgeRound({ tolerance: goal.risk_tolerance, gateFindings: counted, audit: critic, carried: [] });
     const last = index === plans.length - 1;
     const decision = !last || status === "error" ? "revise" : status === "approved" ? "approve" : "escalate";
     return {
       index,
       plan: converted.plan,
       structural_hash: structuralHash(converted.plan),
-      gate_findings: gateFindings,
+      gate_findings: counted,
       repairs: [],
       critic,
       carried_forward: [],
       blocker_keys: judged.blockerKeys,
       decision,
       reason: decision === "escalate" ? reason : null,
+      translated: { tasks: converted.inventedTaskIds, gate_findings: setAside },
     };
   });
   const calls = placed.map((p) => p.record);
