@@ -5,6 +5,14 @@ import type { Manifest } from "../run/manifest.ts";
 import type { ForestRow } from "./decision.ts";
 import { IMPORTED_SUITE } from "../run/settings.ts";
 
+/**
+ * A role's model for people: `provider/model`, or the model alone when its name already starts
+ * with the provider (an OpenAI-compatible router's `openai/gpt-4o-mini` is not "openai/openai/…").
+ */
+export function modelLabel(role: { provider: string; model: string }): string {
+  return role.model.startsWith(`${role.provider}/`) ? role.model : `${role.provider}/${role.model}`;
+}
+
 /** A number for people: 3 significant digits, integers as they are; null is "n/a", never 0. */
 export function fmt(x: number | null | undefined): string {
   if (x === null || x === undefined || Number.isNaN(x)) return "n/a";

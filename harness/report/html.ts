@@ -4,7 +4,7 @@ import type { ItemSummary } from "../../src/metrics/items.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { criticFindings } from "../../src/metrics/trial-facts.ts";
 import { gateOutcome, type Decision, type ForestRow } from "./decision.ts";
-import { fmt, fmtMetric, forestDelta, runOrigin, SPEND_COLUMNS, spendNote, spendRows, verdictText } from "./format.ts";
+import { fmt, fmtMetric, forestDelta, modelLabel, runOrigin, SPEND_COLUMNS, spendNote, spendRows, verdictText } from "./format.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
 import { directionMark, HEADLINE_METRICS, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
 import { figure, jsonScript, page, SORT_SCRIPT, sortable, type View } from "./page.ts";
@@ -276,8 +276,7 @@ function badges(run: LoadedRun): string {
 
 function headerFacts(run: LoadedRun): string {
   const m = run.manifest;
-  const role = (r: keyof typeof m.roles) => `${m.roles[r].provider}/${m.roles[r].model}`;
-  return esc(`run ${m.run_id} · ${m.state} · ${m.started_at} · planner ${role("planner")} · critic ${role("critic")} · ${m.plan.trials} trials/item · ${run.trials.length} trials`);
+  return esc(`run ${m.run_id} · ${m.state} · ${m.started_at} · planner ${modelLabel(m.roles.planner)} · critic ${modelLabel(m.roles.critic)} · ${m.plan.trials} trials/item · ${run.trials.length} trials`);
 }
 
 /** report.html: a decision first (the gate's, when a baseline is given), then metrics, charts, item triage and the run. */

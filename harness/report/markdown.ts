@@ -1,7 +1,7 @@
 import type { ItemSummary } from "../../src/metrics/items.ts";
 import { gateOutcome, type Decision } from "./decision.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
-import { fmt, fmtMetric, forestDelta, runOrigin, SPEND_COLUMNS, spendNote, spendRows, table, verdictText } from "./format.ts";
+import { fmt, fmtMetric, forestDelta, modelLabel, runOrigin, SPEND_COLUMNS, spendNote, spendRows, table, verdictText } from "./format.ts";
 import { directionMark, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
 import { triage, type ItemDetail } from "./triage.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
@@ -52,7 +52,7 @@ export function renderMarkdown(run: LoadedRun, items: ItemSummary[], decision: D
     ...(sim ? [`**Simulated run** (sim profile \`${sim.name}\`): its numbers describe the simulator, not a model.`, ""] : []),
     `- state: ${m.state}; started ${m.started_at}; finished ${m.finished_at ?? "not yet"}`,
     ...(runOrigin(m) ? [`- ${runOrigin(m)}`] : []),
-    `- planner: ${m.roles.planner.provider}/${m.roles.planner.model}; critic: ${m.roles.critic.provider}/${m.roles.critic.model}`,
+    `- planner: ${modelLabel(m.roles.planner)}; critic: ${modelLabel(m.roles.critic)}`,
     `- trials per item: ${m.plan.trials}; seed ${m.config.seed}; config hash \`${m.config_hash}\`; corpus hash \`${m.corpus.hash}\``,
     `- canary: ${m.canary === null ? "not run" : m.canary.ok ? "passed" : `FAILED (${m.canary.failures.join("; ")})`}`,
     ...run.warnings.map((w) => `- **warning:** ${w}`),

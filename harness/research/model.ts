@@ -11,6 +11,7 @@ import { compareSnapshots, type Comparison } from "../baseline/compare.ts";
 import type { Snapshot } from "../baseline/schema.ts";
 import { trend, type MetricFamily, type MetricTrend } from "../baseline/trend.ts";
 import { simProfileOf, type LoadedRun } from "../report/load.ts";
+import { modelLabel } from "../report/format.ts";
 import { HEADLINE_METRICS, metricInfo, type Direction } from "../report/metric-catalogue.ts";
 
 /**
@@ -176,8 +177,8 @@ function runInfo(r: ResearchRun): RunInfo {
     run_id: m.run_id,
     started_at: m.started_at,
     suites: [...m.config.suites],
-    planner: `${m.roles.planner.provider}/${m.roles.planner.model}`,
-    critic: `${m.roles.critic.provider}/${m.roles.critic.model}`,
+    planner: modelLabel(m.roles.planner),
+    critic: modelLabel(m.roles.critic),
     critic_prompt: prompt("critic"),
     planner_prompt: prompt("planner"),
     mode: m.config.mode,

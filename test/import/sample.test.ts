@@ -134,6 +134,12 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
     expect(run.summary.expectations.goals.n_items_judged).toBe(2);
     expect(run.summary.operational["llm_calls_per_goal"]!.value).toBeCloseTo(6 / 2);
     expect(writeReport(dir, dir).paths.map((f) => basename(f))).toEqual(expect.arrayContaining(["summary.json", "report.md", "report.html", "trials.csv"]));
+    // The router's model name carries its provider: named once, not "openai/openai/gpt-4o-mini".
+    for (const [file, critic] of [["report.md", "critic: openai/gpt-4o-mini"], ["report.html", "critic openai/gpt-4o-mini"]]) {
+      const text = readFileSync(join(dir, file!), "utf8");
+      expect(text, file).toContain(critic);
+      expect(text, file).not.toContain("openai/openai/");
+    }
   });
 
   it("records suite imported in the manifest, as its trials and plan do", () => {
