@@ -52,6 +52,21 @@ export function spendNote(spend: RunSpend | null): string {
 
 const cell = (s: string) => s.replace(/\|/g, "\\|");
 
+/**
+ * Text a run brought in (model names, ids, paths, messages, a goal's words) as inert Markdown:
+ * shown as written, never markup. HTML is entity-escaped (a renderer passes raw HTML through),
+ * Markdown punctuation is backslash-escaped, a line break becomes a space. `|` is left to table(),
+ * which escapes it in cells. The one escaping function report.md and research.md share.
+ */
+export function mdText(text: string): string {
+  return text
+    .replace(/\r?\n|\r/g, " ")
+    .replace(/[\\`*_{}[\]()#+!~]/g, "\\$&")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;");
+}
+
 /** A Markdown table; `|` inside a cell is escaped. */
 export function table(header: string[], rows: string[][]): string {
   return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`)].join("\n");

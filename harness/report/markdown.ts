@@ -1,7 +1,7 @@
 import type { ItemSummary } from "../../src/metrics/items.ts";
 import { gateOutcome, type Decision } from "./decision.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
-import { fmt, fmtMetric, forestDelta, modelLabel, runOrigin, SPEND_COLUMNS, spendNote, spendRows, table, verdictText } from "./format.ts";
+import { fmt, fmtMetric, forestDelta, mdText, modelLabel, runOrigin, SPEND_COLUMNS, spendNote, spendRows, table, verdictText } from "./format.ts";
 import { directionMark, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
 import { triage, type ItemDetail } from "./triage.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
@@ -18,7 +18,7 @@ function decisionLines(d: Decision | null): string[] {
   return [
     "## Decision",
     "",
-    `**${d.verdict}** (exit ${d.result.exit}) against baseline ${d.baseline.name} with policy \`${d.policy.file}\`; ${d.result.checks.length - open.length} of ${d.result.checks.length} checks passed.`,
+    `**${d.verdict}** (exit ${d.result.exit}) against baseline ${mdText(d.baseline.name)} with policy ${mdText(d.policy.file)}; ${d.result.checks.length - open.length} of ${d.result.checks.length} checks passed.`,
     "",
     ...open.map((c) => `- ${c.outcome} \`${c.name}\`: ${c.message}`),
     ...(open.length ? [""] : []),
@@ -47,15 +47,15 @@ export function renderMarkdown(run: LoadedRun, items: ItemSummary[], decision: D
   const sim = simProfileOf(run);
   const unstable = items.filter((i) => i.unanimous === false);
   return [
-    `# fieldtest report: ${m.run_id}`,
+    `# fieldtest report: ${mdText(m.run_id)}`,
     "",
-    ...(sim ? [`**Simulated run** (sim profile \`${sim.name}\`): its numbers describe the simulator, not a model.`, ""] : []),
-    `- state: ${m.state}; started ${m.started_at}; finished ${m.finished_at ?? "not yet"}`,
-    ...(runOrigin(m) ? [`- ${runOrigin(m)}`] : []),
-    `- planner: ${modelLabel(m.roles.planner)}; critic: ${modelLabel(m.roles.critic)}`,
+    ...(sim ? [`**Simulated run** (sim profile ${mdText(sim.name)}): its numbers describe the simulator, not a model.`, ""] : []),
+    `- state: ${m.state}; started ${mdText(m.started_at)}; finished ${mdText(m.finished_at ?? "not yet")}`,
+    ...(runOrigin(m) ? [`- ${mdText(runOrigin(m)!)}`] : []),
+    `- planner: ${mdText(modelLabel(m.roles.planner))}; critic: ${mdText(modelLabel(m.roles.critic))}`,
     `- trials per item: ${m.plan.trials}; seed ${m.config.seed}; config hash \`${m.config_hash}\`; corpus hash \`${m.corpus.hash}\``,
-    `- canary: ${m.canary === null ? "not run" : m.canary.ok ? "passed" : `FAILED (${m.canary.failures.join("; ")})`}`,
-    ...run.warnings.map((w) => `- **warning:** ${w}`),
+    `- canary: ${m.canary === null ? "not run" : m.canary.ok ? "passed" : `FAILED (${mdText(m.canary.failures.join("; "))})`}`,
+    ...run.warnings.map((w) => `- **warning:** ${mdText(w)}`),
     "",
     ...decisionLines(decision),
     "## Metrics",
@@ -68,7 +68,7 @@ export function renderMarkdown(run: LoadedRun, items: ItemSummary[], decision: D
     failing.length
       ? table(
           ["item", "expected", "verdicts", "failed checks (trials)"],
-          failing.map((r) => [r.key, r.expected ?? "–", verdictText(r.verdict_counts), Object.entries(r.failed_checks).map(([c, n]) => `${c} ×${n}`).join(", ")]),
+          failing.map((r) => [mdText(r.key), r.expected ?? "–", verdictText(r.verdict_counts), mdText(Object.entries(r.failed_checks).map(([c, n]) => `${c} ×${n}`).join(", "))]),
         )
       : "Every judged item met its expectation.",
     "",
@@ -86,7 +86,7 @@ export function renderMarkdown(run: LoadedRun, items: ItemSummary[], decision: D
     unstable.length
       ? table(
           ["item", "verdicts", "Q", "modal"],
-          unstable.map((i) => [`${i.suite}/${i.item_id}`, verdictText(i.verdict_counts), fmt(i.disagreement), i.modal_verdict ?? "n/a"]),
+          unstable.map((i) => [mdText(`${i.suite}/${i.item_id}`), verdictText(i.verdict_counts), fmt(i.disagreement), i.modal_verdict ?? "n/a"]),
         )
       : "None: every item's counted trials agreed.",
     "",

@@ -1,4 +1,4 @@
-import { fmt, table, verdictText } from "../report/format.ts";
+import { fmt, mdText, table, verdictText } from "../report/format.ts";
 import { runKey, short } from "./html.ts";
 import type { Point, Research } from "./model.ts";
 
@@ -16,7 +16,7 @@ export function renderResearchMarkdown(r: Research): string {
     r.alarms.length
       ? table(
           ["metric", "family", "run", "value", "reference", "Δ", "z", "charts"],
-          r.alarms.map((a) => [`\`${a.metric}\``, a.family, `${keys[a.run]} ${r.runs[a.run]!.label}`, fmt(a.value), fmt(a.reference_mean), fmt(a.delta), fmt(a.z), a.charts.join(", ")]),
+          r.alarms.map((a) => [`\`${a.metric}\``, a.family, `${keys[a.run]} ${mdText(r.runs[a.run]!.label)}`, fmt(a.value), fmt(a.reference_mean), fmt(a.delta), fmt(a.z), a.charts.join(", ")]),
         )
       : "No drift alarm.",
     "",
@@ -24,14 +24,14 @@ export function renderResearchMarkdown(r: Research): string {
     "",
     table(
       ["run", "name", "started", "critic", "critic prompt", "mode", "items", "trials", "calls"],
-      r.runs.map((x, i) => [keys[i]!, x.label, x.started_at, x.critic, short(x.critic_prompt), `${x.mode}, ≤ ${x.max_rounds} rounds`, String(x.items), String(x.trials), String(x.calls)]),
+      r.runs.map((x, i) => [keys[i]!, mdText(x.label), mdText(x.started_at), mdText(x.critic), mdText(short(x.critic_prompt)), `${x.mode}, ≤ ${x.max_rounds} rounds`, String(x.items), String(x.trials), String(x.calls)]),
     ),
     "",
     "## Critic prompt variants",
     "",
     table(
       ["critic prompt", "runs", "audits", "raw blockers", "advisory raw blockers", "per audit", "downgrade rate"],
-      r.prompts.map((p) => [short(p.critic_prompt), p.runs.map((l) => keys[r.runs.findIndex((x) => x.label === l)]).join(", "), String(p.audits), String(p.raw_blockers), String(p.advisory_raw_blockers), fmt(p.advisory_blockers_per_audit), fmt(p.downgrade_rate["downgrade_rate"])]),
+      r.prompts.map((p) => [mdText(short(p.critic_prompt)), p.runs.map((l) => keys[r.runs.findIndex((x) => x.label === l)]).join(", "), String(p.audits), String(p.raw_blockers), String(p.advisory_raw_blockers), fmt(p.advisory_blockers_per_audit), fmt(p.downgrade_rate["downgrade_rate"])]),
     ),
     "",
     "## Headline metrics over runs",
@@ -73,16 +73,16 @@ export function renderResearchMarkdown(r: Research): string {
     ...(swap === null
       ? []
       : [
-          `## Model swap: A ${swap.a} against B ${swap.b}`,
+          `## Model swap: A ${mdText(swap.a)} against B ${mdText(swap.b)}`,
           "",
-          `Verdict: ${swap.comparison.verdict.line}`,
+          `Verdict: ${mdText(swap.comparison.verdict.line)}`,
           "",
-          swap.comparison.differences.length ? swap.comparison.differences.map((d) => `- \`${d.part}\` (${d.kind}): ${String(d.baseline)} → ${String(d.candidate)}`).join("\n") : "No recorded configuration difference.",
+          swap.comparison.differences.length ? swap.comparison.differences.map((d) => `- ${mdText(d.part)} (${d.kind}): ${mdText(String(d.baseline))} → ${mdText(String(d.candidate))}`).join("\n") : "No recorded configuration difference.",
           "",
           ...swap.comparison.suites.flatMap((s) => [
             `${s.suite}: ${s.n_items} paired items; transitions ${Object.entries(s.transitions).map(([t, n]) => `${t} ${n}`).join(", ") || "none"}; McNemar (${s.mcnemar.method}) b ${s.mcnemar.b}, c ${s.mcnemar.c}, p ${fmt(s.mcnemar.p)}`,
             "",
-            ...(s.changed_items.length ? [table(["item", "B", "A", "recorded causes"], s.changed_items.map((c) => [c.item, verdictText(c.b), verdictText(c.a), c.causes.join(", ") || "none recorded"])), ""] : []),
+            ...(s.changed_items.length ? [table(["item", "B", "A", "recorded causes"], s.changed_items.map((c) => [mdText(c.item), verdictText(c.b), verdictText(c.a), mdText(c.causes.join(", ")) || "none recorded"])), ""] : []),
           ]),
         ]),
   ].join("\n");
