@@ -54,6 +54,29 @@ export interface Decision {
   forest: ForestRow[];
 }
 
+/** The value of `--name VALUE` or `--name=VALUE` in a command line; null when absent. */
+function optionValue(argv: readonly string[], name: string): string | null {
+  for (let i = argv.length - 1; i >= 0; i--) {
+    const a = argv[i]!;
+    if (a === name && i + 1 < argv.length) return argv[i + 1]!;
+    if (a.startsWith(`${name}=`)) return a.slice(name.length + 1);
+  }
+  return null;
+}
+
+/**
+ * The decision input a run's reports were asked for (`fieldtest run --baseline FILE [--policy
+ * FILE]`), from the command lines its manifest records, the latest session's first; null when no
+ * session asked. A resume writes the reports again, and they keep leading with the decision.
+ */
+export function recordedDecisionInput(m: { command: readonly string[]; sessions: readonly { command: readonly string[] }[] }): DecisionInput | null {
+  for (const argv of [...m.sessions.map((s) => s.command).reverse(), m.command]) {
+    const baseline = optionValue(argv, "--baseline");
+    if (baseline !== null) return { baseline, policy: optionValue(argv, "--policy") ?? "gate.yaml" };
+  }
+  return null;
+}
+
 /** Permutation re-splits of the comparison behind the forest plot (only its paired deltas are read). */
 const COMPARE_REPS = 200;
 

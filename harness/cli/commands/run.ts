@@ -2,6 +2,8 @@ import type { Command } from "commander";
 import { InputError, loadFile } from "../../../src/formats/load.ts";
 import { readSnapshot } from "../../baseline/io.ts";
 import { GatePolicySchema } from "../../baseline/policy.ts";
+import { recordedDecisionInput } from "../../report/decision.ts";
+import { readManifest } from "../../run/manifest.ts";
 import { loadConfigFile } from "../../config.ts";
 import { RunCliSchema } from "../../run/settings.ts";
 import { shardFromEnv } from "../../run/shard-env.ts";
@@ -10,7 +12,7 @@ import { realEngine } from "../../run/wiring.ts";
 import type { CommandContext } from "./index.ts";
 import { collect, endpointOptions, parseOptions } from "../options.ts";
 
-export function register(program: Command, { host, action }: CommandContext): void {
+export function register(program: Command, { host, action, warn }: CommandContext): void {
   endpointOptions(
     program
       .command("run")
@@ -47,18 +49,27 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .option("--retry-errors", "with --resume: also re-run trials whose status is error (e.g. a provider that never answered)")
     .option("--replay <dir>", "answer every role from DIR's recorded calls (by request hash and trial index; provider and model per role from DIR's manifest); a miss is the trial's error")
     .option("--replay-fall-through", "with --replay: call the live provider on a miss instead of failing the trial")
-    .option("--baseline <file>", "the reports lead with the release gate's decision against this baseline (the exit code stays the run's)")
+    .option("--baseline <file>", "the reports lead with the release gate's decision against this baseline (the exit code stays the run's); --resume keeps the run's own unless given")
     .option("--policy <file>", "with --baseline: the pre-registered gate policy (default gate.yaml)")
     .action(action(async (raw: unknown) => {
       const options = raw as { shard?: string };
       const cli = parseOptions(RunCliSchema, options.shard === "auto" ? { ...options, shard: shardFromEnv(host.env) } : raw);
       if (cli.retryErrors && cli.resume === undefined) throw new InputError("command line", "--retry-errors", "needs --resume DIR");
       if (cli.policy !== undefined && cli.baseline === undefined) throw new InputError("command line", "--policy", "needs --baseline FILE");
-      const decision = cli.baseline === undefined ? null : { baseline: cli.baseline, policy: cli.policy ?? "gate.yaml" };
+      // A resume's reports keep the decision its run was started with, unless asked for another.
+      const recorded = cli.baseline === undefined && cli.resume !== undefined ? recordedDecisionInput(readManifest(cli.resume)) : null;
+      let decision = cli.baseline === undefined ? recorded : { baseline: cli.baseline, policy: cli.policy ?? "gate.yaml" };
       // Read both before any spend: a bad baseline or policy is bad input now, not after the sweep.
       if (decision) {
-        readSnapshot(decision.baseline);
-        loadFile(decision.policy, GatePolicySchema);
+        try {
+          readSnapshot(decision.baseline);
+          loadFile(decision.policy, GatePolicySchema);
+        } catch (e) {
+          // A recorded one that moved away is no reason to refuse the resume: its reports go without it, said so.
+          if (decision !== recorded || !(e instanceof InputError)) throw e;
+          warn(`the run's reports decided against ${recorded.baseline} with ${recorded.policy}, which cannot be read now (${e.message}): they are written without a decision`);
+          decision = null;
+        }
       }
       const file = cli.resume !== undefined && cli.config === undefined ? {} : loadConfigFile(cli.config);
       return runSweep(cli, file, realEngine(host.env, "corpus", decision), host);
