@@ -79,9 +79,22 @@ export function runOrigin(m: Manifest): string | null {
   return `merged from ${m.merged_from.length} runs (${m.merged_from.map((r) => (r.shard ? `shard ${r.shard.index}/${r.shard.count}` : r.run_id)).join(", ")})`;
 }
 
+/**
+ * Why a forest row has no 95% interval, or null when it has one: no value on one side, no
+ * per-item values to pair, too few paired items, or paired differences with no spread.
+ */
+export function noInterval(r: ForestRow): string | null {
+  if (r.delta === null) return `no value in ${r.baseline === null ? "the baseline" : "this run"}`;
+  if (r.ci_low !== null && r.ci_high !== null) return null;
+  if (!r.paired) return "no interval: no per-item values to pair";
+  if (r.n_items < 2) return `no interval: ${r.n_items} paired item`;
+  return "no interval: the paired differences have no spread";
+}
+
 /** A forest row's delta for people: "0.012 [-0.004, 0.028] paired over 74 items", or why it has no interval. */
 export function forestDelta(r: ForestRow): string {
-  if (r.delta === null) return "n/a";
-  const interval = r.ci_low !== null && r.ci_high !== null ? ` [${fmt(r.ci_low)}, ${fmt(r.ci_high)}]` : "";
-  return `${fmt(r.delta)}${interval} ${r.paired ? `paired over ${r.n_items} items` : "(not paired: no per-item values)"}`;
+  const reason = noInterval(r);
+  if (r.delta === null) return `n/a (${reason})`;
+  const interval = reason === null ? ` [${fmt(r.ci_low)}, ${fmt(r.ci_high)}]` : "";
+  return `${fmt(r.delta)}${interval} ${r.paired ? `paired over ${r.n_items} items` : "(not paired)"}${reason === null ? "" : `; ${reason}`}`;
 }

@@ -4,7 +4,7 @@ import type { ItemSummary } from "../../src/metrics/items.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { criticFindings } from "../../src/metrics/trial-facts.ts";
 import { gateOutcome, type Decision, type ForestRow } from "./decision.ts";
-import { fmt, fmtMetric, forestDelta, modelLabel, runOrigin, SPEND_COLUMNS, spendNote, spendRows, verdictText } from "./format.ts";
+import { fmt, fmtMetric, forestDelta, modelLabel, noInterval, runOrigin, SPEND_COLUMNS, spendNote, spendRows, verdictText } from "./format.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
 import { directionMark, HEADLINE_METRICS, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
 import { figure, jsonScript, page, SORT_SCRIPT, sortable, type View } from "./page.ts";
@@ -114,6 +114,7 @@ function forestRow(r: ForestRow): Parameters<typeof forestPlot>[0]["rows"][numbe
     margin: r.gate?.margin ?? null,
     color: outcome === null ? "#56616d" : OUTCOME_COLORS[outcome]!,
     title: parts.join("; "),
+    note: noInterval(r),
   };
 }
 
@@ -145,10 +146,10 @@ function decisionView(decision: Decision | null, run: LoadedRun): string {
   const forest = forestPlot({ id: FOREST_CHART_ID, rows: decision.forest.map(forestRow) });
   const rows = decision.forest.map(
     (r) =>
-      `<tr><td><code>${esc(r.metric)}</code></td><td>${esc(directionMark(r.direction))}</td><td class="num">${fmt(r.baseline)}</td><td class="num">${fmt(r.candidate)}</td><td class="num">${r.delta === null ? "n/a" : `${fmt(r.delta)}${r.ci_low !== null ? ` [${fmt(r.ci_low)}, ${fmt(r.ci_high)}]` : ""}`}</td><td class="num">${r.gate ? fmt(r.gate.margin) : "–"}</td><td>${gateCell(r)}</td><td>${esc(r.meaning)}</td></tr>`,
+      `<tr><td><code>${esc(r.metric)}</code></td><td>${esc(directionMark(r.direction))}</td><td class="num">${fmt(r.baseline)}</td><td class="num">${fmt(r.candidate)}</td><td class="num">${esc(forestDelta(r))}</td><td class="num">${r.gate ? fmt(r.gate.margin) : "–"}</td><td>${gateCell(r)}</td><td>${esc(r.meaning)}</td></tr>`,
   );
   return `${banner(decision, run)}${warnings}
-<section><h2>What changed against the baseline</h2>${figure("Headline metrics: change against the baseline", forest, "Dot: candidate − baseline (paired per item where the metric has per-item values); line: its 95% interval; dashed red tick: the policy's non-inferiority margin; short bar: the gate's one-sided bound. Colour is the gate's worst outcome for the metric, margin or floor (grey: not gated).")}
+<section><h2>What changed against the baseline</h2>${figure("Headline metrics: change against the baseline", forest, "Dot: candidate − baseline (paired per item where the metric has per-item values); line: its 95% interval, or, where there is none, the reason in grey at the right; dashed red tick: the policy's non-inferiority margin; short bar: the gate's one-sided bound. Colour is the gate's worst outcome for the metric, margin or floor (grey: not gated).")}
 <table><thead><tr><th>metric</th><th>direction</th><th>baseline</th><th>candidate</th><th>Δ [95% interval]</th><th>margin</th><th>gate</th><th>meaning</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
 }
 

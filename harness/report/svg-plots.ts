@@ -57,13 +57,16 @@ export interface ForestPlotRow {
   margin: number | null;
   color: string;
   title: string;
+  /** Why the row has no interval (drawn at its right, as `.no-interval`); null when it has one. */
+  note: string | null;
 }
 
-/** One row per metric: the delta (dot), its interval (line), the gate's margin (dashed tick) and bound (bar); zero is the axis. */
+/** One row per metric: the delta (dot), its interval (line) or why it has none, the gate's margin (dashed tick) and bound (bar); zero is the axis. */
 export function forestPlot(opts: { id: string; rows: ForestPlotRow[] }): string {
   const { id, rows } = opts;
   const labelW = Math.min(300, 14 + 7 * Math.max(8, ...rows.map((r) => r.label.length)));
   const plotW = 440;
+  const noteW = rows.some((r) => r.note !== null) ? 300 : 0;
   const rowH = 22;
   const top = 24;
   const height = top + rowH * Math.max(1, rows.length) + 26;
@@ -83,9 +86,10 @@ export function forestPlot(opts: { id: string; rows: ForestPlotRow[] }): string 
     if (r.bound !== null) g.push(`<line class="bound" x1="${x(r.bound)}" y1="${y - 5}" x2="${x(r.bound)}" y2="${y + 5}" stroke="${r.color}" stroke-width="3"/>`);
     if (r.delta !== null) g.push(`<circle class="mark" cx="${x(r.delta)}" cy="${y}" r="4.5" fill="${r.color}"/>`);
     else g.push(`<text x="${labelW + 4}" y="${y + 4}" fill="#56616d">n/a</text>`);
+    if (r.note !== null) g.push(`<text class="no-interval" x="${labelW + plotW + 12}" y="${y + 4}" fill="#56616d" font-size="11">${esc(r.note)}</text>`);
     parts.push(`<g>${g.join("")}</g>`);
   });
-  return svgRoot(id, labelW + plotW + 20, height, parts.join(""));
+  return svgRoot(id, labelW + plotW + 20 + noteW, height, parts.join(""));
 }
 
 export interface SeriesPoint {

@@ -107,7 +107,7 @@ describe("report --baseline shows the gate's exact verdict", () => {
     const deltas = section.split("\n").filter((l) => /^\| `[a-z0-9_.]+` \|/.test(l));
     expect(deltas.length).toBeGreaterThan(0);
     expect(deltas.some((row) => / paired over \d+ items \|/.test(row))).toBe(true);
-    for (const row of deltas) expect(row, row).toMatch(/\| (n\/a|-?[\d.e-]+( \[[^\]]+\])? (paired over \d+ items|\(not paired: no per-item values\))) \|/);
+    for (const row of deltas) expect(row, row).toMatch(/\| (n\/a \(no value in (the baseline|this run)\)|-?[\d.e-]+ \[[^\]]+\] paired over \d+ items|-?[\d.e-]+ (paired over \d+ items|\(not paired\)); no interval: [^|]+) \|/);
   });
 
   it("names the failing metrics of a regression in the banner", () => {

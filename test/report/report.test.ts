@@ -113,6 +113,11 @@ describe("report.html in headless Chromium", () => {
       const forest = decided.forest;
       expect(await marks(FOREST_CHART_ID)).toBe(forest.filter((r) => r.delta !== null).length);
       expect(await page.locator(`svg#${FOREST_CHART_ID} .ci`).count()).toBe(forest.filter((r) => r.ci_low !== null && r.ci_high !== null).length);
+      // Every row has its interval, or says at its right why it has none.
+      const rows = await page.locator(`svg#${FOREST_CHART_ID} g`).evaluateAll((gs) => gs.map((g) => ({ ci: g.querySelector(".ci") !== null, note: g.querySelector(".no-interval")?.textContent ?? null })));
+      expect(rows).toHaveLength(forest.length);
+      expect(rows.filter((r) => r.ci === (r.note !== null))).toEqual([]);
+      expect(rows.filter((r) => r.note !== null).length).toBeGreaterThan(0);
       expect(await page.locator(`svg#${FOREST_CHART_ID} .margin`).count()).toBe(2);
 
       // One view at a time, chosen by the hash.
