@@ -12,6 +12,7 @@ import { barChart, emptyChart, esc, heatmap, histogram, stackedBars } from "./sv
 import { forestPlot } from "./svg-plots.ts";
 import { triage, type ItemDetail, type ItemRow } from "./triage.ts";
 import { suitesHtml } from "./suites.ts";
+import { expectationMeaning, failuresByCheck, headlineMetrics } from "./overview.ts";
 
 /** Ids of the charts report.html always draws; `chart-forest` joins them when the report decides against a baseline. */
 export const CHART_IDS = ["chart-flip", "chart-confusion", "chart-evidence", "chart-latency", "chart-cost", "chart-tokens"] as const;
@@ -118,12 +119,9 @@ function forestRow(r: ForestRow): Parameters<typeof forestPlot>[0]["rows"][numbe
   };
 }
 
-function banner(decision: Decision | null, run: LoadedRun): string {
-  const judged = run.summary.expectations.goals.n_items_judged + run.summary.expectations.fixtures.n_items_judged;
-  const failedItems = run.summary.expectations.goals.n_items_failed + run.summary.expectations.fixtures.n_items_failed;
-  const expectations = `<p>${failedItems ? `<a href="#items/fail" class="bad">${failedItems} of ${judged} judged item(s) failed an expectation</a>` : `<span class="ok">every judged item (${judged}) met its expectation</span>`}. Expectations describe items; the release decision is the gate's.</p>`;
+function banner(decision: Decision | null): string {
   if (decision === null) {
-    return `<div class="banner none" id="verdict" data-decision="none"><h2>No release decision</h2><p>This report was written without a baseline: <code>fieldtest report DIR --baseline baselines/NAME.json [--policy gate.yaml]</code> runs the release gate and shows its verdict here.</p>${expectations}</div>`;
+    return `<div class="banner none compact" id="verdict" data-decision="none"><h2>No release decision</h2><p>Written without a baseline: <code>fieldtest report DIR --baseline baselines/NAME.json [--policy gate.yaml]</code> runs the release gate and shows its verdict here.</p></div>`;
   }
   const r = decision.result;
   const listed = r.checks.filter((c) => c.outcome !== "pass");
@@ -131,7 +129,34 @@ function banner(decision: Decision | null, run: LoadedRun): string {
   return `<div class="banner ${esc(r.decision)}" id="verdict" data-decision="${esc(r.decision)}" data-exit="${r.exit}" data-failed="${esc(r.failed.join(","))}">
 <h2>${esc(DECISION_TITLES[r.decision]!)}</h2><p><code>${esc(decision.verdict)}</code> (exit ${r.exit}, as <code>fieldtest gate</code> decides)</p>
 <p>against baseline <b>${esc(decision.baseline.name)}</b>${decision.baseline.run_id ? ` (${esc(decision.baseline.run_id)})` : ""} with policy <code>${esc(decision.policy.file)}</code>: ${r.checks.length} checks, ${r.checks.length - listed.length} passed</p>
-${items.length ? `<ul id="failing-checks">${items.join("")}</ul>` : ""}${expectations}</div>`;
+${items.length ? `<ul id="failing-checks">${items.join("")}</ul>` : ""}</div>`;
+}
+
+/** The expectations in one panel: how many items failed, of which checks, and what that means for this run's providers. */
+function expectationsPanel(run: LoadedRun, details: readonly ItemDetail[]): string {
+  const e = run.summary.expectations;
+  const judged = e.goals.n_items_judged + e.fixtures.n_items_judged;
+  const failed = e.goals.n_items_failed + e.fixtures.n_items_failed;
+  if (judged === 0) {
+    const why = run.trials.length === 0 ? "the run has no trial left to judge" : `none of its ${run.trials.length} trial(s) reached a verdict an expectation could judge`;
+    return `<section class="warn" id="expectations" data-judged="0"><h2>Expectations</h2><p class="bad">No item was judged against its expectation: ${esc(why)}. Nothing here says the run met its expectations.</p></section>`;
+  }
+  const checks = failuresByCheck(details);
+  const head = failed
+    ? `<a href="#items/fail" class="bad">${failed} of ${judged} judged item(s) failed an expectation</a>`
+    : `<span class="ok">every judged item (${judged}) met its expectation</span>`;
+  return `<section id="expectations" data-judged="${judged}" data-failed="${failed}"><h2>Expectations</h2><p>${head}. Expectations describe items; a release decision is the gate's.</p>
+${checks.length ? `<p id="failed-checks">By check: ${checks.map((c) => `<span data-check="${esc(c.check)}"><code>${esc(c.check)}</code> ${c.items} item(s), ${c.trials} trial(s)</span>`).join(" · ")}</p>` : ""}
+<p id="expectation-meaning">${esc(expectationMeaning(run))}</p></section>`;
+}
+
+/** The headline metrics the run measured, with their direction and meaning: the first screen's answer without a baseline. */
+function headlinePanel(run: LoadedRun): string {
+  const { rows, unmeasured } = headlineMetrics(run.summary.metrics);
+  const body = rows.map((r) => `<tr data-metric="${esc(r.name)}"><td><code>${esc(r.name)}</code></td><td class="num nowrap">${esc(fmtMetric(r.value))}</td><td class="nowrap">${esc(directionMark(r.direction))}</td><td>${esc(r.meaning)}</td><td class="num">${r.value.n_items}</td></tr>`);
+  return `<section id="headline"><h2>Headline metrics</h2>${
+    rows.length ? `<table><thead><tr><th>metric</th><th>value [95% interval]</th><th>direction</th><th>meaning</th><th>items</th></tr></thead><tbody>${body.join("")}</tbody></table>` : "<p>No headline metric has an item in this run.</p>"
+  }${unmeasured.length ? `<p class="muted">No item in this run for ${esc(unmeasured.join(", "))}.</p>` : ""}</section>`;
 }
 
 function gateCell(r: ForestRow): string {
@@ -140,17 +165,18 @@ function gateCell(r: ForestRow): string {
   return parts.length ? parts.join("<br>") : "not gated";
 }
 
-function decisionView(decision: Decision | null, run: LoadedRun): string {
-  const warnings = run.warnings.length ? `<section class="warn"><h2>Warnings</h2><ul>${run.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul></section>` : "";
-  if (decision === null) return `${banner(null, run)}${warnings}`;
+function decisionView(decision: Decision | null, run: LoadedRun, details: readonly ItemDetail[]): string {
+  // Warnings first: a run that is only a part, or has nothing left, is said before any number.
+  const warnings = run.warnings.length ? `<section class="warn" id="warnings"><h2>Warnings</h2><ul>${run.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul></section>` : "";
+  if (decision === null) return `${warnings}${banner(null)}${expectationsPanel(run, details)}${headlinePanel(run)}`;
   const forest = forestPlot({ id: FOREST_CHART_ID, rows: decision.forest.map(forestRow) });
   const rows = decision.forest.map(
     (r) =>
-      `<tr><td><code>${esc(r.metric)}</code></td><td>${esc(directionMark(r.direction))}</td><td class="num">${fmt(r.baseline)}</td><td class="num">${fmt(r.candidate)}</td><td class="num">${esc(forestDelta(r))}</td><td class="num">${r.gate ? fmt(r.gate.margin) : "–"}</td><td>${gateCell(r)}</td><td>${esc(r.meaning)}</td></tr>`,
+      `<tr data-metric="${esc(r.metric)}"><td><code>${esc(r.metric)}</code></td><td>${esc(directionMark(r.direction))}</td><td class="num">${fmt(r.baseline)}</td><td class="num">${fmt(r.candidate)}</td><td class="num">${esc(forestDelta(r))}</td><td class="num">${r.gate ? fmt(r.gate.margin) : "–"}</td><td>${gateCell(r)}</td><td>${esc(r.meaning)}</td></tr>`,
   );
-  return `${banner(decision, run)}${warnings}
+  return `${warnings}${banner(decision)}
 <section><h2>What changed against the baseline</h2>${figure("Headline metrics: change against the baseline", forest, "Dot: candidate − baseline (paired per item where the metric has per-item values); line: its 95% interval, or, where there is none, the reason in grey at the right; dashed red tick: the policy's non-inferiority margin; short bar: the gate's one-sided bound. Colour is the gate's worst outcome for the metric, margin or floor (grey: not gated).")}
-<table><thead><tr><th>metric</th><th>direction</th><th>baseline</th><th>candidate</th><th>Δ [95% interval]</th><th>margin</th><th>gate</th><th>meaning</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
+<table><thead><tr><th>metric</th><th>direction</th><th>baseline</th><th>candidate</th><th>Δ [95% interval]</th><th>margin</th><th>gate</th><th>meaning</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>${expectationsPanel(run, details)}`;
 }
 
 function itemsView(rows: ItemRow[]): string {
@@ -287,7 +313,7 @@ export function renderHtml(run: LoadedRun, items: ItemSummary[], decision: Decis
   const headline = names.filter((n) => HEADLINE_METRICS.includes(n));
   const failed = details.filter((d) => d.row.expectation === "fail").length;
   const views: View[] = [
-    { id: "decision", title: decision ? `Decision: ${decision.result.decision}` : "Decision", body: decisionView(decision, run) },
+    { id: "decision", title: decision ? `Decision: ${decision.result.decision}` : "Overview", body: decisionView(decision, run, details) },
     {
       id: "metrics",
       title: "Metrics",

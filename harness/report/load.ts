@@ -103,10 +103,13 @@ const partialText = (p: RunPart) => `${p.what}: its numbers describe only the tr
 /** The warning for a run that is only a part of what it planned, naming the run; null for a whole one. */
 export const partialRunWarning = (run: Pick<LoadedRun, "dir" | "partial">): string | null => (run.partial === null ? null : `${run.dir}: ${partialText(run.partial)}`);
 
+/** A role that runs on the simulator, or replays a simulated run. */
+export const isSimulated = (role: { provider: string; replay?: { as: string } }) => role.provider === "sim" || role.replay?.as === "sim";
+
 /** The sim profile when a role runs on the simulator (or replays a simulated run); null for real providers. */
 export function simProfileOf(run: LoadedRun): { name: string; description: string } | null {
   const c = run.manifest.config.client;
-  const simulated = [c.planner, c.critic].some((r) => r.provider === "sim" || r.replay?.as === "sim");
+  const simulated = [c.planner, c.critic].some(isSimulated);
   if (!simulated) return null;
   const profile = c.sim?.profile as { name?: string; description?: string } | undefined;
   return { name: profile?.name ?? "default", description: profile?.description ?? "" };

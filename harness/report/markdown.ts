@@ -6,6 +6,7 @@ import { directionMark, metricInfo, orderedMetricNames } from "./metric-catalogu
 import { triage, type ItemDetail } from "./triage.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
 import { suitesMarkdown } from "./suites.ts";
+import { expectationMeaning } from "./overview.ts";
 
 function metricRows(metrics: Record<string, MetricValue>, names: string[]): string[][] {
   return names.map((n) => [`\`${n}\``, fmtMetric(metrics[n]!), directionMark(metricInfo(n).direction), String(metrics[n]!.n_items), String(metrics[n]!.n_trials)]);
@@ -46,6 +47,7 @@ export function renderMarkdown(run: LoadedRun, items: ItemSummary[], decision: D
     .filter((r) => r.expectation === "fail");
   const sim = simProfileOf(run);
   const unstable = items.filter((i) => i.unanimous === false);
+  const judged = summary.expectations.goals.n_items_judged + summary.expectations.fixtures.n_items_judged;
   return [
     `# fieldtest report: ${mdText(m.run_id)}`,
     "",
@@ -65,13 +67,16 @@ export function renderMarkdown(run: LoadedRun, items: ItemSummary[], decision: D
     ...suitesMarkdown(summary.metrics),
     "## Expectations",
     "",
-    failing.length
-      ? table(
-          ["item", "expected", "verdicts", "failed checks (trials)"],
-          failing.map((r) => [mdText(r.key), r.expected ?? "–", verdictText(r.verdict_counts), mdText(Object.entries(r.failed_checks).map(([c, n]) => `${c} ×${n}`).join(", "))]),
-        )
-      : "Every judged item met its expectation.",
+    judged === 0
+      ? `**No item was judged against its expectation** (${run.trials.length} trial(s) recorded): nothing here says the run met them.`
+      : failing.length
+        ? table(
+            ["item", "expected", "verdicts", "failed checks (trials)"],
+            failing.map((r) => [mdText(r.key), r.expected ?? "–", verdictText(r.verdict_counts), mdText(Object.entries(r.failed_checks).map(([c, n]) => `${c} ×${n}`).join(", "))]),
+          )
+        : "Every judged item met its expectation.",
     "",
+    ...(judged > 0 ? [mdText(expectationMeaning(run)), ""] : []),
     "## Operational",
     "",
     table(["metric", "value [95% interval]", "direction", "items", "trials"], metricRows(summary.operational, Object.keys(summary.operational).sort())),

@@ -33,7 +33,8 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .banner h2{font-size:22px;margin:0 0 4px}.banner p{margin:4px 0}
 .banner.pass{background:#e7f4ea;border-color:#1e7b34}.banner.regression{background:#fbe9e7;border-color:#b3261e}
 .banner.inconclusive{background:#fff4e5;border-color:#d08a1d}.banner.infrastructure{background:#f3e8f7;border-color:#6a2c8a}
-.banner.none{background:#eef0f3;border-color:#9aa3ad}
+.banner.none{background:#eef0f3;border-color:#9aa3ad}.banner.compact{padding:8px 18px}.banner.compact h2{font-size:17px}
+td.nowrap{white-space:nowrap}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:14px}
 figure{margin:0;min-width:0}svg.chart{max-width:100%;height:auto;display:block}figcaption{font-size:12px;color:#56616d;margin-top:4px}
 code{font-size:11px;background:#f0f2f5;padding:0 3px;border-radius:3px}

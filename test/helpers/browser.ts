@@ -87,3 +87,14 @@ export async function openPage(file: string, viewport = { width: 1280, height: 9
     },
   };
 }
+
+/** Open a local HTML file, run `check` on it, and close it; the page must have logged no error. */
+export async function inPage(file: string, check: (p: OpenedPage) => Promise<void>): Promise<void> {
+  const p = await openPage(file);
+  try {
+    await check(p);
+    if (p.errors.length) throw new Error(`${file}: console errors ${JSON.stringify(p.errors)}`);
+  } finally {
+    await p.close();
+  }
+}
