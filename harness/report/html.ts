@@ -10,9 +10,11 @@ import { directionMark, HEADLINE_METRICS, metricInfo, orderedMetricNames } from 
 import { figure, jsonScript, page, SORT_SCRIPT, sortable, type View } from "./page.ts";
 import { barChart, emptyChart, esc, heatmap, histogram, stackedBars } from "./svg.ts";
 import { forestPlot } from "./svg-plots.ts";
-import { triage, type ItemDetail, type ItemRow } from "./triage.ts";
+import { triage, type ItemDetail } from "./triage.ts";
 import { suitesHtml } from "./suites.ts";
 import { expectationMeaning, failuresByCheck, headlineMetrics } from "./overview.ts";
+import { transcriptChunks } from "./transcript.ts";
+import { TRANSCRIPT_SCRIPT, TRANSCRIPT_VIEW, trialHref } from "./transcript-view.ts";
 
 /** Ids of the charts report.html always draws; `chart-forest` joins them when the report decides against a baseline. */
 export const CHART_IDS = ["chart-flip", "chart-confusion", "chart-evidence", "chart-latency", "chart-cost", "chart-tokens"] as const;
@@ -179,12 +181,24 @@ function decisionView(decision: Decision | null, run: LoadedRun, details: readon
 <table><thead><tr><th>metric</th><th>direction</th><th>baseline</th><th>candidate</th><th>Δ [95% interval]</th><th>margin</th><th>gate</th><th>meaning</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>${expectationsPanel(run, details)}`;
 }
 
-function itemsView(rows: ItemRow[]): string {
-  const suites = [...new Set(rows.map((r) => r.suite))].sort();
-  const body = rows.map((r) => {
+/** A failed check with its count, linked to the transcript of the first trial that failed it. */
+function failedCheckLinks(d: ItemDetail): string {
+  return Object.entries(d.row.failed_checks)
+    .map(([check, n]) => {
+      const first = d.trials.find((t) => t.failures.some((f) => f.startsWith(`${check}: `)));
+      const label = esc(`${check} ×${n}`);
+      return first === undefined ? label : `<a href="${esc(trialHref(d.row.key, first.trial))}" title="transcript of trial ${first.trial}, the first to fail it">${label}</a>`;
+    })
+    .join(", ");
+}
+
+function itemsView(details: readonly ItemDetail[]): string {
+  const suites = [...new Set(details.map((d) => d.row.suite))].sort();
+  const body = details.map((d) => {
+    const r = d.row;
     const failed = Object.entries(r.failed_checks).map(([c, n]) => `${c} ×${n}`).join(", ");
     return `<tr data-key="${esc(r.key)}" data-suite="${esc(r.suite)}" data-expectation="${r.expectation}" data-unstable="${(r.disagreement ?? 0) > 0}">
-<td data-v="${esc(r.key)}"><a href="#item/${esc(encodeURIComponent(r.key))}">${esc(r.item_id)}</a></td><td data-v="${esc(r.suite)}">${esc(r.suite)}</td><td data-v="${esc(r.expected ?? "")}">${esc(r.expected ?? "–")}</td><td data-v="${esc(verdictText(r.verdict_counts))}">${esc(verdictText(r.verdict_counts))}</td><td data-v="${esc(r.modal_verdict ?? "")}">${esc(r.modal_verdict ?? "n/a")}</td><td class="num" data-v="${r.disagreement ?? ""}">${fmt(r.disagreement)}</td><td data-v="${r.expectation}" class="${r.expectation === "fail" ? "bad" : ""}">${esc(r.expectation.replace("_", " "))}</td><td data-v="${esc(failed)}">${esc(failed)}</td><td class="num" data-v="${r.blocker_keys}">${r.blocker_keys}</td></tr>`;
+<td data-v="${esc(r.key)}"><a href="#item/${esc(encodeURIComponent(r.key))}">${esc(r.item_id)}</a></td><td data-v="${esc(r.suite)}">${esc(r.suite)}</td><td data-v="${esc(r.expected ?? "")}">${esc(r.expected ?? "–")}</td><td data-v="${esc(verdictText(r.verdict_counts))}">${esc(verdictText(r.verdict_counts))}</td><td data-v="${esc(r.modal_verdict ?? "")}">${esc(r.modal_verdict ?? "n/a")}</td><td class="num" data-v="${r.disagreement ?? ""}">${fmt(r.disagreement)}</td><td data-v="${r.expectation}" class="${r.expectation === "fail" ? "bad" : ""}">${esc(r.expectation.replace("_", " "))}</td><td data-v="${esc(failed)}">${failedCheckLinks(d)}</td><td class="num" data-v="${r.blocker_keys}">${r.blocker_keys}</td></tr>`;
   });
   return `<section><h2>Items</h2><div class="filters">
 <input id="item-filter" type="search" placeholder="filter by id or failed check">
@@ -237,10 +251,11 @@ function round(r) {
   }).join("") + "</ul></div>";
   return out + "</div>";
 }
-function trial(t) {
-  return "<div class=\\"trial\\"><h4>trial " + t.trial + ": " + esc(t.verdict) + (t.verdict !== t.status ? " (" + esc(t.status) + ")" : "") + "</h4>" +
+function trial(t, key) {
+  var href = trialHref(key, t.trial);
+  return "<div class=\\"trial\\"><h4>trial " + t.trial + ": " + esc(t.verdict) + (t.verdict !== t.status ? " (" + esc(t.status) + ")" : "") + " <a class=\\"transcript-link\\" href=\\"" + href + "\\">transcript →</a></h4>" +
     (t.reasons.length ? "<div>reasons: " + esc(t.reasons.join(", ")) + "</div>" : "") + (t.error ? "<div class=\\"bad\\">error: " + esc(t.error) + "</div>" : "") + (t.rejected ? "<div class=\\"bad\\">last rejected answer: " + esc(t.rejected) + "</div>" : "") +
-    (t.failures.length ? "<div class=\\"bad\\">failed: " + t.failures.map(esc).join("; ") + "</div>" : "") +
+    (t.failures.length ? "<div class=\\"bad\\">failed: " + t.failures.map(function (f) { return "<a href=\\"" + href + "\\">" + esc(f) + "</a>"; }).join("; ") + "</div>" : "") +
     "<div class=\\"muted\\">" + t.rounds.length + " rounds · " + t.calls + " calls · " + fmt(t.latency_ms) + " ms · cost " + (t.cost_usd === null ? "n/a" : "$" + t.cost_usd.toFixed(4)) + "</div>" + t.rounds.map(round).join("") + "</div>";
 }
 routes.item = function (key) {
@@ -252,7 +267,7 @@ routes.item = function (key) {
   var failed = Object.keys(r.failed_checks).map(function (c) { return c + " ×" + r.failed_checks[c]; }).join(", ");
   box.innerHTML = "<p>" + nav(at - 1, "← previous") + " " + nav(at + 1, "next →") + "</p><h2 data-item=\\"" + esc(r.key) + "\\">" + esc(r.key) + "</h2><p>expected <b>" + esc(r.expected || "–") + "</b> · verdicts " +
     esc(Object.keys(r.verdict_counts).map(function (v) { return v + " " + r.verdict_counts[v]; }).join(" · ")) + " · modal " + esc(r.modal_verdict || "n/a") + " · Q " + fmt(r.disagreement) +
-    " · expectation <span class=\\"" + (r.expectation === "fail" ? "bad" : "") + "\\">" + esc(r.expectation.replace("_", " ")) + "</span>" + (failed ? " (" + esc(failed) + ")" : "") + "</p><div class=\\"trials\\">" + d.trials.map(trial).join("") + "</div>";
+    " · expectation <span class=\\"" + (r.expectation === "fail" ? "bad" : "") + "\\">" + esc(r.expectation.replace("_", " ")) + "</span>" + (failed ? " (" + esc(failed) + ")" : "") + "</p><div class=\\"trials\\">" + d.trials.map(function (t) { return trial(t, r.key); }).join("") + "</div>";
 };
 `;
 
@@ -322,8 +337,9 @@ ${suitesHtml(summary.metrics)}
 <section><h2>Operational</h2>${metricTable(summary.operational, Object.keys(summary.operational).sort())}</section>`,
     },
     { id: "charts", title: "Charts", body: charts(run, items) },
-    { id: "items", title: `Items (${details.length}; ${failed} failed)`, body: itemsView(details.map((d) => d.row)) },
+    { id: "items", title: `Items (${details.length}; ${failed} failed)`, body: itemsView(details) },
     { id: "item", title: "Item", body: `<section id="item-view"></section>` },
+    { id: "trial", title: "Transcript", body: TRANSCRIPT_VIEW },
     { id: "run", title: "Run", body: runView(run, decision) },
   ];
   return page({
@@ -332,7 +348,7 @@ ${suitesHtml(summary.metrics)}
     badges: badges(run),
     facts: headerFacts(run),
     views,
-    data: jsonScript("item-data", details),
-    script: `${SORT_SCRIPT}${ITEMS_SCRIPT}`,
+    data: `${jsonScript("item-data", details)}\n${jsonScript("transcript-data", transcriptChunks(run.trials, details))}`,
+    script: `${SORT_SCRIPT}${TRANSCRIPT_SCRIPT}${ITEMS_SCRIPT}`,
   });
 }

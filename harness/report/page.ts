@@ -45,6 +45,12 @@ code{font-size:11px;background:#f0f2f5;padding:0 3px;border-radius:3px}
 .trial{border:1px solid #dde2e8;border-radius:6px;padding:8px 10px;font-size:12px;background:#fbfcfd}
 .trial h4{margin:0 0 4px;font-size:13px}.round{border-top:1px dashed #d3d8df;margin-top:6px;padding-top:6px}
 .round ul{margin:2px 0 2px 16px;padding:0}.trial code{word-break:break-all}.blocks{color:#b3261e;font-weight:600}
+.scroll{overflow-x:auto}.t-round{border-top:2px solid #dde2e8;margin-top:14px;padding-top:4px}.t-round h4{margin:10px 0 4px;font-size:13px}
+table.plan,table.findings,table.calls{width:100%}table.plan td,table.findings td,table.calls td{max-width:340px;overflow-wrap:break-word}
+table.plan td:first-child code{white-space:nowrap}table.plan td:nth-child(3){min-width:220px}tr.invented{background:#f3f6fb}
+.tag{font-size:10px;background:#9cc3e6;color:#0d2b45;border-radius:3px;padding:0 4px}
+ul.set-aside{color:#56616d;font-style:italic}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;max-height:360px;overflow:auto;background:#f6f7f9;border:1px solid #e6e9ee;padding:6px;font-size:11px;margin:4px 0}
 `;
 
 /** Tab switching by location.hash (`#view` or `#view/arg`); each view may register a handler for its argument. */
