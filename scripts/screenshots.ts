@@ -1,11 +1,12 @@
 // The README's two report screenshots (docs/report.png, docs/research.png), made from real sim runs.
 //
-//   node dist/scripts/screenshots.js [WORKDIR]     (after `npm ci` or `npm run build`; the browser is the tests')
+//   node dist/scripts/screenshots.js [WORKDIR] [report|research]     (after `npm ci` or `npm run build`; the browser is the tests')
 //
 // report.png: the noisy sim profile's sweep decided against baselines/sim-default.json with
 // gate.yaml (a regression), its Decision tab. research.png: seven boundary sweeps, the last three
 // under the high-miss profile, its Metrics tab with the drift alarms. WORKDIR (default a fresh
-// temp folder) keeps the runs; the PNGs are cropped to the first screen to stay small.
+// temp folder) keeps the runs; the PNGs are cropped to the first screen to stay small. Naming one
+// of the two makes only that one.
 import { execa } from "execa";
 import { mkdirSync, mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +16,8 @@ import { openPage } from "../test/helpers/browser.ts";
 
 const DOCS = join(ROOT, "docs");
 const work = process.argv[2] ?? mkdtempSync(join(tmpdir(), "ft-screenshots-"));
+const only = process.argv[3];
+if (only !== undefined && only !== "report" && only !== "research") throw new Error(`${only}: name report or research`);
 const profile = (name: string) => join(ROOT, "src/providers/sim/profiles", `${name}.yaml`);
 
 async function fieldtest(...args: string[]): Promise<void> {
@@ -36,14 +39,18 @@ async function shoot(file: string, hash: string, png: string): Promise<void> {
 }
 
 mkdirSync(DOCS, { recursive: true });
-const noisy = join(work, "noisy");
-await fieldtest("run", "--sim-profile", profile("noisy"), "--out", noisy, "--force", "--baseline", "baselines/sim-default.json", "--policy", "gate.yaml");
-await shoot(join(noisy, "report.html"), "#decision", join(DOCS, "report.png"));
-
-const history = join(work, "history");
-for (let night = 1; night <= 7; night++) {
-  const sim = night <= 4 ? [] : ["--sim-profile", profile("high-miss")];
-  await fieldtest("run", "--suite", "boundary", "--seed", String(night), ...sim, "--out", join(history, `night-${night}`), "--force");
+if (only !== "research") {
+  const noisy = join(work, "noisy");
+  await fieldtest("run", "--sim-profile", profile("noisy"), "--out", noisy, "--force", "--baseline", "baselines/sim-default.json", "--policy", "gate.yaml");
+  await shoot(join(noisy, "report.html"), "#decision", join(DOCS, "report.png"));
 }
-await fieldtest("research", history, "--out", join(work, "research"));
-await shoot(join(work, "research", "research.html"), "#metrics", join(DOCS, "research.png"));
+
+if (only !== "report") {
+  const history = join(work, "history");
+  for (let night = 1; night <= 7; night++) {
+    const sim = night <= 4 ? [] : ["--sim-profile", profile("high-miss")];
+    await fieldtest("run", "--suite", "boundary", "--seed", String(night), ...sim, "--out", join(history, `night-${night}`), "--force");
+  }
+  await fieldtest("research", history, "--out", join(work, "research"));
+  await shoot(join(work, "research", "research.html"), "#metrics", join(DOCS, "research.png"));
+}
