@@ -43,11 +43,10 @@ export function readPlannerCriticResult(data: unknown, goal: Goal, calls: readon
     error: trace.data.error,
     rounds: plans.map((p, index) => {
       const converted = convertPlan(p);
-      const original = new Set(converted.originalTaskIds);
       const call = audits.get(index);
       return {
         plan: converted.plan,
-        translatedTasks: converted.plan.tasks.map((t) => t.id).filter((id) => !original.has(id)),
+        translatedTasks: converted.inventedTaskIds,
         engineFindings: index === plans.length - 1 ? findings : [],
         critic: call === undefined ? null : audit(goal, converted.plan, call, converted.originalTaskIds),
       };
