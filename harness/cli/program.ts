@@ -3,6 +3,7 @@ import type { SweepHost } from "../run/sweep.ts";
 import { commandsFor, type CommandContext } from "./commands/index.ts";
 import { PACKAGE_VERSION } from "../package.ts";
 import { EXIT, reportError } from "./exit.ts";
+import { READ_LIMITS, readLimitsFrom, setReadLimits, type ReadLimits } from "../../src/formats/files.ts";
 
 /** The command list shows one line per command: the description up to its first colon. */
 const oneLine = (cmd: Command): string => cmd.summary() || (cmd.description().split(/: /)[0] ?? "");
@@ -23,6 +24,22 @@ function configureTree(parent: Command, prefix: string): void {
  * process, tests run it in theirs.
  */
 export async function runCli(host: SweepHost): Promise<number> {
+  let limits: ReadLimits;
+  try {
+    limits = readLimitsFrom(host.env);
+  } catch (e) {
+    return reportError(e, host);
+  }
+  // The command's environment sets how much it reads of a file; the limits before are back once it ends.
+  const before = setReadLimits(limits);
+  try {
+    return await runCommand(host);
+  } finally {
+    setReadLimits(before);
+  }
+}
+
+async function runCommand(host: SweepHost): Promise<number> {
   let code: number = EXIT.ok;
   const context: CommandContext = {
     host,
@@ -41,7 +58,8 @@ export async function runCli(host: SweepHost): Promise<number> {
       writeErr: (text) => host.stderr.write(text),
       outputError: (text, write) => write(`fieldtest: ${text.replace(/^error: /, "")}`),
     })
-    .exitOverride();
+    .exitOverride()
+    .addHelpText("after", `\nEnvironment (limits in MiB; docs/reference/read-limits.md):\n${Object.values(READ_LIMITS).map((l) => `  ${l.env.padEnd(22)} ${l.what} (default ${l.mb})`).join("\n")}\n`);
 
   const commands = commandsFor(host.argv);
   // Before any command module builds a schema: zod compiles each schema to a fast path on its first

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { SpendLineSchema, SPEND_SCHEMA_VERSION, type Role, type Spend, type SpendLine } from "../../src/formats/records.ts";
 import type { RunSpend } from "../../src/formats/summary.ts";
@@ -113,11 +112,11 @@ const SPEND_LINE = { schema: SpendLineSchema, what: "a spend journal line" };
 export function readSpend(dir: string, visit: (line: SpendLine) => void = () => {}): { tally: SpendTally; torn: number; journaled: boolean } {
   const file = join(dir, RUN_FILES.spend);
   const tally = new SpendTally();
-  const { torn } = readJsonl(file, SPEND_LINE, (line) => {
+  const { torn, found } = readJsonl(file, SPEND_LINE, (line) => {
     tally.add(line);
     visit(line);
   });
-  return { tally, torn, journaled: existsSync(file) };
+  return { tally, torn, journaled: found };
 }
 
 /**

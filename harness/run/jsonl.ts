@@ -1,18 +1,29 @@
-import { closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
+import { closeSync, fstatSync, fsync, fsyncSync, ftruncateSync, readSync, writeSync } from "node:fs";
 import type { z } from "zod";
+import { firstInvalidUtf8, openRunFile, pastLimit, readLimits } from "../../src/formats/files.ts";
 import { InputError, issueAt } from "../../src/formats/load.ts";
 
 /** Bytes read at a time: a log is never held whole in memory. */
 const READ_CHUNK_BYTES = 1 << 20;
 
+/** One line of a log: its text, and the file offset of its first byte that is not UTF-8 (null when it all is). */
+interface FileLine {
+  text: string;
+  invalidUtf8At: number | null;
+}
+
 /**
- * The lines of a file, one at a time (without the newline; the text after the last newline is the
- * last line). Read in chunks and decoded a line at a time: a newline byte never occurs inside a
- * UTF-8 sequence, so this decodes exactly as reading the whole file and splitting at "\n" does,
- * in memory proportional to the longest line rather than the whole file.
+ * The lines of an open log, one at a time (without the newline; the text after the last newline
+ * is the last line). Read in chunks and decoded a line at a time: a newline byte never occurs
+ * inside a UTF-8 sequence, so this decodes exactly as reading the whole file and splitting at
+ * "\n" does, in memory proportional to the longest line rather than the whole file. The log and
+ * each line are bounded (FIELDTEST_MAX_LOG_MB, FIELDTEST_MAX_LINE_MB): past either, the read stops
+ * with bad input naming the limit.
  */
-function* fileLines(file: string): Generator<string> {
-  // A file that cannot be read (a folder in its place, no permission) is bad input naming it.
+function* fileLines(file: string, fd: number): Generator<FileLine> {
+  const { lineBytes, logBytes } = readLimits();
+  // A file that cannot be read (no permission) is bad input naming it.
   const readable = <T>(io: () => T): T => {
     try {
       return io();
@@ -20,27 +31,39 @@ function* fileLines(file: string): Generator<string> {
       throw new InputError(file, "", `cannot read file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
     }
   };
-  const fd = readable(() => openSync(file, "r"));
-  try {
-    const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
-    let partial: Buffer[] = [];
-    const next = () => readable(() => readSync(fd, chunk, 0, chunk.length, null));
-    for (let n = next(); n > 0; n = next()) {
-      const bytes = chunk.subarray(0, n);
-      let start = 0;
-      for (let nl = bytes.indexOf(0x0a, start); nl !== -1; nl = bytes.indexOf(0x0a, start)) {
-        const piece = bytes.subarray(start, nl);
-        yield partial.length === 0 ? piece.toString("utf8") : Buffer.concat([...partial, piece]).toString("utf8");
-        partial = [];
-        start = nl + 1;
-      }
-      // The chunk buffer is reused: keep a copy of the unfinished line.
-      if (start < n) partial.push(Buffer.from(bytes.subarray(start)));
+  if (fstatSync(fd).size > logBytes) throw pastLimit(file, "logBytes");
+  const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  let partial: Buffer[] = [];
+  let partialBytes = 0;
+  let lineNo = 1;
+  let lineStart = 0;
+  let total = 0;
+  const line = (bytes: Buffer): FileLine => ({ text: bytes.toString("utf8"), invalidUtf8At: isUtf8(bytes) ? null : lineStart + firstInvalidUtf8(bytes) });
+  const next = () => readable(() => readSync(fd, chunk, 0, chunk.length, null));
+  for (let n = next(); n > 0; n = next()) {
+    total += n;
+    // The file may grow while it is read (a live run appends to it).
+    if (total > logBytes) throw pastLimit(file, "logBytes");
+    const bytes = chunk.subarray(0, n);
+    let start = 0;
+    for (let nl = bytes.indexOf(0x0a, start); nl !== -1; nl = bytes.indexOf(0x0a, start)) {
+      const piece = bytes.subarray(start, nl);
+      if (partialBytes + piece.length > lineBytes) throw pastLimit(file, "lineBytes", lineNo);
+      yield line(partial.length === 0 ? piece : Buffer.concat([...partial, piece]));
+      lineStart += partialBytes + piece.length + 1;
+      lineNo++;
+      partial = [];
+      partialBytes = 0;
+      start = nl + 1;
     }
-    yield Buffer.concat(partial).toString("utf8");
-  } finally {
-    closeSync(fd);
+    // The chunk buffer is reused: keep a copy of the unfinished line.
+    if (start < n) {
+      partialBytes += n - start;
+      if (partialBytes > lineBytes) throw pastLimit(file, "lineBytes", lineNo);
+      partial.push(Buffer.from(bytes.subarray(start)));
+    }
   }
+  yield line(Buffer.concat(partial));
 }
 
 function parseJson(line: string): { ok: true; value: unknown } | { ok: false; error: string } {
@@ -61,15 +84,6 @@ export interface LineFormat<S extends z.ZodType> {
 }
 
 /**
- * Reads a JSON-lines log written by {@link JsonlLog}, validating every line, and hands each record
- * to `visit` with its 1-based line number. The last non-empty line may be torn (a crash
- * mid-write; the next writer cuts it off): it is skipped and counted. Anywhere else a line that is
- * not JSON, or that breaks the schema, is invalid input naming the file, the line and the key
- * path. A missing file reads as empty. `tornAnywhere` is for logs written before writers cut a
- * torn line off (they ended it and went on after it): a line that is not JSON is skipped and
- * counted wherever it is.
- */
-/**
  * Whether a line that is not valid JSON is what a crash leaves at the end of a log: a record cut
  * short (every record starts as a JSON object) or the zero bytes a power loss can leave past the
  * last write. Anything else is corruption. The reader and the writer judge by this one rule.
@@ -79,40 +93,57 @@ export function isTornTail(line: string): boolean {
   return rest === "" || rest.startsWith("{");
 }
 
+/**
+ * Reads a JSON-lines log written by {@link JsonlLog}, validating every line, and hands each record
+ * to `visit` with its 1-based line number. The last non-empty line may be torn (a crash
+ * mid-write; the next writer cuts it off): it is skipped and counted. Anywhere else a line that is
+ * not JSON, that is not UTF-8, or that breaks the schema, is invalid input naming the file, the
+ * line and the key path (or the byte offset). A missing file reads as empty (`found` false); a
+ * link or anything but a regular file is refused (see openRunFile). `tornAnywhere` is for logs
+ * written before writers cut a torn line off (they ended it and went on after it): a line that
+ * is not JSON is skipped and counted wherever it is.
+ */
 export function readJsonl<S extends z.ZodType>(
   file: string,
   format: LineFormat<S>,
   visit: (record: z.output<S>, line: number) => void,
   { tornAnywhere = false }: { tornAnywhere?: boolean } = {},
-): { torn: number } {
-  if (!existsSync(file)) return { torn: 0 };
+): { torn: number; found: boolean } {
+  const fd = openRunFile(file, "read");
+  if (fd === null) return { torn: 0, found: false };
   let lineNo = 0;
   let torn = 0;
   let pending: { line: number; error: string } | null = null;
-  for (const line of fileLines(file)) {
-    lineNo++;
-    if (line.trim() === "") continue;
-    if (pending) throw new InputError(file, "", `not valid JSON (${pending.error}); only the last line can be torn by a crash, so this one is corrupt`, pending.line);
-    const parsed = parseJson(line);
-    if (!parsed.ok) {
-      if (!isTornTail(line)) throw new InputError(file, "", `not valid JSON (${parsed.error}), and not the start of a record a crash cut short`, lineNo);
-      torn++;
-      if (!tornAnywhere) pending = { line: lineNo, error: parsed.error };
-      continue;
+  try {
+    for (const { text: line, invalidUtf8At } of fileLines(file, fd)) {
+      lineNo++;
+      if (line.trim() === "") continue;
+      if (pending) throw new InputError(file, "", `not valid JSON (${pending.error}); only the last line can be torn by a crash, so this one is corrupt`, pending.line);
+      const parsed = parseJson(line);
+      if (!parsed.ok) {
+        if (!isTornTail(line)) throw new InputError(file, "", `not valid JSON (${parsed.error}), and not the start of a record a crash cut short`, lineNo);
+        torn++;
+        if (!tornAnywhere) pending = { line: lineNo, error: parsed.error };
+        continue;
+      }
+      // A torn line may end inside a character; a whole record may not.
+      if (invalidUtf8At !== null) throw new InputError(file, "", `not valid UTF-8 (byte offset ${invalidUtf8At})`, lineNo);
+      const head = format.head?.safeParse(parsed.value);
+      if (head && !head.success) {
+        const { path, detail } = issueAt(head.error.issues[0]!, parsed.value);
+        throw new InputError(file, path || "(root)", `not ${format.what} (${detail})`, lineNo);
+      }
+      const result = format.schema.safeParse(parsed.value);
+      if (!result.success) {
+        const { path, detail } = issueAt(result.error.issues[0]!, parsed.value);
+        throw new InputError(file, path || "(root)", detail, lineNo);
+      }
+      visit(result.data, lineNo);
     }
-    const head = format.head?.safeParse(parsed.value);
-    if (head && !head.success) {
-      const { path, detail } = issueAt(head.error.issues[0]!, parsed.value);
-      throw new InputError(file, path || "(root)", `not ${format.what} (${detail})`, lineNo);
-    }
-    const result = format.schema.safeParse(parsed.value);
-    if (!result.success) {
-      const { path, detail } = issueAt(result.error.issues[0]!, parsed.value);
-      throw new InputError(file, path || "(root)", detail, lineNo);
-    }
-    visit(result.data, lineNo);
+  } finally {
+    closeSync(fd);
   }
-  return { torn };
+  return { torn, found: true };
 }
 
 /** Newline, carriage return, space and tab: what may follow the last line. */
@@ -121,10 +152,12 @@ const ASCII_SPACE = new Set([0x0a, 0x0d, 0x20, 0x09]);
 /** Bytes scanned back from the end at a time when looking for the last line. */
 const TAIL_CHUNK_BYTES = 1 << 16;
 
-/** The last non-empty line of the file (without trailing whitespace) and the offset where it starts. */
-function lastLine(fd: number, size: number): { start: number; text: string } {
+/** The last non-empty line of the file (without trailing whitespace) and the offset where it starts; bounded as a line the reader reads. */
+function lastLine(file: string, fd: number, size: number): { start: number; text: string } {
+  const { lineBytes } = readLimits();
   let tail = Buffer.alloc(0);
   for (let pos = size; pos > 0; ) {
+    if (tail.length > lineBytes) throw pastLimit(file, "lineBytes");
     const n = Math.min(TAIL_CHUNK_BYTES, pos);
     pos -= n;
     const chunk = Buffer.allocUnsafe(n);
@@ -158,10 +191,21 @@ export class JsonlLog {
   private closed = false;
 
   constructor(readonly file: string) {
-    this.fd = openSync(file, "a+");
+    // Never through a link, only a regular file (see openRunFile): a log appends to itself alone.
+    this.fd = openRunFile(file, "append")!;
+    try {
+      this.endCleanly();
+    } catch (e) {
+      closeSync(this.fd);
+      throw e;
+    }
+  }
+
+  /** Cuts a torn tail off, or ends a last line that lacks its newline, so the next line starts a line of its own. */
+  private endCleanly(): void {
     const size = fstatSync(this.fd).size;
     if (size === 0) return;
-    const last = lastLine(this.fd, size);
+    const last = lastLine(this.file, this.fd, size);
     // A torn tail is cut off; a corrupt last line is left for the reader to refuse, never erased.
     if (last.text.trim() !== "" && !parseJson(last.text).ok && isTornTail(last.text)) {
       ftruncateSync(this.fd, last.start);

@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { readRunText } from "../../src/formats/files.ts";
 import { InputError } from "../../src/formats/load.ts";
 import { makeOutputDir } from "../output.ts";
 import { DEVICE_FAILURES, RUN_FILES } from "./store.ts";
@@ -89,14 +90,10 @@ function judge(text: string, ageMs: number, self: { host: string }, probe: (pid:
   return { verdict: "held", why: `run is in use by ${who}; wait for it to finish` };
 }
 
+/** The lock file's text and age, read as a run folder's files are (never through a link); null when there is none. */
 function readLock(file: string): { text: string; ageMs: number } | null {
-  try {
-    const text = readFileSync(file, "utf8");
-    return { text, ageMs: Date.now() - statSync(file).mtimeMs };
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw e;
-  }
+  const read = readRunText(file);
+  return read === null ? null : { text: read.text, ageMs: Date.now() - read.stat.mtimeMs };
 }
 
 /**

@@ -1,13 +1,13 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, lstatSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
-import { InputError, loadFile } from "../../src/formats/load.ts";
+import { InputError, loadRunFile } from "../../src/formats/load.ts";
 import { DecisionContextSchema, SpendSchema } from "../../src/formats/records.ts";
 import { publicBaseUrl } from "../../src/providers/endpoint.ts";
 import { LoopDelaySchema, LoopStatsSchema } from "./loop-stats.ts";
 import { redactArgv } from "./redact.ts";
 import { RecordedConfigSchema, recordedConfig } from "./settings.ts";
-import { manifestVersion, RUN_FILES, type TrialHead } from "./store.ts";
+import { checkRunFolder, manifestVersion, RUN_FILES, type TrialHead } from "./store.ts";
 
 export const MANIFEST_SCHEMA_VERSION = 2;
 
@@ -145,16 +145,31 @@ function fromV1(m: z.output<typeof ManifestV1Schema>): Manifest {
   };
 }
 
-/** A run's manifest, validated; one written by an older fieldtest (v1) is read as v2. */
+/** Whether a path names anything, a link included (a dangling one too). */
+function isThere(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A run's manifest, validated; one written by an older fieldtest (v1) is read as v2. Every
+ * command that reads or writes a run reads its manifest first, and with it checks the folder's
+ * files (checkRunFolder): a link or a special file among them refuses the run.
+ */
 export function readManifest(dir: string): Manifest {
   const file = join(dir, RUN_FILES.manifest);
   // Named for what the user gave: a folder (report, gate, diff, --resume ... all take one).
-  if (!existsSync(file)) {
+  if (!isThere(file)) {
     const given = !existsSync(dir) ? "no such run folder" : statSync(dir).isDirectory() ? `not a run folder (it has no ${RUN_FILES.manifest})` : `is a file, not a run folder${basename(dir) === RUN_FILES.manifest ? ": give the folder that holds it" : ""}`;
     throw new InputError(dir, "", given);
   }
-  if (manifestVersion(dir) === 1) return fromV1(loadFile(file, ManifestV1Schema));
-  return loadFile(file, ManifestSchema);
+  checkRunFolder(dir);
+  if (manifestVersion(dir) === 1) return fromV1(loadRunFile(file, ManifestV1Schema));
+  return loadRunFile(file, ManifestSchema);
 }
 
 /** `<yyyymmdd>-<hhmmss>-<id>` (UTC): sorts by start time, unique by the random id. */

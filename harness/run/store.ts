@@ -1,7 +1,8 @@
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { InputError, loadFile } from "../../src/formats/load.ts";
+import { checkPlainFile, readRunText } from "../../src/formats/files.ts";
+import { InputError, parseSource, validate } from "../../src/formats/load.ts";
 import { TrialHeadSchema, TrialRecordSchema, trialKey, type TrialRecord } from "../../src/formats/records.ts";
 import { JsonlLog, readJsonl } from "./jsonl.ts";
 import { compareTrials } from "./work.ts";
@@ -16,7 +17,17 @@ export const RUN_FILES = {
   reportMd: "report.md",
   reportHtml: "report.html",
   csv: "trials.csv",
+  junit: "gate-junit.xml",
 } as const;
+
+/**
+ * Refuses a run folder any of whose files is a symbolic link or not a regular file (a FIFO, a
+ * device, a folder): every command that reads or writes a run checks this first, so none reads,
+ * appends or writes through a link to something outside the folder, or blocks on a FIFO.
+ */
+export function checkRunFolder(dir: string): void {
+  for (const name of Object.values(RUN_FILES)) checkPlainFile(join(dir, name));
+}
 
 export interface TrialLogRead<T = TrialRecord> {
   /** One record per key (the last line wins), in key order. */
@@ -27,6 +38,8 @@ export interface TrialLogRead<T = TrialRecord> {
   repeated: string[];
   /** Complete lines: every record written, a key's earlier lines included. */
   lines: number;
+  /** Whether the run has a trial log at all. */
+  found: boolean;
 }
 
 /** The fields the runner's own bookkeeping needs (a light projection: big sweeps stay small in memory). */
@@ -73,9 +86,9 @@ export function readTrialLog(dir: string, project: (r: TrialRecord) => Pick<Tria
     byKey.set(key, project(record));
   };
   // A run recorded before the spend journal (manifest v1) ended a torn line and resumed after it.
-  const { torn } = readJsonl(join(dir, RUN_FILES.trials), TRIAL_LINE, visit, { tornAnywhere: manifestVersion(dir) === 1 });
+  const { torn, found } = readJsonl(join(dir, RUN_FILES.trials), TRIAL_LINE, visit, { tornAnywhere: manifestVersion(dir) === 1 });
   const records = [...byKey.values()].sort((a, b) => compareTrials(a, b));
-  return { records, torn, repeated: [...repeated].sort(), lines };
+  return { records, torn, repeated: [...repeated].sort(), lines, found };
 }
 
 const ManifestVersionSchema = z.looseObject({ schema_version: z.number() });
@@ -83,7 +96,8 @@ const ManifestVersionSchema = z.looseObject({ schema_version: z.number() });
 /** The schema version of the run's manifest, or null when the folder has none. */
 export function manifestVersion(dir: string): number | null {
   const file = join(dir, RUN_FILES.manifest);
-  return existsSync(file) ? loadFile(file, ManifestVersionSchema).schema_version : null;
+  const read = readRunText(file);
+  return read === null ? null : validate(parseSource(file, read.text), ManifestVersionSchema).schema_version;
 }
 
 /** The trial records of a run, one per key (last line wins); torn lines skipped as readTrialLog skips them. */
@@ -124,13 +138,16 @@ export function isStorageFailure(e: unknown): boolean {
  * Writes a file atomically (temp file, fsync, rename): a reader sees the old or the new file,
  * never half. A write can take fewer bytes than it was given (a disk that fills up part-way), so
  * it writes until every byte is down; on any failure the temp file is removed and the old file
- * stays, never replaced by a part of the new one.
+ * stays, never replaced by a part of the new one. A file that is a symbolic link or not a regular
+ * file is refused, not replaced; the temp file is created afresh (never opened through whatever
+ * stands at its name).
  */
 export function writeFileAtomic(file: string, text: string, write: typeof writeSync = writeSync): void {
+  checkPlainFile(file);
   const tmp = `${file}.tmp-${process.pid}`;
   const bytes = Buffer.from(text, "utf8");
   try {
-    const fd = openSync(tmp, "w");
+    const fd = createAfresh(tmp);
     try {
       for (let done = 0; done < bytes.length; ) done += write(fd, bytes, done, bytes.length - done);
       fsyncSync(fd);
@@ -148,6 +165,17 @@ export function writeFileAtomic(file: string, text: string, write: typeof writeS
     // A folder where the file goes is the input's fault (a run folder put together by hand), not the storage's.
     if ((e as NodeJS.ErrnoException).code === "EISDIR") throw new InputError(file, "", "is a folder, not a file");
     throw e;
+  }
+}
+
+/** Opens a new file for writing, exclusively: what a crash left at its name (or a link planted there) is removed first, never written through. */
+function createAfresh(file: string): number {
+  try {
+    return openSync(file, "wx");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    rmSync(file);
+    return openSync(file, "wx");
   }
 }
 

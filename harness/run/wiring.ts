@@ -14,7 +14,7 @@ import type { ModelClient } from "../../src/providers/types.ts";
 import { estimateCost, isBilled, PRICE_TABLE_VERSION } from "../../src/providers/prices.ts";
 import { SIM_VERSION } from "../../src/providers/sim/adapter.ts";
 import { loadSimProfile } from "../../src/providers/sim/profile.ts";
-import { loadFile } from "../../src/formats/load.ts";
+import { loadRunFile } from "../../src/formats/load.ts";
 import { SummaryFileSchema, type SummaryFile } from "../../src/formats/summary.ts";
 import { publicBaseUrl } from "../../src/providers/endpoint.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
@@ -130,7 +130,7 @@ function describeEngineRun(config: RunConfig, identity: EngineIdentity): ReturnT
 
 /** `summary.json` of a run, validated (a bad file is one line naming the file, the line and the key path). */
 export function readSummary(dir: string): SummaryFile {
-  return loadFile(join(dir, RUN_FILES.summary), SummaryFileSchema);
+  return loadRunFile(join(dir, RUN_FILES.summary), SummaryFileSchema);
 }
 
 /** Writes the run's reports, then reads the headline metrics and failed expectations back from summary.json. */

@@ -1,12 +1,12 @@
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Document } from "yaml";
 import type { z } from "zod";
 import { deepFreeze } from "../canonical.ts";
+import { readRunText, readText } from "./files.ts";
 import { InputError } from "./input-error.ts";
 import { keepYaml, keptYaml, YAML_OPTIONS } from "./yaml-cache.ts";
 
-export { InputError };
+export { InputError, readText };
 
 /** `tasks[2].kind` style path from zod's issue path. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -190,16 +190,6 @@ function parseYaml(file: string, text: string): ParsedSource {
   };
 }
 
-/** A source file's text; a file that cannot be read is bad input naming it. */
-export function readText(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError(file, "", code === "ENOENT" ? "file not found" : code === "EISDIR" ? "is a folder, not a file" : `cannot read file (${code ?? "error"})`);
-  }
-}
-
 /** A file's path and its text, as read. */
 export interface FileText {
   file: string;
@@ -244,4 +234,11 @@ export function validate<S extends z.ZodType>(source: ParsedSource, schema: S): 
 
 export function loadFile<S extends z.ZodType>(file: string, schema: S): z.output<S> {
   return validate(readSource(file), schema);
+}
+
+/** loadFile of a run folder's file (manifest.json, summary.json), opened as a run folder's files are (see openRunFile). */
+export function loadRunFile<S extends z.ZodType>(file: string, schema: S): z.output<S> {
+  const read = readRunText(file);
+  if (read === null) throw new InputError(file, "", "file not found");
+  return validate(parseSource(file, read.text), schema);
 }

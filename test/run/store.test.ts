@@ -1,9 +1,10 @@
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_READ_LIMITS, setReadLimits } from "../../src/formats/files.ts";
 import { acquireLock, claimOutDir, EMPTY_LOCK_GRACE_MS, type ProcessState } from "../../harness/run/lock.ts";
 import { readTrialLog, readTrials, RUN_FILES, TrialLog, writeFileAtomic } from "../../harness/run/store.ts";
 import { InputError } from "../../src/formats/load.ts";
@@ -92,7 +93,7 @@ describe("trials.jsonl", () => {
     expect(() => readTrials(d)).toThrow(/and not the start of a record a crash cut short$/);
     const e = dir();
     mkdirSync(join(e, RUN_FILES.trials));
-    expect(() => readTrials(e)).toThrow(/trials\.jsonl: cannot read file \(EISDIR\)$/);
+    expect(() => readTrials(e)).toThrow(/trials\.jsonl: is a folder, not a file$/);
   });
 
   it("reads lines longer than a read chunk, multi-byte text across chunk edges and a torn tail as the whole file would", () => {
@@ -320,5 +321,65 @@ describe("atomic files (the manifest, the summary, the reports)", () => {
     expect(() => writeFileAtomic(file, text, disk(1000, 4096))).toThrow(/ENOSPC/);
     expect(readFileSync(file, "utf8")).toBe("old");
     expect(readdirSync(folder)).toEqual(["manifest.json"]);
+  });
+});
+
+describe("writers in a run folder never write through a link", () => {
+  const victimIn = (d: string) => {
+    const victim = join(d, "..", `${d.split("/").pop()}-victim.txt`);
+    writeFileSync(victim, "outside\n");
+    return victim;
+  };
+
+  it("the trial log and the spend journal refuse a link in their place; an atomic write refuses a link and never opens one planted at its temporary name", () => {
+    const d = dir();
+    const victim = victimIn(d);
+    symlinkSync(victim, join(d, RUN_FILES.trials));
+    expect(() => new TrialLog(d)).toThrow(`${join(d, RUN_FILES.trials)}: is a symbolic link, which fieldtest does not follow here: put the file itself in its place`);
+    symlinkSync(victim, join(d, "summary.json"));
+    expect(() => writeFileAtomic(join(d, "summary.json"), "{}")).toThrow(/summary\.json: is a symbolic link/);
+    // A link at the temporary name (a leftover, or planted) is removed, not written through.
+    symlinkSync(victim, join(d, `manifest.json.tmp-${process.pid}`));
+    writeFileAtomic(join(d, "manifest.json"), "{}\n");
+    expect(readFileSync(join(d, "manifest.json"), "utf8")).toBe("{}\n");
+    expect(readFileSync(victim, "utf8")).toBe("outside\n");
+  });
+
+  it("the lock refuses a link in its place rather than reading or replacing it", () => {
+    const d = dir();
+    const victim = victimIn(d);
+    symlinkSync(victim, join(d, RUN_FILES.lock));
+    expect(() => acquireLock(d, { now: () => new Date() })).toThrow(/run\.lock: is a symbolic link/);
+    expect(readFileSync(victim, "utf8")).toBe("outside\n");
+  });
+});
+
+describe("bounded reads of a log", () => {
+  afterEach(() => {
+    setReadLimits(DEFAULT_READ_LIMITS);
+  });
+
+  it("a line past FIELDTEST_MAX_LINE_MB, or a log past FIELDTEST_MAX_LOG_MB, is bad input naming the limit and how to raise it", () => {
+    const d = dir();
+    const line = JSON.stringify(rec("a", 0));
+    writeFileSync(join(d, RUN_FILES.trials), `${line}\n${JSON.stringify({ ...rec("b", 0, "error"), error: "x".repeat(3000) })}\n`);
+    setReadLimits({ ...DEFAULT_READ_LIMITS, lineBytes: 2048 });
+    expect(() => readTrials(d)).toThrow(`${join(d, RUN_FILES.trials)}:2: larger than the 0.00195313 MiB one line of a log may be (set FIELDTEST_MAX_LINE_MB, in MiB, to raise it)`);
+    setReadLimits({ ...DEFAULT_READ_LIMITS, logBytes: 4096 });
+    expect(() => readTrials(d)).toThrow(`${join(d, RUN_FILES.trials)}: larger than the 0.00390625 MiB a log may be (set FIELDTEST_MAX_LOG_MB, in MiB, to raise it)`);
+    setReadLimits(DEFAULT_READ_LIMITS);
+    expect(readTrials(d)).toHaveLength(2);
+  });
+
+  it("a record that is not UTF-8 is bad input naming its line and byte offset; a torn tail cut inside a character is still a torn tail", () => {
+    const d = dir();
+    const line = JSON.stringify(rec("a", 0));
+    const at = line.indexOf('"item_id":"a"') + '"item_id":"'.length;
+    const bad = Buffer.from(line);
+    bad[at] = 0xff;
+    writeFileSync(join(d, RUN_FILES.trials), Buffer.concat([Buffer.from(`${line}\n`), bad, Buffer.from("\n")]));
+    expect(() => readTrials(d)).toThrow(`${join(d, RUN_FILES.trials)}:2: not valid UTF-8 (byte offset ${line.length + 1 + at})`);
+    writeFileSync(join(d, RUN_FILES.trials), Buffer.concat([Buffer.from(`${line}\n{"schema_version":1,"item_id":"`), Buffer.from("é").subarray(0, 1)]));
+    expect(readTrialLog(d)).toMatchObject({ torn: 1, lines: 1 });
   });
 });

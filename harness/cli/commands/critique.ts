@@ -1,11 +1,10 @@
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { z } from "zod";
 import { readCriticResponse, type CriticItem } from "../../../src/critic/normalize.ts";
 import type { RiskTolerance } from "../../../src/formats/enums.ts";
 import type { Goal } from "../../../src/formats/goal.ts";
 import type { Plan } from "../../../src/formats/plan.ts";
-import { InputError } from "../../../src/formats/load.ts";
+import { readText } from "../../../src/formats/load.ts";
 import { criticBlocks } from "../../../src/loop/decide.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
@@ -18,16 +17,6 @@ const OptionsSchema = z.strictObject({
   response: z.string().min(1),
   json: z.boolean().default(false),
 });
-
-/** The recorded response is read as text: whether it is JSON is the critic's problem (exit 1), not the file's. */
-function readResponse(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError(file, "", code === "ENOENT" ? "file not found" : `cannot read file (${code ?? "error"})`);
-  }
-}
 
 /** One output object per response finding, in response order; a dropped one says why. */
 function itemJson(item: CriticItem, tolerance: RiskTolerance) {
@@ -83,7 +72,8 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .action(action((raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const { goal, plan } = loadCheckInputs(options.goal, options.plan);
-      const { output, exitCode } = critiqueReport(goal, plan, readResponse(options.response), options.json);
+      // Read as text: whether it is JSON is the critic's problem (exit 1), not the file's.
+      const { output, exitCode } = critiqueReport(goal, plan, readText(options.response), options.json);
       host.stdout.write(output);
       return exitCode;
     }));

@@ -7,6 +7,7 @@ import { gateVerdict, judge } from "../../baseline/judge.ts";
 import { gateJUnit } from "../../baseline/junit.ts";
 import type { CommandContext } from "./index.ts";
 import { writeOutputFile } from "../../output.ts";
+import { RUN_FILES, writeFileAtomic } from "../../run/store.ts";
 import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
@@ -37,7 +38,10 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .action(action((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const { result, policy } = judge(snapshotOfRun(dir, options.corpus, { warn }), options.baseline, options.policy);
-      writeOutputFile(options.junit ?? join(dir, "gate-junit.xml"), gateJUnit(result), "--junit");
+      const junit = gateJUnit(result);
+      // The default lands in the run folder, written as its files are (never through a link); a file the user names is theirs.
+      if (options.junit === undefined) writeFileAtomic(join(dir, RUN_FILES.junit), junit);
+      else writeOutputFile(options.junit, junit, "--junit");
       host.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatGate(result, policy.description));
       return result.exit;
     }));
