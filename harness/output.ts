@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { InputError } from "../src/formats/input-error.ts";
+import { maskText } from "../src/secrets.ts";
 
 /**
  * Failures that say the path the user named is wrong (a folder, a file where a folder should be, a
@@ -19,9 +20,9 @@ function onUserPath<T>(path: string, option: string, what: string, write: () => 
   }
 }
 
-/** Writes a file the user named (`--junit`, `--json-out`). */
+/** Writes a file the user named (`--junit`, `--json-out`), every credential masked. */
 export function writeOutputFile(file: string, text: string, option: string): void {
-  onUserPath(file, option, "write the file", () => writeFileSync(file, text));
+  onUserPath(file, option, "write the file", () => writeFileSync(file, maskText(text)));
 }
 
 /** `mkdir -p` one level at a time: Node's recursive mkdir loops forever under a path it cannot create in (/proc). */

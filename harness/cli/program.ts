@@ -3,6 +3,9 @@ import type { SweepHost } from "../run/sweep.ts";
 import { commandsFor, type CommandContext } from "./commands/index.ts";
 import { PACKAGE_VERSION } from "../package.ts";
 import { EXIT, reportError } from "./exit.ts";
+import { environmentKeys } from "../../src/providers/credentials.ts";
+import { registerSecret } from "../../src/secrets.ts";
+import { printingStream } from "./printing.ts";
 import { READ_LIMITS, readLimitsFrom, setReadLimits, type ReadLimits } from "../../src/formats/files.ts";
 
 /** The command list shows one line per command: the description up to its first colon. */
@@ -23,7 +26,10 @@ function configureTree(parent: Command, prefix: string): void {
  * (DESIGN.md §9). Everything it prints goes to the host's streams: bin/fieldtest.js runs it on this
  * process, tests run it in theirs.
  */
-export async function runCli(host: SweepHost): Promise<number> {
+export async function runCli(given: SweepHost): Promise<number> {
+  // The vendor keys of the environment are masked from all the command prints and writes, as is every credential it sends.
+  for (const key of environmentKeys(given.env)) registerSecret(key);
+  const host: SweepHost = { ...given, stdout: printingStream(given.stdout), stderr: printingStream(given.stderr) };
   let limits: ReadLimits;
   try {
     limits = readLimitsFrom(host.env);

@@ -3,6 +3,7 @@ import { closeSync, fstatSync, fsync, fsyncSync, ftruncateSync, readSync, writeS
 import type { z } from "zod";
 import { firstInvalidUtf8, openRunFile, pastLimit, readLimits } from "../../src/formats/files.ts";
 import { InputError, issueAt } from "../../src/formats/load.ts";
+import { maskedJson } from "../../src/secrets.ts";
 
 /** Bytes read at a time: a log is never held whole in memory. */
 const READ_CHUNK_BYTES = 1 << 20;
@@ -216,10 +217,13 @@ export class JsonlLog {
     if (end[0] !== 0x0a) this.writeLine("");
   }
 
-  /** Appends one line. After close it does nothing: a send still in flight when a sweep is abandoned must not write to a reused descriptor. */
+  /**
+   * Appends one line, every credential masked (src/secrets.ts). After close it does nothing: a
+   * send still in flight when a sweep is abandoned must not write to a reused descriptor.
+   */
   append(record: unknown): void {
     if (this.closed) return;
-    this.writeLine(JSON.stringify(record));
+    this.writeLine(maskedJson(record));
   }
 
   private writeLine(text: string): void {

@@ -6,6 +6,7 @@ import { InputError, parseSource, validate } from "../../src/formats/load.ts";
 import { TrialHeadSchema, TrialRecordSchema, trialKey, type TrialRecord } from "../../src/formats/records.ts";
 import { JsonlLog, readJsonl } from "./jsonl.ts";
 import { compareTrials } from "./work.ts";
+import { maskedJson, maskText } from "../../src/secrets.ts";
 
 /** The files of a run directory (DESIGN.md §8). */
 export const RUN_FILES = {
@@ -140,9 +141,16 @@ export function isStorageFailure(e: unknown): boolean {
  * it writes until every byte is down; on any failure the temp file is removed and the old file
  * stays, never replaced by a part of the new one. A file that is a symbolic link or not a regular
  * file is refused, not replaced; the temp file is created afresh (never opened through whatever
- * stands at its name).
+ * stands at its name). Every credential in the text is masked (src/secrets.ts).
  */
 export function writeFileAtomic(file: string, text: string, write: typeof writeSync = writeSync): void {
+  writeAtomic(file, maskText(text), write);
+}
+
+/** writeFileAtomic of a value's JSON, indented (masked as a value: a mask put into its text could break the JSON). */
+export const writeJsonAtomic = (file: string, value: unknown): void => writeAtomic(file, `${maskedJson(value, 2)}\n`, writeSync);
+
+function writeAtomic(file: string, text: string, write: typeof writeSync): void {
   checkPlainFile(file);
   const tmp = `${file}.tmp-${process.pid}`;
   const bytes = Buffer.from(text, "utf8");
@@ -179,6 +187,4 @@ function createAfresh(file: string): number {
   }
 }
 
-/** writeFileAtomic of a value's JSON, indented. */
-export const writeJsonAtomic = (file: string, value: unknown): void => writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
 

@@ -14,6 +14,7 @@ import { CRASHED, MANIFEST_SCHEMA_VERSION, readManifest, runIdFor, totalsOf, typ
 import { mostlyErrors } from "./outage.ts";
 import { Progress, formatUsd, isInteractive, loopText, startPlainProgress } from "./progress.ts";
 import { redactArgv } from "./redact.ts";
+import { rawStream } from "../cli/printing.ts";
 import { configHash, diffValues, FRESH_ONLY, IMPORTED_SUITE, missingCredentials, recordedConfig, resolveRun, withheldCredentials, type Fingerprint, type ResolvedRun, type RunCli, type RunConfig } from "./settings.ts";
 import { resumeCommand } from "./resume-command.ts";
 import { isStorageFailure, readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
@@ -434,7 +435,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     const clock = () => host.now().getTime();
     // ink (with its layout engine) is loaded only for a terminal: CI and piped runs never need it.
     reporter = isInteractive(host.stderr, host.env)
-      ? (await import("./progress-view.tsx")).startProgress(progress, clock, host.stderr, host.env)
+      ? (await import("./progress-view.tsx")).startProgress(progress, clock, rawStream(host.stderr), host.env)
       : startPlainProgress(progress, clock, host.stderr);
     await executeTrials({
       trials: pending,

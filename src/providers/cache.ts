@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { Reply } from "./adapter.ts";
+import { maskedJson } from "../secrets.ts";
 
 const HEX_KEY = /^[0-9a-f]{64}$/;
 
@@ -43,9 +44,9 @@ export function createDirectoryCache(dir: string): ReplyStore {
     put(key, reply) {
       const path = pathOf(key);
       mkdirSync(join(dir, key.slice(0, 2)), { recursive: true });
-      // Write then rename, so a concurrent reader never sees half an entry.
+      // Write then rename, so a concurrent reader never sees half an entry; a file, so masked as the records are.
       const tmp = `${path}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(reply));
+      writeFileSync(tmp, maskedJson(reply));
       renameSync(tmp, path);
     },
   };

@@ -2,12 +2,11 @@ import type { z } from "zod";
 import { canonicalJson } from "../canonical.ts";
 import { ROLES, type CallRecord, type Role, type TransportAttempt, type Usage } from "../formats/records.ts";
 import { TransportError, type Conversation, type ProviderAdapter, type Reply, type TransportTiming } from "./adapter.ts";
-import { apiKeyFor, API_KEY_ENV, type Env } from "./api-keys.ts";
+import { apiKeyFor, type Env } from "./api-keys.ts";
 import { createDirectoryCache, type ReplyStore } from "./cache.ts";
 import { ClientConfigSchema, type ClientConfig, type ResolvedClientConfig, type RoleConfig, type WireProvider } from "./config.ts";
 import { decisionContext, modelMismatch, replyCacheKey, requestHash } from "./context.ts";
-import { isCredentialHeader } from "./credentials.ts";
-import { urlCredentials } from "./endpoint.ts";
+import { clientCredentials } from "./credentials.ts";
 import { estimateCost, isBilled } from "./prices.ts";
 import { createReplayStore, ReplayMissError, type RecordedTrials, type ReplayStore } from "./replay.ts";
 import { createLiveAdapter } from "./live.ts";
@@ -18,6 +17,7 @@ import { DEFAULT_SIM_PROFILE } from "./sim/profile.ts";
 import { feedbackPrompt, parseStructured } from "./structured-output.ts";
 import { Throttle } from "./throttle.ts";
 import type { AttemptEvent, ForwardRequest, ForwardResult, LlmRequest, ModelClient, SendGuard, StructuredResult, WireForwarder } from "./types.ts";
+import { maskText, maskValue, registerSecret } from "../secrets.ts";
 
 export { ClientConfigSchema, RoleConfigSchema, type ClientConfig, type RoleConfig } from "./config.ts";
 
@@ -94,20 +94,6 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 /** Per-send timeout when the role sets none: long enough for a slow model, short enough to retry a hung one. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
 
-/** Secrets are masked from any text the client passes on (API keys, credential headers, URL userinfo and query values); a value shorter than this is not masked, as it would mask ordinary words. */
-const MIN_SECRET_LENGTH = 8;
-
-/**
- * A header value as a server may echo it: whole, its token after an auth scheme (`Bearer tok`),
- * and a Basic credential's decoded user and password.
- */
-function headerSecrets(value: string): string[] {
-  const [scheme, token] = value.trim().split(/\s+/, 2);
-  if (token === undefined) return [value];
-  const basic = /^basic$/i.test(scheme!) ? Buffer.from(token, "base64").toString("utf8").split(":") : [];
-  return [value, token, ...basic];
-}
-
 export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): ModelClient & WireForwarder {
   const config: ResolvedClientConfig = ClientConfigSchema.parse(input);
   const now = deps.now ?? preciseNow;
@@ -116,13 +102,8 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
   const env = deps.env ?? process.env;
   const cache: ReplyStore | null = config.cache?.enabled ? createDirectoryCache(config.cache.dir) : null;
 
-  const secrets = [
-    ...Object.values(API_KEY_ENV).map((name) => env[name]),
-    ...ROLES.flatMap((r) => Object.entries(config[r].headers ?? {}).flatMap(([name, value]) => (isCredentialHeader(name, value) ? headerSecrets(value) : []))),
-    ...ROLES.flatMap((r) => (config[r].baseUrl ? urlCredentials(config[r].baseUrl) : [])),
-  ].filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH);
-  // Most texts hold no secret: looked for first, so only a text that has one is copied.
-  const redact = (text: string) => secrets.reduce((t, s) => (t.includes(s) ? t.split(s).join("[redacted]") : t), text);
+  // Every credential this client sends is masked from everything the process writes or prints (src/secrets.ts).
+  for (const secret of clientCredentials(config, env)) registerSecret(secret);
 
   async function adapterFor(provider: WireProvider, role: RoleConfig): Promise<ProviderAdapter> {
     if (provider === "sim") return createSimAdapter(role, { profile: config.sim?.profile ?? DEFAULT_SIM_PROFILE, runSeed: config.sim?.runSeed ?? 0, sleep });
@@ -228,8 +209,8 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
         continue;
       }
       returned({ index: attempts.length, latency_ms: latency(), outcome: "ok", error_class: null, http_status: reply.httpStatus }, reply.usage);
-      // The cache is a file: what it keeps is masked as the records are (and never the wire body, which only the caller that asked for it reads).
-      cache?.put(replyCacheKey(adapter, key), { ...reply, raw: undefined, text: redact(reply.text) });
+      // Never the wire body, which only the caller that asked for it reads (the cache masks what it keeps).
+      cache?.put(replyCacheKey(adapter, key), { ...reply, raw: undefined });
       return done({ kind: "reply", reply });
     }
   }
@@ -246,14 +227,16 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
     const context = decisionContext(adapter, ex.body, userTemplate);
     const last = ex.attempts.at(-1);
     const reply = ex.kind === "reply" ? ex.reply : null;
+    // What the server says of itself may echo a credential, as its text may.
+    const reported = maskValue({ model: reply?.reportedModel ?? null, system_fingerprint: reply?.fingerprint ?? null });
     return {
       role: caller.role,
       round: caller.round,
       request_sha256: ex.key,
       attempt,
       context,
-      reported: { model: reply?.reportedModel ?? null, system_fingerprint: reply?.fingerprint ?? null },
-      model_mismatch: modelMismatch(context.model, reply?.reportedModel ?? null),
+      reported,
+      model_mismatch: modelMismatch(context.model, reported.model),
       usage: reply?.usage ?? null,
       cost_usd: callCost(context.provider, context.model, reply, ex),
       latency_ms: ex.latencyMs,
@@ -277,7 +260,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
   /** Why an exchange that got no answer failed, in one line (secrets masked). */
   function failureText(adapter: ProviderAdapter, role: Role, ex: Exchange & { kind: "failed" }): string {
     const f = ex.failure;
-    const detail = `${f.errorClass}${f.httpStatus ? ` (HTTP ${f.httpStatus})` : ""}: ${redact(f.message)}`;
+    const detail = `${f.errorClass}${f.httpStatus ? ` (HTTP ${f.httpStatus})` : ""}: ${maskText(f.message)}`;
     const where = adapter.baseUrl ? ` to ${adapter.baseUrl}` : "";
     return `${role} call${where} failed after ${ex.attempts.length} attempt(s): ${detail}`;
   }
@@ -307,13 +290,13 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       if (ex.kind === "missed") throw ex.miss;
       const reply = ex.kind === "reply" ? ex.reply : null;
       // Secrets are masked once, before validation: the recorded text and the value read from it carry none.
-      const text = reply ? redact(reply.text) : null;
+      const text = reply ? maskText(reply.text) : null;
       const parsed = text !== null ? parseStructured(text, validator, reply!.incomplete) : null;
       const record = callRecord(adapter, caller, attempt, ex, request.userTemplate, {
         text,
         outcome: parsed === null ? "error" : parsed.ok ? "ok" : "invalid_output",
         errorClass: parsed && !parsed.ok ? parsed.errorClass : null,
-        validationError: parsed && !parsed.ok ? redact(parsed.error) : null,
+        validationError: parsed && !parsed.ok ? maskText(parsed.error) : null,
       });
       made(calls, ex, record);
       if (ex.kind === "refused") {
@@ -331,7 +314,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       ok: false,
       outcome: "invalid_output",
       rawText: lastRaw,
-      error: `${request.role} output invalid after ${config.maxOutputAttempts} attempt(s): ${redact(lastError)}`,
+      error: `${request.role} output invalid after ${config.maxOutputAttempts} attempt(s): ${maskText(lastError)}`,
       calls,
     };
   }
@@ -351,7 +334,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
     const caller: Caller = { role: request.role, itemId: request.itemId, trial: request.trial, round: request.round, trialKey: request.trialKey };
     const ex = await exchange(rt, adapter, caller, request.attempt, { body: request.body, bodyJson, key }, null, () => true, true);
     const reply = ex.kind === "reply" ? ex.reply : null;
-    const text = reply ? redact(reply.text) : null;
+    const text = reply ? maskText(reply.text) : null;
     const record = callRecord(adapter, caller, request.attempt, ex, null, {
       text,
       outcome: reply ? "ok" : "error",
@@ -368,7 +351,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
             ? { errorClass: "replay_miss", httpStatus: null, message: ex.miss.message }
             : null;
     // The answer as the provider sent it, masked as the records are; a stored answer has only its parts.
-    const wire = reply?.raw === undefined ? null : (JSON.parse(redact(JSON.stringify(reply.raw))) as unknown);
+    const wire = reply?.raw === undefined ? null : maskValue(reply.raw);
     return { record, reply: reply && { ...reply, text: text!, raw: wire ?? undefined }, failure };
   }
 
