@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { runCanaries } from "../../canary.ts";
 import { EXIT } from "../exit.ts";
+import { jsonText } from "../printing.ts";
 import type { CommandContext } from "./index.ts";
 import { collect, parseOptions } from "../options.ts";
 import { loadPacks } from "../../../src/packs/load.ts";
@@ -18,7 +19,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .action(action((raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const report = runCanaries({ dir: options.dir, packs: loadPacks(options.pack) });
-      if (options.json) host.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      if (options.json) host.stdout.write(jsonText(report));
       else if (report.ok) {
         const fixtures = new Set(report.results.map((r) => r.fixture)).size;
         host.stdout.write(`canary: ok (${report.results.length} checks on ${fixtures} fixtures)\n`);

@@ -7,6 +7,7 @@ import { PlanSchema, type Plan } from "../../../src/formats/plan.ts";
 import { runGates } from "../../../src/gates/index.ts";
 import { structuralViolations } from "../../../src/gates/structure.ts";
 import { EXIT } from "../exit.ts";
+import { jsonText } from "../printing.ts";
 import type { CommandContext } from "./index.ts";
 import { collect, parseOptions } from "../options.ts";
 import { loadPacks } from "../../../src/packs/load.ts";
@@ -60,7 +61,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
       if (!packsBehave(packs, host.stderr, "the plan was not checked")) return EXIT.infrastructure;
       const findings = runGates(goal, plan, { packs });
       const verdict = findings.length === 0 ? "pass" : "blocked";
-      host.stdout.write(options.json ? `${JSON.stringify({ verdict, findings }, null, 2)}\n` : formatFindingsByTask(plan, findings));
+      host.stdout.write(options.json ? jsonText({ verdict, findings }) : formatFindingsByTask(plan, findings));
       return verdict === "pass" ? EXIT.ok : EXIT.blocked;
     }));
 }

@@ -4,6 +4,7 @@ import { compareSnapshots, type Comparison } from "../../baseline/compare.ts";
 import { readComparable } from "../../baseline/io.ts";
 import { verdictText } from "../../report/format.ts";
 import { EXIT } from "../exit.ts";
+import { jsonText } from "../printing.ts";
 import type { CommandContext } from "./index.ts";
 import { formatDifferences } from "./diff.ts";
 import { intOption, MAX_REPS, numberOption, parseOptions } from "../options.ts";
@@ -86,7 +87,7 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .action(action((a: string, b: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const c = compareSnapshots(readComparable(a, options.corpus, warn), readComparable(b, options.corpus, warn), { reps: options.reps, seed: options.seed, alpha: options.alpha });
-      host.stdout.write(options.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c));
+      host.stdout.write(options.json ? jsonText(c) : formatComparison(c));
       return EXIT.ok;
     }));
 }

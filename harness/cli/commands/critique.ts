@@ -7,6 +7,7 @@ import type { Plan } from "../../../src/formats/plan.ts";
 import { readText } from "../../../src/formats/load.ts";
 import { criticBlocks } from "../../../src/loop/decide.ts";
 import { EXIT } from "../exit.ts";
+import { jsonText } from "../printing.ts";
 import type { CommandContext } from "./index.ts";
 import { parseOptions } from "../options.ts";
 import { loadCheckInputs } from "./check.ts";
@@ -51,7 +52,7 @@ export function critiqueReport(goal: Goal, plan: Plan, rawText: string, json: bo
   if (json) {
     const reason = reading.outcome === "critic_unavailable" ? reading.reason : null;
     const findings = items.map((i) => itemJson(i, tolerance));
-    return { output: `${JSON.stringify({ outcome: reading.outcome, reason, verdict, findings }, null, 2)}\n`, exitCode };
+    return { output: jsonText({ outcome: reading.outcome, reason, verdict, findings }), exitCode };
   }
   if (reading.outcome === "critic_unavailable")
     return { output: `blocked: critic_unavailable (${reading.reason}: ${reading.detail})\n`, exitCode };

@@ -5,6 +5,7 @@ import { diffSnapshots, type Delta, type DiffResult } from "../../baseline/diff.
 import { readSnapshot, snapshotOfRun } from "../../baseline/io.ts";
 import { writeOutputFile } from "../../output.ts";
 import { EXIT } from "../exit.ts";
+import { jsonText } from "../printing.ts";
 import type { CommandContext } from "./index.ts";
 import { numberOption, parseOptions } from "../options.ts";
 
@@ -81,7 +82,7 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .action(action((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const d = diffSnapshots(readSnapshot(options.baseline), snapshotOfRun(dir, options.corpus, { warn }), options.alpha);
-      const json = `${JSON.stringify(d, null, 2)}\n`;
+      const json = jsonText(d);
       if (options.jsonOut) writeOutputFile(options.jsonOut, json, "--json-out");
       host.stdout.write(options.json ? json : formatDiff(d, options.all));
       return d.unexplained.length === 0 ? EXIT.ok : EXIT.blocked;

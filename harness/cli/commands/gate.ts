@@ -9,6 +9,7 @@ import type { CommandContext } from "./index.ts";
 import { writeOutputFile } from "../../output.ts";
 import { RUN_FILES, writeFileAtomic } from "../../run/store.ts";
 import { parseOptions } from "../options.ts";
+import { jsonText } from "../printing.ts";
 
 const OptionsSchema = z.strictObject({
   baseline: z.string().min(1),
@@ -42,7 +43,7 @@ export function register(program: Command, { host, action, warn }: CommandContex
       // The default lands in the run folder, written as its files are (never through a link); a file the user names is theirs.
       if (options.junit === undefined) writeFileAtomic(join(dir, RUN_FILES.junit), junit);
       else writeOutputFile(options.junit, junit, "--junit");
-      host.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatGate(result, policy.description));
+      host.stdout.write(options.json ? jsonText(result) : formatGate(result, policy.description));
       return result.exit;
     }));
 }

@@ -9,6 +9,7 @@ import { RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../s
 import { EndpointCliShape, endpointPatch } from "../../run/settings.ts";
 import { loadSimProfile } from "../../../src/providers/sim/profile.ts";
 import { EXIT } from "../exit.ts";
+import { jsonText } from "../printing.ts";
 import { traceSummary } from "../trace.ts";
 import type { CommandContext } from "./index.ts";
 import { collect, endpointOptions, intOption, numberOption, parseOptions } from "../options.ts";
@@ -101,10 +102,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
       const client = createModelClient(clientConfig(options, host.env), { env: host.env });
       const engineOptions = { mode: options.mode, maxRounds: options.maxRounds, packs };
       const outcome = await runEngine(goal, { client, itemId: goal.id, trial: options.trial }, engineOptions);
-      const output = options.json
-        ? JSON.stringify({ goal_id: goal.id, mode: options.mode, max_rounds: roundCap(goal, engineOptions), ...outcome }, null, 2)
-        : traceSummary(goal, outcome);
-      host.stdout.write(`${output}\n`);
+      host.stdout.write(options.json ? jsonText({ goal_id: goal.id, mode: options.mode, max_rounds: roundCap(goal, engineOptions), ...outcome }) : `${traceSummary(goal, outcome)}\n`);
       return outcome.status === "approved" ? EXIT.ok : outcome.status === "error" ? EXIT.infrastructure : EXIT.blocked;
     }));
 }

@@ -10,6 +10,7 @@ import { ManifestSchema } from "../../run/manifest.ts";
 import { EngineManifestSchema } from "../../engine/manifest.ts";
 import { EngineResultSchema } from "../../engine/result.ts";
 import { EXIT } from "../exit.ts";
+import { jsonText } from "../printing.ts";
 import type { CommandContext } from "./index.ts";
 
 /**
@@ -47,7 +48,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .description("Print the JSON Schema of a format (goal, corpus-goal, plan, critic, pack, engine, engine-result) or of a run file (trial, manifest, summary, journal)")
     .addArgument(new Argument("<format>", "the format").choices(Object.keys(FORMATS)))
     .action(action((format: Format) => {
-      host.stdout.write(`${JSON.stringify(jsonSchemaOf(format), null, 2)}\n`);
+      host.stdout.write(jsonText(jsonSchemaOf(format)));
       return EXIT.ok;
     }));
 }

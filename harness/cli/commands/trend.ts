@@ -7,6 +7,7 @@ import { GatePolicySchema } from "../../baseline/policy.ts";
 import { DEFAULT_TREND_OPTIONS, headlineFamily, trend, type MetricTrend, type TrendResult } from "../../baseline/trend.ts";
 import { PACKAGE_ROOT } from "../../package.ts";
 import { EXIT } from "../exit.ts";
+import { jsonText } from "../printing.ts";
 import type { CommandContext } from "./index.ts";
 import { intOption, numberOption, parseOptions } from "../options.ts";
 
@@ -97,7 +98,7 @@ export function register(program: Command, { host, action, warn }: CommandContex
         headline: headlineOf(options.policy),
         ...(options.metrics ? { metrics: options.metrics } : {}),
       });
-      host.stdout.write(options.json ? `${JSON.stringify(t, null, 2)}\n` : formatTrend(t, options.all));
+      host.stdout.write(options.json ? jsonText(t) : formatTrend(t, options.all));
       const lastIndex = runs.length - 1;
       return options.failOnAlert && t.alerts.some((a) => a.index === lastIndex) ? EXIT.blocked : EXIT.ok;
     }));
