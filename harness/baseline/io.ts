@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { InputError, loadFile } from "../../src/formats/load.ts";
 import { summarize } from "../../src/metrics/summary.ts";
-import { loadRun, partialRunWarning, type LoadedRun } from "../report/load.ts";
+import { loadRun, runWarnings, type LoadedRun } from "../report/load.ts";
 import { writeJsonAtomic } from "../run/store.ts";
 import { poolingProblem } from "./compat.ts";
 import { SnapshotSchema, type Snapshot } from "./schema.ts";
@@ -14,13 +14,12 @@ export const snapshotOfLoaded = (run: LoadedRun, name = basename(run.dir)): Snap
 
 /**
  * A run directory reduced to a snapshot (metrics computed from its trials and the corpus at
- * `corpusRoot`). A run that is only part of what it planned is said on `warn`: its numbers
- * describe that part.
+ * `corpusRoot`). The run's warnings are said on `warn` (a run that is only part of what it
+ * planned: its numbers describe that part; torn or repeated lines; a changed corpus).
  */
 export function snapshotOfRun(dir: string, corpusRoot: string, { name = basename(dir), warn }: { name?: string; warn?: (line: string) => void } = {}): Snapshot {
   const run = loadRun(dir, corpusRoot);
-  const partial = partialRunWarning(run);
-  if (partial !== null) warn?.(partial);
+  for (const line of runWarnings(run)) warn?.(line);
   return snapshotOfLoaded(run, name);
 }
 
@@ -28,14 +27,16 @@ export function snapshotOfRun(dir: string, corpusRoot: string, { name = basename
  * Several runs of one configuration (independent seeds) reduced to one snapshot: items pool every
  * run's trials, `metrics` are computed over the pooled trials, and `between_runs` keeps each run's
  * own value of every metric with their mean and SD. Runs that differ in anything but the seed,
- * cover other items or repeat a run are bad input naming the run directory.
+ * cover other items or repeat a run are bad input naming the run directory. Each run's warnings
+ * are said on `warn`.
  */
-export function snapshotOfRuns(dirs: readonly string[], corpusRoot: string, name: string): Snapshot {
+export function snapshotOfRuns(dirs: readonly string[], corpusRoot: string, name: string, warn?: (line: string) => void): Snapshot {
   const runs = dirs.map((d) => loadRun(d, corpusRoot));
   // A baseline is what releases are judged against: a part of a run would stand in for the whole.
   runs.forEach((r, i) => {
     if (r.partial !== null) throw new InputError(`${dirs[i]}/manifest.json`, "state", `${r.partial.what}: publish completed runs only (resume it, or merge the shards first)`);
   });
+  for (const line of runs.flatMap(runWarnings)) warn?.(line);
   if (runs.length === 1) return snapshotOfLoaded(runs[0]!, name);
   const problem = poolingProblem(runs.map((r) => snapshotOfLoaded(r, name)));
   if (problem) throw new InputError(`${dirs[problem.index]}/manifest.json`, problem.part, problem.message);
@@ -54,7 +55,7 @@ export function readSnapshot(file: string): Snapshot {
   return loadFile(file, SnapshotSchema);
 }
 
-/** A run directory or a baseline file, whichever `path` is (a run that is only a part is said on `warn`). */
+/** A run directory or a baseline file, whichever `path` is (a run's warnings are said on `warn`). */
 export function readComparable(path: string, corpusRoot: string, warn?: (line: string) => void): Snapshot {
   return existsSync(path) && statSync(path).isDirectory() ? snapshotOfRun(path, corpusRoot, { warn }) : readSnapshot(path);
 }

@@ -9,7 +9,7 @@ import { lockIsHeld } from "../run/lock.ts";
 import { resumeCommand } from "../run/resume-command.ts";
 import { isRuleErrorFinding } from "../../src/packs/evaluate.ts";
 import { IMPORTED_SUITE } from "../run/settings.ts";
-import { readTrialLog, RUN_FILES } from "../run/store.ts";
+import { duplicatesWarning, readTrialLog, RUN_FILES } from "../run/store.ts";
 import type { RunSpend } from "../../src/formats/summary.ts";
 
 /** A run directory read back with the corpus definitions it was run on, and its summary. */
@@ -52,6 +52,8 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   const fixtures = corpus.fixtures.map((f) => f.fixture).filter((f) => same(fixtureItemKey(f.id)));
   const goals = corpus.goals.map((g) => g.goal).filter((g) => same(goalItemKey(g.id)));
   const warnings: string[] = [];
+  if (!log.found) warnings.push(`${RUN_FILES.trials} is missing: the run has no trial record to read`);
+  if (log.duplicates.length > 0) warnings.push(duplicatesWarning(log.duplicates));
   // A crash mid-write can leave the last line torn (the next writer cuts it off; a v1 run's writer
   // went on after it, so there it may be anywhere); it is never data.
   if (log.torn > 0) warnings.push(`${log.torn} line(s) of trials.jsonl are not complete JSON (torn writes) and were skipped`);
@@ -100,8 +102,8 @@ function incompleteness(dir: string, m: Manifest, recorded: number): RunPart | n
 
 const partialText = (p: RunPart) => `${p.what}: its numbers describe only the trials it recorded${p.then === null ? "" : `; ${p.then}`}`;
 
-/** The warning for a run that is only a part of what it planned, naming the run; null for a whole one. */
-export const partialRunWarning = (run: Pick<LoadedRun, "dir" | "partial">): string | null => (run.partial === null ? null : `${run.dir}: ${partialText(run.partial)}`);
+/** The run's warnings as a command prints them (one line each, naming the run): what every reader of a run says on stderr. */
+export const runWarnings = (run: Pick<LoadedRun, "dir" | "warnings">): string[] => run.warnings.map((w) => `${run.dir}: ${w}`);
 
 /** A role that runs on the simulator, or replays a simulated run. */
 export const isSimulated = (role: { provider: string; replay?: { as: string } }) => role.provider === "sim" || role.replay?.as === "sim";

@@ -3,7 +3,7 @@ import { basename, join, resolve } from "node:path";
 import { InputError } from "../../src/formats/load.ts";
 import { snapshotOfLoaded } from "../baseline/io.ts";
 import { makeOutputDir } from "../output.ts";
-import { loadRun, partialRunWarning } from "../report/load.ts";
+import { loadRun, runWarnings } from "../report/load.ts";
 import { RUN_FILES, writeFileAtomic, writeJsonAtomic } from "../run/store.ts";
 import { renderResearchHtml } from "./html.ts";
 import { renderResearchMarkdown } from "./markdown.ts";
@@ -41,12 +41,12 @@ function labels(runs: readonly { dir: string; imported: string | null }[]): stri
 
 /**
  * Read every run (each with its summary and snapshot), ordered by start time: research is a
- * history, oldest first. A run that is only part of what it planned is said on `warn`.
+ * history, oldest first. Each run's warnings are said on `warn`.
  */
 export function loadResearchRuns(paths: readonly string[], corpusRoot: string, warn?: (line: string) => void): ResearchRun[] {
   const dirs = [...new Set(expandRuns(paths).map((d) => resolve(d)))];
   const loaded = dirs.map((dir) => loadRun(dir, corpusRoot));
-  for (const line of loaded.map(partialRunWarning)) if (line !== null) warn?.(line);
+  for (const line of loaded.flatMap(runWarnings)) warn?.(line);
   loaded.sort((a, b) => (a.manifest.started_at < b.manifest.started_at ? -1 : a.manifest.started_at > b.manifest.started_at ? 1 : a.dir < b.dir ? -1 : 1));
   const names = labels(loaded.map((r) => ({ dir: r.dir, imported: ((r.manifest.fingerprint.import as { run?: unknown } | undefined)?.run as string | undefined) ?? null })));
   return loaded.map((run, i) => ({ label: names[i]!, run, snapshot: snapshotOfLoaded(run, names[i]) }));

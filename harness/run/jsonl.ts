@@ -96,7 +96,7 @@ export function isTornTail(line: string): boolean {
 
 /**
  * Reads a JSON-lines log written by {@link JsonlLog}, validating every line, and hands each record
- * to `visit` with its 1-based line number. The last non-empty line may be torn (a crash
+ * to `visit` with its 1-based line number and the line's text. The last non-empty line may be torn (a crash
  * mid-write; the next writer cuts it off): it is skipped and counted. Anywhere else a line that is
  * not JSON, that is not UTF-8, or that breaks the schema, is invalid input naming the file, the
  * line and the key path (or the byte offset). A missing file reads as empty (`found` false); a
@@ -107,7 +107,7 @@ export function isTornTail(line: string): boolean {
 export function readJsonl<S extends z.ZodType>(
   file: string,
   format: LineFormat<S>,
-  visit: (record: z.output<S>, line: number) => void,
+  visit: (record: z.output<S>, line: number, text: string) => void,
   { tornAnywhere = false }: { tornAnywhere?: boolean } = {},
 ): { torn: number; found: boolean } {
   const fd = openRunFile(file, "read");
@@ -139,7 +139,7 @@ export function readJsonl<S extends z.ZodType>(
         const { path, detail } = issueAt(result.error.issues[0]!, parsed.value);
         throw new InputError(file, path || "(root)", detail, lineNo);
       }
-      visit(result.data, lineNo);
+      visit(result.data, lineNo, line);
     }
   } finally {
     closeSync(fd);

@@ -6,7 +6,7 @@ import { MANIFEST_SCHEMA_VERSION, readManifest, totalsOf, type Manifest } from "
 import { readSpend, SpendTally } from "./journal.ts";
 import { JsonlLog } from "./jsonl.ts";
 import { claimOutDir, removeRunFiles } from "./lock.ts";
-import { readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic } from "./store.ts";
+import { readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type Duplicate } from "./store.ts";
 import { planTrials, type RunSuite } from "./work.ts";
 
 export interface MergeInput {
@@ -15,6 +15,8 @@ export interface MergeInput {
   records: TrialRecord[];
   /** The run's spend journal: the merged run's spend is its inputs'; null when the run has none (manifest v1). */
   spend: SpendLine[] | null;
+  /** Keys its log holds twice with the same record (read once; merge warns of them). */
+  duplicates: Duplicate[];
 }
 
 /** The trial keys a run's manifest plans (all shards together). */
@@ -75,7 +77,7 @@ export function loadMergeInput(dir: string): MergeInput {
   const log = readTrialLog(dir);
   const spend: SpendLine[] = [];
   const { journaled } = readSpend(dir, (line) => spend.push(line));
-  return { dir, manifest, records: log.records, spend: journaled ? spend : null };
+  return { dir, manifest, records: log.records, spend: journaled ? spend : null, duplicates: log.duplicates };
 }
 
 function sameFolder(a: string, b: string): boolean {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -30,13 +31,21 @@ export function checkRunFolder(dir: string): void {
   for (const name of Object.values(RUN_FILES)) checkPlainFile(join(dir, name));
 }
 
+/** A trial key with two identical records: the lines of both. */
+export interface Duplicate {
+  key: string;
+  lines: [number, number];
+}
+
 export interface TrialLogRead<T = TrialRecord> {
-  /** One record per key (the last line wins), in key order. */
+  /** One record per key (an error record superseded by a later line of its key), in key order. */
   records: T[];
   /** Lines that are not complete JSON (a crash mid-write); never fatal. */
   torn: number;
-  /** Keys that have more than one complete line (a re-run error, or a merge input to refuse). */
+  /** Keys that have more than one complete line (an error record re-run, or a record written twice). */
   repeated: string[];
+  /** Keys written twice with the same record (read once): what a warning names. */
+  duplicates: Duplicate[];
   /** Complete lines: every record written, a key's earlier lines included. */
   lines: number;
   /** Whether the run has a trial log at all. */
@@ -65,11 +74,35 @@ export const trialHead = (r: TrialRecord): TrialHead => ({
 
 const TRIAL_LINE = { schema: TrialRecordSchema, head: TrialHeadSchema, what: "a trial record" };
 
+/** What a key's record read so far is, to judge a later line of the key by. */
+interface Held {
+  line: number;
+  /** An error record is superseded by any later record of its key (a --retry-errors re-run). */
+  error: boolean;
+  /** SHA-256 of the line's text (not kept for an error record): what tells an identical repeat from a conflict. */
+  digest: string | null;
+}
+
+/** The warning for keys written twice with the same record. */
+export function duplicatesWarning(duplicates: readonly Duplicate[]): string {
+  const [first] = duplicates;
+  const more = duplicates.length > 1 ? `, and ${duplicates.length - 1} more` : "";
+  return `${duplicates.length} trial(s) of ${RUN_FILES.trials} are written twice with the same record, read once (${first!.key}: lines ${first!.lines.join(" and ")}${more})`;
+}
+
+const digestOf = (text: string) => createHash("sha256").update(text.trim()).digest("hex");
+
 /**
  * Reads `trials.jsonl`: the one reader of trial logs (reports, resume, merge, replay). Every line is
  * validated (DESIGN.md §8): a line that is not a trial record is invalid input naming the file,
  * the line and the key path; a torn last line (a crash mid-write) is skipped and counted, and so
  * is a torn line anywhere in a run recorded before the spend journal (manifest v1).
+ *
+ * A key's record is its last line only where the line before it is an `error` record, which a
+ * `--retry-errors` re-run supersedes. Any other second line of a key is either the same record
+ * written again (read once, and listed in `duplicates` for a warning) or a conflict: bad input
+ * naming the key and both lines, since which of two different records is the trial cannot be known.
+ *
  * `project` keeps only what the caller needs of each record. The file is streamed a line at a
  * time, and each record is dropped once projected, so a light projection reads a large run in
  * little memory.
@@ -77,19 +110,33 @@ const TRIAL_LINE = { schema: TrialRecordSchema, head: TrialHeadSchema, what: "a 
 export function readTrialLog(dir: string): TrialLogRead;
 export function readTrialLog<T extends Pick<TrialRecord, "suite" | "item_id" | "trial">>(dir: string, project: (r: TrialRecord) => T): TrialLogRead<T>;
 export function readTrialLog(dir: string, project: (r: TrialRecord) => Pick<TrialRecord, "suite" | "item_id" | "trial"> = (r) => r): TrialLogRead<Pick<TrialRecord, "suite" | "item_id" | "trial">> {
+  const file = join(dir, RUN_FILES.trials);
   const byKey = new Map<string, Pick<TrialRecord, "suite" | "item_id" | "trial">>();
+  const held = new Map<string, Held>();
   const repeated = new Set<string>();
+  const duplicates: Duplicate[] = [];
   let lines = 0;
-  const visit = (record: TrialRecord) => {
+  const visit = (record: TrialRecord, line: number, text: string) => {
     lines++;
     const key = trialKey(record);
-    if (byKey.has(key)) repeated.add(key);
+    const error = record.status === "error";
+    const digest = error ? null : digestOf(text);
+    const before = held.get(key);
+    if (before !== undefined) repeated.add(key);
+    if (before !== undefined && !before.error) {
+      if (before.digest !== digest) {
+        throw new InputError(file, "", `trial ${key} has two different records, lines ${before.line} and ${line}: only an error record may be followed by another record of its key (a --retry-errors re-run)`, line);
+      }
+      duplicates.push({ key, lines: [before.line, line] });
+      return;
+    }
+    held.set(key, { line, error, digest });
     byKey.set(key, project(record));
   };
   // A run recorded before the spend journal (manifest v1) ended a torn line and resumed after it.
-  const { torn, found } = readJsonl(join(dir, RUN_FILES.trials), TRIAL_LINE, visit, { tornAnywhere: manifestVersion(dir) === 1 });
+  const { torn, found } = readJsonl(file, TRIAL_LINE, visit, { tornAnywhere: manifestVersion(dir) === 1 });
   const records = [...byKey.values()].sort((a, b) => compareTrials(a, b));
-  return { records, torn, repeated: [...repeated].sort(), lines, found };
+  return { records, torn, repeated: [...repeated].sort(), duplicates, lines, found };
 }
 
 const ManifestVersionSchema = z.looseObject({ schema_version: z.number() });
@@ -101,7 +148,7 @@ export function manifestVersion(dir: string): number | null {
   return read === null ? null : validate(parseSource(file, read.text), ManifestVersionSchema).schema_version;
 }
 
-/** The trial records of a run, one per key (last line wins); torn lines skipped as readTrialLog skips them. */
+/** The trial records of a run, one per key (see readTrialLog); torn lines skipped as readTrialLog skips them. */
 export function readTrials(dir: string): TrialRecord[] {
   return readTrialLog(dir).records;
 }

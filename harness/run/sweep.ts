@@ -17,7 +17,7 @@ import { redactArgv } from "./redact.ts";
 import { rawStream } from "../cli/printing.ts";
 import { configHash, diffValues, FRESH_ONLY, IMPORTED_SUITE, missingCredentials, recordedConfig, resolveRun, withheldCredentials, type Fingerprint, type ResolvedRun, type RunCli, type RunConfig } from "./settings.ts";
 import { resumeCommand } from "./resume-command.ts";
-import { isStorageFailure, readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
+import { duplicatesWarning, isStorageFailure, readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
 import { formatSummary, formatTable, summarizeByCategory } from "./summary.ts";
 import { compareTrials, pendingTrials, planTrials, selectItems, shardTrials, type TrialWork, type WorkItem } from "./work.ts";
 import type { EngineIdentity } from "../engine/identity.ts";
@@ -240,6 +240,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
       }
       engine.checkApiKeys(resolved.config);
       if (log.torn > 0) host.stderr.write(`fieldtest: ${join(dir, RUN_FILES.trials)}: ignored a torn last line from an interrupted write\n`);
+      if (log.duplicates.length > 0) host.stderr.write(`fieldtest: warning: ${dir}: ${duplicatesWarning(log.duplicates)}\n`);
       return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: log.records, loggedLines: log.lines, spent: tally, estimate: est }, cli, engine, host, started);
     } finally {
       release();

@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { makeFixture, writeCorpus, writeRunDir, type ItemSpec } from "../baseline/builders.ts";
+import { writeRunDir, type ItemSpec } from "../baseline/builders.ts";
 import { call } from "../metrics/builders.ts";
 import { runFieldtest } from "../helpers/cli.ts";
+import { handBuiltRuns, runReaders, TWO_ITEMS, type HandBuiltRuns } from "../helpers/hand-built-runs.ts";
 
 /**
  * Text a model, a server or a run folder may hold that a terminal acts on: a window title (OSC 0),
@@ -16,30 +16,19 @@ const HOSTILE_NAME = HOSTILE.replace(/[\u0000/]/g, "");
 /** What a terminal acts on: C0 controls but tab and newline, DEL, C1. */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
-const SEEDED: ItemSpec = { suite: "boundary", id: "seeded-0", verdicts: ["block", "block", "block", "block", "block"] };
-const CLEAN: ItemSpec = { suite: "boundary", id: "clean-0", verdicts: ["pass", "pass", "pass", "pass", "pass"] };
-
-let root: string;
-let corpus: string;
+let h: HandBuiltRuns;
 let hostile: string;
-let other: string;
-let baseline: string;
 let inputs: { goal: string; plan: string; response: string; policy: string };
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "ft-hostile-"));
-  corpus = join(root, "corpus");
-  const hashes = writeCorpus(corpus, [makeFixture("seeded-0", true), makeFixture("clean-0", false)], []);
-  other = join(root, "reference");
-  writeRunDir(other, [SEEDED, CLEAN], hashes, (m) => void ((m.run_id = "reference"), (m.config.seed = 1)));
-  baseline = join(root, "base.json");
-  expect((await runFieldtest(["baseline", "publish", other, "--out", baseline, "--corpus", corpus])).code).toBe(0);
+  h = await handBuiltRuns("ft-hostile-");
   // A run whose folder name, blocker keys, reported model, fingerprint, raw text and manifest are hostile.
-  hostile = join(root, `run-${HOSTILE_NAME}`);
+  hostile = join(h.root, `run-${HOSTILE_NAME}`);
+  const [seeded, clean] = TWO_ITEMS as [ItemSpec, ItemSpec];
   writeRunDir(
     hostile,
-    [{ ...SEEDED, keys: SEEDED.verdicts.map(() => [`critic:${HOSTILE}:change`]) }, CLEAN],
-    hashes,
+    [{ ...seeded, verdicts: seeded.verdicts.map(() => "block"), keys: seeded.verdicts.map(() => [`critic:${HOSTILE}:change`]) }, clean],
+    h.hashes,
     (m) => {
       m.run_id = `hostile-${HOSTILE}`;
       m.command = ["fieldtest", "run", HOSTILE];
@@ -49,7 +38,7 @@ beforeAll(async () => {
       t.calls = [{ ...call(), reported: { model: `gpt${HOSTILE}`, system_fingerprint: HOSTILE }, raw_text: HOSTILE }];
     },
   );
-  const dir = join(root, "inputs");
+  const dir = join(h.root, "inputs");
   mkdirSync(dir);
   const file = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));
   inputs = {
@@ -62,23 +51,17 @@ beforeAll(async () => {
 
 describe("every command's output", () => {
   it("shows the control characters of hostile fields as escapes (\\x1b), never as themselves", async () => {
-    const out = join(root, "out");
-    const c = ["--corpus", corpus];
+    const c = ["--corpus", h.corpus];
     const commands = [
-      ["report", hostile, ...c],
-      ["diff", hostile, "--baseline", baseline, "--all", ...c],
-      ["gate", hostile, "--baseline", baseline, "--policy", inputs.policy, ...c],
-      ["compare", hostile, other, ...c],
-      ["trend", other, hostile, "--all", ...c],
-      ["research", other, hostile, "--out", join(out, "research"), ...c],
-      ["merge", hostile, "--out", join(out, "merged")],
-      ["baseline", "publish", hostile, "--out", join(out, "b.json"), ...c],
-      ["run", "--resume", hostile],
+      ...runReaders(h, hostile, join(h.root, "out"), { resume: true }),
+      ["diff", hostile, "--baseline", h.baseline, "--all", ...c],
+      ["gate", hostile, "--baseline", h.baseline, "--policy", inputs.policy, ...c],
+      ["trend", h.other, hostile, "--all", ...c],
       ["check", "--goal", inputs.goal, "--plan", inputs.plan],
       ["critique", "--goal", inputs.goal, "--plan", inputs.plan, "--response", inputs.response],
       ["plan", "--goal", inputs.goal],
       ["corpus", "validate", hostile],
-      ["report", join(root, `missing-${HOSTILE_NAME}`)],
+      ["report", join(h.root, `missing-${HOSTILE_NAME}`)],
     ];
     const printed: string[] = [];
     for (const args of commands) {
@@ -90,7 +73,7 @@ describe("every command's output", () => {
     }
     // JSON output stays JSON of the same value: its controls are JSON escapes, which the terminal shows as text.
     for (const args of [
-      ["diff", hostile, "--baseline", baseline, "--json", ...c],
+      ["diff", hostile, "--baseline", h.baseline, "--json", ...c],
       ["critique", "--goal", inputs.goal, "--plan", inputs.plan, "--response", inputs.response, "--json"],
     ]) {
       const r = await runFieldtest(args);

@@ -29,6 +29,26 @@ describe("trials.jsonl", () => {
     expect(read.records.map((r) => [r.item_id, r.status])).toEqual([["a", "escalated"], ["b", "approved"]]);
   });
 
+  it("a key's second line supersedes an error record; the same record again is read once and listed; a different one is bad input naming the key and both lines", () => {
+    const d = dir();
+    const write = (...records: TrialRecord[]) => writeFileSync(join(d, RUN_FILES.trials), records.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    // A --retry-errors re-run: an error record, then any record of its key (an error again included).
+    write(rec("a", 0, "error"), rec("a", 0, "error"), rec("a", 0, "approved"));
+    expect(readTrialLog(d)).toMatchObject({ duplicates: [], repeated: ["corpus/a/0"], lines: 3 });
+    expect(readTrials(d).map((r) => r.status)).toEqual(["approved"]);
+    // The same record written twice (a line copied, a merge input given twice over): one record, and a warning's worth.
+    write(rec("a", 0), rec("b", 0), rec("a", 0));
+    expect(readTrialLog(d)).toMatchObject({ duplicates: [{ key: "corpus/a/0", lines: [1, 3] }], lines: 3 });
+    expect(readTrials(d).map((r) => r.item_id)).toEqual(["a", "b"]);
+    // Two different records of one trial: which is the trial cannot be known.
+    const file = join(d, RUN_FILES.trials);
+    const conflict = `trial corpus/a/0 has two different records, lines 2 and 4: only an error record may be followed by another record of its key (a --retry-errors re-run)`;
+    write(rec("a", 0, "error"), rec("a", 0, "approved"), rec("b", 0), rec("a", 0, "escalated"));
+    expect(() => readTrials(d)).toThrow(`${file}:4: ${conflict}`);
+    write(rec("b", 0), { ...rec("a", 0), latency_ms: 1 }, rec("c", 0), { ...rec("a", 0), latency_ms: 2 });
+    expect(() => readTrials(d)).toThrow(`${file}:4: trial corpus/a/0 has two different records, lines 2 and 4:`);
+  });
+
   it("a log reopened after a torn write cuts the torn line off, so a torn line is only ever the last", () => {
     const d = dir();
     for (const tail of ['{"schema_version":1,"su', '{"schema_version":1,"su\n\n']) {

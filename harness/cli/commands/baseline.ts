@@ -13,7 +13,7 @@ const PublishSchema = z.strictObject({
   corpus: z.string().min(1).default("corpus"),
 });
 
-export function register(program: Command, { host, action }: CommandContext): void {
+export function register(program: Command, { host, action, warn }: CommandContext): void {
   const baseline = program.command("baseline").description("Published baselines");
   baseline
     .command("publish")
@@ -26,7 +26,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .option("--corpus <dir>", "corpus the runs were made on", "corpus")
     .action(action((dirs: string[], raw: unknown) => {
       const options = parseOptions(PublishSchema, raw);
-      const snapshot = snapshotOfRuns(dirs, options.corpus, options.name ?? basename(options.out, ".json"));
+      const snapshot = snapshotOfRuns(dirs, options.corpus, options.name ?? basename(options.out, ".json"), warn);
       writeOutputWith(options.out, "--out", (file) => writeSnapshot(file, snapshot));
       const seeds = snapshot.runs.map((r) => r.seed).join(", ");
       host.stdout.write(

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { runIdFor } from "../../run/manifest.ts";
 import { loadMergeInput, mergeRuns } from "../../run/merge.ts";
 import { redactArgv } from "../../run/redact.ts";
-import { RUN_FILES } from "../../run/store.ts";
+import { duplicatesWarning, RUN_FILES } from "../../run/store.ts";
 import { reportRun } from "../../run/wiring.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
@@ -13,7 +13,7 @@ import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({ out: z.string().min(1), force: z.boolean().optional(), breakLock: z.boolean().optional() });
 
-export function register(program: Command, { host, action }: CommandContext): void {
+export function register(program: Command, { host, action, warn }: CommandContext): void {
   program
     .command("merge")
     .description("Merge shard runs (same config and corpus, every trial key exactly once) into one run")
@@ -25,7 +25,9 @@ export function register(program: Command, { host, action }: CommandContext): vo
       const options = parseOptions(OptionsSchema, raw);
       const now = () => new Date();
       const runId = runIdFor(now(), `${randomBytes(3).toString("hex")}-merged`);
-      const manifest = mergeRuns(dirs.map(loadMergeInput), options.out, {
+      const inputs = dirs.map(loadMergeInput);
+      for (const input of inputs) if (input.duplicates.length > 0) warn(`${input.dir}: ${duplicatesWarning(input.duplicates)}`);
+      const manifest = mergeRuns(inputs, options.out, {
         now,
         runId,
         command: ["fieldtest", ...redactArgv(host.argv)],
