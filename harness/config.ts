@@ -3,7 +3,7 @@ import { z } from "zod";
 import { CATEGORIES } from "../src/formats/enums.ts";
 import { loadFile } from "../src/formats/load.ts";
 import { ENGINE_MODES } from "../src/loop/engine.ts";
-import { RoleConfigSchema } from "../src/providers/config.ts";
+import { HeadersSchema, RoleConfigSchema } from "../src/providers/config.ts";
 import { RUN_SUITES } from "./run/work.ts";
 
 /**
@@ -13,10 +13,16 @@ import { RUN_SUITES } from "./run/work.ts";
  */
 export const MAX_TRIALS = 10_000;
 
+/**
+ * The most trials a run keeps in flight: each holds its sends, sockets and records in memory, and
+ * past a thousand a provider's own limits throttle anyway; a larger number (1e12) is a typo.
+ */
+export const MAX_CONCURRENCY = 1024;
+
 export const DEFAULT_CONFIG_FILE = "fieldtest.config.yaml";
 
 /** Role settings in the file are partial: unset fields keep the built-in default (the sim). */
-const RolePatchSchema = z.strictObject(RoleConfigSchema.shape).omit({ replay: true }).partial();
+const RolePatchSchema = z.strictObject({ ...RoleConfigSchema.shape, headers: HeadersSchema }).omit({ replay: true }).partial();
 export type RolePatch = z.output<typeof RolePatchSchema>;
 
 /** Token assumptions behind `--dry-run` and the budget refusal (see harness/run/budget.ts). */
@@ -50,7 +56,7 @@ export const ConfigFileSchema = z.strictObject({
   replay: z.strictObject({ runDir: z.string().min(1), fallThrough: z.boolean().default(false) }).optional(),
   maxOutputAttempts: z.number().int().min(1).optional(),
   maxRetries: z.number().int().min(0).optional(),
-  concurrency: z.number().int().min(1).optional(),
+  concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional(),
   budgetUsd: z.number().positive().nullable().optional(),
   maxCalls: z.number().int().positive().nullable().optional(),
   estimate: EstimateSchema.optional(),

@@ -28,27 +28,40 @@ export const MAX_REPS = 1_000_000;
 /** A repeatable option's values (`--pack A --pack B`), in the order given. */
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
+/** A number as a command line writes it: decimal, with an optional fraction and exponent (never hex, octal, binary or Infinity). */
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+/** A whole number as a command line writes it: decimal digits. */
+const DIGITS = /^[+-]?\d+$/;
+
 /**
- * A number option as commander hands it over (text), then checked by `schema`. Only a text that
- * reads as a number is one: `z.coerce` would take "" for 0 and say "received NaN" for "abc".
+ * An option's text read as a number, strictly: only decimal text is a number (`Number` would read
+ * "" as 0, "0x3" as 3, "Infinity" as a number); with `digits`, a whole number must be written in
+ * digits ("1e3" and "3.0" name one, but read as a typo more often than not).
  */
-export function numberOption<S extends z.ZodType<number, number>>(schema: S) {
-  return z
-    .string()
-    .transform((text, ctx) => {
-      const n = text.trim() === "" ? Number.NaN : Number(text);
-      if (Number.isFinite(n)) return n;
-      ctx.addIssue({ code: "custom", message: `expected a number, got ${JSON.stringify(text)}` });
+function numberText(digits: boolean) {
+  return z.string().transform((raw, ctx) => {
+    const text = raw.trim();
+    const n = DECIMAL.test(text) ? Number(text) : Number.NaN;
+    if (!Number.isFinite(n)) {
+      ctx.addIssue({ code: "custom", message: `expected a number, got ${JSON.stringify(raw)}` });
       return z.NEVER;
-    })
-    .pipe(schema);
+    }
+    if (digits && Number.isInteger(n) && !DIGITS.test(text)) {
+      ctx.addIssue({ code: "custom", message: `expected a whole number in decimal digits, got ${JSON.stringify(raw)}` });
+      return z.NEVER;
+    }
+    return n;
+  });
 }
 
-/** A whole-number option, at least `min` and at most `max` when given. */
+/** A number option as commander hands it over (text), then checked by `schema`. */
+export const numberOption = <S extends z.ZodType<number, number>>(schema: S) => numberText(false).pipe(schema);
+
+/** A whole-number option, in decimal digits, at least `min` and at most `max` when given. */
 export const intOption = (min?: number, max?: number) => {
   const whole = z.number().int("expected a whole number");
   const low = min === undefined ? whole : whole.min(min);
-  return numberOption(max === undefined ? low : low.max(max));
+  return numberText(true).pipe(max === undefined ? low : low.max(max));
 };
 
 /** `--base-url`, `--header` and `--timeout`, as every command that calls a vendor takes them (run, plan; EndpointCliShape reads them). */

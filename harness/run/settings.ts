@@ -4,11 +4,11 @@ import { hashCanonical, canonicalJson } from "../../src/canonical.ts";
 import { CATEGORIES } from "../../src/formats/enums.ts";
 import { InputError } from "../../src/formats/load.ts";
 import { ROLES, type Suite } from "../../src/formats/records.ts";
-import { ClientConfigSchema, HttpUrlSchema, MAX_TIMEOUT_MS, ROLE_PROVIDERS, WIRE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
+import { ClientConfigSchema, HeaderTextSchema, HttpUrlSchema, MAX_TIMEOUT_MS, ROLE_PROVIDERS, WIRE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
 import { hasCredentials, withoutCredentials } from "../../src/providers/endpoint.ts";
 import { ENGINE_MODES } from "../../src/loop/engine.ts";
 import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/providers/sim/profile.ts";
-import { EstimateSchema, MAX_TRIALS, type ConfigFile, type Estimate, type RolePatch } from "../config.ts";
+import { EstimateSchema, MAX_CONCURRENCY, MAX_TRIALS, type ConfigFile, type Estimate, type RolePatch } from "../config.ts";
 import { REDACTED, redactHeaders, splitHeader } from "./redact.ts";
 import { RUN_FILES } from "./store.ts";
 import { DEFAULT_SUITES, parseShard, RUN_SUITES, type Shard } from "./work.ts";
@@ -101,7 +101,7 @@ const list = z
 /** The endpoint options every command that calls a vendor takes (run, plan), as commander hands them over. */
 export const EndpointCliShape = {
   baseUrl: HttpUrlSchema.optional(),
-  header: z.array(z.string()).optional(),
+  header: z.array(HeaderTextSchema).optional(),
   timeout: numberOption(z.number().positive().max(MAX_TIMEOUT_MS / 1000)).optional(),
 };
 /** `fieldtest run` options as commander hands them over (strings), validated at the boundary. */
@@ -123,7 +123,7 @@ export const RunCliSchema = z.strictObject({
   temperature: numberOption(z.number().min(0).max(2)).optional(),
   mode: z.enum(ENGINE_MODES).optional(),
   simProfile: z.string().min(1).optional(),
-  concurrency: intOption(1).optional(),
+  concurrency: intOption(1, MAX_CONCURRENCY).optional(),
   budgetUsd: numberOption(z.number().positive()).optional(),
   maxCalls: intOption(1).optional(),
   dryRun: z.boolean().optional(),

@@ -30,6 +30,15 @@ export const ROLE_PROVIDERS = [...WIRE_PROVIDERS, "replay"] as const;
 /** An endpoint: http or https, the only schemes the SDKs speak. */
 export const HttpUrlSchema = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
 
+/** A line break or NUL: what would end an HTTP header line early (and so smuggle another header in, or fail every send). */
+const HEADER_BREAK = /[\r\n\0]/;
+
+/** Header text as an input gives it (a name, a value, or `--header`'s K=V): one line. */
+export const HeaderTextSchema = z.string().refine((text) => !HEADER_BREAK.test(text), "a header may not hold a line break (CR, LF) or NUL");
+
+/** Extra request headers as a config file gives them: each name and value one line. */
+export const HeadersSchema = z.record(HeaderTextSchema, HeaderTextSchema);
+
 export const RoleConfigSchema = z
   .strictObject({
     provider: z.enum(ROLE_PROVIDERS),

@@ -36,7 +36,7 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .option("--sim-profile <file>", "sim noise profile YAML (src/providers/sim/profiles/)")
     .option("--pack <dir>", "enable a domain pack (repeatable): its rules gate every plan, its canaries run first", collect)
     .option("--engine <file>", "field-test an external engine (its manifest: docs/reference/engine-protocol.md): it runs every corpus trial, its LLM calls go through fieldtest's recording proxy to the --provider/--model/--base-url of each role")
-    .option("--concurrency <n>", "trials in flight at once (default 8; per-provider limits live in the config)")
+    .option("--concurrency <n>", "trials in flight at once (default 8, at most 1024; per-provider limits live in the config)")
     .option("--budget-usd <x>", "refuse to start when spend so far plus the estimate exceeds it (exit 3); stop cleanly when spend plus the sends in flight (each at the dearest so far) leave no room for another, or a call's cost is unknown (exit 3, resumable)")
     .option("--max-calls <n>", "refuse to start when calls so far plus the estimate exceed it (exit 3); stop cleanly when reached (exit 3, resumable)")
     .option("--dry-run", "print planned calls, tokens and cost per role (with --resume: for the trials left, and what was spent), and exit 0")
