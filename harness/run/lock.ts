@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -97,6 +97,24 @@ function readLock(file: string): { text: string; ageMs: number } | null {
 }
 
 /**
+ * Creates the lock file holding `text`, exclusively (never through a link or over another's). A
+ * lock that cannot be written whole (a full disk) is removed: left empty, it would read as one
+ * being taken right now.
+ */
+function createLock(file: string, text: string): void {
+  const fd = openSync(file, "wx");
+  try {
+    const bytes = Buffer.from(text, "utf8");
+    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(file, { force: true });
+    throw e;
+  }
+  closeSync(fd);
+}
+
+/**
  * Takes the run's lock file (created exclusively) and returns its release. A lock whose owner on
  * this host is gone, a zombie, or whose pid was reused, is stale and taken over (said on
  * `notify`); a live owner is refused. A lock from another host is refused unless `breakLock`,
@@ -113,7 +131,7 @@ export function acquireLock(dir: string, o: LockOptions): () => void {
   const text = JSON.stringify(owner);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      writeFileSync(file, text, { flag: "wx" });
+      createLock(file, text);
       return () => {
         // Removed only while it is still ours (a --break-lock elsewhere may have taken it). A lock
         // that cannot be removed (the folder turned unwritable) must not replace the error the run

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { recordedCorpus, type Corpus } from "../corpus/load.ts";
 import { InputError } from "../../src/formats/load.ts";
@@ -217,34 +218,36 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
     const owned = shardTrials(plan, manifest.plan.shard);
     const missing = cli.dryRun ? [] : missingCredentials(resolved.config, manifest.withheld_credentials);
     if (missing.length) throw new InputError("command line", "--header/--base-url", `the run used credentials that are never recorded; pass them again: ${missing.join(", ")}`);
-    // The lock first: the journal and the log are read as no one else is writing them.
-    const release = cli.dryRun ? () => {} : acquireLock(dir, lockOptions);
-    try {
-      const log = readTrialLog(dir, trialHead);
-      const { tally } = readSpend(dir);
-      const pending = pendingTrials(owned, log.records, cli.retryErrors === true);
-      const est = estimateOf(pending, resolved, engine);
-      if (cli.dryRun) {
-        printEstimate(host.stdout, est, countsOf(pending), ` left of ${owned.length} (resume of ${dir})`);
-        printSpent(host.stdout, tally.total(), tally.sessionIds().length, resolved.operational, est);
-        return 0;
+    return onRunFolder(dir, host, async () => {
+      // The lock first: the journal and the log are read as no one else is writing them.
+      const release = cli.dryRun ? () => {} : acquireLock(dir, lockOptions);
+      try {
+        const log = readTrialLog(dir, trialHead);
+        const { tally } = readSpend(dir);
+        const pending = pendingTrials(owned, log.records, cli.retryErrors === true);
+        const est = estimateOf(pending, resolved, engine);
+        if (cli.dryRun) {
+          printEstimate(host.stdout, est, countsOf(pending), ` left of ${owned.length} (resume of ${dir})`);
+          printSpent(host.stdout, tally.total(), tally.sessionIds().length, resolved.operational, est);
+          return 0;
+        }
+        const refusal = refuseByEstimate(est, resolved.operational, tally.total());
+        if (refusal) {
+          refreshSpend(manifest, tally, log.lines);
+          // No session runs now: a run its last session left `running` (a crash) stands stopped by its budget, with its totals from the log.
+          if (manifest.state === "running") manifest.state = "budget_stopped";
+          manifest.totals = totalsOf(log.records);
+          writeJsonAtomic(join(dir, RUN_FILES.manifest), manifest);
+          return refused(`${refusal}; raise the limit on resume (--budget-usd X, --max-calls N)`);
+        }
+        engine.checkApiKeys(resolved.config);
+        if (log.torn > 0) host.stderr.write(`fieldtest: ${join(dir, RUN_FILES.trials)}: ignored a torn last line from an interrupted write\n`);
+        if (log.duplicates.length > 0) host.stderr.write(`fieldtest: warning: ${dir}: ${duplicatesWarning(log.duplicates)}\n`);
+        return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: log.records, loggedLines: log.lines, spent: tally, estimate: est }, cli, engine, host, started);
+      } finally {
+        release();
       }
-      const refusal = refuseByEstimate(est, resolved.operational, tally.total());
-      if (refusal) {
-        refreshSpend(manifest, tally, log.lines);
-        // No session runs now: a run its last session left `running` (a crash) stands stopped by its budget, with its totals from the log.
-        if (manifest.state === "running") manifest.state = "budget_stopped";
-        manifest.totals = totalsOf(log.records);
-        writeJsonAtomic(join(dir, RUN_FILES.manifest), manifest);
-        return refused(`${refusal}; raise the limit on resume (--budget-usd X, --max-calls N)`);
-      }
-      engine.checkApiKeys(resolved.config);
-      if (log.torn > 0) host.stderr.write(`fieldtest: ${join(dir, RUN_FILES.trials)}: ignored a torn last line from an interrupted write\n`);
-      if (log.duplicates.length > 0) host.stderr.write(`fieldtest: warning: ${dir}: ${duplicatesWarning(log.duplicates)}\n`);
-      return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: log.records, loggedLines: log.lines, spent: tally, estimate: est }, cli, engine, host, started);
-    } finally {
-      release();
-    }
+    });
   }
 
   const resolved = resolveRun(file, cli, { loadProfile: engine.loadProfile, readReplaySource: readManifest, identifyEngine: engine.identifyEngine });
@@ -302,9 +305,28 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
       totals: { recorded: 0, errors: 0, calls: 0, cost_usd: 0 },
       merged_from: null,
     };
-    return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: [], loggedLines: 0, spent: new SpendTally(), estimate: est }, cli, engine, host, started);
+    return await onRunFolder(dir, host, () => execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: [], loggedLines: 0, spent: new SpendTally(), estimate: est }, cli, engine, host, started));
   } finally {
     release();
+  }
+}
+
+/**
+ * Runs `body` on a run folder. A failure of its storage (a full disk, a folder that may no longer
+ * be written), wherever it comes (the lock, the manifest, a log, a record), ends the command with
+ * one line that names the run and what to do next (exit 3), never the bare system error. Nothing
+ * more was spent after it: what was in flight is abandoned, and a resume re-runs it.
+ */
+async function onRunFolder(dir: string, host: SweepHost, body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (e) {
+    if (!isStorageFailure(e)) throw e;
+    const next = existsSync(join(dir, RUN_FILES.manifest))
+      ? `every trial written before is kept. Fix the storage, then resume with:\n  ${resumeCommand(dir)}`
+      : "nothing of it was recorded. Fix the storage, then run it again (--force reuses the folder)";
+    host.stderr.write(`\nfieldtest: run ${dir}: its records cannot be written (${(e as Error).message}); ${next}\n`);
+    return 3;
   }
 }
 
@@ -478,11 +500,6 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
       return finish("budget_stopped", 3);
     }
     return complete();
-  } catch (e) {
-    if (!isStorageFailure(e)) throw e;
-    // Nothing more could be recorded, so nothing more was spent: what was in flight is abandoned (a resume re-runs it).
-    host.stderr.write(`\nfieldtest: run ${dir}: its records cannot be written (${(e as Error).message}); every trial written before is kept. Fix the storage, then resume with:\n  ${resumeCommand(dir)}\n`);
-    return 3;
   } finally {
     reporter?.stop();
     loop?.stop();

@@ -13,13 +13,16 @@ import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
 const FAILURES = { ENOSPC: "ENOSPC: no space left on device, write", EACCES: "EACCES: permission denied, write" } as const;
 
 /** Runs `body` while the file system answers the `nth` write of a trial record with `code`, as a full disk or a folder made unwritable does. */
-async function withFailingDiskAt<T>(nth: number, code: keyof typeof FAILURES, body: () => Promise<T>): Promise<T> {
-  const real = fs.writeSync;
+function withFailingDiskAt<T>(nth: number, code: keyof typeof FAILURES, body: () => Promise<T>): Promise<T> {
   let trialLines = 0;
+  return withFailingWrites((data) => typeof data === "string" && data.startsWith('{"schema_version":1,"suite":') && ++trialLines === nth, code, body);
+}
+
+/** Runs `body` while the file system answers every write `fails` picks with `code`. */
+async function withFailingWrites<T>(fails: (data: unknown) => boolean, code: keyof typeof FAILURES, body: () => Promise<T>): Promise<T> {
+  const real = fs.writeSync;
   fs.writeSync = ((fd: number, data: unknown, ...rest: unknown[]) => {
-    if (typeof data === "string" && data.startsWith('{"schema_version":1,"suite":') && ++trialLines === nth) {
-      throw Object.assign(new Error(FAILURES[code]), { code, syscall: "write" });
-    }
+    if (fails(data)) throw Object.assign(new Error(FAILURES[code]), { code, syscall: "write" });
     return (real as (...a: unknown[]) => number)(fd, data, ...rest);
   }) as typeof fs.writeSync;
   // The compiled modules import writeSync by name: the ESM bindings follow the patched builtin only when synced.
@@ -58,5 +61,20 @@ describe("a run folder whose storage fails", () => {
     expect(await runSweep(cli({ resume: out }), {}, realEngine({}, corpusRoot), resumed)).toBe(0);
     expect(readTrialLog(out).records).toHaveLength(10);
     expect(readManifest(out).state).toBe("completed");
+  });
+
+  it("a resume on a disk still full says so in one line naming the run and the resume command (exit 3), and loses nothing", async () => {
+    const root = tempDir("ft-storage-full-");
+    const corpusRoot = smallCorpus(root, 2, 1);
+    const out = join(root, "run");
+    expect(await withFailingDiskAt(2, "ENOSPC", () => runSweep(cli({ trials: "2", concurrency: "1", out }), {}, realEngine({}, corpusRoot), testHost()))).toBe(3);
+    const kept = readTrialLog(out).records.length;
+    const host = testHost();
+    // Every write fails: the disk is still full.
+    expect(await withFailingWrites(() => true, "ENOSPC", () => runSweep(cli({ resume: out }), {}, realEngine({}, corpusRoot), host))).toBe(3);
+    expect(host.stderr.text).toBe(`\nfieldtest: run ${out}: its records cannot be written (${FAILURES.ENOSPC}); every trial written before is kept. Fix the storage, then resume with:\n  npx --no-install fieldtest run --resume ${out}\n`);
+    expect(readTrialLog(out).records).toHaveLength(kept);
+    expect(await runSweep(cli({ resume: out }), {}, realEngine({}, corpusRoot), testHost())).toBe(0);
+    expect(readTrialLog(out).records).toHaveLength(6);
   });
 });

@@ -218,13 +218,14 @@ describe("run folder", () => {
     }
   });
 
-  it("a full disk at the lock is the storage's failure (exit 3), not bad input (exit 2)", () => {
+  it("a full disk at the lock is the storage's failure (exit 3), not bad input (exit 2), and leaves no empty lock behind", () => {
     const d = dir();
-    const real = fs.writeFileSync;
-    fs.writeFileSync = ((file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
-      if (String(file).endsWith(RUN_FILES.lock)) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
-      return (real as (...a: unknown[]) => void)(file, ...rest);
-    }) as typeof fs.writeFileSync;
+    const real = fs.writeSync;
+    // The lock's text is the only write of the call: the disk is full when it comes.
+    fs.writeSync = ((fd: number, data: unknown, ...rest: unknown[]) => {
+      if (Buffer.isBuffer(data) && data.toString("utf8").startsWith('{"pid"')) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      return (real as (...a: unknown[]) => number)(fd, data, ...rest);
+    }) as typeof fs.writeSync;
     syncBuiltinESMExports();
     try {
       const e = (() => {
@@ -236,8 +237,10 @@ describe("run folder", () => {
       })();
       expect(e).not.toBeInstanceOf(InputError);
       expect((e as NodeJS.ErrnoException).code).toBe("ENOSPC");
+      // An empty lock would read as one being taken right now, and refuse the resume for seconds.
+      expect(existsSync(join(d, RUN_FILES.lock))).toBe(false);
     } finally {
-      fs.writeFileSync = real;
+      fs.writeSync = real;
       syncBuiltinESMExports();
     }
   });
