@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { checkPlainFile, readRunText } from "../../src/formats/files.ts";
@@ -22,13 +22,30 @@ export const RUN_FILES = {
   junit: "gate-junit.xml",
 } as const;
 
+/** Where an imported run keeps the goals it was recorded on (its corpus: harness/import). */
+const RUN_GOALS = "goals";
+
 /**
  * Refuses a run folder any of whose files is a symbolic link or not a regular file (a FIFO, a
  * device, a folder): every command that reads or writes a run checks this first, so none reads,
- * appends or writes through a link to something outside the folder, or blocks on a FIFO.
+ * appends or writes through a link to something outside the folder, or blocks on a FIFO. An
+ * imported run's goals are its files too: a real folder of regular files and folders.
  */
 export function checkRunFolder(dir: string): void {
   for (const name of Object.values(RUN_FILES)) checkPlainFile(join(dir, name));
+  checkPlainTree(join(dir, RUN_GOALS));
+}
+
+/** A folder (when there is one) holding only regular files and folders, none of them a link. */
+function checkPlainTree(dir: string): void {
+  const stat = lstatSync(dir, { throwIfNoEntry: false });
+  if (stat === undefined) return;
+  if (!stat.isDirectory()) return checkPlainFile(dir);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) checkPlainTree(path);
+    else checkPlainFile(path);
+  }
 }
 
 /** A trial key with two identical records: the lines of both. */

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { RUN_FILES } from "../../harness/run/store.ts";
@@ -63,6 +63,21 @@ describe("a run folder whose files are links or special files", () => {
         expect([r.code, r.stderr], args.join(" ")).toEqual([2, `fieldtest: ${join(dir, name)}: ${why}\n`]);
       }
       expect(existsSync(join(h.root, "out-special"))).toBe(false);
+    }
+  }, 20_000);
+
+  it("an imported run's goals are its files too: a link or a FIFO among them refuses the run", async () => {
+    for (const [plant, why] of [
+      [(path: string) => execFileSync("mkfifo", [path]), "is a FIFO, not a regular file"],
+      [(path: string) => symlinkSync("/dev/zero", path), "is a symbolic link, which fieldtest does not follow here: put the file itself in its place"],
+    ] as const) {
+      const dir = runWith("goals", (path) => mkdirSync(join(path, "database"), { recursive: true }));
+      const goal = join(dir, "goals", "database", "db-01.json");
+      plant(goal);
+      for (const args of runReaders(h, dir, join(h.root, "out-goals"))) {
+        const r = await runFieldtest(args);
+        expect([r.code, r.stderr], args.join(" ")).toEqual([2, `fieldtest: ${goal}: ${why}\n`]);
+      }
     }
   }, 20_000);
 });
