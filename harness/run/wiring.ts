@@ -34,6 +34,7 @@ import { readTrialLog, RUN_FILES } from "./store.ts";
 import type { CallHooks, RunReport, SweepEngine } from "./sweep.ts";
 import type { RunConfig } from "./settings.ts";
 import { createEngineExecutor } from "../engine/executor.ts";
+import { registerSecret } from "../../src/secrets.ts";
 import { identifyEngine, type EngineIdentity } from "../engine/identity.ts";
 import { loadEngineManifest } from "../engine/manifest.ts";
 
@@ -101,7 +102,8 @@ export function engineExecutor(
     // A resume runs the engine the run started with, or none.
     if (loaded.sha256 !== config.engine.manifest_sha256) throw new InputError(config.engine.file, "", "changed since the run recorded it (its hash differs): the trials would not be of one engine");
     const models = { planner: config.client.planner.model, critic: config.client.critic.model };
-    return createEngineExecutor({ engine: loaded, goals, forwarder: client, models, env });
+    // The per-trial tokens are credentials too: masked wherever they could be written.
+    return createEngineExecutor({ engine: loaded, goals, forwarder: client, models, env, onToken: registerSecret });
   }
   const frozen: Record<"boundary" | "security" | "injection", Map<string, Fixture>> = {
     boundary: new Map(corpus.fixtures.map(({ fixture }) => [fixture.id, fixture])),

@@ -133,6 +133,14 @@ describe("fieldtest run --engine, fail closed", () => {
     expect(trial!.error).toMatch(error);
   });
 
+  it("masks a per-trial token wherever the engine echoes it", async () => {
+    const { out } = await engineRun(standInManifest(engineDir(), { modes: ["leak-token"] }), ["--only", "db-01*", "--trials", "1"]);
+    const [trial] = trialsOf(out);
+    expect(trial!.engine!.reported.error).toBe("my token is [redacted]");
+    expect(trial!.engine!.stderr_tail).toContain("my token is [redacted]");
+    for (const file of filesOf(out)) expect(readFileSync(file, "utf8")).not.toMatch(/ft-[0-9a-f]{48}/);
+  });
+
   it("records what the engine sent: a temperature and a seed, a resent request, a wrong token", async () => {
     const { out } = await engineRun(standInManifest(engineDir(), { modes: ["temperature", "resend", "wrong-token"] }), ["--only", "db-01*", "--trials", "1"]);
     const [trial] = trialsOf(out);

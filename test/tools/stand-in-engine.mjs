@@ -17,6 +17,7 @@
 //   resend         send every critic request a second time, identically (an answer it rejected)
 //   wrong-token    send the first request of the process with a wrong token, then the right one
 //   report-error   report status error (the engine says it could not decide)
+//   leak-token     report status error with its planner token in the message, and print it on stderr
 // --start-delay-ms N: wait N ms before doing anything (an engine that is slow to start).
 // --start-log FILE: append a line to FILE at every start (how many processes ran).
 // --max-rounds N: plans checked before it escalates (default 3).
@@ -87,6 +88,10 @@ async function trial(goal, roles) {
   // A pending promise alone would let Node exit: a timer keeps the process alive, as a stuck engine is.
   if (modes.has("hang")) await new Promise(() => setInterval(() => {}, 60_000));
   if (modes.has("report-error")) return { status: "error", error: "the stand-in could not decide", rounds };
+  if (modes.has("leak-token")) {
+    process.stderr.write(`stand-in: my token is ${roles.planner.token}\n`);
+    return { status: "error", error: `my token is ${roles.planner.token}`, rounds };
+  }
   for (let round = 0; ; round++) {
     const critique = await call(roles.critic, [section("Goal", goal), section("Plan under review", plan), section("Findings of the deterministic gates on this plan", [])].join("\n\n"), { critic: true });
     const findings = critique?.findings ?? [];

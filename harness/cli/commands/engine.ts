@@ -4,6 +4,7 @@ import { toGoal } from "../../../src/formats/goal.ts";
 import { InputError } from "../../../src/formats/load.ts";
 import { checkApiKeys, MissingApiKeyError } from "../../../src/providers/api-keys.ts";
 import { createModelClient } from "../../../src/providers/client.ts";
+import { registerSecret } from "../../../src/secrets.ts";
 import { loadSimProfile } from "../../../src/providers/sim/profile.ts";
 import { loadCorpus } from "../../corpus/load.ts";
 import { createEngineExecutor } from "../../engine/executor.ts";
@@ -63,7 +64,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     const goal = options.goal === undefined ? goals[0] : goals.find((g) => g.id === options.goal);
     if (goal === undefined) throw new InputError("command line", "--goal", `no corpus goal ${options.goal}`);
     const client = createModelClient(config.client, { env: host.env });
-    const executor = createEngineExecutor({ engine: loaded, goals: new Map([[goal.id, goal]]), forwarder: client, models: { planner: config.client.planner.model, critic: config.client.critic.model }, env: host.env });
+    const executor = createEngineExecutor({ engine: loaded, goals: new Map([[goal.id, goal]]), forwarder: client, models: { planner: config.client.planner.model, critic: config.client.critic.model }, env: host.env, onToken: registerSecret });
     try {
       const outcome = await executor({ key: `corpus/${goal.id}/0`, suite: "corpus", item_id: goal.id, trial: 0 });
       host.stdout.write(`\n${traceSummary(goal, outcome)}\n`);
