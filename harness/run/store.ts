@@ -15,6 +15,7 @@ export const RUN_FILES = {
   trials: "trials.jsonl",
   lock: "run.lock",
   spend: "spend.jsonl",
+  calls: "calls.jsonl",
   summary: "summary.json",
   reportMd: "report.md",
   reportHtml: "report.html",

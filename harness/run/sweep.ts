@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { recordedCorpus, type Corpus } from "../corpus/load.ts";
 import { InputError } from "../../src/formats/load.ts";
 import type { SimProfile } from "../../src/providers/sim/profile.ts";
-import { ROLES, trialKey, type Role, type Spend } from "../../src/formats/records.ts";
+import { ROLES, trialKey, type CallRecord, type Role, type Spend } from "../../src/formats/records.ts";
+import { answeredCalls, type AnsweredCalls } from "../../src/providers/answered.ts";
+import { CallJournal, readJournaledCalls } from "./call-journal.ts";
 import type { AttemptEvent } from "../../src/providers/types.ts";
 import type { ConfigFile } from "../config.ts";
 import type { LoopDelay, LoopMonitor } from "../../src/event-loop.ts";
@@ -45,6 +47,10 @@ export interface CallHooks {
   beforeCall(role: Role, trialKey: string | null): "ok" | "budget_exceeded";
   /** Every provider send as it leaves and returns: journaled before the call is recorded. */
   onAttempt(event: AttemptEvent, trialKey: string | null): void;
+  /** Every call that sent something, as it completes: journaled before its trial is recorded. */
+  onCall(record: CallRecord, trialKey: string | null, failure: string | null): void;
+  /** The calls earlier sessions made for the trials this one runs again from their start (a resume). */
+  answered: AnsweredCalls;
 }
 
 /** What the runner needs from the rest of fieldtest (wired in harness/run/wiring.ts, faked in tests). */
@@ -365,6 +371,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
   };
   const before = tally.total();
   const journal = new SpendJournal(dir, session.id, host.now);
+  const calls = new CallJournal(dir, session.id);
   const log = new TrialLog(dir);
   manifest.sessions.push(session);
   const pending = pendingTrials(prep.owned, prep.recorded, cli.retryErrors === true);
@@ -383,6 +390,10 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
   }
 
   const heads = new Map(prep.recorded.map((h) => [trialKey(h), h]));
+  // A trial an earlier session cut off (a crash, Ctrl-C, a budget) runs again from its start, its
+  // answered calls taken from the call journal: only the call that was in flight is sent again.
+  const again = new Set(pending.map((t) => t.key).filter((key) => !heads.has(key)));
+  const answered = answeredCalls(readJournaledCalls(dir, (key) => again.has(key)));
   const stop = new StopControl();
   const guard = new BudgetGuard(resolved.operational, before, {
     dearest: tally.dearest,
@@ -435,6 +446,10 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
         guard.onSpend(line);
         stopWhenTripped();
       },
+      onCall: (record, trialKey, failure) => {
+        if (trialKey !== null) recorded(() => calls.record(trialKey, record, failure));
+      },
+      answered,
     });
     closeExecutor = once(async () => executor.close?.());
     // The first Ctrl-C drains, whatever else is already stopping the run (a budget drains too, and
@@ -507,6 +522,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     await closeExecutor();
     log.close();
     journal.close();
+    calls.close();
   }
 
   /** One head per trial key: the run's earlier records and the ones this session wrote (each written before it is counted). */

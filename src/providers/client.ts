@@ -1,14 +1,15 @@
 import type { z } from "zod";
 import { canonicalJson } from "../canonical.ts";
 import { ROLES, type CallRecord, type Role, type TransportAttempt, type Usage } from "../formats/records.ts";
-import { TransportError, type Conversation, type ProviderAdapter, type Reply, type TransportTiming } from "./adapter.ts";
+import { TransportError, type Conversation, type ProviderAdapter, type Reply, type TransportErrorClass, type TransportTiming } from "./adapter.ts";
 import { apiKeyFor, type Env } from "./api-keys.ts";
 import { createDirectoryCache, type ReplyStore } from "./cache.ts";
 import { ClientConfigSchema, type ClientConfig, type ResolvedClientConfig, type RoleConfig, type WireProvider } from "./config.ts";
 import { decisionContext, modelMismatch, replyCacheKey, requestHash } from "./context.ts";
 import { clientCredentials } from "./credentials.ts";
 import { estimateCost, isBilled } from "./prices.ts";
-import { createReplayStore, ReplayMissError, type RecordedTrials, type ReplayStore } from "./replay.ts";
+import { createReplayStore, ReplayMissError, replyOf, type RecordedTrials, type ReplayStore } from "./replay.ts";
+import type { AnsweredCalls, JournaledCall } from "./answered.ts";
 import { createLiveAdapter } from "./live.ts";
 import { retryDelayMs } from "./retry.ts";
 import type { SendThread } from "./send-thread.ts";
@@ -29,8 +30,14 @@ export interface ClientDeps {
   random?: () => number;
   /** Where API keys come from; defaults to process.env. */
   env?: Env;
-  /** Called with every call record as it is made (progress and spend). */
-  onCall?: (record: CallRecord) => void;
+  /**
+   * Told of every call that sent something now (not one answered from a replay, the cache or the
+   * call journal), with its trial key and, when it got no answer, its transport failure's message:
+   * what the call journal keeps for a resume.
+   */
+  onCall?: (record: CallRecord, trialKey: string | null, failure: string | null) => void;
+  /** Calls earlier sessions of a resumed run already made for trials they did not finish: answered from here first. */
+  answered?: AnsweredCalls;
   /** Asked before every send, with the request's trial key (null without one); "budget_exceeded" refuses it and the call returns that outcome. */
   beforeCall?: (role: Role, trialKey: string | null) => "ok" | "budget_exceeded";
   /** Told of every send as it leaves and as it returns, before the call record exists (the spend journal), with the request's trial key. */
@@ -84,6 +91,8 @@ type Exchange = ExchangeEnd & {
   attempts: TransportAttempt[];
   cached: boolean;
   latencyMs: number;
+  /** Answered from the call journal: the earlier session's exchange, nothing sent now. */
+  resumed?: boolean;
 };
 
 /** Wall-clock milliseconds with sub-millisecond resolution (latencies are a few ms apart at high concurrency). */
@@ -139,8 +148,17 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
   /** Sends made by this client, numbered so a send's return can be paired with it. */
   let sends = 0;
 
+  /** The exchange an earlier session of the run had for this request, as it had it: its sends, their time, its answer or failure. */
+  function fromJournal({ call, failure }: JournaledCall, body: Record<string, unknown>, key: string): Exchange {
+    const base = { body, key, attempts: [...call.transport_attempts], cached: call.cached, latencyMs: call.latency_ms, resumed: true };
+    const reply = replyOf(call);
+    if (reply === undefined) return { ...base, kind: "failed", failure: new TransportError((call.error_class ?? "unexpected") as TransportErrorClass, failure ?? "", call.http_status) };
+    return { ...base, kind: "reply", reply };
+  }
+
   /**
-   * Send one wire request with transport retries; replay and cache answer first. `admit` is asked
+   * Send one wire request with transport retries; the call journal (a resumed trial's earlier
+   * answers), replay and cache answer first. `admit` is asked
    * before every send; `refresh` renders the request again in the role's next structured-output
    * format when a server rejects the current one (null: the body is the caller's, sent as it is).
    */
@@ -169,6 +187,8 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
         },
         end,
       );
+    const earlier = caller.trialKey === null ? undefined : deps.answered?.take(caller.trialKey, key);
+    if (earlier) return fromJournal(earlier, body, key);
     const stored = rt.replay?.store.take(key) ?? cache?.get(replyCacheKey(adapter, key));
     if (stored) return done({ kind: "reply", reply: stored }, true);
     if (rt.replay && !rt.replay.fallThrough) return done({ kind: "missed", miss: new ReplayMissError(rt.replay.runDir, key, caller.role, caller.itemId, caller.trial) });
@@ -251,10 +271,10 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
   }
 
   /** Records a call (a refusal before anything was sent leaves nothing to record). */
-  function made(calls: CallRecord[], ex: Exchange, record: CallRecord): void {
+  function made(calls: CallRecord[], ex: Exchange, record: CallRecord, trialKey: string | null): void {
     if (ex.kind === "refused" && ex.attempts.length === 0) return;
     calls.push(record);
-    deps.onCall?.(record);
+    if (ex.attempts.length > 0 && !ex.cached && !ex.resumed) deps.onCall?.(record, trialKey, ex.kind === "failed" ? maskText(ex.failure.message) : null);
   }
 
   /** Why an exchange that got no answer failed, in one line (secrets masked). */
@@ -298,7 +318,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
         errorClass: parsed && !parsed.ok ? parsed.errorClass : null,
         validationError: parsed && !parsed.ok ? maskText(parsed.error) : null,
       });
-      made(calls, ex, record);
+      made(calls, ex, record, caller.trialKey);
       if (ex.kind === "refused") {
         return { ok: false, outcome: "budget_exceeded", rawText: lastRaw, error: `budget exceeded before the ${request.role} call`, calls };
       }
@@ -341,7 +361,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
       errorClass: null,
       validationError: null,
     });
-    made([], ex, record);
+    made([], ex, record, caller.trialKey);
     const failure =
       ex.kind === "failed"
         ? { errorClass: ex.failure.errorClass, httpStatus: ex.failure.httpStatus, message: failureText(adapter, request.role, ex) }

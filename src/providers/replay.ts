@@ -20,7 +20,8 @@ export interface ReplayStore {
 /** The recorded trials of a replayed run, one per trial key (the harness reads them; the engine never reads run folders). */
 export type RecordedTrials = Iterable<{ calls: readonly CallRecord[] }>;
 
-function replyOf(call: CallRecord): Reply | undefined {
+/** A recorded call's answer as a provider's reply; undefined when it got none. */
+export function replyOf(call: CallRecord): Reply | undefined {
   if (call.raw_text === null) return undefined;
   return {
     text: call.raw_text,

@@ -207,14 +207,21 @@ describe("fieldtest run --engine, resume", () => {
     return ["--config", file, "--concurrency", "1"];
   };
 
-  it("completes a run its budget stopped, without repeating a trial", async () => {
+  it("completes a run its budget stopped, without repeating a trial or a call it had an answer for", async () => {
     const manifest = standInManifest(engineDir());
     const first = await engineRun(manifest, ["--max-calls", "5", ...lowEstimate()]);
     expect(first.code).toBe(3);
     const done = trialsOf(first.out).length;
     expect(done).toBeLessThan(4);
+    const journaled = (dir: string) =>
+      readFileSync(join(dir, "calls.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { trial_key: string; call: { request_sha256: string; outcome: string } });
+    const before = journaled(first.out);
+    const answered = new Set(before.filter((l) => l.call.outcome === "ok").map((l) => `${l.trial_key} ${l.call.request_sha256}`));
+    // The budget cut a trial off after some of its calls were answered.
+    expect(before.some((l) => !trialsOf(first.out).some((t) => trialKey(t) === l.trial_key))).toBe(true);
     const resumed = await runFieldtest(["run", "--resume", first.out, "--max-calls", "1000"], ENV);
     expect(resumed.code).toBe(0);
+    expect(journaled(first.out).slice(before.length).filter((l) => answered.has(`${l.trial_key} ${l.call.request_sha256}`))).toEqual([]);
     const keys = trialsOf(first.out).map(trialKey);
     expect(keys).toHaveLength(4);
     expect(new Set(keys).size).toBe(4);

@@ -43,6 +43,8 @@ export interface UpstreamOptions {
   port?: number;
   /** Answer every critic request with this HTTP status and an error body (a critic that is down). */
   criticStatus?: number;
+  /** Told of every request as it arrives (1-based count), before it is answered: a test can kill the caller there. */
+  onRequest?: (count: number) => void;
 }
 
 export interface UpstreamServer {
@@ -68,6 +70,7 @@ export async function startUpstreamServer(options: UpstreamOptions = {}): Promis
   const fixtures = new Map<string, Fixture>(loadCorpus(options.corpusRoot ?? "corpus").fixtures.map(({ fixture }) => [hashCanonical(fixture.plan), fixture]));
   const delays = createRng("upstream-latency", seed);
   let served = 0;
+  let arrived = 0;
 
   function answer(body: ChatRequest): string {
     const user = body.messages.filter((m) => m.role === "user");
@@ -122,6 +125,7 @@ export async function startUpstreamServer(options: UpstreamOptions = {}): Promis
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
+      options.onRequest?.(++arrived);
       let answer: { delay: number; text: string };
       if (options.criticStatus !== undefined && /"critic_findings"/.test(Buffer.concat(chunks).toString("utf8"))) {
         const text = JSON.stringify({ error: { message: "the critic is down", type: "server_error" } });

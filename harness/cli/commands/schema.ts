@@ -7,6 +7,7 @@ import { SpendLineSchema, TrialRecordSchema } from "../../../src/formats/records
 import { SummaryFileSchema } from "../../../src/formats/summary.ts";
 import { PackManifestSchema } from "../../../src/packs/schema.ts";
 import { ManifestSchema } from "../../run/manifest.ts";
+import { CallJournalLineSchema } from "../../run/call-journal.ts";
 import { EngineManifestSchema } from "../../engine/manifest.ts";
 import { EngineResultSchema } from "../../engine/result.ts";
 import { EXIT } from "../exit.ts";
@@ -17,7 +18,7 @@ import type { CommandContext } from "./index.ts";
  * The formats whose JSON Schema can be printed: the input files (`corpus-goal` is a goal file with
  * its expectation, `pack` a domain pack's pack.yaml, `engine` an external engine's manifest), the
  * critic's answer, an engine's result (`engine-result`), and the run files, each
- * versioned by its `schema_version` (`trial`: one line of trials.jsonl; `journal`: one line of spend.jsonl).
+ * versioned by its `schema_version` (`trial`: one line of trials.jsonl; `journal`: one line of spend.jsonl; `calls`: one line of calls.jsonl).
  */
 const FORMATS = {
   goal: GoalSchema,
@@ -31,6 +32,7 @@ const FORMATS = {
   manifest: ManifestSchema,
   summary: SummaryFileSchema,
   journal: SpendLineSchema,
+  calls: CallJournalLineSchema,
 } as const;
 type Format = keyof typeof FORMATS;
 
@@ -45,7 +47,7 @@ export function jsonSchemaOf(format: Format): unknown {
 export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("schema")
-    .description("Print the JSON Schema of a format (goal, corpus-goal, plan, critic, pack, engine, engine-result) or of a run file (trial, manifest, summary, journal)")
+    .description("Print the JSON Schema of a format (goal, corpus-goal, plan, critic, pack, engine, engine-result) or of a run file (trial, manifest, summary, journal, calls)")
     .addArgument(new Argument("<format>", "the format").choices(Object.keys(FORMATS)))
     .action(action((format: Format) => {
       host.stdout.write(jsonText(jsonSchemaOf(format)));
