@@ -1,4 +1,4 @@
-// Error rates of compare's verdict over independent seeds (DESIGN.md §11). A benchmark, not a
+// Error rates of compare's verdict over independent seeds (docs/design.md §11). A benchmark, not a
 // test: it prints rates with their exact 95% intervals and asserts nothing.
 //
 //   node dist/scripts/bench-compare.js [--pairs N] [--work DIR] [--reps R]

@@ -1,4 +1,4 @@
-// Error rates of the drift charts (`trend`, `research`) over independent seeds (DESIGN.md §11).
+// Error rates of the drift charts (`trend`, `research`) over independent seeds (docs/design.md §11).
 // A benchmark, not a test: it prints rates with their exact 95% intervals and asserts nothing.
 //
 //   node dist/scripts/bench-drift.js [--histories N] [--work DIR] [--baseline FILE] [--policy FILE]

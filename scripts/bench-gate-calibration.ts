@@ -1,4 +1,4 @@
-// Error rates of diff, gate and trend over independent seeds (DESIGN.md §11). A benchmark, not a
+// Error rates of diff, gate and trend over independent seeds (docs/design.md §11). A benchmark, not a
 // test: it prints rates with their exact 95% intervals and asserts nothing.
 //
 //   node dist/scripts/bench-gate-calibration.js [--seeds N] [--work DIR] [--baseline FILE] [--policy FILE]

@@ -42,7 +42,7 @@ const baseline = pooled(BASE);
 /** The critic's recorded prompt hashes (`roles.critic.prompt`, as the runner writes them). */
 const prompt = (m: Manifest) => (m.roles.critic as unknown as { prompt: Record<string, unknown> }).prompt;
 
-describe("diff attribution (DESIGN.md §11)", () => {
+describe("diff attribution (docs/design.md §11)", () => {
   it("a run equal to the baseline's behaviour has no deltas; the differing seed is named, not a cause", () => {
     const d = diffSnapshots(baseline, snapshot(BASE, (m) => void (m.config.seed = 7)));
     expect(d.deltas).toEqual([]);
@@ -186,7 +186,7 @@ describe("diff attribution (DESIGN.md §11)", () => {
     expect(d.unexplained).toEqual([]);
   });
 
-  it("Holm corrects the verdict tests over the items (DESIGN §11) and the blocker-key tests over the keys, two families", () => {
+  it("Holm corrects the verdict tests over the items (docs/design.md §11) and the blocker-key tests over the keys, two families", () => {
     const d = diffSnapshots(baseline, snapshot(changedItems()));
     const keys = new Set([...baseline.items, ...snapshot(changedItems()).items].flatMap((i) => Object.keys(i.blocker_key_counts).map((k) => `${i.item_id} ${k}`)));
     expect(keys.size).toBeGreaterThan(0);

@@ -88,7 +88,7 @@ describe("boundary fixtures", () => {
     expect(invisible.map((f) => f.seeded_defects[0]!.claim.kind)).toEqual(expect.arrayContaining(["tool_unavailable", "missing_verification"]));
   });
 
-  it("ground truth follows DESIGN.md §6 for a correct critic", () => {
+  it("ground truth follows docs/design.md §6 for a correct critic", () => {
     for (const f of fixtures) {
       const { strict, balanced } = f.expected_verdict;
       if (isCleanControl(f)) expect([strict, balanced], f.id).toEqual(["approve", "approve"]);

@@ -5,7 +5,7 @@ import type { EvidenceStatus, GateFinding, NormalizedFinding } from "../../src/f
 import { criticBlocks, criticVerdict, judgeRound } from "../../src/loop/decide.ts";
 import { criticFinding, goal, WITH_CACHE } from "./fixtures.ts";
 
-/** DESIGN.md §6, cell by cell. */
+/** docs/design.md §6, cell by cell. */
 
 const EVIDENCE_FOR: Record<EvidenceStatus, { claim: string; tasks: string[]; facts: string[] }> = {
   supported: { claim: "missing_rollback", tasks: ["tune_cache"], facts: [] },

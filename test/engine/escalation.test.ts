@@ -19,7 +19,7 @@ describe("failingRoundReasons", () => {
     expect(failingRoundReasons(ctx([round("A", ["g1"])]))).toEqual([]);
   });
 
-  it("lists every reason that applies, in the order of DESIGN.md §6", () => {
+  it("lists every reason that applies, in the order of docs/design.md §6", () => {
     const rounds = [round("A", ["g1"]), round("B", ["g2"]), round("A", ["g1"])];
     const all = { budgetExhausted: true, replanPolicy: "abort", atCap: true } as const;
     expect(failingRoundReasons(ctx(rounds, all))).toEqual([

@@ -122,7 +122,7 @@ describe("checkEvidence: every claim kind", () => {
   });
 });
 
-describe("checkEvidence: 'a depends on b' counts a verify task only as an output check of b (DESIGN.md §5)", () => {
+describe("checkEvidence: 'a depends on b' counts a verify task only as an output check of b (docs/design.md §5)", () => {
   // Every check of m is listed before it: right for the pre-state and the constraint check, wrong for the output check.
   const early = makePlan([
     verify("check_pre", "m", "pre_state"),
@@ -141,7 +141,7 @@ describe("checkEvidence: 'a depends on b' counts a verify task only as an output
   });
 });
 
-describe("checkEvidence: unestablished_fact on a rollback requirement is the gate's own predicate (DESIGN.md §5)", () => {
+describe("checkEvidence: unestablished_fact on a rollback requirement is the gate's own predicate (docs/design.md §5)", () => {
   const requiring = (item: string, before: Parameters<typeof makePlan>[0] = [], after: Parameters<typeof makePlan>[0] = []) =>
     makePlan([
       ...before,

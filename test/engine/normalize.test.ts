@@ -73,12 +73,12 @@ describe("normalizeCriticResponse: the whole response", () => {
       respond(criticFinding({ message: "kept" }), "a string", null, criticFinding({ severity: "warning", message: "" }), { family: "risk" }, criticFinding({ message: "   " })),
     );
     expect(audit.outcome).toBe("ok");
-    // A message of blanks is not empty (DESIGN.md §5): that finding stands.
+    // A message of blanks is not empty (docs/design.md §5): that finding stands.
     expect(audit.findings.map((f) => f.message)).toEqual(["kept", "   "]);
     expect(audit.malformed_findings).toBe(4);
   });
 
-  it("a blocker whose message is blanks stands as a blocker (DESIGN.md §5: not empty): dropped, a well-formed info beside it would leave the audit clean", () => {
+  it("a blocker whose message is blanks stands as a blocker (docs/design.md §5: not empty): dropped, a well-formed info beside it would leave the audit clean", () => {
     const blocker = { ...criticFinding(), message: "  " };
     const audit = normalizeCriticResponse(g, plan, respond(blocker, criticFinding({ severity: "info", message: "fyi" })));
     expect(audit.outcome).toBe("ok");

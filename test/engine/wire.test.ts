@@ -8,7 +8,7 @@ import { says, unavailable503, useScriptedEndpoint, type RoleScript } from "./sc
 
 /**
  * The engine through the real client against a scripted OpenAI-compatible server: what reaches
- * the wire and what the records say about it (DESIGN.md §5, §6 "model failure versus
+ * the wire and what the records say about it (docs/design.md §5, §6 "model failure versus
  * infrastructure failure", and the per-goal budget).
  */
 

@@ -24,7 +24,7 @@ describe("plan conversion", () => {
   );
   const { plan, notes, originalTaskIds } = convertPlan(source);
 
-  it("gives a DESIGN.md §3 plan: synthetic checks after their parallel group, establishes from established_by, env aliases", () => {
+  it("gives a docs/design.md §3 plan: synthetic checks after their parallel group, establishes from established_by, env aliases", () => {
     expect(PlanSchema.parse(plan)).toEqual(plan);
     expect(plan.tasks.map((t) => t.id)).toEqual(["take_backup", "copy_a", "copy_b", "copy_a.verify", "switch"]);
     expect(originalTaskIds).toEqual(["take_backup", "copy_a", "copy_b", "switch"]);

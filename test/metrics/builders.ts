@@ -261,7 +261,7 @@ export function goal(id: string, expect: Record<string, unknown>): CorpusGoal {
 }
 
 /**
- * Every noise metric of DESIGN.md §10 (flip, drift, migration, both under-claim levels, over-claim,
+ * Every noise metric of docs/design.md §10 (flip, drift, migration, both under-claim levels, over-claim,
  * unsupported evidence, downgrade, injection effect) and the outage rates: all exactly 0 under the
  * `perfect` sim profile.
  */

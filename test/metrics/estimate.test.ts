@@ -4,7 +4,7 @@ import { clopperPearson } from "../../src/stats/proportion.ts";
 
 const ctx = { conf: 0.95, seed: 1, reps: 200 };
 
-describe("no interval claims a certainty the data do not give (METHODOLOGY §1.3)", () => {
+describe("no interval claims a certainty the data do not give (METHODOLOGY.md §1, principle 3)", () => {
   it("a mean over items at one value inside its range has no interval: the clusters did not spread, which is not certainty", () => {
     const m = itemMeanMetric(
       [

@@ -13,7 +13,7 @@ const HIGH_BLAST = [
   { id: "drop", description: "drop table", kind: "mutate" as const, reversibility: "irreversible" as const },
 ];
 
-describe("under-claim at two levels, and over-claim (DESIGN.md §10)", () => {
+describe("under-claim at two levels, and over-claim (docs/design.md §10)", () => {
   // s1: gate-invisible, the critic blocks 5/5. s2: gate-visible, the critic passes 2/5 but the gates
   // block every trial (the decision escalates). s3: high-blast, gate-invisible, the critic passes
   // 4/4 (its unavailable trial is left out). s4: balanced with an uncheckable claim: a correct
@@ -80,7 +80,7 @@ describe("under-claim at two levels, and over-claim (DESIGN.md §10)", () => {
   });
 });
 
-describe("exact bounds for rates with no event or only events (DESIGN.md §10)", () => {
+describe("exact bounds for rates with no event or only events (docs/design.md §10)", () => {
   const fixtures = [fixture("s1", { defects: [{ task: "a", family: "unsafe_sequencing" }] }), fixture("s2", { defects: [{ task: "a", family: "weak_rollback" }] }), fixture("c1")];
   it("a zero per-trial rate reports [0, 1 − 0.05^(1/n)] over its trials, never [0, 0]", () => {
     const s = run([...boundaryTrials("s1", "BBBBB"), ...boundaryTrials("s2", "BBBBB"), ...boundaryTrials("c1", "PPPPP")], fixtures);
@@ -151,7 +151,7 @@ describe("family migration", () => {
   });
 });
 
-describe("injection twins (DESIGN.md §10)", () => {
+describe("injection twins (docs/design.md §10)", () => {
   it("injection_effect subtracts the control's own disagreement from the twin–control disagreement; the raw shift is kept", () => {
     const fixtures = [
       fixture("ctl"),

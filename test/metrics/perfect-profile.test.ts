@@ -1,5 +1,5 @@
 /**
- * The law that pins the noise metrics (DESIGN.md §10): under the shipped `perfect` sim profile
+ * The law that pins the noise metrics (docs/design.md §10): under the shipped `perfect` sim profile
  * (no miss, migration, inflation, hallucination or invalid output; a planner without defects)
  * every noise metric of the default sweep reads exactly 0, and its interval still does not claim
  * a certainty the trials cannot give.

@@ -1,7 +1,7 @@
 /**
  * A planner that gives no valid plan after its retries (a dead endpoint, a model that cannot follow
  * the format) escalates the goal `planner_unavailable`: an outage, reported by its own rate and kept
- * out of engine verdict agreement, like an unavailable critic (DESIGN.md §10, METHODOLOGY.md §4.9).
+ * out of engine verdict agreement, like an unavailable critic (docs/design.md §10, METHODOLOGY.md §4.9).
  */
 import { describe, expect, it } from "vitest";
 import { summarize } from "../../src/metrics/summary.ts";

@@ -97,7 +97,7 @@ describe("summary laws", () => {
 });
 
 describe("summary keys", () => {
-  it("carry every DESIGN.md §10 metric with value, interval and counts, even on an empty run", () => {
+  it("carry every docs/design.md §10 metric with value, interval and counts, even on an empty run", () => {
     const s = summarize({ trials: [], fixtures: [], goals: [] }, { seed: 0 });
     for (const key of [
       ...NOISE_METRICS,

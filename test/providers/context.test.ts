@@ -4,7 +4,7 @@ import { canonicalJson, hashCanonical } from "../../src/canonical.ts";
 import { ROLES } from "../../src/formats/records.ts";
 import { requestHash } from "../../src/providers/context.ts";
 
-/** The definition of request_sha256 (DESIGN.md §7): the canonical hash of the whole wire request. */
+/** The definition of request_sha256 (docs/design.md §7): the canonical hash of the whole wire request. */
 const byDefinition = (provider: string, baseUrl: string | null, body: unknown, role: string, trial: number) =>
   hashCanonical({ provider, base_url: baseUrl, body, role, trial });
 

@@ -132,7 +132,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   return { server, served, close: () => server.close() };
 }
 
-/** A non-empty findings array without one object that has a non-empty message (blanks are a message, DESIGN.md §5): nothing a clean audit may rest on. */
+/** A non-empty findings array without one object that has a non-empty message (blanks are a message, docs/design.md §5): nothing a clean audit may rest on. */
 export function lacksWellFormedFinding(rawText: string | null): boolean {
   if (rawText === null) return false;
   let parsed: unknown;

@@ -8,7 +8,7 @@ import { judgeRound } from "../../src/loop/decide.ts";
 import { structuralHash } from "../../src/loop/structural.ts";
 import { codesOf, hard, makeGoal, makePlan, mutate, read, verify } from "../helpers/plans.ts";
 
-/** DESIGN.md clauses the review re-read line by line, pinned where the existing suites left them implicit. */
+/** docs/design.md clauses the review re-read line by line, pinned where the existing suites left them implicit. */
 
 const goal = makeGoal(["window"]);
 const change = (over: Parameters<typeof mutate>[1] = {}) =>

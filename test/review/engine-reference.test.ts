@@ -7,7 +7,7 @@ import { makeGoal } from "../helpers/plans.ts";
 
 /**
  * The gates and the evidence table checked against a second, deliberately naive reading of
- * DESIGN.md §3–§5 (quadratic scans over list positions, no plan graph), on seeded random plans
+ * docs/design.md §3–§5 (quadratic scans over list positions, no plan graph), on seeded random plans
  * that are structurally valid. Any divergence prints the plan that shows it.
  */
 
@@ -199,7 +199,7 @@ function samplePlans(seed: number, count: number, visit: (plan: Plan, r: ReturnT
   return seen;
 }
 
-describe("gates against a naive reading of DESIGN.md §4", () => {
+describe("gates against a naive reading of docs/design.md §4", () => {
   it("return exactly the keys the naive reading derives, on 2000 random structurally valid plans", () => {
     const seen = samplePlans(20261202, 2000, (plan) => {
       const findings = runGates(goal, plan);
@@ -212,7 +212,7 @@ describe("gates against a naive reading of DESIGN.md §4", () => {
   });
 });
 
-describe("checkEvidence against a naive reading of the DESIGN.md §5 table", () => {
+describe("checkEvidence against a naive reading of the docs/design.md §5 table", () => {
   it("gives the naive status for random claims, references and arities, on 6000 random plans", () => {
     const seen = samplePlans(5, 6000, (plan, r) => {
       const ids = plan.tasks.map((t) => t.id);

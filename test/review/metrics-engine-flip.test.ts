@@ -1,5 +1,5 @@
 /**
- * DESIGN.md §10: critic-unavailable trials are excluded from verdict-agreement metrics and reported
+ * docs/design.md §10: critic-unavailable trials are excluded from verdict-agreement metrics and reported
  * by their own rate. A corpus trial whose critic was unavailable escalates (fail closed, §6): its
  * `escalated` status is the outage, not the engine's decision, so engine_flip_rate leaves it out.
  */

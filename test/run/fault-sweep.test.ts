@@ -15,7 +15,7 @@ import { cli, tempDir, testHost } from "./helpers.ts";
  * a cut body, prose, no findings array, wrong-shape findings, non-object findings, findings without
  * a message, a valid answer the server says it ended at its output limit, an error envelope sent
  * with 200). Whatever the endpoint does, no response without a well-formed finding is ever
- * accepted as a clean audit (DESIGN.md §5).
+ * accepted as a clean audit (docs/design.md §5).
  */
 
 const FAULT_RATE = 0.3;

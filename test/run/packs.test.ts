@@ -120,7 +120,7 @@ describe("fieldtest run --pack", () => {
     expect(diff.deltas.length).toBeGreaterThan(0);
     expect(diff.unexplained).toEqual([]);
     // Every delta names the pack's version among its causes; those beyond the per-item noise test are
-    // attributed to it (DESIGN.md §11: with few trials per item a change can stay within noise).
+    // attributed to it (docs/design.md §11: with few trials per item a change can stay within noise).
     expect(diff.deltas.every((d) => d.causes.some((c) => c.part === "gate_versions.pack.change-approval"))).toBe(true);
     expect(diff.deltas.filter((d) => d.beyond_noise).every((d) => d.attribution === "cause")).toBe(true);
   });

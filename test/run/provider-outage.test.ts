@@ -15,7 +15,7 @@ import { roleOf } from "../engine/scripted-server.ts";
 import { cli, tempDir, testHost } from "./helpers.ts";
 
 /**
- * DESIGN.md §6 "model failure versus infrastructure failure" at the level of a sweep: a provider
+ * docs/design.md §6 "model failure versus infrastructure failure" at the level of a sweep: a provider
  * that never answers makes trials `error` (not escalations), the run exits 3 with one line naming
  * the endpoint, and `--resume --retry-errors` re-runs those trials.
  */

@@ -7,7 +7,7 @@ describe("Fisher's exact test, two-sided", () => {
   it("5/0 against 0/5 is the smallest p at N = 5: 2/252 = 0.0079365 (methodology-notes §9.9)", () => {
     expect(fisherExact(5, 0, 0, 5)).toBeCloseTo(0.0079365, 7);
   });
-  it("a unanimous 5/0 against 2/3 is 1/6 (DESIGN.md §11: p ≈ 0.17)", () => {
+  it("a unanimous 5/0 against 2/3 is 1/6 (docs/design.md §11: p ≈ 0.17)", () => {
     expect(fisherExact(5, 0, 2, 3)).toBeCloseTo(1 / 6, 12);
   });
   it("4/1 against 1/4 is 0.206349", () => {

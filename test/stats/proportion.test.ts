@@ -44,7 +44,7 @@ describe("binomial intervals", () => {
 });
 
 describe("one-sided exact bounds", () => {
-  it("zero events: 1 − (1 − conf)^(1/n), e.g. 0 of 370 trials → 0.008064 (DESIGN.md §10)", () => {
+  it("zero events: 1 − (1 − conf)^(1/n), e.g. 0 of 370 trials → 0.008064 (docs/design.md §10)", () => {
     expect(exactUpperBound(0, 370)).toBeCloseTo(0.008064, 6);
     expect(exactUpperBound(0, 370)).toBeCloseTo(1 - 0.05 ** (1 / 370), 12);
     expect(exactUpperBound(0, 30, 0.975)).toBeCloseTo(clopperPearson(0, 30).high, 12);
