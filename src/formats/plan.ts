@@ -46,8 +46,22 @@ export const AttributesSchema = z
   .transform((r) => Object.fromEntries(Object.entries(r).filter((e): e is [string, AttributeValue] => e[1] !== null)));
 export type AttributeValue = string | number | boolean | string[];
 
+export const TASK_ID_PATTERN = /^[a-z0-9][a-z0-9_.-]*$/;
+
+/**
+ * A task id. The pattern and the reserved `env` are structural rules that the `schema_valid` gate
+ * enforces (docs/design.md §3), not the parse: inside the loop a planner's bad id must become a
+ * `schema_invalid` finding it is asked to fix, not a structured-output retry. So they are stated in
+ * the JSON Schema (`fieldtest schema plan`) only, where a plan's author reads them.
+ */
+const TaskIdSchema = z.string().min(1).meta({
+  pattern: TASK_ID_PATTERN.source,
+  not: { const: "env" },
+  description: "Unique in the plan. The pattern and the reserved env are the schema_valid gate's rules: a plan that breaks them still parses, and the gate reports it as schema_invalid.",
+});
+
 export const TaskSchema = z.strictObject({
-  id: z.string().min(1),
+  id: TaskIdSchema,
   description: z.string().min(1),
   kind: lowerEnum(TASK_KINDS),
   target: optional(z.string()),
@@ -92,8 +106,6 @@ export type PlanInput = z.input<typeof PlanSchema>;
 export type Task = z.output<typeof TaskSchema>;
 export type Dependency = z.output<typeof DependencySchema>;
 export type Precondition = z.output<typeof PreconditionSchema>;
-
-export const TASK_ID_PATTERN = /^[a-z0-9][a-z0-9_.-]*$/;
 
 /** A task is high-blast when risk or blast radius is high/critical, or it is irreversible (DESIGN.md §3). */
 export function isHighBlast(t: Task): boolean {
