@@ -1,4 +1,4 @@
-// The README's two report screenshots (docs/report.png, docs/research.png), made from real sim runs.
+// The docs' two report screenshots (docs/report.png, docs/research.png), made from real sim runs.
 //
 //   node dist/scripts/screenshots.js [WORKDIR] [report|research]     (after `npm ci` or `npm run build`; the browser is the tests')
 //

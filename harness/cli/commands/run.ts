@@ -40,7 +40,7 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .option("--budget-usd <x>", "refuse to start when spend so far plus the estimate exceeds it (exit 3); stop cleanly when spend plus the sends in flight (each at the dearest so far) leave no room for another, or a call's cost is unknown (exit 3, resumable)")
     .option("--max-calls <n>", "refuse to start when calls so far plus the estimate exceed it (exit 3); stop cleanly when reached (exit 3, resumable)")
     .option("--dry-run", "print planned calls, tokens and cost per role (with --resume: for the trials left, and what was spent), and exit 0")
-    .option("--shard <i/n|auto>", "run shard I of N (1-based) of the trial keys, or auto: I and N from the CI or Kubernetes environment (README: sharded sweeps); merge shards with `fieldtest merge`")
+    .option("--shard <i/n|auto>", "run shard I of N (1-based) of the trial keys, or auto: I and N from the CI or Kubernetes environment (docs/guides/nightly-regression.md); merge shards with `fieldtest merge`")
     .option("--out <dir>", "run directory (default runs/<timestamp>-<id>); must be empty unless --force")
     .option("--force", "reuse a non-empty --out, removing the previous run's files (refused while a live run holds it)")
     .option("--break-lock", "take a run lock held by a process on another host (its host and pid are printed)")
