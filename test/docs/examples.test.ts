@@ -68,4 +68,11 @@ describe("examples/README.md", () => {
     expect(calls.every((c) => c.cached)).toBe(true);
     expect(output("compare runs/replayed")).toMatch(/changed items: 0/);
   });
+
+  it("docs/guides/domain-packs.md shows the shipped change-freeze pack as it is", () => {
+    const guide = readFileSync(join(PACKAGE_ROOT, "docs", "guides", "domain-packs.md"), "utf8");
+    const yamlBlocks = [...guide.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const shipped = (file: string) => readFileSync(join(PACKAGE_ROOT, "examples", "change-freeze", file), "utf8").replace(/^(#.*\n)+/, "");
+    expect(yamlBlocks).toEqual([shipped("pack.yaml"), shipped(join("canaries", "freeze.yaml"))]);
+  });
 });
