@@ -248,6 +248,7 @@ const FORMAT_INTROS: Record<string, string> = {
   manifest: "A run's `manifest.json`: what ran, how, and what it spent. A version 1 manifest (written before the spend journal) is still read, as version 2 with its spend unknown ([CHANGELOG](../../CHANGELOG.md)).",
   summary: "A run's `summary.json`: every metric with its interval and counts ([docs/design.md §10](../design.md#10-summary-keys), [METHODOLOGY.md](../../METHODOLOGY.md)); `fieldtest report DIR` writes it again from the trials.",
   journal: "One line of a run's `spend.jsonl`: every provider send, journaled as it leaves (`sent`) and as it returns (`returned`), before its trial is recorded.",
+  calls: "One line of a run's `calls.jsonl`: a call of a billed provider as its trial will record it, journaled as it completes, so that a resume answers a cut-off trial's earlier calls from here instead of buying them again.",
 };
 
 export async function formatsReference(): Promise<string> {
@@ -298,6 +299,7 @@ const RUN_FILE_NOTES: Record<keyof typeof RUN_FILES, { what: string; format?: st
   trials: { what: "one line per finished trial, appended as it finishes (the last line of a trial key is its record; a torn last line is ignored).", format: "trial" },
   lock: { what: "the lock of the process writing the run (host, pid, start): two processes never write one run. Gone when the run ends." },
   spend: { what: "every provider send, journaled as it leaves and as it returns, in every session (killed ones included): the run's spend is the sum of this journal.", format: "journal" },
+  calls: { what: "every call of a billed provider, journaled as it completes (absent for a run of the sim alone): a resume answers a cut-off trial's earlier calls from it and sends again only what was in flight.", format: "calls" },
   summary: { what: "every metric with its interval and counts, the operational figures, the expectations and the spend. Derived: `fieldtest report DIR` writes it again.", format: "summary" },
   reportMd: { what: "the report in Markdown. Derived." },
   reportHtml: { what: "the report as one self-contained page (no network): [Reading the report](../guides/reading-the-report.md). Derived." },
