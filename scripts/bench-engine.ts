@@ -5,13 +5,16 @@
 //   node dist/scripts/bench-engine.js protocols  sweep wall / ideal, command vs worker protocol
 //   node dist/scripts/bench-engine.js caller URL TOKEN C N   (proxy runs it) C callers, N calls each; latencies as JSON
 //
-// Proxy: 16 concurrent callers (as 16 engines would, in a process of their own) each send chat
-// completions to the upstream stand-in (test/providers/upstream-server.ts, in its own process, a
-// fixed 20 ms answer), directly and through the recording proxy in this process (which forwards
-// through fieldtest's model client: its send thread, retries, accounting). The added latency is
-// the proxied calls' latency as the callers saw it less the direct ones', at p50 and p95
-// (target: at most 1 ms at C = 16). Direct and proxied batches alternate four times, so the
-// shared host's moods fall on both.
+// Proxy: 16 concurrent callers (as 16 engines would, in a process of their own, on node:http with
+// keep-alive: fetch costs the caller so much CPU that it would measure itself) each send chat
+// completions, answered after 20 ms. Two comparisons, at p50 and p95:
+//   the proxy's own hop: the recording proxy (in this process) with a forwarder that sends nothing
+//     and answers after 20 ms, against a bare HTTP server in this process answering after 20 ms:
+//     what the proxy adds (routing, token, parsing, keying, recording, the answer): target at most 1 ms;
+//   end to end: through the proxy and fieldtest's model client (its send thread, the SDK, retries,
+//     accounting) to the upstream stand-in (test/providers/upstream-server.ts, in its own process),
+//     against the callers sending to that upstream directly: what an engine's call costs in all.
+// The four batches alternate four times, so the shared host's moods fall on all of them.
 //
 // Protocols: `fieldtest run --engine` with the stand-in engine (test/tools/stand-in-engine.mjs)
 // made to take 1 s to start, at C = 8, on 8 corpus goals × 3 trials: one process per trial
@@ -20,8 +23,10 @@
 // for free would take.
 import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { Agent, createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
+import { loadavg, tmpdir } from "node:os";
 import { createInterface } from "node:readline";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { realHost } from "../harness/cli/host.ts";
@@ -34,6 +39,7 @@ import { realEngine } from "../harness/run/wiring.ts";
 import type { TrialRecord } from "../src/formats/records.ts";
 import { createModelClient } from "../src/providers/client.ts";
 import { sharedSendThread } from "../src/providers/send-thread.ts";
+import type { WireForwarder } from "../src/providers/types.ts";
 import { startUpstreamServer } from "../test/providers/upstream-server.ts";
 
 const STAND_IN = join(PACKAGE_ROOT, "test", "tools", "stand-in-engine.mjs");
@@ -46,17 +52,28 @@ const ms = (x: number) => `${x.toFixed(2)} ms`;
 /** A corpus goal's decompose prompt, as the upstream stand-in reads one. */
 const PROMPT = `Goal (canonical JSON):\n${JSON.stringify({ id: "bench", domain: "bench", title: "Bench", description: "A benchmark goal", risk_tolerance: "balanced", replan_policy: "patch", constraints: { tools: [], facts: [] } })}`;
 
+/** A keep-alive agent per caller process: a call costs its socket once, as an engine's HTTP client does. */
+const agent = new Agent({ keepAlive: true });
+
+/** One POST on node:http (far less of the caller's own CPU than fetch, so the figures are the servers', not the caller's). */
+function post(url: string, token: string, body: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${token}` } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve());
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 async function latencies(url: string, token: string, concurrency: number, perCaller: number): Promise<number[]> {
   const out: number[] = [];
+  const body = JSON.stringify({ model: "bench", messages: [{ role: "user", content: PROMPT }], response_format: { type: "json_object" } });
   const caller = async () => {
     for (let i = 0; i < perCaller; i++) {
       const started = performance.now();
-      const res = await fetch(`${url}/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-        body: JSON.stringify({ model: "bench", messages: [{ role: "user", content: PROMPT }], response_format: { type: "json_object" } }),
-      });
-      await res.text();
+      await post(`${url}/chat/completions`, token, body);
       out.push(performance.now() - started);
     }
   };
@@ -75,11 +92,37 @@ function child(args: string[], onLine?: (line: string) => void): Promise<string>
   return new Promise((resolve) => p.on("close", () => resolve(out)));
 }
 
+/** A server in this process that answers every request after `ms`, as the proxy would with a forwarder that took that long. */
+async function bareServer(ms: number): Promise<{ url: string; close(): void }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () =>
+      setTimeout(() => {
+        const text = JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "{}" }, finish_reason: "stop" }] });
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+        res.end(text);
+      }, ms),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => server.close() };
+}
+
+/** p50 and p95 of `b` against `a`, and what `b` adds. */
+function printAdded(label: string, a: number[], b: number[], aName: string, bName: string): void {
+  for (const q of [0.5, 0.95]) {
+    const x = quantile(a, q);
+    const y = quantile(b, q);
+    console.log(`  ${label} p${q * 100}: ${aName} ${ms(x)}, ${bName} ${ms(y)}, added ${ms(y - x)}`);
+  }
+}
+
 async function proxyOverhead(): Promise<void> {
   const C = 16;
+  const ANSWER_MS = 20;
   let url = "";
   const started = new Promise<void>((resolve) => {
-    void child([join(PACKAGE_ROOT, "dist", "test", "providers", "upstream-server.js"), "--planner-ms", "20", "--critic-ms", "20", "--spread", "0"], (line) => {
+    void child([join(PACKAGE_ROOT, "dist", "test", "providers", "upstream-server.js"), "--planner-ms", String(ANSWER_MS), "--critic-ms", String(ANSWER_MS), "--spread", "0"], (line) => {
       if (line.startsWith("listening ")) {
         url = line.slice("listening ".length);
         resolve();
@@ -91,28 +134,35 @@ async function proxyOverhead(): Promise<void> {
   const sendThread = sharedSendThread();
   sendThread.warm(["openai"], C);
   const client = createModelClient({ planner: role, critic: role }, { env: {}, sendThread });
+  // The proxy's own work: a proxy whose forwarder sends nothing and answers after the same time
+  // with a real call's result (taken once), against a bare server that does the same.
+  const sample = await client.forward({ role: "planner", wire: "openai", body: { model: "bench", messages: [{ role: "user", content: PROMPT }] }, itemId: "bench", trial: 0, round: 0, attempt: 0, trialKey: "corpus/bench/9" });
+  const answerLater: WireForwarder = { forward: () => new Promise((resolve) => setTimeout(() => resolve(sample), ANSWER_MS)) };
+  const bare = await bareServer(ANSWER_MS);
+  const hop = await startRecordingProxy({ forwarder: answerLater, speaks: "openai", normalize: [] });
   const proxy = await startRecordingProxy({ forwarder: client, speaks: "openai", normalize: [] });
-  const session = proxy.open({ trialKey: "corpus/bench/0", itemId: "bench", trial: 0 });
-  const endpoint = session.roles.planner;
+  const hopSession = hop.open({ trialKey: "corpus/bench/0", itemId: "bench", trial: 0 });
+  const session = proxy.open({ trialKey: "corpus/bench/1", itemId: "bench", trial: 1 });
   const script = join(PACKAGE_ROOT, "dist", "scripts", "bench-engine.js");
   const batch = async (target: string, token: string, n: number) => JSON.parse(await child([script, "caller", target, token, String(C), String(n)])) as number[];
-  // Warm both paths (SDK, sockets, JIT) before measuring.
-  await batch(url, "none", 5);
-  await batch(endpoint.base_url, endpoint.token, 5);
-  const direct: number[] = [];
-  const proxied: number[] = [];
-  for (let round = 0; round < 4; round++) {
-    direct.push(...(await batch(url, "none", 25)));
-    proxied.push(...(await batch(endpoint.base_url, endpoint.token, 25)));
-  }
+  const runs = { bare: [] as number[], hop: [] as number[], direct: [] as number[], proxied: [] as number[] };
+  const targets: [keyof typeof runs, string, string][] = [
+    ["bare", bare.url, "none"],
+    ["hop", hopSession.roles.planner.base_url, hopSession.roles.planner.token],
+    ["direct", url, "none"],
+    ["proxied", session.roles.planner.base_url, session.roles.planner.token],
+  ];
+  // Warm every path (SDK, sockets, JIT) before measuring; then alternate, so the shared host's moods fall on all.
+  for (const [, target, token] of targets) await batch(target, token, 5);
+  for (let round = 0; round < 4; round++) for (const [name, target, token] of targets) runs[name].push(...(await batch(target, token, 25)));
+  await hopSession.close();
   const { calls } = await session.close();
+  await hop.close();
   await proxy.close();
-  console.log(`proxy, C = ${C}, ${direct.length} calls each way (${calls.length} recorded), upstream answers in 20 ms:`);
-  for (const q of [0.5, 0.95]) {
-    const d = quantile(direct, q);
-    const p = quantile(proxied, q);
-    console.log(`  p${q * 100}: direct ${ms(d)}, through the proxy ${ms(p)}, added ${ms(p - d)}`);
-  }
+  bare.close();
+  console.log(`proxy, C = ${C} callers in a process of their own, ${runs.bare.length} calls each way, answers in ${ANSWER_MS} ms (load ${loadavg()[0]!.toFixed(2)}):`);
+  printAdded("the proxy's own hop", runs.bare, runs.hop, "a bare server", "the proxy");
+  printAdded("end to end", runs.direct, runs.proxied, "direct to upstream", `through the proxy and fieldtest's client (${calls.length} recorded)`);
 }
 
 /** The window an engine that cost nothing would take: each trial its calls' latencies, list-scheduled on C slots in start order. */
