@@ -1,18 +1,22 @@
 // Error rates of the drift charts (`trend`, `research`) over independent seeds (docs/design.md §11).
 // A benchmark, not a test: it prints rates with their exact 95% intervals and asserts nothing.
 //
-//   node dist/scripts/bench-drift.js [--histories N] [--work DIR] [--baseline FILE] [--policy FILE]
+//   node dist/scripts/bench-drift.js [--histories N] [--work DIR] [--seed-offset N] [--alpha P] [--baseline FILE] [--policy FILE]
 //
-//   --histories N  histories per scenario (default 20)
-//   --pool N       independent default sweeps in the pool the stable histories are drawn from (default 40)
-//   --work DIR     keep the sweeps in DIR and reuse the ones already there (default: a fresh temp folder)
-//   --baseline     the committed baseline (default baselines/sim-default.json)
-//   --policy       the gate policy whose metrics are the headline family (default gate.yaml)
+//   --histories N    histories per scenario (default 20)
+//   --pool N         independent default sweeps in the pool the stable histories are drawn from (default 40)
+//   --work DIR       keep the sweeps in DIR and reuse the ones already there (default: a fresh temp folder)
+//   --seed-offset N  add N to every sweep's seed and to the histories' draws: a second, independent
+//                    set of seeds (default 0; keep the seeds clear of the baseline's, 1000-1007)
+//   --alpha P        the charts' false-alarm level per run, chart and family (default trend's, 0.005)
+//   --baseline       the committed baseline (default baselines/sim-default.json)
+//   --policy         the gate policy whose metrics are the headline family (default gate.yaml)
 //
 // A default sim sweep costs seconds of CPU, so the histories are drawn from pools of independent
 // sweeps: default sweeps at seeds 5000 + i, high-miss sweeps at 7000 + h and double-miss sweeps at
-// 8000 + h (h < histories), all disjoint from the baseline's seeds (1000-1007). History h draws its
-// runs at random from the default pool (seeded by h): every history is a fresh order and reference,
+// 8000 + h (h < histories; each plus the seed offset), all disjoint from the baseline's seeds
+// (1000-1007). History h draws its runs at random from the default pool (seeded by h and the
+// offset): every history is a fresh order and reference,
 // but histories share runs, so their alarms are not independent of one another (as
 // bench-gate-calibration's random splits). Its shifted runs are high-miss (double-miss) sweeps
 // h, h + 1, h + 2 (mod histories): each sweep is the first shifted run of exactly one history, so
@@ -28,8 +32,9 @@ import { parseArgs } from "node:util";
 import { readSnapshot } from "../harness/baseline/io.ts";
 import { GatePolicySchema } from "../harness/baseline/policy.ts";
 import type { Snapshot } from "../harness/baseline/schema.ts";
-import { headlineFamily, trend, type TrendResult } from "../harness/baseline/trend.ts";
+import { DEFAULT_TREND_OPTIONS, headlineFamily, trend, type TrendResult } from "../harness/baseline/trend.ts";
 import { loadFile } from "../src/formats/load.ts";
+import { sdOf, statsOf } from "../src/stats/drift.ts";
 import { createRng } from "../src/stats/random.ts";
 import { pct, range, simProfile, simSweeps } from "./sim-sweeps.ts";
 
@@ -38,6 +43,8 @@ const { values: args } = parseArgs({
     histories: { type: "string", default: "20" },
     pool: { type: "string", default: "40" },
     work: { type: "string" },
+    "seed-offset": { type: "string", default: "0" },
+    alpha: { type: "string", default: String(DEFAULT_TREND_OPTIONS.alpha) },
     baseline: { type: "string", default: "baselines/sim-default.json" },
     policy: { type: "string", default: "gate.yaml" },
   },
@@ -50,13 +57,16 @@ const sweeps = simSweeps(args.work);
 const baseline = readSnapshot(args.baseline);
 const headline = headlineFamily(loadFile(args.policy, GatePolicySchema));
 const POOL = Number(args.pool);
+const OFFSET = Number(args["seed-offset"]);
+const options = { headline, alpha: Number(args.alpha) };
 
 const wallStart = performance.now();
-const pool = await sweeps.series("stable", range(5000, POOL));
-const highMiss = await sweeps.series("high-miss", range(7000, H), simProfile("high-miss"));
-const doubleMiss = await sweeps.series("double-miss", range(8000, H), simProfile("double-miss"));
+const pool = await sweeps.series("stable", range(5000 + OFFSET, POOL));
+const highMiss = await sweeps.series("high-miss", range(7000 + OFFSET, H), simProfile("high-miss"));
+const doubleMiss = await sweeps.series("double-miss", range(8000 + OFFSET, H), simProfile("double-miss"));
 const histories = Array.from({ length: H }, (_, h) => {
-  const rng = createRng(h, "bench-drift");
+  // The first set's draws are seeded by h alone, as they were before the offset existed.
+  const rng = OFFSET === 0 ? createRng(h, "bench-drift") : createRng(h, OFFSET, "bench-drift");
   const order = pool.map((run) => ({ run, key: rng() })).sort((a, b) => a.key - b.key).map((x) => x.run);
   const shifted = (runs: Snapshot[]) => range(0, SHIFTED).map((i) => runs[(h + i) % H]!);
   return { stable: order.slice(0, IN_CONTROL + STABLE), highMiss: shifted(highMiss), doubleMiss: shifted(doubleMiss) };
@@ -69,12 +79,26 @@ const firstAlarm = (t: TrendResult, from: number, family?: "headline") => {
   return at.length ? Math.min(...at) : null;
 };
 
-console.log(`drift charts: ${H} histories per scenario, drawn from ${POOL} default, ${H} high-miss and ${H} double-miss sweeps; headline family (${args.policy}): ${headline.join(", ")}`);
+console.log(
+  `drift charts at α ${options.alpha}: ${H} histories per scenario, drawn from ${POOL} default, ${H} high-miss and ${H} double-miss sweeps (seed offset ${OFFSET}); headline family (${args.policy}): ${headline.join(", ")}`,
+);
+// What the power rests on: the shift of critic_miss_rate in SDs of one run (binomial SD √(p(1 − p)/n) beside the measured one).
+const missRate = (runs: Snapshot[]) => {
+  const s = statsOf(runs.map((r) => r.metrics.critic_miss_rate!.value!));
+  const units = runs[0]!.metrics.critic_miss_rate!.denominator!;
+  return { mean: s.mean, sd: sdOf(s)!, binomial: Math.sqrt((s.mean * (1 - s.mean)) / units), units };
+};
+const [m0, m1] = [missRate(pool), missRate(doubleMiss)];
+const shiftZ = (k: number) => (m1.mean - m0.mean) / Math.sqrt(m1.sd ** 2 / SHIFTED + m0.sd ** 2 / k);
+console.log(
+  `critic_miss_rate per run (${m0.units} trials): default ${m0.mean.toFixed(4)} ± ${m0.sd.toFixed(4)} SD (binomial ${m0.binomial.toFixed(4)}), double-miss ${m1.mean.toFixed(4)} ± ${m1.sd.toFixed(4)} (binomial ${m1.binomial.toFixed(4)}): ` +
+    `a shift of ${(m1.mean - m0.mean).toFixed(4)}, ${((m1.mean - m0.mean) / m0.sd).toFixed(2)} in-control SDs; the mean of ${SHIFTED} shifted runs is ${shiftZ(IN_CONTROL).toFixed(2)} SDs of its difference from ${IN_CONTROL} reference runs, ${shiftZ(baseline.runs.length).toFixed(2)} from ${baseline.runs.length}`,
+);
 for (const withBaseline of [false, true]) {
   const ref = withBaseline ? baseline : null;
   const label = withBaseline ? `against the baseline ${args.baseline} (${baseline.runs.length} runs)` : `without a baseline (the first ${IN_CONTROL} runs are the reference)`;
   console.log(`\n${label}:`);
-  const stable = histories.map((x) => trend(withBaseline ? x.stable.slice(IN_CONTROL) : x.stable, ref, { headline }));
+  const stable = histories.map((x) => trend(withBaseline ? x.stable.slice(IN_CONTROL) : x.stable, ref, options));
   const from = withBaseline ? 0 : IN_CONTROL;
   for (const family of ["headline", undefined] as const) {
     const counts = stable.map((t) => alarming(t, from, family).size);
@@ -89,7 +113,7 @@ for (const withBaseline of [false, true]) {
     ["high-miss", (x: (typeof histories)[number]) => x.highMiss],
     ["double-miss", (x: (typeof histories)[number]) => x.doubleMiss],
   ] as const) {
-    const shifted = histories.map((x) => trend([...x.stable.slice(0, IN_CONTROL), ...pick(x)], ref, { headline }));
+    const shifted = histories.map((x) => trend([...x.stable.slice(0, IN_CONTROL), ...pick(x)], ref, options));
     const start = IN_CONTROL;
     const before = shifted.filter((t) => withBaseline && t.alerts.some((a) => a.index < IN_CONTROL)).length;
     for (const family of ["headline", undefined] as const) {
