@@ -1,8 +1,8 @@
 import { normalQuantile } from "../../src/stats/distributions.ts";
-import { clusterRunVariance, pairedShiftScore, predictionScore, referenceShiftScore, sdOf, statsOf, trailingWindowT, type RunningStats } from "../../src/stats/drift.ts";
+import { clusterRunVariance, countDispersion, pairedShiftScore, predictionScore, referenceShiftScore, sdOf, statsOf, trailingWindowT, type RunningStats } from "../../src/stats/drift.ts";
 import { InputError } from "../../src/formats/input-error.ts";
 import { ROUNDING } from "../../src/metrics/estimate.ts";
-import { binomialUpperTail } from "../../src/stats/exact.ts";
+import { binomialTails, hypergeometricTails, type CountTails } from "../../src/stats/exact.ts";
 import { holmByFamily } from "../../src/stats/multiplicity.ts";
 import { metricInfo } from "../report/metric-catalogue.ts";
 import { metricDelta } from "./gate.ts";
@@ -23,26 +23,39 @@ export interface ReferenceState {
   n: number;
   mean: number | null;
   sd: number | null;
-  /** Events over units of the reference runs (rates of events only), for the exact count test. */
+  /** Events over units of the reference runs (rates of events only), for the exact count tests. */
   events: number | null;
   units: number | null;
+  /**
+   * Whether the reference runs' counts vary more than sampling explains (countDispersion: the p of
+   * Pearson's X² on runs − 1 df); null without counts on two runs or more. Below 0.05 in a
+   * baseline's runs a rate is not judged by Fisher's test of its counts, whose variance is
+   * sampling's alone, but paired over the items, where the baseline's between-run variance enters.
+   */
+  dispersion_p: number | null;
 }
 
 /** How a run (or the mean of the last runs) was tested against the reference. */
 export interface TestResult {
-  /** Paired over the items (per-item values or ratio counts), the prediction t of the values, or the exact count test. */
-  test: "paired" | "t" | "exact";
+  /**
+   * Fisher's exact test of the counts (a rate over trials or items), the exact count test of a rate
+   * with few events, paired over the items (per-item values or ratio counts), or the prediction t of
+   * the values.
+   */
+  test: "fisher" | "exact" | "paired" | "t";
   /** Runs in the tested group (1 for the shift test). */
   runs: number;
-  /** The group's value minus the reference's (paired over the items when test is paired); null for the exact test. */
+  /** The group's value minus the reference's (paired over the items when test is paired; of the count rates for Fisher's test); null for the exact test. */
   delta: number | null;
-  /** The test statistic (t); null for the exact test. */
+  /** The test statistic (t); null for the count tests. */
   T: number | null;
   /** The normal score of the test (N(0, 1) in control): the size of the difference in the test's own SDs. */
   z: number;
   /** Two-sided p (one-sided, more events, for an exact test against a reference with no event: `one_sided`). */
   p: number;
   one_sided: boolean;
+  /** The SD of one run's value the test assumed (null for the exact test of few events). */
+  sd_run: number | null;
   /** After Holm within the metric's family for this run, of the p in the harmful direction for a headline metric (one-sided), of p for an exploratory one. */
   p_holm: number;
 }
@@ -126,43 +139,53 @@ function worseOf(metric: string): MetricTrend["worse"] {
   return d === "lower_is_better" ? "up" : d === "higher_is_better" ? "down" : "either";
 }
 
-/** A metric's reference: the values, and while every run has them, the event counts of the reference runs. */
+/**
+ * A metric's reference: the values, and while every run has them, the event counts of the
+ * reference runs and their dispersion. `excess`: a baseline's runs whose counts vary beyond
+ * sampling (OVERDISPERSED), so its rates are not judged by their counts alone.
+ */
 interface Reference {
   stats: RunningStats;
   events: number | null;
   units: number | null;
+  dispersion: ReturnType<typeof countDispersion>;
+  excess: boolean;
 }
 
-function referenceOf(values: readonly (number | null)[], numerators: readonly (number | null)[], denominators: readonly (number | null)[]): Reference {
+function referenceOf(values: readonly (number | null)[], numerators: readonly (number | null)[], denominators: readonly (number | null)[], isBaseline: boolean): Reference {
   const known = values.map((v, i) => ({ v, k: numerators[i] ?? null, u: denominators[i] ?? null })).filter((x) => x.v !== null);
   const counted = known.length > 0 && known.every((x) => x.k !== null && x.u !== null);
+  const dispersion = counted ? countDispersion(known.map((x) => ({ events: x.k!, units: x.u! }))) : null;
   return {
     stats: statsOf(known.map((x) => x.v!)),
     events: counted ? known.reduce((s, x) => s + x.k!, 0) : null,
     units: counted ? known.reduce((s, x) => s + x.u!, 0) : null,
+    dispersion,
+    excess: isBaseline && dispersion !== null && dispersion.p < OVERDISPERSED,
   };
 }
 
 function state(ref: Reference): ReferenceState {
-  return { n: ref.stats.n, mean: ref.stats.n ? ref.stats.mean : null, sd: sdOf(ref.stats), events: ref.events, units: ref.units };
+  return { n: ref.stats.n, mean: ref.stats.n ? ref.stats.mean : null, sd: sdOf(ref.stats), events: ref.events, units: ref.units, dispersion_p: ref.dispersion?.p ?? null };
 }
 
-/** Below this many events per run (or non-events, for a rate near 1) a rate is tested by its counts. */
+/** Below this many events per run (or non-events, for a rate near 1) a rate is tested by its counts as Poisson counts. */
 const RARE_EVENTS = 5;
 
 /**
- * The exact conditional test of k events in n units against the reference's kRef in nRef
- * (methodology: Poisson counts over exposures): X ~ Binomial(k + kRef, n/(n + nRef)) under equal
- * rates. The p is one-sided (more events) when the reference saw none, two-sided otherwise; the
- * normal score is the mid-p one (discrete counts), 0 for no event against none.
+ * A baseline's runs whose counts vary beyond sampling at this level (countDispersion) carry a
+ * between-run excess Fisher's test would miss. The first k runs of a history are too few to show
+ * one (k − 1 df; at k = 3 a chance excess in the reference turned a `high-miss` run's test away
+ * from its counts), and no test here would carry it: the paired test's variance from them leaves
+ * out what all items share.
  */
-function exactCountTest(k: number, n: number, kRef: number, nRef: number): { z: number; p: number } {
-  const q = n / (n + nRef);
-  const upper = binomialUpperTail(k, k + kRef, q);
-  const lower = 1 - binomialUpperTail(k + 1, k + kRef, q);
-  const p = kRef === 0 ? upper : Math.min(1, 2 * Math.min(upper, lower));
-  const mid = upper - 0.5 * (upper - (1 - lower));
-  return { z: k === 0 && kRef === 0 ? 0 : -normalQuantile(Math.min(1 - Number.EPSILON, Math.max(Number.MIN_VALUE, mid))), p };
+const OVERDISPERSED = 0.05;
+
+
+/** A count test's two-sided p (one-sided, more events, when `oneSided`) and its mid-p normal score (discrete counts; 0 for no event against none). */
+function countResult(t: CountTails, oneSided: boolean): Pick<TestResult, "z" | "p" | "one_sided"> {
+  const mid = t.upper - 0.5 * (t.upper + t.lower - 1);
+  return { z: -normalQuantile(Math.min(1 - Number.EPSILON, Math.max(Number.MIN_VALUE, mid))), p: oneSided ? t.upper : Math.min(1, 2 * Math.min(t.upper, t.lower)), one_sided: oneSided };
 }
 
 /** One side of a test: the reference, or a group of the history's runs. */
@@ -176,25 +199,48 @@ interface Side {
 
 /**
  * A group of runs (the mean of their values, their counts summed, their items pooled) against the
- * reference: a rate with few events per run (or few non-events) by the exact test of its counts, as
- * a normal t on a reference that saw one event in 25 runs would call a second one a 20-SD jump and
- * one that saw none has no SD at all; otherwise paired over the items when both sides have per-item
- * values (or counts, for a ratio) on two clusters or more (pairedShiftScore: the sampling variance
- * the items measure, or the reference runs' between-run variance when that is larger); otherwise
- * the prediction t of the values on the reference runs' spread; else no test.
+ * reference, by the first test that applies:
+ *
+ * - a rate with few events per run (or few non-events), by the exact conditional test of its
+ *   counts as Poisson counts over their units (X ~ Binomial(k + k_ref, u/(u + u_ref))): a normal t
+ *   on a reference that saw one event in 25 runs would call a second one a 20-SD jump, and one
+ *   that saw none has no SD at all;
+ * - a rate over trials or items (each unit has the event or not: not a ratio of sums), by
+ *   Fisher's exact test of its counts (hypergeometricTails), unless a baseline's runs vary beyond
+ *   sampling (OVERDISPERSED). Its variance is the binomial one at the pooled rate, which every unit
+ *   of the run and the reference measures where a between-run SD has k − 1 df (2 at k = 3), and
+ *   for fixed items an upper bound;
+ * - paired over the items when both sides have per-item values (or counts, for a ratio) on two
+ *   clusters or more (pairedShiftScore: the sampling variance the items measure, or the reference
+ *   runs' between-run variance when that is larger);
+ * - the prediction t of the values on the reference runs' spread; else no test.
  */
 function groupTest(metric: string, ref: Reference, refSnapshot: Snapshot, runVariance: { variance: number; df: number } | null, group: Side): Omit<TestResult, "p_holm"> | null {
   const x = group.value;
   if (x === null) return null;
   const j = group.runs;
   const { events, units } = group;
-  const counted = ref.events !== null && ref.units !== null && ref.units > 0 && events !== null && units !== null && units > 0;
-  if (counted) {
+  if (ref.events !== null && ref.units !== null && ref.units > 0 && events !== null && units !== null && units > 0) {
     const perRun = (c: number) => c / ref.stats.n;
-    const nonEvents = perRun(ref.units! - ref.events!) < RARE_EVENTS && perRun(ref.events!) >= RARE_EVENTS;
-    if (perRun(ref.events!) < RARE_EVENTS || nonEvents) {
-      const c = nonEvents ? exactCountTest(units! - events!, units!, ref.units! - ref.events!, ref.units!) : exactCountTest(events!, units!, ref.events!, ref.units!);
-      return { test: "exact", runs: j, delta: null, T: null, z: nonEvents ? -c.z : c.z, p: c.p, one_sided: !nonEvents && ref.events === 0 };
+    const nonEvents = perRun(ref.units - ref.events) < RARE_EVENTS && perRun(ref.events) >= RARE_EVENTS;
+    const q = units / (units + ref.units);
+    if (nonEvents) {
+      // A rate near 1 is tested on its non-events: a rise of the rate is a drop of them.
+      const c = countResult(binomialTails(units - events, units - events + ref.units - ref.events, q), false);
+      return { test: "exact", runs: j, delta: null, T: null, ...c, z: -c.z, sd_run: null };
+    }
+    if (perRun(ref.events) < RARE_EVENTS) return { test: "exact", runs: j, delta: null, T: null, ...countResult(binomialTails(events, events + ref.events, q), ref.events === 0), sd_run: null };
+    const ratio = [group.snapshot, refSnapshot].some((s) => s.items.some((i) => metric in i.ratios));
+    if (!ratio && !ref.excess) {
+      const pooled = (events + ref.events) / (units + ref.units);
+      return {
+        test: "fisher",
+        runs: j,
+        delta: events / units - ref.events / ref.units,
+        T: null,
+        ...countResult(hypergeometricTails(events, units, ref.events, ref.units), false),
+        sd_run: Math.sqrt((pooled * (1 - pooled)) / (units / j)),
+      };
     }
   }
   const paired = isRatioMetric(metric, group.snapshot, refSnapshot) ? ratioDelta(metric, group.snapshot, refSnapshot) : metricDelta(metric, refSnapshot, group.snapshot);
@@ -208,9 +254,9 @@ function groupTest(metric: string, ref: Reference, refSnapshot: Snapshot, runVar
       : paired.se !== null && paired.clusters >= 2
         ? pairedShiftScore(paired.mean, paired.se < ROUNDING ? 0 : paired.se, paired.clusters - 1, j, ref.stats)
         : null;
-  if (score) return { test: "paired", runs: j, delta: paired!.mean, T: score.T, z: score.z, p: score.p, one_sided: false };
+  if (score) return { test: "paired", runs: j, delta: paired!.mean, T: score.T, z: score.z, p: score.p, one_sided: false, sd_run: score.sd };
   const t = predictionScore(ref.stats, x, j);
-  return t ? { test: "t", runs: j, delta: x - ref.stats.mean, T: t.T, z: t.z, p: t.p, one_sided: false } : null;
+  return t ? { test: "t", runs: j, delta: x - ref.stats.mean, T: t.T, z: t.z, p: t.p, one_sided: false, sd_run: t.sd } : null;
 }
 
 /**
@@ -278,8 +324,9 @@ function sideOf(runs: readonly Snapshot[], pooled: Snapshot, metric: string): Si
  * `alpha` false alarms within each metric family (Holm within the pre-registered headline family,
  * the gate policy's metrics, and within the exploratory rest):
  *
- * - **shift**: the run against the reference (groupTest: paired over the items, the exact count
- *   test for rates with few events, else the prediction t);
+ * - **shift**: the run against the reference (groupTest: Fisher's exact test of the counts of a
+ *   rate over trials or items, the exact count test for rates with few events, paired over the
+ *   items, else the prediction t);
  * - **sustained**: the mean of the last 2 up to `sustain` runs since the reference against it (a
  *   shift too small for one run shows in the mean of a few, at (1/j + 1/k) the variance);
  * - **trailing**: the run against the W runs before it (a monitor that absorbs slow drift),
@@ -306,13 +353,14 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
   const refs = names.map((metric): Reference => {
     if (baseline) {
       const b = baseline.between_runs[metric];
-      return b ? referenceOf(b.values, b.numerators, b.denominators) : referenceOf([], [], []);
+      return b ? referenceOf(b.values, b.numerators, b.denominators, true) : referenceOf([], [], [], true);
     }
     const m = refRuns.map((r) => r.metrics[metric]);
     return referenceOf(
       m.map((x) => x?.value ?? null),
       m.map((x) => x?.numerator ?? null),
       m.map((x) => x?.denominator ?? null),
+      false,
     );
   });
   const runVariances = names.map((metric) => (baseline ? null : runVarianceOf(metric, refRuns)));
@@ -378,7 +426,7 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
     options: opts,
     families: { headline: names.filter((n) => familyOf(n) === "headline"), exploratory: names.filter((n) => familyOf(n) === "exploratory") },
     caveat:
-      `Fixed reference: ${reference.description}. Charts: shift (each run against the reference, paired over the items; exact count test for rates with few events), ` +
+      `Fixed reference: ${reference.description}. Charts: shift (each run against the reference: Fisher's exact test of the counts for rates over trials or items, an exact count test for rates with few events, otherwise paired over the items), ` +
       `sustained (the mean of the last 2 to ${opts.sustain} runs since the reference), trailing window W ${opts.window}${opts.window < 20 ? " (unreliable below 20)" : ""}; ` +
       `each chart at ${opts.alpha} false alarms per run within each family (Holm: ${names.filter((n) => familyOf(n) === "headline").length} pre-registered headline metrics, the gate's; the rest exploratory). ` +
       "Alarms open an investigation; only the gate against the fixed baseline decides a release.",

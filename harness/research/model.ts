@@ -62,8 +62,9 @@ export interface MetricSeries {
   meaning: string;
   /**
    * The drift charts' fixed in-control reference (`fieldtest trend`): the baseline's runs, or the
-   * history's first runs. mu0 is its mean; sigma0 the SD of one run the last shift test used (the
-   * larger of the reference's between-run SD and the run's sampling SD paired over items).
+   * history's first runs. mu0 is its mean; sigma0 the SD of one run the last shift test used (for
+   * a rate tested by its counts the binomial SD at the pooled rate; for a paired test the sampling
+   * SD, or the baseline's between-run SD when larger), else the reference's between-run SD.
    */
   reference: { source: "baseline" | "first_runs"; runs: number; mu0: number | null; sigma0: number | null };
   note: string | null;
@@ -251,10 +252,9 @@ function promptVariants(runs: readonly ResearchRun[], infos: readonly RunInfo[],
   });
 }
 
-/** The SD of one run the metric's last shift test used (|delta/T| over its reference factor), else the reference's between-run SD. */
+/** The SD of one run the metric's last shift test used, else the reference's between-run SD. */
 function sigma0(tm: MetricTrend): number | null {
-  const last = [...tm.points].reverse().find((p) => p.shift !== null && p.shift.T !== null && p.shift.T !== 0 && p.shift.delta !== null)?.shift;
-  return last ? Math.abs(last.delta! / last.T!) / Math.sqrt(1 + 1 / tm.reference.n) : tm.reference.sd;
+  return [...tm.points].reverse().find((p) => p.shift !== null && p.shift.sd_run !== null)?.shift!.sd_run ?? tm.reference.sd;
 }
 
 /** The research model over runs in the order given (oldest first). */

@@ -1,5 +1,5 @@
 /**
- * Distribution functions the intervals and tests need: normal, Student t, beta and binomial.
+ * Distribution functions the intervals and tests need: normal, Student t, beta, χ² and binomial.
  * Pure numerics, accurate to about 1e-10 over the ranges an evaluation uses.
  */
 
@@ -83,6 +83,12 @@ function upperGammaRegularized(a: number, x: number): number {
     if (Math.abs(delta - 1) < EPS) break;
   }
   return Math.exp(lnPrefix) * h;
+}
+
+/** P(X ≥ x) for X ~ χ² with df degrees of freedom: Q(df/2, x/2). */
+export function chiSquareUpperTail(x: number, df: number): number {
+  if (!(df > 0)) throw new RangeError("chiSquareUpperTail: df must be positive");
+  return upperGammaRegularized(df / 2, x / 2);
 }
 
 /** Regularized incomplete beta I_x(a, b) (Lentz continued fraction, Numerical Recipes betacf). */

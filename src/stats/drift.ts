@@ -1,4 +1,4 @@
-import { normalQuantile, studentTCdf } from "./distributions.ts";
+import { chiSquareUpperTail, normalQuantile, studentTCdf } from "./distributions.ts";
 
 /** Running count, mean and sum of squared deviations (Welford), so a reference can grow run by run. */
 export interface RunningStats {
@@ -34,13 +34,15 @@ export interface PredictionScore {
   p: number;
   /** The normal score Φ⁻¹(F_t(T)): N(0, 1) in control, whatever the df (a size comparable across tests). */
   z: number;
+  /** The SD of one run's value the score assumed (a chart's band is the reference mean ± 3 of it). */
+  sd: number;
 }
 
-function scoreOf(T: number, df: number): PredictionScore {
+function scoreOf(T: number, df: number, sd: number): PredictionScore {
   // Tails computed on the small side, so large |T| keeps its precision.
   const lower = studentTCdf(-Math.abs(T), df);
   const z = -normalQuantile(lower) * Math.sign(T);
-  return { T, df, p: Math.min(1, 2 * lower), z };
+  return { T, df, p: Math.min(1, 2 * lower), z, sd };
 }
 
 /**
@@ -53,7 +55,7 @@ function scoreOf(T: number, df: number): PredictionScore {
 export function predictionScore(reference: RunningStats, x: number, j = 1): PredictionScore | null {
   const sd = sdOf(reference);
   if (sd === null || !(sd > 0)) return null;
-  return scoreOf((x - reference.mean) / (sd * Math.sqrt(1 / j + 1 / reference.n)), reference.n - 1);
+  return scoreOf((x - reference.mean) / (sd * Math.sqrt(1 / j + 1 / reference.n)), reference.n - 1, sd);
 }
 
 /**
@@ -68,9 +70,10 @@ export function predictionScore(reference: RunningStats, x: number, j = 1): Pred
  */
 export function pairedShiftScore(delta: number, se: number, df: number, j: number, reference: RunningStats): PredictionScore | null {
   const sd = sdOf(reference);
-  const variance = Math.max(se * se, sd === null ? 0 : (1 / j + 1 / reference.n) * sd * sd);
+  const factor = 1 / j + 1 / reference.n;
+  const variance = Math.max(se * se, sd === null ? 0 : factor * sd * sd);
   if (!(variance > 0) || !(df >= 1)) return null;
-  return scoreOf(delta / Math.sqrt(variance), df);
+  return scoreOf(delta / Math.sqrt(variance), df, Math.sqrt(variance / factor));
 }
 
 /**
@@ -96,7 +99,23 @@ export function clusterRunVariance(sums: readonly (readonly number[])[], n: numb
  */
 export function referenceShiftScore(delta: number, variance: number, df: number, j: number, k: number): PredictionScore | null {
   if (!(variance > 0) || !(df > 0)) return null;
-  return scoreOf(delta / Math.sqrt((1 / j + 1 / k) * variance), df);
+  return scoreOf(delta / Math.sqrt((1 / j + 1 / k) * variance), df, Math.sqrt(variance));
+}
+
+/**
+ * Whether runs' event counts vary more than sampling explains: Pearson's dispersion statistic
+ * X² = Σ_r (k_r − u_r p̂)² / (u_r p̂ (1 − p̂)), p̂ = Σ k_r / Σ u_r, on runs − 1 df, p from χ². The units
+ * of fixed items (trials, or items) vary at most binomially from run to run, so a small p shows a
+ * between-run excess (a live model that varies from day to day), not items' unequal rates. null
+ * below two runs with units, or when p̂ is 0 or 1 (nothing varies).
+ */
+export function countDispersion(counts: readonly { events: number; units: number }[]): { statistic: number; df: number; p: number } | null {
+  const runs = counts.filter((c) => c.units > 0);
+  const pooled = runs.reduce((s, c) => s + c.events, 0) / runs.reduce((s, c) => s + c.units, 0);
+  if (runs.length < 2 || !(pooled > 0 && pooled < 1)) return null;
+  const statistic = runs.reduce((s, c) => s + (c.events - c.units * pooled) ** 2 / (c.units * pooled * (1 - pooled)), 0);
+  const df = runs.length - 1;
+  return { statistic, df, p: chiSquareUpperTail(statistic, df) };
 }
 
 export interface TrailingPoint extends PredictionScore {

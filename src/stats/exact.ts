@@ -37,3 +37,32 @@ export function binomialUpperTail(k: number, total: number, q: number): number {
   for (let i = k; i <= total; i++) p += Math.exp(logChoose(total, i) + i * Math.log(q) + (total - i) * Math.log1p(-q));
   return Math.min(1, p);
 }
+
+/** The two one-sided tails of a count test, P(X ≥ x) and P(X ≤ x). */
+export interface CountTails {
+  upper: number;
+  lower: number;
+}
+
+/**
+ * Fisher's exact test of two binomial rates, one-sided: x events of u units (trials or items, each
+ * with the event or not) against y of U, conditioned on the K = x + y events in all. Under equal
+ * rates X ~ Hypergeometric(u + U, K, u): P(X = i) = C(u, i) C(U, K − i) / C(u + U, K). Units of
+ * fixed items with unequal rates vary less than binomial units, so the test is conservative there.
+ */
+export function hypergeometricTails(x: number, u: number, y: number, U: number): CountTails {
+  const K = x + y;
+  const [lo, hi] = [Math.max(0, K - U), Math.min(K, u)];
+  const logP = (i: number) => logChoose(u, i) + logChoose(U, K - i) - logChoose(u + U, K);
+  const sum = (from: number, to: number) => {
+    let p = 0;
+    for (let i = from; i <= to; i++) p += Math.exp(logP(i));
+    return Math.min(1, p);
+  };
+  return { upper: sum(x, hi), lower: sum(lo, x) };
+}
+
+/** The tails of the exact conditional test of Poisson counts (binomialUpperTail): k of `total` events in the run, X ~ Binomial(total, q) under equal rates. */
+export function binomialTails(k: number, total: number, q: number): CountTails {
+  return { upper: binomialUpperTail(k, total, q), lower: 1 - binomialUpperTail(k + 1, total, q) };
+}

@@ -220,13 +220,48 @@ describe("trend (drift)", () => {
   });
 
   it("pairs a run with the reference item by item, one run's variance from the reference runs cluster by cluster", () => {
+    // Label flips (no event counts): every item unanimous but item 2 in one reference run (4/1: Q = 0.4); now items 0-5 split 3/2 (Q = 0.6).
+    const FLIP = ["block", "block", "block", "pass", "pass"];
+    const reference = [0, 1, 2].map((r) => run((i) => (i === 2 && r === 1 ? ["block", "block", "block", "block", "pass"] : BLOCK), (m) => void ((m.run_id = `ref-${r}`), (m.config.seed = r))));
+    const flips = run((i) => (i < 6 ? FLIP : BLOCK), (m) => void ((m.run_id = "flips"), (m.config.seed = 9)));
+    const p = trend([...reference, flips], null, { metrics: ["label_flip_rate"] }).metrics[0]!.points[3]!;
+    // Δ = (5 × 0.6 + (0.6 − 0.4/3))/10 = 26/75. Only item 2 varies over the reference runs (0, 0.4, 0: variance 4/75):
+    // one run's variance (4/75)/10², on 2 df; T = Δ/√((1 + 1/3) · 4/7500) = 13.
+    expect(p.shift).toMatchObject({ test: "paired", delta: expect.closeTo(26 / 75, 12), T: expect.closeTo(13, 10), sd_run: expect.closeTo(Math.sqrt(4 / 7500), 12) });
+  });
+
+  it("judges a rate over trials by Fisher's exact test of its counts, whose variance every trial measures (scipy 1.17)", () => {
+    // Critic misses: items 0-1 always, item 2 in one reference run of three (10, 15, 10 of 50 trials); now items 0-5 (30 of 50).
     const reference = [0, 1, 2].map((r) => run((i) => (i < 2 + (r % 2) ? PASS : BLOCK), (m) => void ((m.run_id = `ref-${r}`), (m.config.seed = r))));
     const worse = run((i) => (i < 6 ? PASS : BLOCK), (m) => void ((m.run_id = "worse"), (m.config.seed = 9)));
-    const p = trend([...reference, worse], null, { metrics: ["critic_miss_rate"] }).metrics[0]!.points[3]!;
-    // Items 0-1 always missed, item 2 in one reference run of three; now items 0-5: Δ = mean(0, 0, 2/3, 1, 1, 1, 0, 0, 0, 0) = 11/30.
-    // Only item 2 varies over the reference runs (0, 1, 0: variance 1/3): one run's variance (1/3)/10², on 2 df.
-    expect(p.shift).toMatchObject({ test: "paired", delta: expect.closeTo(11 / 30, 12), T: expect.closeTo(11 / 30 / Math.sqrt((4 / 3) * (1 / 300)), 10) });
-    expect(p.shift!.T).toBeCloseTo(5.5, 10);
+    const m = trend([...reference, worse], null, { metrics: ["critic_miss_rate"] }).metrics[0]!;
+    // The reference runs vary as sampling would: X² = 1.863 on 2 df, p 0.394.
+    expect(m.reference).toMatchObject({ events: 35, units: 150, dispersion_p: expect.closeTo(0.393892590957108, 9) });
+    // 30 of 50 against 35 of 150: P(X ≥ 30), X ~ Hypergeometric(200, 65, 50) = 3.0935e-6, two-sided twice that; mid-p z 4.629.
+    const shift = m.points[3]!.shift!;
+    expect(shift).toMatchObject({ test: "fisher", delta: expect.closeTo(0.6 - 35 / 150, 12), T: null, z: expect.closeTo(4.6286588734353025, 6), sd_run: expect.closeTo(Math.sqrt((65 / 200) * (135 / 200) / 50), 12) });
+    expect(shift.p / 6.186993341491128e-6).toBeCloseTo(1, 8);
+    expect(m.points[3]!.alerts).toEqual(["shift"]);
+  });
+
+  it("leaves Fisher's test when a baseline's runs vary beyond sampling, whose between-run excess must be in the variance; three runs are too few to tell", () => {
+    const misses = (k: number) => ({ value: k / 155, numerator: k, denominator: 155 });
+    const candidate = [metricSnapshot("r", { critic_miss_rate: misses(30) })];
+    // 10 40 12 38 11 misses of 155 (X² 49.7 on 4 df, scipy 1.17): the prediction t on the baseline's between-run SD judges the run.
+    const uneven = trend(candidate, metricSnapshot("baseline", {}, { critic_miss_rate: [10, 40, 12, 38, 11].map(misses) })).metrics[0]!;
+    expect(uneven.reference.dispersion_p).toBeCloseTo(4.2254732780424074e-10, 15);
+    expect(uneven.points[0]!.shift).toMatchObject({ test: "t" });
+    // 20 22 19 21 20 vary as sampling would (X² 0.294, p 0.990): Fisher's test of the counts.
+    const even = trend(candidate, metricSnapshot("baseline", {}, { critic_miss_rate: [20, 22, 19, 21, 20].map(misses) })).metrics[0]!;
+    expect(even.reference.dispersion_p).toBeCloseTo(0.9902276807522028, 9);
+    expect(even.points[0]!.shift).toMatchObject({ test: "fisher" });
+    // The first three runs of a history (0, 25, 0 of 50 misses) show it too, but a chance excess in three runs would turn most
+    // rates away from their counts: they are judged by Fisher's test, and the excess is reported.
+    const reference = [0, 1, 2].map((r) => run((i) => (r === 1 && i < 5 ? PASS : BLOCK), (m) => void ((m.run_id = `ref-${r}`), (m.config.seed = r))));
+    const next = run((i) => (i < 3 ? PASS : BLOCK), (m) => void ((m.run_id = "next"), (m.config.seed = 9)));
+    const first = trend([...reference, next], null, { metrics: ["critic_miss_rate"] }).metrics[0]!;
+    expect(first.reference.dispersion_p!).toBeLessThan(1e-12);
+    expect(first.points[3]!.shift).toMatchObject({ test: "fisher" });
   });
 
   it("names the harmful direction from the metric catalogue", () => {

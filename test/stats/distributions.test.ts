@@ -3,6 +3,7 @@ import fc from "fast-check";
 import {
   betaQuantile,
   binomialCdf,
+  chiSquareUpperTail,
   incompleteBeta,
   normalCdf,
   normalQuantile,
@@ -49,5 +50,17 @@ describe("beta and binomial", () => {
         (p, a, b) => Math.abs(incompleteBeta(betaQuantile(p, a, b), a, b) - p) < 1e-9,
       ),
     );
+  });
+});
+
+describe("χ² upper tail", () => {
+  it("matches scipy 1.17 stats.chi2.sf", () => {
+    expect(chiSquareUpperTail(11.6, 7)).toBeCloseTo(0.11450438780489793, 12);
+    expect(chiSquareUpperTail(3.2, 2)).toBeCloseTo(0.2018965179946554, 12);
+    expect(chiSquareUpperTail(0.5, 1)).toBeCloseTo(0.47950012218695337, 12);
+    expect(chiSquareUpperTail(40, 20)).toBeCloseTo(0.0049954123083075785, 12);
+    // On 2 df the tail is e^(−x/2).
+    fc.assert(fc.property(fc.double({ min: 0, max: 60, noNaN: true }), (x) => Math.abs(chiSquareUpperTail(x, 2) - Math.exp(-x / 2)) < 1e-12));
+    expect(chiSquareUpperTail(0, 3)).toBe(1);
   });
 });

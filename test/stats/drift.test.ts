@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { addObservation, pairedShiftScore, predictionScore, sdOf, statsOf, trailingWindowT, EMPTY_STATS } from "../../src/stats/drift.ts";
+import { addObservation, countDispersion, pairedShiftScore, predictionScore, sdOf, statsOf, trailingWindowT, EMPTY_STATS } from "../../src/stats/drift.ts";
 import { createRng } from "../../src/stats/random.ts";
 import { normalQuantile } from "../../src/stats/distributions.ts";
 
@@ -96,6 +96,31 @@ describe("shift of the mean of j runs against a fixed reference", () => {
     // 600 tests at 0.05: about 30 in control; the max over the two variances makes it conservative.
     expect(alarms / tests).toBeLessThan(0.05);
     expect(alarms / tests).toBeGreaterThan(0.01);
+  });
+});
+
+describe("dispersion of runs' event counts (does the reference vary beyond sampling?)", () => {
+  it("known answer: the committed baseline's critic misses, 16 18 19 20 31 22 14 15 of 155 (scipy 1.17 chi2.sf)", () => {
+    const d = countDispersion([16, 18, 19, 20, 31, 22, 14, 15].map((events) => ({ events, units: 155 })))!;
+    expect(d.statistic).toBeCloseTo(12.025806451612903, 10);
+    expect(d.df).toBe(7);
+    expect(d.p).toBeCloseTo(0.09971339681319961, 10);
+  });
+  it("reads a between-run excess as a small p, and is undefined without two runs or without variation", () => {
+    expect(countDispersion([0, 25, 0].map((events) => ({ events, units: 50 })))!.p).toBeLessThan(1e-12);
+    expect(countDispersion([{ events: 3, units: 10 }])).toBeNull();
+    expect(countDispersion([0, 0, 0].map((events) => ({ events, units: 10 })))).toBeNull();
+    expect(countDispersion([10, 10].map((events) => ({ events, units: 10 })))).toBeNull();
+  });
+  it("is uniform-or-conservative for runs that vary by sampling alone, over many seeds", () => {
+    // Fixed items with unequal rates (0.02 to 0.60), three runs at a time: the runs vary less than
+    // binomial units would (X² about 0.86 χ² here, so about 3% of tests reject at 0.05).
+    const rng = createRng(8, "dispersion");
+    const run = () => Array.from({ length: 30 }, (_, i) => Array.from({ length: 5 }, () => (rng() < 0.02 * (i + 1) ? 1 : 0)).reduce<number>((a, b) => a + b, 0)).reduce((a, b) => a + b, 0);
+    const H = 3000;
+    const rejected = Array.from({ length: H }, () => countDispersion([run(), run(), run()].map((events) => ({ events, units: 150 })))!.p).filter((p) => p <= 0.05).length;
+    expect(rejected / H).toBeLessThan(0.05);
+    expect(rejected / H).toBeGreaterThan(0.015);
   });
 });
 

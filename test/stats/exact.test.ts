@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { binomialUpperTail, fisherExact } from "../../src/stats/exact.ts";
+import { createRng } from "../../src/stats/random.ts";
+import { binomialTails, binomialUpperTail, fisherExact, hypergeometricTails } from "../../src/stats/exact.ts";
 
 // Known answers computed with scipy 1.17 (stats.fisher_exact, stats.binom.sf).
 describe("Fisher's exact test, two-sided", () => {
@@ -36,5 +37,51 @@ describe("binomial upper tail (the exact conditional test of a run's events agai
   });
   it("keeps a far tail's precision: P(X ≥ 40), X ~ Binomial(40, 0.1) = 1e-40", () => {
     expect(binomialUpperTail(40, 40, 0.1) / 1e-40).toBeCloseTo(1, 8);
+  });
+});
+
+describe("Fisher's exact test of two rates, one-sided tails (hypergeometric)", () => {
+  it("known answers (scipy 1.17 stats.hypergeom): 30 of 50 against 35 of 150, and 40 of 155 against 60 of 465", () => {
+    const t = hypergeometricTails(30, 50, 35, 150);
+    expect(t.upper / 3.093496670745564e-6).toBeCloseTo(1, 9);
+    expect(t.lower).toBeCloseTo(0.9999994130821542, 12);
+    const u = hypergeometricTails(40, 155, 60, 465);
+    expect(u.upper / 0.00021087695753616432).toBeCloseTo(1, 9);
+    expect(u.lower).toBeCloseTo(0.9999153393317346, 11);
+  });
+  it("agrees with the two-sided test's table, and with no event anywhere every tail is 1", () => {
+    expect(hypergeometricTails(0, 155, 0, 465)).toEqual({ upper: 1, lower: 1 });
+    fc.assert(
+      fc.property(fc.nat(10), fc.nat(10), fc.nat(10), fc.nat(10), (x, a, y, b) => {
+        const t = hypergeometricTails(x, x + a, y, y + b);
+        // The two tails overlap in P(X = x), and the two-sided p is at least the smaller.
+        return t.upper + t.lower >= 1 - 1e-12 && fisherExact(x, a, y, b) >= Math.min(t.upper, t.lower) - 1e-12;
+      }),
+    );
+  });
+  it("holds its level over many seeds for fixed items with unequal rates, and is not blind", () => {
+    // 30 items of 5 trials at rates 0.05 to 0.34 (fixed items): three reference runs and one run.
+    const rng = createRng(3, "fisher-level");
+    const rates = Array.from({ length: 30 }, (_, i) => 0.05 + 0.01 * i);
+    const events = (shift: number) => rates.reduce((k, p) => k + Array.from({ length: 5 }, () => (rng() < p + shift ? 1 : 0)).reduce<number>((a, b) => a + b, 0), 0);
+    let nulls = 0;
+    let shifted = 0;
+    const H = 2000;
+    for (let h = 0; h < H; h++) {
+      const ref = events(0) + events(0) + events(0);
+      if (hypergeometricTails(events(0), 150, ref, 450).upper <= 0.05) nulls++;
+      if (hypergeometricTails(events(0.15), 150, ref, 450).upper <= 0.05) shifted++;
+    }
+    // 2,000 tests at 0.05 one-sided: binomial sampling would reject about 100; unequal rates vary less (conservative).
+    expect(nulls / H).toBeLessThan(0.05);
+    expect(nulls / H).toBeGreaterThan(0.01);
+    expect(shifted / H).toBeGreaterThan(0.9);
+  });
+});
+
+describe("Poisson count tails", () => {
+  it("are binomialUpperTail's", () => {
+    expect(binomialTails(2, 2, 1 / 6)).toEqual({ upper: binomialUpperTail(2, 2, 1 / 6), lower: 1 });
+    expect(binomialTails(3, 4, 0.5).lower).toBeCloseTo(0.9375, 12);
   });
 });

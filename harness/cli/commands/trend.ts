@@ -76,7 +76,7 @@ export function headlineOf(policyFile: string): string[] {
 export function register(program: Command, { host, action, warn }: CommandContext): void {
   program
     .command("trend")
-    .description("Drift over a history of runs (oldest first): each run, and the mean of the last few, against a fixed in-control reference, paired over items; Holm within the gate's headline metrics and within the exploratory rest")
+    .description("Drift over a history of runs (oldest first): each run, and the mean of the last few, against a fixed in-control reference, rates by their counts, other metrics paired over items; Holm within the gate's headline metrics and within the exploratory rest")
     .argument("<runs...>", "run directories or baseline files, oldest first")
     .option("--baseline <file>", "the in-control reference: a (multi-run) baseline; without one, the first --reference-runs runs are the reference")
     .option("--reference-runs <k>", "without --baseline: the first k runs are the fixed reference, not judged (pre-register k)", String(DEFAULT_TREND_OPTIONS.referenceRuns))
