@@ -211,8 +211,9 @@ interface Side {
  *   of the run and the reference measures where a between-run SD has k − 1 df (2 at k = 3), and
  *   for fixed items an upper bound;
  * - paired over the items when both sides have per-item values (or counts, for a ratio) on two
- *   clusters or more (pairedShiftScore: the sampling variance the items measure, or the reference
- *   runs' between-run variance when that is larger);
+ *   clusters or more (the sampling variance the group's items measure, or when larger the
+ *   reference runs' own: cluster by cluster without a baseline, referenceShiftScore; the
+ *   baseline's between-run variance, pairedShiftScore);
  * - the prediction t of the values on the reference runs' spread; else no test.
  */
 function groupTest(metric: string, ref: Reference, refSnapshot: Snapshot, runVariance: { variance: number; df: number } | null, group: Side): Omit<TestResult, "p_holm"> | null {
@@ -244,16 +245,12 @@ function groupTest(metric: string, ref: Reference, refSnapshot: Snapshot, runVar
     }
   }
   const paired = isRatioMetric(metric, group.snapshot, refSnapshot) ? ratioDelta(metric, group.snapshot, refSnapshot) : metricDelta(metric, refSnapshot, group.snapshot);
-  // With the reference's own runs at hand, one run's variance comes from them (clusterRunVariance),
-  // not from the candidate's items, whose spread a real shift inflates. Spread below rounding is
-  // none: items that all moved alike leave an SE of 1e-17, not 0.
-  const score = !paired
-    ? null
-    : runVariance
-      ? referenceShiftScore(paired.mean, runVariance.variance, runVariance.df, j, ref.stats.n)
-      : paired.se !== null && paired.clusters >= 2
-        ? pairedShiftScore(paired.mean, paired.se < ROUNDING ? 0 : paired.se, paired.clusters - 1, j, ref.stats)
-        : null;
+  // Spread below rounding is none: items that all moved alike leave an SE of 1e-17, not 0.
+  const se = paired && paired.se !== null && paired.clusters >= 2 ? { se: paired.se < ROUNDING ? 0 : paired.se, df: paired.clusters - 1 } : null;
+  // With the reference's own runs at hand, one run's variance comes from them (clusterRunVariance)
+  // and from the group's items, the more conservative kept; against a baseline, from the items or
+  // the baseline's between-run SD.
+  const score = !paired ? null : runVariance ? referenceShiftScore(paired.mean, runVariance, j, ref.stats.n, se) : se ? pairedShiftScore(paired.mean, se.se, se.df, j, ref.stats) : null;
   if (score) return { test: "paired", runs: j, delta: paired!.mean, T: score.T, z: score.z, p: score.p, one_sided: false, sd_run: score.sd };
   const t = predictionScore(ref.stats, x, j);
   return t ? { test: "t", runs: j, delta: x - ref.stats.mean, T: t.T, z: t.z, p: t.p, one_sided: false, sd_run: t.sd } : null;

@@ -94,12 +94,22 @@ export function clusterRunVariance(sums: readonly (readonly number[])[], n: numb
 }
 
 /**
- * The shift of the mean of j runs against the mean of a reference of k runs when one run's
- * variance is known (clusterRunVariance): T = Δ/√((1/j + 1/k) · variance) on `df`.
+ * The shift Δ of the mean of j runs against the mean of a reference of k runs, paired over the
+ * items, on two estimates of its variance: (1/j + 1/k) σ² with one run's σ² from the reference
+ * runs (clusterRunVariance, on its df), and the paired SE² of the group's items against the
+ * reference (on G − 1 df), which measures the same variance from the group's own items. Each gives
+ * T = Δ/√V on its df; the test with the larger p is kept. Three reference runs alone misjudge a
+ * metric whose items are mostly small with rare large values (evidence drift, unsupported
+ * evidence): they often see no rare value in an item, so a run that has one reads as a shift
+ * (3.7 % of in-control runs at 1 % in test/stats/drift.test.ts), while its own items show it. The
+ * group's items alone are inflated by a shift that moves items unequally. The larger variance is
+ * conservative in control. null without either.
  */
-export function referenceShiftScore(delta: number, variance: number, df: number, j: number, k: number): PredictionScore | null {
-  if (!(variance > 0) || !(df > 0)) return null;
-  return scoreOf(delta / Math.sqrt((1 / j + 1 / k) * variance), df, Math.sqrt(variance));
+export function referenceShiftScore(delta: number, reference: { variance: number; df: number } | null, j: number, k: number, paired: { se: number; df: number } | null): PredictionScore | null {
+  const onReference = reference && reference.variance > 0 && reference.df > 0 ? scoreOf(delta / Math.sqrt((1 / j + 1 / k) * reference.variance), reference.df, Math.sqrt(reference.variance)) : null;
+  const onItems = paired && paired.se > 0 && paired.df >= 1 ? scoreOf(delta / paired.se, paired.df, paired.se / Math.sqrt(1 / j + 1 / k)) : null;
+  if (onReference === null || onItems === null) return onReference ?? onItems;
+  return onItems.p > onReference.p ? onItems : onReference;
 }
 
 /**

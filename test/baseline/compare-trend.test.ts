@@ -219,15 +219,20 @@ describe("trend (drift)", () => {
     expect(t.metrics[0]!.episode).toMatchObject({ since: 0, first_alert: 1, charts: ["sustained"] });
   });
 
-  it("pairs a run with the reference item by item, one run's variance from the reference runs cluster by cluster", () => {
-    // Label flips (no event counts): every item unanimous but item 2 in one reference run (4/1: Q = 0.4); now items 0-5 split 3/2 (Q = 0.6).
-    const FLIP = ["block", "block", "block", "pass", "pass"];
-    const reference = [0, 1, 2].map((r) => run((i) => (i === 2 && r === 1 ? ["block", "block", "block", "block", "pass"] : BLOCK), (m) => void ((m.run_id = `ref-${r}`), (m.config.seed = r))));
-    const flips = run((i) => (i < 6 ? FLIP : BLOCK), (m) => void ((m.run_id = "flips"), (m.config.seed = 9)));
-    const p = trend([...reference, flips], null, { metrics: ["label_flip_rate"] }).metrics[0]!.points[3]!;
-    // Δ = (5 × 0.6 + (0.6 − 0.4/3))/10 = 26/75. Only item 2 varies over the reference runs (0, 0.4, 0: variance 4/75):
-    // one run's variance (4/75)/10², on 2 df; T = Δ/√((1 + 1/3) · 4/7500) = 13.
-    expect(p.shift).toMatchObject({ test: "paired", delta: expect.closeTo(26 / 75, 12), T: expect.closeTo(13, 10), sd_run: expect.closeTo(Math.sqrt(4 / 7500), 12) });
+  it("pairs a run with the reference item by item, on the reference runs' variance cluster by cluster or the run's own items', the more conservative (scipy 1.17)", () => {
+    // Label flips: 5/0 is Q = 0, 4/1 is Q = 0.4, 3/2 is Q = 0.6.
+    const ONE = ["block", "block", "block", "block", "pass"];
+    const SPLIT = ["block", "block", "block", "pass", "pass"];
+    const reference = (flips: (i: number, r: number) => boolean) => [0, 1, 2].map((r) => run((i) => (flips(i, r) ? ONE : BLOCK), (m) => void ((m.run_id = `ref-${r}`), (m.config.seed = r))));
+    const candidate = (splits: (i: number) => boolean) => run((i) => (splits(i) ? SPLIT : BLOCK), (m) => void ((m.run_id = "candidate"), (m.config.seed = 9)));
+    const shift = (ref: Snapshot[], c: Snapshot) => trend([...ref, c], null, { metrics: ["label_flip_rate"] }).metrics[0]!.points[3]!.shift;
+    // Item 2 flips in one reference run (0, 0.4, 0: variance 4/75), every item splits now: Δ = (9 × 0.6 + 0.6 − 0.4/3)/10 = 44/75.
+    // One run's variance from the reference runs, (4/75)/10² on 2 df: T = Δ/√((1 + 1/3) · 4/7500) = 22, p 0.00206; the items alone
+    // (T 44 on 9 df) would read far more.
+    expect(shift(reference((i, r) => i === 2 && r === 1), candidate(() => true))).toMatchObject({ test: "paired", delta: expect.closeTo(44 / 75, 12), T: expect.closeTo(22, 9), p: expect.closeTo(0.0020597344216681827, 9), sd_run: expect.closeTo(Math.sqrt(4 / 7500), 12) });
+    // Items 0-8 each flip in one reference run (18 df), items 0-3 split now: Δ = 0.12. The reference runs read T = 1.5 on 18 df
+    // (p 0.151), the run's own items T = 1.2603 on 9 df (p 0.239): the items' test is kept.
+    expect(shift(reference((i, r) => i < 9 && (i + r) % 3 === 0), candidate((i) => i < 4))).toMatchObject({ test: "paired", delta: expect.closeTo(0.12, 12), T: expect.closeTo(1.260252075625209, 9), p: expect.closeTo(0.23927242482697827, 9), sd_run: expect.closeTo(0.09521904571390467 / Math.sqrt(4 / 3), 9) });
   });
 
   it("judges a rate over trials by Fisher's exact test of its counts, whose variance every trial measures (scipy 1.17)", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { addObservation, countDispersion, pairedShiftScore, predictionScore, sdOf, statsOf, trailingWindowT, EMPTY_STATS } from "../../src/stats/drift.ts";
+import { addObservation, clusterRunVariance, countDispersion, pairedShiftScore, predictionScore, referenceShiftScore, sdOf, statsOf, trailingWindowT, EMPTY_STATS } from "../../src/stats/drift.ts";
 import { createRng } from "../../src/stats/random.ts";
 import { normalQuantile } from "../../src/stats/distributions.ts";
 
@@ -121,6 +121,42 @@ describe("dispersion of runs' event counts (does the reference vary beyond sampl
     const rejected = Array.from({ length: H }, () => countDispersion([run(), run(), run()].map((events) => ({ events, units: 150 })))!.p).filter((p) => p <= 0.05).length;
     expect(rejected / H).toBeLessThan(0.05);
     expect(rejected / H).toBeGreaterThan(0.015);
+  });
+});
+
+describe("shift of the mean of j runs on the reference runs' variance and the run's own items'", () => {
+  it("known answer: the test with the larger p is kept (scipy 1.17)", () => {
+    // Δ 0.12 on one run's variance 0.0048 from 3 reference runs (18 df): T = 0.12/√((1 + 1/3) · 0.0048) = 1.5, p 0.151;
+    // on the items' paired SE 0.0952 (9 df): T = 1.2603, p 0.239.
+    expect(referenceShiftScore(0.12, { variance: 0.0048, df: 18 }, 1, 3, null)).toMatchObject({ T: expect.closeTo(1.5, 9), p: expect.closeTo(0.15095045218426736, 9) });
+    expect(referenceShiftScore(0.12, { variance: 0.0048, df: 18 }, 1, 3, { se: 0.09521904571390467, df: 9 })).toMatchObject({ T: expect.closeTo(1.260252075625209, 9), df: 9, p: expect.closeTo(0.23927242482697827, 9) });
+    expect(referenceShiftScore(0.12, null, 1, 3, { se: 0.0952, df: 9 })!.df).toBe(9);
+    expect(referenceShiftScore(0.12, { variance: 0, df: 2 }, 1, 3, null)).toBeNull();
+  });
+  it("holds its level for a metric of rare item values, where three reference runs alone do not (over many seeds)", () => {
+    // 30 items, each small in a run (0 to 0.1) but for a rare event (3%) worth 0.5 to 1: three reference runs
+    // often see none in an item, so their variance alone misses what a run that has one shows in its own items.
+    const rng = createRng(21, "rare-items");
+    const run = () => Array.from({ length: 30 }, () => (rng() < 0.03 ? 0.5 + 0.5 * rng() : 0.1 * rng()));
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const H = 20000;
+    let onReference = 0;
+    let kept = 0;
+    for (let h = 0; h < H; h++) {
+      const ref = [run(), run(), run()];
+      const x = run();
+      const perItem = x.map((_, i) => ref.map((r) => r[i]!));
+      const d = x.map((v, i) => v - mean(perItem[i]!));
+      const se = Math.sqrt(d.reduce((a, v) => a + (v - mean(d)) ** 2, 0) / (d.length - 1) / d.length);
+      const variance = clusterRunVariance(perItem, 30);
+      const alone = referenceShiftScore(mean(d), variance, 1, 3, null);
+      const both = referenceShiftScore(mean(d), variance, 1, 3, { se, df: 29 });
+      if (alone && alone.p <= 0.01) onReference++;
+      if (both && both.p <= 0.01) kept++;
+    }
+    // At 0.01 two-sided: the reference runs alone reject about 4% of in-control runs; the kept test under 1%.
+    expect(onReference / H).toBeGreaterThan(0.02);
+    expect(kept / H).toBeLessThan(0.01);
   });
 });
 
