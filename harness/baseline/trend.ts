@@ -3,7 +3,7 @@ import { clusterRunVariance, countDispersion, pairedShiftScore, predictionScore,
 import { InputError } from "../../src/formats/input-error.ts";
 import { ROUNDING } from "../../src/metrics/estimate.ts";
 import { binomialTails, hypergeometricTails, type CountTails } from "../../src/stats/exact.ts";
-import { holmByFamily } from "../../src/stats/multiplicity.ts";
+import { holmByFamily, holmTaroneByFamily } from "../../src/stats/multiplicity.ts";
 import { metricInfo } from "../report/metric-catalogue.ts";
 import { metricDelta } from "./gate.ts";
 import { isRatioMetric, pooledItems, ratioDelta } from "./paired.ts";
@@ -54,9 +54,19 @@ export interface TestResult {
   /** Two-sided p (one-sided, more events, for an exact test against a reference with no event: `one_sided`). */
   p: number;
   one_sided: boolean;
+  /**
+   * The smallest one-sided p the test's margins allow, for a rise and for a drop of the value (0
+   * for the t tests; a count test with no event on either side can give only 1): a test that
+   * cannot reach its family's level takes no share of α (Tarone).
+   */
+  attainable: { up: number; down: number };
   /** The SD of one run's value the test assumed (null for the exact test of few events). */
   sd_run: number | null;
-  /** After Holm within the metric's family for this run, of the p in the harmful direction for a headline metric (one-sided), of p for an exploratory one. */
+  /**
+   * After Holm within the metric's family for this run, of the p in the harmful direction for a
+   * headline metric (one-sided), of p for an exploratory one, over the family's tests that can
+   * reach `alpha` (Tarone); 1 for a test that cannot.
+   */
   p_holm: number;
 }
 
@@ -182,10 +192,18 @@ const RARE_EVENTS = 5;
 const OVERDISPERSED = 0.05;
 
 
-/** A count test's two-sided p (one-sided, more events, when `oneSided`) and its mid-p normal score (discrete counts; 0 for no event against none). */
-function countResult(t: CountTails, oneSided: boolean): Pick<TestResult, "z" | "p" | "one_sided"> {
+/**
+ * A count test's two-sided p (one-sided, more events, when `oneSided`), its mid-p normal score
+ * (discrete counts; 0 for no event against none) and its attainable tails.
+ */
+function countResult(t: CountTails, oneSided: boolean): Pick<TestResult, "z" | "p" | "one_sided" | "attainable"> {
   const mid = t.upper - 0.5 * (t.upper + t.lower - 1);
-  return { z: -normalQuantile(Math.min(1 - Number.EPSILON, Math.max(Number.MIN_VALUE, mid))), p: oneSided ? t.upper : Math.min(1, 2 * Math.min(t.upper, t.lower)), one_sided: oneSided };
+  return {
+    z: -normalQuantile(Math.min(1 - Number.EPSILON, Math.max(Number.MIN_VALUE, mid))),
+    p: oneSided ? t.upper : Math.min(1, 2 * Math.min(t.upper, t.lower)),
+    one_sided: oneSided,
+    attainable: { up: t.minUpper, down: t.minLower },
+  };
 }
 
 /** One side of a test: the reference, or a group of the history's runs. */
@@ -196,6 +214,9 @@ interface Side {
   units: number | null;
   runs: number;
 }
+
+/** A t test can give any p. */
+const CONTINUOUS = { up: 0, down: 0 };
 
 /**
  * A group of runs (the mean of their values, their counts summed, their items pooled) against the
@@ -228,7 +249,7 @@ function groupTest(metric: string, ref: Reference, refSnapshot: Snapshot, runVar
     if (nonEvents) {
       // A rate near 1 is tested on its non-events: a rise of the rate is a drop of them.
       const c = countResult(binomialTails(units - events, units - events + ref.units - ref.events, q), false);
-      return { test: "exact", runs: j, delta: null, T: null, ...c, z: -c.z, sd_run: null };
+      return { test: "exact", runs: j, delta: null, T: null, ...c, z: -c.z, attainable: { up: c.attainable.down, down: c.attainable.up }, sd_run: null };
     }
     if (perRun(ref.events) < RARE_EVENTS) return { test: "exact", runs: j, delta: null, T: null, ...countResult(binomialTails(events, events + ref.events, q), ref.events === 0), sd_run: null };
     const ratio = [group.snapshot, refSnapshot].some((s) => s.items.some((i) => metric in i.ratios));
@@ -251,9 +272,9 @@ function groupTest(metric: string, ref: Reference, refSnapshot: Snapshot, runVar
   // and from the group's items, the more conservative kept; against a baseline, from the items or
   // the baseline's between-run SD.
   const score = !paired ? null : runVariance ? referenceShiftScore(paired.mean, runVariance, j, ref.stats.n, se) : se ? pairedShiftScore(paired.mean, se.se, se.df, j, ref.stats) : null;
-  if (score) return { test: "paired", runs: j, delta: paired!.mean, T: score.T, z: score.z, p: score.p, one_sided: false, sd_run: score.sd };
+  if (score) return { test: "paired", runs: j, delta: paired!.mean, T: score.T, z: score.z, p: score.p, one_sided: false, attainable: CONTINUOUS, sd_run: score.sd };
   const t = predictionScore(ref.stats, x, j);
-  return t ? { test: "t", runs: j, delta: x - ref.stats.mean, T: t.T, z: t.z, p: t.p, one_sided: false, sd_run: t.sd } : null;
+  return t ? { test: "t", runs: j, delta: x - ref.stats.mean, T: t.T, z: t.z, p: t.p, one_sided: false, attainable: CONTINUOUS, sd_run: t.sd } : null;
 }
 
 /**
@@ -291,13 +312,18 @@ function runVarianceOf(metric: string, runs: readonly Snapshot[]): { variance: n
   return clusterRunVariance([...sums.values()], n);
 }
 
-/** The one-sided p of a test in the harmful direction (from its two-sided p and the sign of its score); the two-sided p when no direction is worse. */
-function oneSidedP(r: Omit<TestResult, "p_holm">, worse: MetricTrend["worse"]): number {
-  if (worse === "either") return r.p;
-  const harmful = worse === "up" ? r.z > 0 : r.z < 0;
+/**
+ * The p a test enters its family with, and the smallest its margins allow: for a headline metric
+ * the one-sided p in the harmful direction (from the two-sided p and the sign of the score), the
+ * two-sided p otherwise and when no direction is worse.
+ */
+function familyTest(r: Omit<TestResult, "p_holm">, worse: MetricTrend["worse"]): { p: number; minP: number } {
+  const { up, down } = r.attainable;
   // An exact test against a reference with no event is one-sided already (more events).
-  if (r.one_sided) return worse === "up" ? r.p : 1;
-  return harmful ? r.p / 2 : 1 - r.p / 2;
+  if (r.one_sided) return worse === "down" ? { p: 1, minP: 1 } : { p: r.p, minP: up };
+  if (worse === "either") return { p: r.p, minP: Math.min(1, 2 * Math.min(up, down)) };
+  const harmful = worse === "up" ? r.z > 0 : r.z < 0;
+  return { p: harmful ? r.p / 2 : 1 - r.p / 2, minP: worse === "up" ? up : down };
 }
 
 function sideOf(runs: readonly Snapshot[], pooled: Snapshot, metric: string): Side {
@@ -319,7 +345,8 @@ function sideOf(runs: readonly Snapshot[], pooled: Snapshot, metric: string): Si
  * baseline's runs when one is given, otherwise the history's first `referenceRuns` runs
  * (pre-registered; they are the reference and are not judged). Three charts, each held per run to
  * `alpha` false alarms within each metric family (Holm within the pre-registered headline family,
- * the gate policy's metrics, and within the exploratory rest):
+ * the gate policy's metrics, and within the exploratory rest, over the tests whose margins let
+ * them reach `alpha`: Tarone):
  *
  * - **shift**: the run against the reference (groupTest: Fisher's exact test of the counts of a
  *   rate over trials or items, the exact count test for rates with few events, paired over the
@@ -341,7 +368,7 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
   const familyOf = (metric: string): MetricFamily => (opts.headline.includes(metric) ? "headline" : "exploratory");
   // The headline family is pre-registered with its harmful directions (the gate's regressions are
   // one-sided): a headline metric alarms when it got worse; the exploratory rest either way.
-  const familyP = (r: Omit<TestResult, "p_holm">, metric: string) => (familyOf(metric) === "headline" ? oneSidedP(r, worseOf(metric)) : r.p);
+  const familyP = (r: Omit<TestResult, "p_holm">, metric: string) => familyTest(r, familyOf(metric) === "headline" ? worseOf(metric) : "either");
   const ids = runs.map((r, i) => `${i + 1}:${describeSnapshot(r)}`);
   const first = baseline ? 0 : Math.min(opts.referenceRuns, runs.length);
   const refRuns = runs.slice(0, first);
@@ -375,10 +402,23 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
       const sustained = windowItems ? groupTest(metric, refs[m]!, refSnapshot, runVariances[m]!, sideOf(windowRuns, windowItems, metric)) : null;
       return { shift, sustained, windowed: trailing[m]![t] ?? null };
     });
-    const holm = (p: (r: (typeof rows)[number], m: number) => number | null) => holmByFamily(rows.map(p), (m) => familyOf(names[m]!));
-    const shiftP = holm((r, m) => (r.shift ? familyP(r.shift, names[m]!) : null));
-    const sustainedP = holm((r, m) => (r.sustained ? familyP(r.sustained, names[m]!) : null));
-    const trailP = holm((r) => r.windowed?.p ?? null);
+    const family = (m: number) => familyOf(names[m]!);
+    // A count test that cannot reach its family's level takes no share of α (Tarone).
+    const holm = (pick: (r: (typeof rows)[number]) => Omit<TestResult, "p_holm"> | null) => {
+      const tests = rows.map((r, m) => (pick(r) ? familyP(pick(r)!, names[m]!) : null));
+      return holmTaroneByFamily(
+        tests.map((x) => x?.p ?? null),
+        tests.map((x) => x?.minP ?? 1),
+        opts.alpha,
+        family,
+      );
+    };
+    const shiftP = holm((r) => r.shift);
+    const sustainedP = holm((r) => r.sustained);
+    const trailP = holmByFamily(
+      rows.map((r) => r.windowed?.p ?? null),
+      family,
+    );
     rows.forEach((row, m) => {
       const alerts: AlertChart[] = [];
       if (shiftP[m] !== null && shiftP[m]! <= opts.alpha) alerts.push("shift");
@@ -425,7 +465,7 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
     caveat:
       `Fixed reference: ${reference.description}. Charts: shift (each run against the reference: Fisher's exact test of the counts for rates over trials or items, an exact count test for rates with few events, otherwise paired over the items), ` +
       `sustained (the mean of the last 2 to ${opts.sustain} runs since the reference), trailing window W ${opts.window}${opts.window < 20 ? " (unreliable below 20)" : ""}; ` +
-      `each chart at ${opts.alpha} false alarms per run within each family (Holm: ${names.filter((n) => familyOf(n) === "headline").length} pre-registered headline metrics, the gate's; the rest exploratory). ` +
+      `each chart at ${opts.alpha} false alarms per run within each family (Holm over the tests that can reach it: ${names.filter((n) => familyOf(n) === "headline").length} pre-registered headline metrics, the gate's; the rest exploratory). ` +
       "Alarms open an investigation; only the gate against the fixed baseline decides a release.",
     metrics,
     alerts: metrics.flatMap((mt) =>

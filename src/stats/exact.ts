@@ -38,10 +38,14 @@ export function binomialUpperTail(k: number, total: number, q: number): number {
   return Math.min(1, p);
 }
 
-/** The two one-sided tails of a count test, P(X ≥ x) and P(X ≤ x). */
+/** The two one-sided tails of a count test, P(X ≥ x) and P(X ≤ x), and the smallest of each its margins allow. */
 export interface CountTails {
   upper: number;
   lower: number;
+  /** P(X = its largest value): the smallest upper tail any outcome with these margins could give. */
+  minUpper: number;
+  /** P(X = its smallest value): the smallest lower tail. */
+  minLower: number;
 }
 
 /**
@@ -59,10 +63,14 @@ export function hypergeometricTails(x: number, u: number, y: number, U: number):
     for (let i = from; i <= to; i++) p += Math.exp(logP(i));
     return Math.min(1, p);
   };
-  return { upper: sum(x, hi), lower: sum(lo, x) };
+  return { upper: sum(x, hi), lower: sum(lo, x), minUpper: sum(hi, hi), minLower: sum(lo, lo) };
 }
 
-/** The tails of the exact conditional test of Poisson counts (binomialUpperTail): k of `total` events in the run, X ~ Binomial(total, q) under equal rates. */
+/**
+ * The tails of the exact conditional test of Poisson counts (binomialUpperTail): k of `total`
+ * events in the run, X ~ Binomial(total, q) under equal rates; the smallest tails are q^total and
+ * (1 − q)^total.
+ */
 export function binomialTails(k: number, total: number, q: number): CountTails {
-  return { upper: binomialUpperTail(k, total, q), lower: 1 - binomialUpperTail(k + 1, total, q) };
+  return { upper: binomialUpperTail(k, total, q), lower: 1 - binomialUpperTail(k + 1, total, q), minUpper: q ** total, minLower: (1 - q) ** total };
 }

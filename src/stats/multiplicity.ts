@@ -30,3 +30,32 @@ export function holmByFamily(pValues: readonly (number | null)[], familyOf: (i: 
   for (const at of families.values()) holm(at.map((i) => pValues[i]!)).forEach((p, k) => (adjusted[at[k]!] = p));
   return adjusted;
 }
+
+/**
+ * Holm within families over the tests that can reach the level (Tarone 1990, with Holm's step-down):
+ * a discrete test's p cannot fall below the smallest p its margins allow (`minP`: an exact count
+ * test with no event on either side can only give 1), so it takes no share of α when that smallest p
+ * exceeds α/m. Per family, m is the least k ≥ 1 with at most k tests whose minP ≤ α/k; those tests
+ * are the testable ones and Holm runs over them. Margins fix minP, so each test stays valid given
+ * them and the family-wise error stays at α. A test outside the testable set has adjusted p 1
+ * (it cannot reject at α); a null p is no test, as in holmByFamily. With every minP 0 (continuous
+ * tests) this is holmByFamily.
+ */
+export function holmTaroneByFamily(pValues: readonly (number | null)[], minP: readonly number[], alpha: number, familyOf: (i: number) => string = () => ""): (number | null)[] {
+  const testable = pValues.map(() => false);
+  const families = new Map<string, number[]>();
+  pValues.forEach((p, i) => {
+    if (p !== null) families.set(familyOf(i), [...(families.get(familyOf(i)) ?? []), i]);
+  });
+  for (const at of families.values()) {
+    const reachable = (k: number) => at.filter((i) => minP[i]! <= alpha / k);
+    let k = 1;
+    while (reachable(k).length > k) k++;
+    for (const i of reachable(k)) testable[i] = true;
+  }
+  const adjusted = holmByFamily(
+    pValues.map((p, i) => (testable[i] ? p : null)),
+    familyOf,
+  );
+  return pValues.map((p, i) => (p === null ? null : testable[i] ? adjusted[i]! : 1));
+}

@@ -269,6 +269,23 @@ describe("trend (drift)", () => {
     expect(first.points[3]!.shift).toMatchObject({ test: "fisher" });
   });
 
+  it("gives no share of α to a count test that cannot reach it: no event on either side (Tarone)", () => {
+    const zero = { value: 0, numerator: 0, denominator: 370 };
+    const two = metricSnapshot("baseline", {}, { label_flip_rate: BASE_RUNS, critic_unavailable_rate: [zero, zero, zero, zero, zero] });
+    const t = trend([metricSnapshot("r", { label_flip_rate: 0.2, critic_unavailable_rate: zero })], two, { headline: ["label_flip_rate", "critic_unavailable_rate"] });
+    const at = Object.fromEntries(t.metrics.map((m) => [m.metric, m.points[0]!.shift!]));
+    // 0 of 370 against 0 of 1,850 can give no p below 1: the flip rate's one-sided p stands alone (Holm over 2 would double it).
+    expect(at.critic_unavailable_rate).toMatchObject({ test: "exact", p: 1, attainable: { up: 1, down: 1 }, p_holm: 1 });
+    expect(at.label_flip_rate!.p_holm).toBeCloseTo(0.0044686 / 2, 6);
+    // With k events the smallest p is (1/6)^k: one event (1/6) cannot reach 0.005 and stays out; four (7.7e-4) can and share α.
+    const withEvents = (k: number) =>
+      Object.fromEntries(
+        trend([metricSnapshot("r", { label_flip_rate: 0.2, critic_unavailable_rate: { value: k / 370, numerator: k, denominator: 370 } })], two, { headline: ["label_flip_rate", "critic_unavailable_rate"] }).metrics.map((m) => [m.metric, m.points[0]!.shift!.p_holm]),
+      );
+    expect(withEvents(1)).toEqual({ critic_unavailable_rate: 1, label_flip_rate: expect.closeTo(0.0044686 / 2, 6) });
+    expect(withEvents(4)).toEqual({ critic_unavailable_rate: expect.closeTo(2 * 6 ** -4, 12), label_flip_rate: expect.closeTo(0.0044686 / 2, 6) });
+  });
+
   it("names the harmful direction from the metric catalogue", () => {
     const t = trend([metricSnapshot("r", { critic_ac1: 0.7, label_flip_rate: 0.1, "blockers_per_goal.gate": 1 })], metricSnapshot("b", {}, {}));
     expect(Object.fromEntries(t.metrics.map((m) => [m.metric, m.worse]))).toEqual({ "blockers_per_goal.gate": "either", critic_ac1: "down", label_flip_rate: "up" });

@@ -45,17 +45,20 @@ describe("Fisher's exact test of two rates, one-sided tails (hypergeometric)", (
     const t = hypergeometricTails(30, 50, 35, 150);
     expect(t.upper / 3.093496670745564e-6).toBeCloseTo(1, 9);
     expect(t.lower).toBeCloseTo(0.9999994130821542, 12);
+    // The smallest tails these margins allow: all 50 units of the run with the event, or none.
+    expect(t.minUpper / 4.569149979569311e-34).toBeCloseTo(1, 9);
+    expect(t.minLower / 6.918795014577086e-11).toBeCloseTo(1, 9);
     const u = hypergeometricTails(40, 155, 60, 465);
     expect(u.upper / 0.00021087695753616432).toBeCloseTo(1, 9);
     expect(u.lower).toBeCloseTo(0.9999153393317346, 11);
   });
   it("agrees with the two-sided test's table, and with no event anywhere every tail is 1", () => {
-    expect(hypergeometricTails(0, 155, 0, 465)).toEqual({ upper: 1, lower: 1 });
+    expect(hypergeometricTails(0, 155, 0, 465)).toEqual({ upper: 1, lower: 1, minUpper: 1, minLower: 1 });
     fc.assert(
       fc.property(fc.nat(10), fc.nat(10), fc.nat(10), fc.nat(10), (x, a, y, b) => {
         const t = hypergeometricTails(x, x + a, y, y + b);
-        // The two tails overlap in P(X = x), and the two-sided p is at least the smaller.
-        return t.upper + t.lower >= 1 - 1e-12 && fisherExact(x, a, y, b) >= Math.min(t.upper, t.lower) - 1e-12;
+        // The two tails overlap in P(X = x); each is at least the smallest its margins allow.
+        return t.upper + t.lower >= 1 - 1e-12 && t.upper >= t.minUpper - 1e-15 && t.lower >= t.minLower - 1e-15 && fisherExact(x, a, y, b) >= Math.min(t.upper, t.lower) - 1e-12;
       }),
     );
   });
@@ -80,8 +83,8 @@ describe("Fisher's exact test of two rates, one-sided tails (hypergeometric)", (
 });
 
 describe("Poisson count tails", () => {
-  it("are binomialUpperTail's", () => {
-    expect(binomialTails(2, 2, 1 / 6)).toEqual({ upper: binomialUpperTail(2, 2, 1 / 6), lower: 1 });
+  it("are binomialUpperTail's, with the smallest tails q^total and (1 − q)^total", () => {
+    expect(binomialTails(2, 2, 1 / 6)).toMatchObject({ upper: binomialUpperTail(2, 2, 1 / 6), lower: 1, minUpper: expect.closeTo(1 / 36, 15), minLower: expect.closeTo(25 / 36, 15) });
     expect(binomialTails(3, 4, 0.5).lower).toBeCloseTo(0.9375, 12);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { holm, holmByFamily } from "../../src/stats/multiplicity.ts";
+import { holm, holmByFamily, holmTaroneByFamily } from "../../src/stats/multiplicity.ts";
 import {
   itemsForNonInferiority,
   mcnemar,
@@ -57,6 +57,37 @@ describe("Holm", () => {
       fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 20 }), (ps) =>
         holm(ps).every((q, i) => q >= ps[i]! && q <= 1),
       ),
+    );
+  });
+});
+
+describe("Holm over the tests that can reach the level (Tarone)", () => {
+  it("known answer: a test whose margins allow no p below α/m takes no share of α", () => {
+    // α 0.05: at m = 1 and 2 three tests could reach α/m; at m = 3 the same three (0.2 > 0.05/3 is out).
+    const adjusted = holmTaroneByFamily([0.001, 0.002, 0.5, 0.3], [0, 0, 0.2, 0.01], 0.05);
+    [0.003, 0.004, 1, 0.3].forEach((v, i) => expect(adjusted[i]).toBeCloseTo(v, 12));
+    // Two count tests with no event anywhere (smallest p 1) leave the third alone in its family.
+    expect(holmTaroneByFamily([0.004, 1, 1], [0, 1, 1], 0.005)).toEqual([0.004, 1, 1]);
+    expect(holm([0.004, 1, 1])[0]).toBeCloseTo(0.012, 12);
+  });
+  it("is Holm within families when every test is continuous, and a null is no test", () => {
+    const ps = [0.001, 0.012, null, 0.03, 0.04, 0.2];
+    const family = (i: number) => (i % 2 === 0 ? "a" : "b");
+    expect(holmTaroneByFamily(ps, [0, 0, 0, 0, 0, 0], 0.05, family)).toEqual(holmByFamily(ps, family));
+  });
+  it("never adjusts a testable p above Holm's over all the family's tests, and gives 1 to the rest", () => {
+    const test = fc.record({ p: fc.double({ min: 0, max: 1, noNaN: true }), minP: fc.double({ min: 0, max: 1, noNaN: true }) });
+    fc.assert(
+      fc.property(fc.array(test, { minLength: 1, maxLength: 20 }), fc.double({ min: 0.001, max: 0.2, noNaN: true }), (tests, alpha) => {
+        const ps = tests.map((t) => Math.max(t.p, t.minP));
+        const tarone = holmTaroneByFamily(
+          ps,
+          tests.map((t) => t.minP),
+          alpha,
+        );
+        const plain = holm(ps);
+        return tarone.every((q, i) => q === 1 || (q! <= plain[i]! + 1e-12 && q! >= ps[i]!));
+      }),
     );
   });
 });
