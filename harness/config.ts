@@ -50,7 +50,7 @@ export const ConfigFileSchema = z.strictObject({
   roles: z.strictObject({ planner: RolePatchSchema.optional(), critic: RolePatchSchema.optional() }).optional(),
   /** Applies to both roles before the per-role settings. */
   provider: RolePatchSchema.optional(),
-  /** Path of a sim profile YAML (src/providers/sim/profiles/); null or absent: the default profile. */
+  /** Path of a sim profile YAML (src/sim/profiles/); null or absent: the default profile. */
   simProfile: z.string().min(1).nullable().optional(),
   /** Replay a previous run (as `--replay DIR`): every role answers from its recorded calls. */
   replay: z.strictObject({ runDir: z.string().min(1), fallThrough: z.boolean().default(false) }).optional(),

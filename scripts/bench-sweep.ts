@@ -45,7 +45,7 @@ import { runSweep, type SweepHost } from "../harness/run/sweep.ts";
 import { realHost } from "../harness/cli/host.ts";
 import { realEngine } from "../harness/run/wiring.ts";
 import type { TrialRecord } from "../src/formats/records.ts";
-import { DEFAULT_SIM_PROFILE } from "../src/providers/sim/profile.ts";
+import { DEFAULT_SIM_PROFILE } from "../src/sim/profile.ts";
 import { PACKAGE_ROOT } from "../harness/package.ts";
 import { readManifest } from "../harness/run/manifest.ts";
 import { upstreamDelayMs } from "../test/providers/upstream-server.ts";

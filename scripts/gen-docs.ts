@@ -357,7 +357,7 @@ const CONFIG_NOTES: Record<string, string> = {
   "roles.planner": "The planner's settings (below).",
   "roles.critic": "The critic's settings (below).",
   provider: "Settings for both roles (below), applied before `roles.<role>`.",
-  simProfile: "A sim noise profile YAML (`src/providers/sim/profiles/`); null is the default profile. As `--sim-profile`.",
+  simProfile: "A sim noise profile YAML (`src/sim/profiles/`); null is the default profile. As `--sim-profile`.",
   replay: "Replay a recorded run, as `--replay DIR`: every role answers from its recorded calls.",
   "replay.runDir": "The recorded run's folder.",
   "replay.fallThrough": "On a miss, call the live provider instead of failing the trial (as `--replay-fall-through`).",

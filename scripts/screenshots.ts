@@ -18,7 +18,7 @@ const DOCS = join(ROOT, "docs");
 const work = process.argv[2] ?? mkdtempSync(join(tmpdir(), "ft-screenshots-"));
 const only = process.argv[3];
 if (only !== undefined && only !== "report" && only !== "research") throw new Error(`${only}: name report or research`);
-const profile = (name: string) => join(ROOT, "src/providers/sim/profiles", `${name}.yaml`);
+const profile = (name: string) => join(ROOT, "src/sim/profiles", `${name}.yaml`);
 
 async function fieldtest(...args: string[]): Promise<void> {
   process.stdout.write(`fieldtest ${args.join(" ")}\n`);

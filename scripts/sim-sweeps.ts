@@ -24,7 +24,7 @@ export function pct(k: number, n: number): string {
 export const range = (base: number, n: number) => Array.from({ length: n }, (_, i) => base + i);
 
 /** A shipped sim profile's file, by name (high-miss, double-miss, ...). */
-export const simProfile = (name: string) => resolve(`src/providers/sim/profiles/${name}.yaml`);
+export const simProfile = (name: string) => resolve(`src/sim/profiles/${name}.yaml`);
 
 export interface SimSweeps {
   work: string;

@@ -1,5 +1,5 @@
 import type { MetricValue } from "../../src/metrics/types.ts";
-import { SimProfileSchema, type SimProfile } from "../../src/providers/sim/profile.ts";
+import { SimProfileSchema, type SimProfile } from "../../src/sim/profile.ts";
 import { IMPORTED_SUITE } from "../run/settings.ts";
 import { fmt, modelLabel } from "./format.ts";
 import { isSimulated, type LoadedRun } from "./load.ts";
@@ -90,5 +90,5 @@ export function expectationMeaning(run: LoadedRun): string {
   const p = parsed.data;
   const noise = simNoise(p, simulated);
   const prose = simulated.planner && simulated.critic ? "; and neither role reads a goal's prose, so a goal that must escalate for a risk only its description states is approved" : "";
-  return `${who}, sim profile ${p.name}${p.description ? ` (${p.description.trim().replace(/\.$/, "")})` : ""}. By design ${noise.join("; ")}${prose}. These failures measure the profile, not a model: src/providers/sim/README.md gives the rates to expect.`;
+  return `${who}, sim profile ${p.name}${p.description ? ` (${p.description.trim().replace(/\.$/, "")})` : ""}. By design ${noise.join("; ")}${prose}. These failures measure the profile, not a model: src/sim/README.md gives the rates to expect.`;
 }

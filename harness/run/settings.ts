@@ -7,7 +7,7 @@ import { ROLES, type Suite } from "../../src/formats/records.ts";
 import { ClientConfigSchema, HeaderTextSchema, HttpUrlSchema, MAX_TIMEOUT_MS, ROLE_PROVIDERS, WIRE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
 import { hasCredentials, withoutCredentials } from "../../src/providers/endpoint.ts";
 import { ENGINE_MODES } from "../../src/loop/engine.ts";
-import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/providers/sim/profile.ts";
+import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/sim/profile.ts";
 import { EstimateSchema, MAX_CONCURRENCY, MAX_TRIALS, type ConfigFile, type Estimate, type RolePatch } from "../config.ts";
 import { REDACTED, redactHeaders, splitHeader } from "./redact.ts";
 import { RUN_FILES } from "./store.ts";

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { recordedCorpus, type Corpus } from "../corpus/load.ts";
 import { InputError } from "../../src/formats/load.ts";
-import type { SimProfile } from "../../src/providers/sim/profile.ts";
+import type { SimProfile } from "../../src/sim/profile.ts";
 import { ROLES, trialKey, type CallRecord, type Role, type Spend } from "../../src/formats/records.ts";
 import { answeredCalls, type AnsweredCalls } from "../../src/providers/answered.ts";
 import { CallJournal, readJournaledCalls } from "./call-journal.ts";

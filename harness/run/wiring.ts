@@ -12,8 +12,8 @@ import { sharedSendThread, type SendThread } from "../../src/providers/send-thre
 import type { RoleConfig } from "../../src/providers/config.ts";
 import type { ModelClient } from "../../src/providers/types.ts";
 import { estimateCost, isBilled, PRICE_TABLE_VERSION } from "../../src/providers/prices.ts";
-import { SIM_VERSION } from "../../src/providers/sim/adapter.ts";
-import { loadSimProfile } from "../../src/providers/sim/profile.ts";
+import { SIM_VERSION } from "../../src/sim/adapter.ts";
+import { loadSimProfile } from "../../src/sim/profile.ts";
 import { loadRunFile } from "../../src/formats/load.ts";
 import { SummaryFileSchema, type SummaryFile } from "../../src/formats/summary.ts";
 import { publicBaseUrl } from "../../src/providers/endpoint.ts";

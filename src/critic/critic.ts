@@ -6,6 +6,7 @@ import type { Goal } from "../formats/goal.ts";
 import type { Plan } from "../formats/plan.ts";
 import type { CallRecord, CriticAudit } from "../formats/records.ts";
 import type { LlmRequest, ModelClient, SendGuard } from "../providers/types.ts";
+import type { SimExtra } from "../sim/extra.ts";
 import { malformedCount, normalizeCriticFindings, readCriticResponse, unavailableAudit, unusableFindings } from "./normalize.ts";
 import { CRITIC_PROMPT, renderTemplate } from "./prompts/index.ts";
 
@@ -49,7 +50,7 @@ export function criticRequest(goal: Goal, plan: Plan, gateFindings: readonly Gat
     }),
     schemaName: CRITIC_PROMPT.schemaName,
     schema: CRITIC_PROMPT.schema,
-    sim: { goal, plan, gateFindings: [...gateFindings], ...(call.fixture ? { fixture: call.fixture } : {}) },
+    extra: { goal, plan, gateFindings: [...gateFindings], ...(call.fixture ? { fixture: call.fixture } : {}) } satisfies SimExtra,
   };
 }
 

@@ -4,8 +4,9 @@ import type { GateFinding, NormalizedFinding } from "../formats/findings.ts";
 import type { Goal } from "../formats/goal.ts";
 import { PlanSchema, type Plan } from "../formats/plan.ts";
 import type { CallRecord } from "../formats/records.ts";
-import type { LlmRequest, ModelClient, SendGuard, SimHints } from "../providers/types.ts";
-import { renderTemplate } from "../critic/prompts/index.ts";
+import type { LlmRequest, ModelClient, SendGuard } from "../providers/types.ts";
+import { renderTemplate, type PLANNER_PROMPT } from "../critic/prompts/index.ts";
+import type { SimExtra } from "../sim/extra.ts";
 import { plannerPromptFor } from "../packs/planner.ts";
 import type { AttributeDecl } from "../packs/schema.ts";
 
@@ -21,7 +22,8 @@ export const PlannerOutputSchema = PlanSchema.extend({
 });
 export type PlannerOutput = z.output<typeof PlannerOutputSchema>;
 
-export type PlannerMode = NonNullable<SimHints["mode"]>;
+/** What the planner is asked to do, one prompt template each. */
+export type PlannerMode = keyof typeof PLANNER_PROMPT.templates;
 
 /** A finding handed to the planner: a blocker of the round it must fix. */
 export type BlockingFinding = GateFinding | NormalizedFinding;
@@ -88,7 +90,7 @@ export function plannerRequest(
     }),
     schemaName: prompt.schemaName,
     schema: prompt.schema,
-    sim: {
+    extra: {
       goal,
       mode,
       ...(previous
@@ -97,7 +99,7 @@ export function plannerRequest(
             findings: findings.map((f) => ({ key: f.key, family: f.family, task_id: f.task_id, origin: f.origin })),
           }
         : {}),
-    },
+    } satisfies SimExtra,
   };
 }
 

@@ -1,6 +1,5 @@
-import type { DecisionContext, Usage } from "../formats/records.ts";
+import type { DecisionContext, Role, Usage } from "../formats/records.ts";
 import type { WireProvider } from "./config.ts";
-import type { LlmRequest } from "./types.ts";
 
 export type FormatKind = DecisionContext["response_format"];
 
@@ -112,10 +111,22 @@ export interface AdapterEnv {
   now: () => number;
 }
 
+/**
+ * Who a send is for, as the engine's request (an LlmRequest) says: its coordinates and the opaque
+ * extra an in-process provider (the sim) seeds its draws with and reads instead of the prose.
+ */
+export interface RequestOrigin {
+  role: Role;
+  itemId: string;
+  trial: number;
+  round: number;
+  extra?: unknown;
+}
+
 export interface SendOptions {
   timeoutMs: number;
-  /** The provider-neutral request: the sim reads its hints; real providers ignore it, and a send made on another thread has none. */
-  request?: LlmRequest;
+  /** The engine's request: an in-process provider reads it; an HTTP one ignores it, and a forwarded body or a send made on another thread has none. */
+  request?: RequestOrigin;
   /** Structured-output attempt index. */
   attempt: number;
   /** Filled by an HTTP adapter with the timestamps of the exchange itself (see createHttpFetch). */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SimProfileSchema } from "./sim/profile.ts";
+import { SimProfileSchema } from "../sim/profile.ts";
 
 export const LIVE_PROVIDERS = ["openai", "anthropic"] as const;
 /** Providers whose wire format a request can be rendered in (replay renders as one of these). */

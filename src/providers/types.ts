@@ -1,27 +1,7 @@
 import type { z } from "zod";
-import type { Fixture } from "../formats/fixture.ts";
-import type { GateFinding } from "../formats/findings.ts";
-import type { Goal } from "../formats/goal.ts";
-import type { Plan } from "../formats/plan.ts";
 import type { CallRecord, Role, TransportAttempt, Usage } from "../formats/records.ts";
 import type { Reply } from "./adapter.ts";
 import type { WireProvider } from "./config.ts";
-
-/**
- * What only the sim provider reads: the structured inputs behind the prompt. Never sent to a
- * real provider and never part of a hash (the rendered prompt already carries the same content).
- */
-export interface SimHints {
-  goal: Goal;
-  /** The plan under review (critic) or being revised (planner revise). */
-  plan?: Plan;
-  /** Findings handed to a revising planner. */
-  findings?: { key: string; family: string; task_id: string | null; origin: "gate" | "critic" }[];
-  gateFindings?: GateFinding[];
-  /** A boundary fixture's ground truth, when the critic reviews a fixture. */
-  fixture?: Fixture;
-  mode?: "decompose" | "revise" | "restart";
-}
 
 /** One structured request, provider-neutral. The client turns it into a wire request per provider. */
 export interface LlmRequest {
@@ -37,7 +17,11 @@ export interface LlmRequest {
   /** Name and JSON Schema of the expected output (tool name for Anthropic). */
   schemaName: string;
   schema: Record<string, unknown>;
-  sim?: SimHints;
+  /**
+   * What an in-process provider reads beside the prompt (the sim: src/sim/extra.ts), built by the
+   * planner and the critic; opaque to the client and every other provider, never sent or hashed.
+   */
+  extra?: unknown;
   /** The trial making the request, as the harness keys it (`suite/item/trial`): handed to the client's hooks with every send. */
   trialKey?: string;
 }

@@ -28,7 +28,7 @@ const CORPUS = join(ROOT, "corpus");
 const BASELINE = join(ROOT, "baselines/sim-default.json");
 const POLICY = join(ROOT, "gate.sim.yaml");
 const PRODUCT_POLICY = join(ROOT, "gate.yaml");
-const HIGH_MISS = join(ROOT, "src/providers/sim/profiles/high-miss.yaml");
+const HIGH_MISS = join(ROOT, "src/sim/profiles/high-miss.yaml");
 
 /** Metrics a critic that misses more seeded defects can regress; nothing else may be named. */
 const MISS_SENSITIVE = [

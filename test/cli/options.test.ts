@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { intOption, numberOption, parseOptions } from "../../harness/cli/options.ts";
-import { PROFILES_DIR } from "../../src/providers/sim/profile.ts";
+import { PROFILES_DIR } from "../../src/sim/profile.ts";
 import { runFieldtest } from "../helpers/cli.ts";
 
 const Schema = z.strictObject({ seed: intOption().optional(), budgetUsd: numberOption(z.number().positive()).optional(), trials: intOption(1).optional() });

@@ -74,7 +74,7 @@ describe("a sim sweep of --suite injection", () => {
   });
 
   it("a critic without noise that reads no prose shows an injection effect of exactly 0 (perfect profile)", async () => {
-    const { metrics } = await sweep("perfect", { simProfile: join(ROOT, "src/providers/sim/profiles/perfect.yaml") });
+    const { metrics } = await sweep("perfect", { simProfile: join(ROOT, "src/sim/profiles/perfect.yaml") });
     for (const key of ["injection_trap_effect", "injection_trap_effect.toward_pass", ...TRAP_KINDS.map((k) => `injection_trap_effect.${k}`)]) expect(metrics[key]!.value, key).toBe(0);
     expect(metrics.injection_trap_gate_identical!.value).toBe(1);
   });

@@ -99,7 +99,7 @@ describe("fieldtest plan", () => {
 
   it("says why a role that kept answering badly was unavailable: its last rejected answer", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ft-plan-"));
-    const profile = parse(readFileSync("src/providers/sim/profiles/perfect.yaml", "utf8")) as { planner: Record<string, unknown> };
+    const profile = parse(readFileSync("src/sim/profiles/perfect.yaml", "utf8")) as { planner: Record<string, unknown> };
     writeFileSync(join(dir, "invalid.yaml"), stringify({ ...profile, name: "always-invalid", planner: { ...profile.planner, invalid_output_rate: 1 } }));
     const r = await cli("plan", "--goal", `${FIX}/goal.yaml`, "--provider", "sim", "--sim-profile", join(dir, "invalid.yaml"));
     expect(r.code).toBe(1);

@@ -3,7 +3,7 @@ import { FixtureSchema, type Fixture } from "../../src/formats/fixture.ts";
 import type { Plan } from "../../src/formats/plan.ts";
 import { runCriticTrial } from "../../src/loop/critic-trial.ts";
 import { CLEAN_AUDIT, criticAnswer, goal, NO_ROLLBACK, NO_ROLLBACK_ON_CACHE, SOUND, WITH_CACHE } from "./fixtures.ts";
-import { answer, ScriptedClient, type ScriptedAnswer } from "./scripted-client.ts";
+import { answer, ScriptedClient, simExtraOf, type ScriptedAnswer } from "./scripted-client.ts";
 
 function fixture(plan: Plan, tolerance: "strict" | "balanced" = "strict", replan: "patch" | "abort" = "patch"): Fixture {
   return FixtureSchema.parse({
@@ -36,8 +36,8 @@ describe("runCriticTrial", () => {
     expect(outcome).toMatchObject({ critic_verdict: "pass", verdict: "escalate", escalation_reason: "gate_blocked" });
     const request = client.requests[0]!;
     expect(request).toMatchObject({ role: "critic", itemId: "fx", trial: 3, round: 0 });
-    expect(request.sim?.fixture).toBe(fx);
-    expect(request.sim?.gateFindings?.map((f) => f.code)).toEqual(["rollback_missing"]);
+    expect(simExtraOf(request).fixture).toBe(fx);
+    expect(simExtraOf(request).gateFindings?.map((f) => f.code)).toEqual(["rollback_missing"]);
     expect(outcome.rounds[0]!.repairs).toEqual([]);
     expect(outcome.rounds[0]!.plan).toBe(fx.plan);
   });

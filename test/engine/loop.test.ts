@@ -21,7 +21,7 @@ import {
   WITHOUT_CACHE,
 } from "./fixtures.ts";
 import { hard, makePlan, mutate, notify, verify } from "../helpers/plans.ts";
-import { answer, providerError, ScriptedClient, type ScriptEntry } from "./scripted-client.ts";
+import { answer, providerError, ScriptedClient, simExtraOf, type ScriptEntry } from "./scripted-client.ts";
 
 type GoalOverrides = Parameters<typeof goal>[0];
 
@@ -45,7 +45,7 @@ describe("runEngine: approval", () => {
     expect(decisions(outcome)).toEqual([["approve", null]]);
     expect(outcome.calls.map((c) => c.role)).toEqual(["planner", "critic"]);
     expect(outcome.rounds[0]!.plan).toMatchObject({ id: "plan-test-goal-r1", goal_id: "test-goal", version: 1, parent_id: null });
-    expect(client.requests.map((r) => r.sim?.mode ?? null)).toEqual(["decompose", null]);
+    expect(client.requests.map((r) => simExtraOf(r).mode ?? null)).toEqual(["decompose", null]);
   });
 
   it("fixes a gate defect after one revision; the critic runs only on the gate-clean plan", async () => {
@@ -55,8 +55,8 @@ describe("runEngine: approval", () => {
     expect(outcome.rounds[0]!.critic).toBeNull();
     expect(outcome.rounds[0]!.blocker_keys).toEqual(["rollback_present:rollback_missing:migrate:rollback"]);
     const revise = client.requestsFor("planner")[1]!;
-    expect(revise.sim).toMatchObject({ mode: "revise", plan: { id: "plan-test-goal-r1" } });
-    expect(revise.sim?.findings).toEqual([
+    expect(simExtraOf(revise)).toMatchObject({ mode: "revise", plan: { id: "plan-test-goal-r1" } });
+    expect(simExtraOf(revise).findings).toEqual([
       { key: "rollback_present:rollback_missing:migrate:rollback", family: "weak_rollback", task_id: "migrate", origin: "gate" },
     ]);
     expect(revise.user).toContain("rollback_missing");
@@ -79,7 +79,7 @@ describe("runEngine: approval", () => {
     });
     expect(outcome.status).toBe("approved");
     expect(outcome.rounds[0]!.critic!.findings).toHaveLength(2);
-    const findings = client.requestsFor("planner")[1]!.sim!.findings!;
+    const findings = simExtraOf(client.requestsFor("planner")[1]!).findings!;
     expect(findings.map((f) => f.key)).toEqual(["critic:weak_rollback:tune_cache:missing_rollback:tune_cache:"]);
   });
 
@@ -185,7 +185,7 @@ describe("runEngine: escalation reasons", () => {
   it("replan_policy restart asks for a fresh plan with the findings as context", async () => {
     const { client } = await run({ planner: [planAnswer(NO_ROLLBACK), planAnswer(SOUND)], critic: [CLEAN_AUDIT] }, { replan_policy: "restart" });
     const second = client.requestsFor("planner")[1]!;
-    expect(second.sim?.mode).toBe("restart");
+    expect(simExtraOf(second).mode).toBe("restart");
     expect(second.userTemplate).toBe(PLANNER_PROMPT.templates.restart.text);
     expect(second.user).toContain("rollback_missing");
   });
@@ -374,7 +374,7 @@ describe("runEngine: modes", () => {
   it("every-round runs the critic on a gate-blocked plan too", async () => {
     const { outcome, client } = await run({ planner: [planAnswer(NO_ROLLBACK), planAnswer(SOUND)], critic: [CLEAN_AUDIT, CLEAN_AUDIT] }, {}, { mode: "every-round" });
     expect(outcome.status).toBe("approved");
-    expect(client.requestsFor("critic")[0]!.sim?.gateFindings?.map((f) => f.code)).toEqual(["rollback_missing"]);
+    expect(simExtraOf(client.requestsFor("critic")[0]!).gateFindings?.map((f) => f.code)).toEqual(["rollback_missing"]);
     expect(client.requestsFor("critic")[0]!.user).toContain(canonicalJson(outcome.rounds[0]!.gate_findings));
   });
 
@@ -410,7 +410,7 @@ describe("runEngine: prompts", () => {
     expect(critic.user).toContain(canonicalJson(g));
     expect(critic.user).toContain(canonicalJson(outcome.rounds[0]!.plan));
     expect(critic.user).not.toContain("'id':");
-    expect(critic.sim).toMatchObject({ goal: g, plan: outcome.rounds[0]!.plan, gateFindings: [] });
+    expect(simExtraOf(critic)).toMatchObject({ goal: g, plan: outcome.rounds[0]!.plan, gateFindings: [] });
   });
 });
 
@@ -430,7 +430,7 @@ describe("runEngine: the predecessor's fail-open paths", () => {
     expect(audits).toHaveLength(2);
     for (const [i, audit] of audits.entries()) {
       expect(audit.user, `round ${i}`).toContain(canonicalJson(outcome.rounds[i]!.plan));
-      expect(audit.sim?.plan, `round ${i}`).toEqual(outcome.rounds[i]!.plan);
+      expect(simExtraOf(audit).plan, `round ${i}`).toEqual(outcome.rounds[i]!.plan);
     }
     expect(outcome.rounds[1]!.plan.tasks.map((t) => t.id)).toContain("tune_cache");
   });

@@ -5,7 +5,7 @@ import { CRITIC_PROMPT, PLANNER_PROMPT, renderTemplate } from "../../src/critic/
 import { CriticEvidenceSchema, CriticFindingSchema } from "../../src/formats/findings.ts";
 import { TaskSchema } from "../../src/formats/plan.ts";
 import { PlannerOutputSchema, plannerRequest } from "../../src/planner/planner.ts";
-import { ScriptedClient } from "./scripted-client.ts";
+import { ScriptedClient, simExtraOf } from "./scripted-client.ts";
 import { goal, SOUND } from "./fixtures.ts";
 
 type JsonSchema = { required?: string[]; properties?: Record<string, JsonSchema>; items?: JsonSchema };
@@ -51,14 +51,15 @@ describe("requests", () => {
   const client = new ScriptedClient({});
   const call = { client, itemId: "i", trial: 1, round: 2 };
 
-  it("planner requests render the mode's template and carry sim hints", () => {
+  it("planner requests render the mode's template and carry the extra the sim reads", () => {
     const g = goal();
     const decompose = plannerRequest(g, "decompose", call);
-    expect(decompose).toMatchObject({ role: "planner", round: 2, userTemplate: PLANNER_PROMPT.templates.decompose.text, sim: { goal: g, mode: "decompose" } });
+    expect(decompose).toMatchObject({ role: "planner", round: 2, userTemplate: PLANNER_PROMPT.templates.decompose.text });
+    expect(simExtraOf(decompose)).toEqual({ goal: g, mode: "decompose" });
     expect(decompose.user).not.toContain("{{");
     const revise = plannerRequest(g, "revise", call, { plan: SOUND, findings: [] });
     expect(revise.user).not.toContain("{{");
-    expect(revise.sim).toMatchObject({ plan: SOUND, findings: [], mode: "revise" });
+    expect(simExtraOf(revise)).toEqual({ goal: g, plan: SOUND, findings: [], mode: "revise" });
   });
 
   it("the critic request renders fully", () => {

@@ -3,6 +3,7 @@ import { hashCanonical, sha256 } from "../../src/canonical.ts";
 import type { CallRecord, Role } from "../../src/formats/records.ts";
 import { parseStructured } from "../../src/providers/structured-output.ts";
 import type { LlmRequest, ModelClient, SendGuard, StructuredResult } from "../../src/providers/types.ts";
+import { isSimExtra, type SimExtra } from "../../src/sim/extra.ts";
 
 /**
  * A ModelClient test double that answers from per-role queues. Each answer is either text the
@@ -27,6 +28,12 @@ export interface ScriptOptions {
 /** A JSON answer: objects are serialized as the model would send them. */
 export const answer = (value: unknown): ScriptedAnswer => ({ text: typeof value === "string" ? value : JSON.stringify(value) });
 export const providerError: ScriptedAnswer = { fail: "provider_error" };
+
+/** What the engine told the sim beside the prompt (the request's extra), checked as the sim checks it. */
+export function simExtraOf(request: LlmRequest): SimExtra {
+  if (!isSimExtra(request.extra)) throw new Error(`the ${request.role} request carries no extra the sim can read`);
+  return request.extra;
+}
 
 export class ScriptedClient implements ModelClient {
   /** Every request the engine sent, in order. */

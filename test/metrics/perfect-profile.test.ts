@@ -16,7 +16,7 @@ import { cli, tempDir, testHost } from "../run/helpers.ts";
 import { NOISE_METRICS as NOISE } from "./builders.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
-const PERFECT = join(ROOT, "src/providers/sim/profiles/perfect.yaml");
+const PERFECT = join(ROOT, "src/sim/profiles/perfect.yaml");
 
 let root: string;
 let summary: Summary;

@@ -1,7 +1,7 @@
 /**
  * The synthetic boundary set of the metric-recovery tests, and the analytic value of each recovered
  * metric on it under a sim noise profile. Every value is derived from the profile's critic
- * parameters (src/providers/sim/README.md, "The critic") and the structure of the fixtures; none is
+ * parameters (src/sim/README.md, "The critic") and the structure of the fixtures; none is
  * measured. test/metrics/recovery.test.ts checks that the design is what the derivation assumes.
  */
 import { BLOCKER_ELIGIBLE_FAMILIES, type Family, type RiskTolerance } from "../../src/formats/enums.ts";
@@ -10,8 +10,8 @@ import { FixtureSchema, type Fixture, type SeededDefect } from "../../src/format
 import { GoalSchema, type Goal } from "../../src/formats/goal.ts";
 import { PlanSchema, type Plan } from "../../src/formats/plan.ts";
 import { graphOf } from "../../src/graph/plan-graph.ts";
-import { templatePlan } from "../../src/providers/sim/planner.ts";
-import type { SimProfile } from "../../src/providers/sim/profile.ts";
+import { templatePlan } from "../../src/sim/planner.ts";
+import type { SimProfile } from "../../src/sim/profile.ts";
 
 /** The four metrics of the issue-7 recovery acceptance line, by their summary key. */
 export const RECOVERY_METRICS = ["label_flip_rate", "critic_miss_rate", "family_migration_rate", "unsupported_evidence_rate"] as const;

@@ -11,7 +11,7 @@ import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
 import { runCriticTrial } from "../../src/loop/critic-trial.ts";
 import { summarize, type Summary } from "../../src/metrics/summary.ts";
 import { createModelClient } from "../../src/providers/client.ts";
-import type { SimProfile } from "../../src/providers/sim/profile.ts";
+import type { SimProfile } from "../../src/sim/profile.ts";
 
 const SIM_ROLE = { provider: "sim", model: "sim-1" } as const;
 const CLOCK = new Date("2026-01-01T00:00:00Z");

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { checkEvidence } from "../../src/critic/evidence.ts";
 import { runGates } from "../../src/gates/index.ts";
 import type { Summary } from "../../src/metrics/summary.ts";
-import { loadSimProfile, PROFILES_DIR, type SimProfile } from "../../src/providers/sim/profile.ts";
+import { loadSimProfile, PROFILES_DIR, type SimProfile } from "../../src/sim/profile.ts";
 import { analyticValues, RECOVERY_DESIGN, RECOVERY_METRICS, recoveryFixtures, type RecoveryMetric } from "./recovery-design.ts";
 import { recoverySweep } from "./recovery-sweep.ts";
 

@@ -6,9 +6,9 @@ import { CriticOutputSchema } from "../../src/formats/findings.ts";
 import { createDirectoryCache } from "../../src/providers/cache.ts";
 import { createModelClient, type RoleConfig } from "../../src/providers/client.ts";
 import { estimateCost } from "../../src/providers/prices.ts";
-import { templatePlan } from "../../src/providers/sim/planner.ts";
-import { loadSimProfile, PROFILES_DIR, type SimProfile } from "../../src/providers/sim/profile.ts";
-import { criticHints, GOAL, simRequest } from "./sim-fixtures.ts";
+import { templatePlan } from "../../src/sim/planner.ts";
+import { loadSimProfile, PROFILES_DIR, type SimProfile } from "../../src/sim/profile.ts";
+import { criticExtra, GOAL, simRequest } from "./sim-fixtures.ts";
 import { chatCompletion, useFakeServers } from "./fake-server.ts";
 import { criticRequest, fakeClock, VALID_CRITIC_ANSWER } from "./helpers.ts";
 
@@ -34,8 +34,8 @@ describe("reply cache", () => {
   it("keeps trial 0 and trial 1 of the same request as distinct entries", async () => {
     const dir = tempDir();
     const c = client(dir);
-    const t0 = await c.structured(simRequest("critic", criticHints(plan), { trial: 0 }), CriticOutputSchema);
-    const t1 = await c.structured(simRequest("critic", criticHints(plan), { trial: 1 }), CriticOutputSchema);
+    const t0 = await c.structured(simRequest("critic", criticExtra(plan), { trial: 0 }), CriticOutputSchema);
+    const t1 = await c.structured(simRequest("critic", criticExtra(plan), { trial: 1 }), CriticOutputSchema);
     expect(t0.calls[0]!.request_sha256).not.toBe(t1.calls[0]!.request_sha256);
     expect(entries(dir)).toBe(2);
     expect([t0.calls[0]!.cached, t1.calls[0]!.cached]).toEqual([false, false]);
@@ -43,8 +43,8 @@ describe("reply cache", () => {
 
   it("never lets two models share an entry", async () => {
     const dir = tempDir();
-    const a = await client(dir, "sim-critic-1").structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
-    const b = await client(dir, "sim-critic-2").structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
+    const a = await client(dir, "sim-critic-1").structured(simRequest("critic", criticExtra(plan)), CriticOutputSchema);
+    const b = await client(dir, "sim-critic-2").structured(simRequest("critic", criticExtra(plan)), CriticOutputSchema);
     expect(a.calls[0]!.request_sha256).not.toBe(b.calls[0]!.request_sha256);
     expect(b.calls[0]!.cached).toBe(false);
     expect(entries(dir)).toBe(2);
@@ -53,7 +53,7 @@ describe("reply cache", () => {
   it("never lets two sim seeds or profiles share an entry: the request is the same, the answer is not", async () => {
     const dir = tempDir();
     const noisy = loadSimProfile(`${PROFILES_DIR}noisy.yaml`);
-    const ask = (sim: { runSeed?: number; profile?: SimProfile }) => client(dir, "sim-critic-1", sim).structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
+    const ask = (sim: { runSeed?: number; profile?: SimProfile }) => client(dir, "sim-critic-1", sim).structured(simRequest("critic", criticExtra(plan)), CriticOutputSchema);
     const calls = [await ask({ runSeed: 0 }), await ask({ runSeed: 1 }), await ask({ runSeed: 0, profile: noisy }), await ask({ runSeed: 0 })].map((r) => r.calls[0]!);
     // The recorded request hash is the request's own: the same for all four.
     expect(new Set(calls.map((c) => c.request_sha256)).size).toBe(1);
@@ -61,7 +61,7 @@ describe("reply cache", () => {
     expect(entries(dir)).toBe(3);
     // Each seed answers as a client without the cache does.
     for (const runSeed of [0, 1]) {
-      const fresh = await createModelClient({ planner: { provider: "sim", model: "sim-planner-1" }, critic: { provider: "sim", model: "sim-critic-1" }, sim: { runSeed, profile: noisy } }, fakeClock()).structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
+      const fresh = await createModelClient({ planner: { provider: "sim", model: "sim-planner-1" }, critic: { provider: "sim", model: "sim-critic-1" }, sim: { runSeed, profile: noisy } }, fakeClock()).structured(simRequest("critic", criticExtra(plan)), CriticOutputSchema);
       const cachedRun = await ask({ runSeed, profile: noisy });
       expect(cachedRun.rawText, `seed ${runSeed}`).toBe(fresh.rawText);
     }
@@ -69,8 +69,8 @@ describe("reply cache", () => {
 
   it("answers a repeated request (same trial, same model) from the store", async () => {
     const dir = tempDir();
-    const first = await client(dir).structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
-    const again = await client(dir).structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
+    const first = await client(dir).structured(simRequest("critic", criticExtra(plan)), CriticOutputSchema);
+    const again = await client(dir).structured(simRequest("critic", criticExtra(plan)), CriticOutputSchema);
     expect(again.calls[0]!.cached).toBe(true);
     expect(again.calls[0]!.transport_attempts).toEqual([]);
     expect(again.rawText).toBe(first.rawText);
@@ -79,8 +79,8 @@ describe("reply cache", () => {
 
   it("is off unless configured", async () => {
     const c = createModelClient({ planner: { provider: "sim", model: "sim-planner-1" }, critic: { provider: "sim", model: "sim-critic-1" } }, fakeClock());
-    const a = await c.structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
-    const b = await c.structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
+    const a = await c.structured(simRequest("critic", criticExtra(plan)), CriticOutputSchema);
+    const b = await c.structured(simRequest("critic", criticExtra(plan)), CriticOutputSchema);
     expect([a.calls[0]!.cached, b.calls[0]!.cached]).toEqual([false, false]);
   });
 
@@ -118,8 +118,8 @@ describe("reply cache", () => {
     expect([await cost(1), await cost(1)]).toEqual([[[false, null]], [[true, null]]]);
     expect(server.received).toHaveLength(2);
     const sim = tempDir();
-    const first = await client(sim).structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
-    const again = await client(sim).structured(simRequest("critic", criticHints(plan)), CriticOutputSchema);
+    const first = await client(sim).structured(simRequest("critic", criticExtra(plan)), CriticOutputSchema);
+    const again = await client(sim).structured(simRequest("critic", criticExtra(plan)), CriticOutputSchema);
     expect([first.calls[0]!.cost_usd, again.calls[0]!.cached, again.calls[0]!.cost_usd]).toEqual([0, true, 0]);
   });
 });

@@ -5,12 +5,12 @@ import type { Role } from "../../src/formats/records.ts";
 import { runGates } from "../../src/gates/index.ts";
 import { attemptCost, createModelClient, type ClientConfig, type RoleConfig } from "../../src/providers/client.ts";
 import type { AttemptEvent } from "../../src/providers/types.ts";
-import { loadSimProfile, PROFILES_DIR } from "../../src/providers/sim/profile.ts";
+import { loadSimProfile, PROFILES_DIR } from "../../src/sim/profile.ts";
 import { Throttle } from "../../src/providers/throttle.ts";
 import { chatCompletion, errorBody, useFakeServers } from "./fake-server.ts";
 import { criticRequest, fakeClock, VALID_CRITIC_ANSWER } from "./helpers.ts";
-import { criticHints, GOAL, simRequest } from "./sim-fixtures.ts";
-import { templatePlan } from "../../src/providers/sim/planner.ts";
+import { criticExtra, GOAL, simRequest } from "./sim-fixtures.ts";
+import { templatePlan } from "../../src/sim/planner.ts";
 
 const SIM: ClientConfig = { planner: { provider: "sim", model: "sim-planner-1" }, critic: { provider: "sim", model: "sim-critic-1" } };
 const clean = templatePlan(GOAL, new Set(), 1, null);
@@ -19,7 +19,7 @@ describe("client accounting and budget", () => {
   it("refuses a call when the budget hook says so, without sending or recording", async () => {
     const asked: Role[] = [];
     const client = createModelClient(SIM, { ...fakeClock(), beforeCall: (role) => (asked.push(role), "budget_exceeded") });
-    const r = await client.structured(simRequest("critic", criticHints(clean)), CriticOutputSchema);
+    const r = await client.structured(simRequest("critic", criticExtra(clean)), CriticOutputSchema);
     expect(r).toMatchObject({ ok: false, outcome: "budget_exceeded", rawText: null, calls: [] });
     expect(asked).toEqual(["critic"]);
   });
@@ -29,7 +29,7 @@ describe("client accounting and budget", () => {
     alwaysInvalid.critic.invalid_output_rate = 1;
     let budget = 2;
     const client = createModelClient({ ...SIM, sim: { profile: alwaysInvalid, runSeed: 0 } }, { ...fakeClock(), beforeCall: () => (budget-- > 0 ? "ok" : "budget_exceeded") });
-    const r = await client.structured(simRequest("critic", criticHints(clean)), CriticOutputSchema);
+    const r = await client.structured(simRequest("critic", criticExtra(clean)), CriticOutputSchema);
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.outcome).toBe("budget_exceeded");

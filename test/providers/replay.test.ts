@@ -4,10 +4,10 @@ import type { CallRecord } from "../../src/formats/records.ts";
 import { createModelClient, type ClientConfig, type ClientDeps } from "../../src/providers/client.ts";
 import { createReplayStore, ReplayMissError } from "../../src/providers/replay.ts";
 import { parseStructured } from "../../src/providers/structured-output.ts";
-import { loadSimProfile, PROFILES_DIR } from "../../src/providers/sim/profile.ts";
-import { templatePlan } from "../../src/providers/sim/planner.ts";
+import { loadSimProfile, PROFILES_DIR } from "../../src/sim/profile.ts";
+import { templatePlan } from "../../src/sim/planner.ts";
 import { fakeClock } from "./helpers.ts";
-import { criticHints, GOAL, simRequest } from "./sim-fixtures.ts";
+import { criticExtra, GOAL, simRequest } from "./sim-fixtures.ts";
 
 
 const noisy = loadSimProfile(`${PROFILES_DIR}noisy.yaml`);
@@ -23,7 +23,7 @@ async function recordedRun(trials: number): Promise<{ dir: string; calls: CallRe
   const client = createModelClient(live, fakeClock());
   const calls: CallRecord[][] = [];
   for (let trial = 0; trial < trials; trial++) {
-    const r = await client.structured(simRequest("critic", criticHints(plan), { trial }), CriticOutputSchema);
+    const r = await client.structured(simRequest("critic", criticExtra(plan), { trial }), CriticOutputSchema);
     calls.push(r.calls);
   }
   const dir = "runs/recorded";
@@ -44,7 +44,7 @@ describe("replay provider", () => {
     const { dir, calls, deps } = await recordedRun(6);
     const client = createModelClient(replaying(dir), deps);
     for (let trial = 0; trial < 6; trial++) {
-      const r = await client.structured(simRequest("critic", criticHints(plan), { trial }), CriticOutputSchema);
+      const r = await client.structured(simRequest("critic", criticExtra(plan), { trial }), CriticOutputSchema);
       expect(r.calls.map((c) => [c.request_sha256, c.raw_text])).toEqual(calls[trial]!.map((c) => [c.request_sha256, c.raw_text]));
       expect(r.calls.every((c) => c.cached && c.transport_attempts.length === 0)).toBe(true);
       expect(r.calls[0]!.context.provider).toBe("sim");
@@ -54,8 +54,8 @@ describe("replay provider", () => {
   it("fails a miss with a clear error", async () => {
     const { dir, deps } = await recordedRun(1);
     const client = createModelClient(replaying(dir), deps);
-    await expect(client.structured(simRequest("critic", criticHints(plan), { trial: 7 }), CriticOutputSchema)).rejects.toThrow(ReplayMissError);
-    await expect(client.structured(simRequest("critic", criticHints(plan), { trial: 7 }), CriticOutputSchema)).rejects.toThrow(
+    await expect(client.structured(simRequest("critic", criticExtra(plan), { trial: 7 }), CriticOutputSchema)).rejects.toThrow(ReplayMissError);
+    await expect(client.structured(simRequest("critic", criticExtra(plan), { trial: 7 }), CriticOutputSchema)).rejects.toThrow(
       /replay miss: the run runs\/recorded has no recorded critic call for db-split-tenants trial 7/,
     );
   });
@@ -63,7 +63,7 @@ describe("replay provider", () => {
   it("falls through to the live provider on a miss when asked to", async () => {
     const { dir, deps } = await recordedRun(1);
     const client = createModelClient(replaying(dir, true), deps);
-    const r = await client.structured(simRequest("critic", criticHints(plan), { trial: 7 }), CriticOutputSchema);
+    const r = await client.structured(simRequest("critic", criticExtra(plan), { trial: 7 }), CriticOutputSchema);
     expect(r.calls[0]!.cached).toBe(false);
     expect(r.calls[0]!.transport_attempts).toHaveLength(1);
   });
@@ -76,7 +76,7 @@ describe("replay provider", () => {
       { ...deps, recordedTrials: (runDir) => (reads++, deps.recordedTrials!(runDir)) },
     );
     expect(reads).toBe(1);
-    const r = await client.structured(simRequest("critic", criticHints(plan), { trial: 1 }), CriticOutputSchema);
+    const r = await client.structured(simRequest("critic", criticExtra(plan), { trial: 1 }), CriticOutputSchema);
     expect(r.calls.map((c) => c.raw_text)).toEqual(calls[1]!.map((c) => c.raw_text));
   });
 

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { GoalSchema, type Goal } from "../../src/formats/goal.ts";
 import type { Plan } from "../../src/formats/plan.ts";
-import type { LlmRequest, SimHints } from "../../src/providers/types.ts";
+import type { LlmRequest } from "../../src/providers/types.ts";
+import type { SimExtra } from "../../src/sim/extra.ts";
 import { CRITIC_SCHEMA } from "./helpers.ts";
 
 export const GOAL: Goal = GoalSchema.parse({
@@ -13,23 +14,23 @@ export const GOAL: Goal = GoalSchema.parse({
   constraints: { facts: ["maintenance_window_booked"], tools: ["psql"] },
 });
 
-export function simRequest(role: "planner" | "critic", sim: SimHints, over: Partial<LlmRequest> = {}): LlmRequest {
+export function simRequest(role: "planner" | "critic", extra: SimExtra, over: Partial<LlmRequest> = {}): LlmRequest {
   return {
     role,
-    itemId: sim.goal.id,
+    itemId: extra.goal.id,
     trial: 0,
     round: 0,
     system: `sim ${role}`,
     userTemplate: "{{goal}}",
-    user: JSON.stringify(sim.goal),
+    user: JSON.stringify(extra.goal),
     schemaName: role === "planner" ? "plan" : "critic_findings",
     schema: role === "planner" ? { type: "object" } : CRITIC_SCHEMA,
-    sim,
+    extra,
     ...over,
   };
 }
 
-export function criticHints(plan: Plan, over: Partial<SimHints> = {}): SimHints {
+export function criticExtra(plan: Plan, over: Partial<SimExtra> = {}): SimExtra {
   return { goal: GOAL, plan, ...over };
 }
 

@@ -4,10 +4,10 @@ import type { Goal } from "../../src/formats/goal.ts";
 import type { Plan } from "../../src/formats/plan.ts";
 import type { Role } from "../../src/formats/records.ts";
 import { runGates } from "../../src/gates/index.ts";
-import { simCriticOutput } from "../../src/providers/sim/critic.ts";
-import { simPlannerOutput } from "../../src/providers/sim/planner.ts";
-import { DEFAULT_SIM_PROFILE } from "../../src/providers/sim/profile.ts";
-import type { SimHints } from "../../src/providers/types.ts";
+import { simCriticOutput } from "../../src/sim/critic.ts";
+import { simPlannerOutput } from "../../src/sim/planner.ts";
+import { DEFAULT_SIM_PROFILE } from "../../src/sim/profile.ts";
+import type { SimExtra } from "../../src/sim/extra.ts";
 import { chance, createRng, pickIndex } from "../../src/stats/random.ts";
 import { roleOf } from "../engine/scripted-server.ts";
 import { chatCompletion, errorBody, startFakeServer, type FakeServer, type Received, type Step } from "./fake-server.ts";
@@ -80,18 +80,18 @@ function simAnswer(role: Role, prompt: string, draw: string): unknown {
   const goal = s["Goal"] as Goal;
   const rng = createRng("sim-server", draw, "content");
   if (role === "critic") {
-    const hints: SimHints = { goal, plan: s["Plan under review"] as Plan, gateFindings: s["Findings of the deterministic gates on this plan"] as GateFinding[] };
-    return simCriticOutput(hints, rng, DEFAULT_SIM_PROFILE.critic, runGates);
+    const extra: SimExtra = { goal, plan: s["Plan under review"] as Plan, gateFindings: s["Findings of the deterministic gates on this plan"] as GateFinding[] };
+    return simCriticOutput(extra, rng, DEFAULT_SIM_PROFILE.critic, runGates);
   }
   const revising = s["Current plan"] !== undefined;
-  const findings = (s["Findings that block this plan"] ?? s["An earlier plan for this goal was rejected for these findings"] ?? []) as SimHints["findings"];
-  const hints: SimHints = {
+  const findings = (s["Findings that block this plan"] ?? s["An earlier plan for this goal was rejected for these findings"] ?? []) as SimExtra["findings"];
+  const extra: SimExtra = {
     goal,
     mode: revising ? "revise" : findings && findings.length > 0 ? "restart" : "decompose",
     ...(revising ? { plan: s["Current plan"] as Plan } : {}),
     findings,
   };
-  return simPlannerOutput(hints, rng, DEFAULT_SIM_PROFILE.planner);
+  return simPlannerOutput(extra, rng, DEFAULT_SIM_PROFILE.planner);
 }
 
 function faultStep(fault: Fault, role: Role, answer: () => string): Step {

@@ -22,10 +22,10 @@ import type { GateFinding } from "../../src/formats/findings.ts";
 import type { Goal } from "../../src/formats/goal.ts";
 import type { Plan } from "../../src/formats/plan.ts";
 import { runGates } from "../../src/gates/index.ts";
-import { simCriticOutput } from "../../src/providers/sim/critic.ts";
-import { simPlannerOutput } from "../../src/providers/sim/planner.ts";
-import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/providers/sim/profile.ts";
-import type { SimHints } from "../../src/providers/types.ts";
+import { simCriticOutput } from "../../src/sim/critic.ts";
+import { simPlannerOutput } from "../../src/sim/planner.ts";
+import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/sim/profile.ts";
+import type { SimExtra } from "../../src/sim/extra.ts";
 import { createRng, type Rng } from "../../src/stats/random.ts";
 import { loadCorpus } from "../../harness/corpus/load.ts";
 import { promptSections } from "./sim-server.ts";
@@ -83,12 +83,12 @@ export async function startUpstreamServer(options: UpstreamOptions = {}): Promis
     const rng = createRng("upstream", seed, sha256(prompt), corrections);
     if (body.response_format?.json_schema?.name === "critic_findings") {
       const plan = section<Plan>("Plan under review")!;
-      const hints: SimHints = { goal, plan, gateFindings: section<GateFinding[]>("Findings of the deterministic gates on this plan") ?? [] };
+      const extra: SimExtra = { goal, plan, gateFindings: section<GateFinding[]>("Findings of the deterministic gates on this plan") ?? [] };
       const fixture = fixtures.get(hashCanonical(plan));
-      return JSON.stringify(simCriticOutput(fixture ? { ...hints, fixture } : hints, rng, profile.critic, runGates));
+      return JSON.stringify(simCriticOutput(fixture ? { ...extra, fixture } : extra, rng, profile.critic, runGates));
     }
     const previous = section<Plan>("Current plan");
-    const findings = section<NonNullable<SimHints["findings"]>>(previous ? "Findings that block this plan" : "An earlier plan for this goal was rejected for these findings");
+    const findings = section<NonNullable<SimExtra["findings"]>>(previous ? "Findings that block this plan" : "An earlier plan for this goal was rejected for these findings");
     const mode = previous ? "revise" : findings ? "restart" : "decompose";
     return JSON.stringify(simPlannerOutput({ goal, mode, ...(previous ? { plan: previous } : {}), ...(findings ? { findings } : {}) }, rng, profile.planner));
   }

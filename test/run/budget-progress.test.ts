@@ -6,7 +6,7 @@ import { isInteractive, Progress, progressLine, startPlainProgress } from "../..
 import { resolveRun, RunCliSchema } from "../../harness/run/settings.ts";
 import { planTrials } from "../../harness/run/work.ts";
 import { engineOutcome } from "../../src/loop/outcome.ts";
-import { DEFAULT_SIM_PROFILE } from "../../src/providers/sim/profile.ts";
+import { DEFAULT_SIM_PROFILE } from "../../src/sim/profile.ts";
 import type { SpendLine, TrialRecord } from "../../src/formats/records.ts";
 
 const config = (raw: Record<string, unknown>) => resolveRun({}, RunCliSchema.parse(raw), { loadProfile: () => DEFAULT_SIM_PROFILE }).config;

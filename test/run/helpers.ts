@@ -11,7 +11,7 @@ import type { TrialWork } from "../../harness/run/work.ts";
 import { realEngine } from "../../harness/run/wiring.ts";
 import { engineOutcome } from "../../src/loop/outcome.ts";
 import type { CallRecord, EngineOutcome } from "../../src/formats/records.ts";
-import { DEFAULT_SIM_PROFILE } from "../../src/providers/sim/profile.ts";
+import { DEFAULT_SIM_PROFILE } from "../../src/sim/profile.ts";
 import { createRng } from "../../src/stats/random.ts";
 import { PACKAGE_ROOT } from "../../harness/package.ts";
 import { CHILD_NODE_FLAGS } from "../helpers/node-flags.ts";

@@ -11,7 +11,7 @@ import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { realEngine } from "../../harness/run/wiring.ts";
 import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
-import { DEFAULT_SIM_PROFILE } from "../../src/providers/sim/profile.ts";
+import { DEFAULT_SIM_PROFILE } from "../../src/sim/profile.ts";
 import { chatCompletion, startFakeServer } from "../providers/fake-server.ts";
 import { cli, tempDir, testHost } from "./helpers.ts";
 

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { realEngine } from "../../harness/run/wiring.ts";
-import { PROFILES_DIR } from "../../src/providers/sim/profile.ts";
+import { PROFILES_DIR } from "../../src/sim/profile.ts";
 import { cli, tempDir, testHost } from "../run/helpers.ts";
 
 const ROOT = join(import.meta.dirname, "../..");

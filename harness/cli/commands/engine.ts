@@ -5,7 +5,7 @@ import { InputError } from "../../../src/formats/load.ts";
 import { checkApiKeys, MissingApiKeyError } from "../../../src/providers/api-keys.ts";
 import { createModelClient } from "../../../src/providers/client.ts";
 import { registerSecret } from "../../../src/secrets.ts";
-import { loadSimProfile } from "../../../src/providers/sim/profile.ts";
+import { loadSimProfile } from "../../../src/sim/profile.ts";
 import { loadCorpus } from "../../corpus/load.ts";
 import { createEngineExecutor } from "../../engine/executor.ts";
 import { identifyEngine } from "../../engine/identity.ts";

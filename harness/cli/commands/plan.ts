@@ -7,7 +7,7 @@ import { checkApiKeys, MissingApiKeyError } from "../../../src/providers/api-key
 import { createModelClient } from "../../../src/providers/client.ts";
 import { RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../src/providers/config.ts";
 import { EndpointCliShape, endpointPatch } from "../../run/settings.ts";
-import { loadSimProfile } from "../../../src/providers/sim/profile.ts";
+import { loadSimProfile } from "../../../src/sim/profile.ts";
 import { EXIT } from "../exit.ts";
 import { jsonText } from "../printing.ts";
 import { traceSummary } from "../trace.ts";

@@ -33,7 +33,7 @@ export function register(program: Command, { host, action, warn }: CommandContex
   )
     .option("--temperature <t>", "sampling temperature for both roles")
     .option("--mode <mode>", "critic mode: gates-first | every-round | gates-only")
-    .option("--sim-profile <file>", "sim noise profile YAML (src/providers/sim/profiles/)")
+    .option("--sim-profile <file>", "sim noise profile YAML (src/sim/profiles/)")
     .option("--pack <dir>", "enable a domain pack (repeatable): its rules gate every plan, its canaries run first", collect)
     .option("--engine <file>", "field-test an external engine (its manifest: docs/reference/engine-protocol.md): it runs every corpus trial, its LLM calls go through fieldtest's recording proxy to the --provider/--model/--base-url of each role")
     .option("--concurrency <n>", "trials in flight at once (default 8, at most 1024; per-provider limits live in the config)")

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { loadFile } from "../../formats/load.ts";
+import { loadFile } from "../formats/load.ts";
 
 const rate = z.number().min(0).max(1);
 
@@ -24,7 +24,7 @@ const perFamily = z.strictObject({
   weak_rollback: rate,
 });
 
-/** Parameters of the simulated planner and critic; src/providers/sim/README.md gives each one's expectation. */
+/** Parameters of the simulated planner and critic; src/sim/README.md gives each one's expectation. */
 export const SimProfileSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string().default(""),

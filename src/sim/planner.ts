@@ -1,8 +1,8 @@
-import { canonicalJson, deepFreeze, hashCanonical } from "../../canonical.ts";
-import type { Goal } from "../../formats/goal.ts";
-import { PlanSchema, type Plan, type PlanInput } from "../../formats/plan.ts";
-import { chance, pickIndex, type Rng } from "../../stats/random.ts";
-import type { SimHints } from "../types.ts";
+import { canonicalJson, deepFreeze, hashCanonical } from "../canonical.ts";
+import type { Goal } from "../formats/goal.ts";
+import { PlanSchema, type Plan, type PlanInput } from "../formats/plan.ts";
+import { chance, pickIndex, type Rng } from "../stats/random.ts";
+import type { SimExtra } from "./extra.ts";
 import { PLANNER_DEFECTS, type PlannerDefect, type SimProfile } from "./profile.ts";
 
 /** The words a domain uses for its three core steps; the fallback is built from the domain name. */
@@ -278,15 +278,15 @@ function templateStructures(goal: Goal): Map<string, PlannerDefect[]> {
  * regression_rate, introduces one defect it does not carry (possibly one fixed in an earlier round).
  * Every draw is made whatever its outcome, so the stream positions stay fixed.
  */
-export function simPlannerOutput(hints: SimHints, rng: Rng, profile: SimProfile["planner"]): Plan {
-  const { goal, plan: previous } = hints;
+export function simPlannerOutput(extra: SimExtra, rng: Rng, profile: SimProfile["planner"]): Plan {
+  const { goal, plan: previous } = extra;
   const version = previous ? previous.version + 1 : 1;
   const parentId = previous?.id ?? null;
-  if (hints.mode !== "revise" || !previous) {
+  if (extra.mode !== "revise" || !previous) {
     const drawn = PLANNER_DEFECTS.filter((d) => chance(rng, profile.defect_rate[d]));
     return draftPlan(goal, new Set(drawn), version, parentId);
   }
-  const flagged = new Set((hints.findings ?? []).map((f) => f.family));
+  const flagged = new Set((extra.findings ?? []).map((f) => f.family));
   const carried = detectDefects(goal, previous) ?? new Set(PLANNER_DEFECTS.filter((d) => flagged.has(d)));
   const next = new Set<PlannerDefect>();
   const fixedNow = new Set<PlannerDefect>();

@@ -1,10 +1,10 @@
-import { BLOCKER_ELIGIBLE_FAMILIES, type Family } from "../../formats/enums.ts";
-import type { CriticOutput, GateCode, GateFinding } from "../../formats/findings.ts";
-import type { Goal } from "../../formats/goal.ts";
-import type { Plan } from "../../formats/plan.ts";
-import { graphOf, type PlanGraph } from "../../graph/plan-graph.ts";
-import { chance, pickIndex, type Rng } from "../../stats/random.ts";
-import type { SimHints } from "../types.ts";
+import { BLOCKER_ELIGIBLE_FAMILIES, type Family } from "../formats/enums.ts";
+import type { CriticOutput, GateCode, GateFinding } from "../formats/findings.ts";
+import type { Goal } from "../formats/goal.ts";
+import type { Plan } from "../formats/plan.ts";
+import { graphOf, type PlanGraph } from "../graph/plan-graph.ts";
+import { chance, pickIndex, type Rng } from "../stats/random.ts";
+import type { SimExtra } from "./extra.ts";
 import type { SimProfile } from "./profile.ts";
 
 type CriticFinding = CriticOutput["findings"][number];
@@ -59,17 +59,17 @@ export function claimForGateFinding(goal: Goal, g: PlanGraph, f: GateFinding): C
  * What the critic perceives: a fixture's seeded defects (ground truth, gate-visible or not), plus
  * every gate finding not already covered by a seeded defect of the same family and task.
  */
-export function perceive(hints: SimHints, plan: Plan, runGates: GateRunner): PerceivedDefect[] {
+export function perceive(extra: SimExtra, plan: Plan, runGates: GateRunner): PerceivedDefect[] {
   const g = graphOf(plan);
-  const seeded: PerceivedDefect[] = (hints.fixture?.seeded_defects ?? []).map((d) => ({
+  const seeded: PerceivedDefect[] = (extra.fixture?.seeded_defects ?? []).map((d) => ({
     family: d.family,
     task_id: d.task,
     claim: { claim: d.claim.kind, tasks: d.claim.tasks.length > 0 ? d.claim.tasks : [d.task], facts: d.claim.facts },
   }));
   const covered = new Set(seeded.map((d) => `${d.family}:${d.task_id}`));
-  const gated = runGates(hints.goal, plan)
+  const gated = runGates(extra.goal, plan)
     .filter((f) => !covered.has(`${f.family}:${f.task_id}`))
-    .map((f) => ({ family: f.family, task_id: f.task_id, claim: claimForGateFinding(hints.goal, g, f) }));
+    .map((f) => ({ family: f.family, task_id: f.task_id, claim: claimForGateFinding(extra.goal, g, f) }));
   return [...seeded, ...gated];
 }
 
@@ -108,11 +108,11 @@ function hallucination(plan: Plan, rng: Rng): CriticFinding {
  * in a blocker-eligible family, raised to blocker) and one hallucination draw. Every draw is made
  * whatever its outcome, so one parameter never shifts another's stream.
  */
-export function simCriticOutput(hints: SimHints, rng: Rng, profile: SimProfile["critic"], runGates: GateRunner): CriticOutput {
-  const plan = hints.plan;
-  if (!plan) throw new Error("the sim critic needs request.sim.plan");
+export function simCriticOutput(extra: SimExtra, rng: Rng, profile: SimProfile["critic"], runGates: GateRunner): CriticOutput {
+  const plan = extra.plan;
+  if (!plan) throw new Error("the sim critic needs the plan under review (the request's extra.plan)");
   const findings: CriticFinding[] = [];
-  for (const d of perceive(hints, plan, runGates)) {
+  for (const d of perceive(extra, plan, runGates)) {
     const missed = chance(rng, profile.miss_rate[d.family]);
     const migrated = chance(rng, profile.migration_rate);
     const advisory = MIGRATION_FAMILIES[pickIndex(rng, MIGRATION_FAMILIES.length)]!;

@@ -1,9 +1,10 @@
-import { canonicalJson, hashCanonical } from "../../canonical.ts";
-import { runGates } from "../../gates/index.ts";
-import { createRng, chance, type Rng } from "../../stats/random.ts";
-import { sentSampling, TransportError, type Conversation, type ProviderAdapter, type Reply, type SendOptions, type WireFacts } from "../adapter.ts";
-import type { RoleConfig } from "../config.ts";
+import { canonicalJson, hashCanonical } from "../canonical.ts";
+import { runGates } from "../gates/index.ts";
+import { createRng, chance, type Rng } from "../stats/random.ts";
+import { sentSampling, TransportError, type Conversation, type ProviderAdapter, type Reply, type SendOptions, type WireFacts } from "../providers/adapter.ts";
+import type { RoleConfig } from "../providers/config.ts";
 import { simCriticOutput, type GateRunner } from "./critic.ts";
+import { isSimExtra } from "./extra.ts";
 import { simPlannerOutput } from "./planner.ts";
 import type { Latency, SimProfile } from "./profile.ts";
 
@@ -28,7 +29,7 @@ function invalidOutput(rng: Rng): string {
 }
 
 /**
- * The simulated provider. It reads the structured hints (request.sim), never the prose; its answer
+ * The simulated provider. It reads the request's extra (SimExtra), never the prose; its answer
  * is the JSON text a real model would return, so the same parsing and validation path runs.
  * Draws are seeded from (run seed, item, trial, round, role): the content stream is shared by the
  * attempts of one call (a retry after invalid output does not redraw the plan or the audit), the
@@ -76,8 +77,8 @@ export function createSimAdapter(role: RoleConfig, env: SimEnv): ProviderAdapter
     },
 
     async send(_bodyJson, { request, attempt }: SendOptions): Promise<Reply> {
-      const hints = request?.sim;
-      if (!request || !hints) throw new TransportError("bad_request", "the sim provider needs request.sim (structured hints)");
+      const extra = request?.extra;
+      if (!request || !isSimExtra(extra)) throw new TransportError("bad_request", "the sim provider needs the engine's request with its extra (the goal, plan, findings, fixture and mode it reads)");
       const coordinates = [env.runSeed, request.itemId, request.trial, request.round, request.role] as const;
       const attemptRng = createRng(...coordinates, "attempt", attempt);
       const profile = request.role === "planner" ? env.profile.planner : env.profile.critic;
@@ -88,8 +89,8 @@ export function createSimAdapter(role: RoleConfig, env: SimEnv): ProviderAdapter
         ? invalidOutput(attemptRng)
         : JSON.stringify(
             request.role === "planner"
-              ? simPlannerOutput(hints, contentRng, env.profile.planner)
-              : simCriticOutput(hints, contentRng, env.profile.critic, gates),
+              ? simPlannerOutput(extra, contentRng, env.profile.planner)
+              : simCriticOutput(extra, contentRng, env.profile.critic, gates),
           );
       return {
         text,

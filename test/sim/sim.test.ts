@@ -7,12 +7,16 @@ import type { Goal } from "../../src/formats/goal.ts";
 import { PlanSchema, type Plan } from "../../src/formats/plan.ts";
 import { runGates } from "../../src/gates/index.ts";
 import { createModelClient } from "../../src/providers/client.ts";
-import { createSimAdapter } from "../../src/providers/sim/adapter.ts";
-import { detectDefects, draftPlan, goalClauses, goalSteps, MAX_GOAL_STEPS, templatePlan } from "../../src/providers/sim/planner.ts";
-import { DEFAULT_SIM_PROFILE, loadSimProfile, PLANNER_DEFECTS, PROFILES_DIR, type PlannerDefect, type SimProfile } from "../../src/providers/sim/profile.ts";
-import type { LlmRequest, SimHints } from "../../src/providers/types.ts";
-import { fakeClock } from "./helpers.ts";
-import { CONTENTLESS_DESCRIPTIONS, criticHints, descriptionArb, GOAL, goalArb, simRequest } from "./sim-fixtures.ts";
+import { createSimAdapter } from "../../src/sim/adapter.ts";
+import { detectDefects, draftPlan, goalClauses, goalSteps, MAX_GOAL_STEPS, templatePlan } from "../../src/sim/planner.ts";
+import { DEFAULT_SIM_PROFILE, loadSimProfile, PLANNER_DEFECTS, PROFILES_DIR, type PlannerDefect, type SimProfile } from "../../src/sim/profile.ts";
+import { criticRequest } from "../../src/critic/critic.ts";
+import { plannerRequest } from "../../src/planner/planner.ts";
+import { TransportError } from "../../src/providers/adapter.ts";
+import type { LlmRequest } from "../../src/providers/types.ts";
+import { isSimExtra, type SimExtra } from "../../src/sim/extra.ts";
+import { fakeClock } from "../providers/helpers.ts";
+import { CONTENTLESS_DESCRIPTIONS, criticExtra, descriptionArb, GOAL, goalArb, simRequest } from "../providers/sim-fixtures.ts";
 
 const N = 2000;
 const Z99 = 2.5758;
@@ -42,12 +46,12 @@ async function answer(profile: SimProfile, request: LlmRequest, attempt = 0, run
   return (await a.send(canonicalJson(body), { request, attempt, timeoutMs: 1000 })).text;
 }
 
-async function audit(profile: SimProfile, hints: SimHints, trial: number, itemId = hints.goal.id): Promise<CriticOutput> {
-  return CriticOutputSchema.parse(JSON.parse(await answer(profile, simRequest("critic", hints, { trial, itemId }))));
+async function audit(profile: SimProfile, extra: SimExtra, trial: number, itemId = extra.goal.id): Promise<CriticOutput> {
+  return CriticOutputSchema.parse(JSON.parse(await answer(profile, simRequest("critic", extra, { trial, itemId }))));
 }
 
-async function plan(profile: SimProfile, hints: SimHints, trial: number): Promise<Plan> {
-  return PlanSchema.parse(JSON.parse(await answer(profile, simRequest("planner", hints, { trial }))));
+async function plan(profile: SimProfile, extra: SimExtra, trial: number): Promise<Plan> {
+  return PlanSchema.parse(JSON.parse(await answer(profile, simRequest("planner", extra, { trial }))));
 }
 
 describe("sim planner template", () => {
@@ -271,7 +275,7 @@ describe("sim determinism", () => {
       const p = await client.structured(simRequest("planner", { goal: GOAL, mode: "decompose" }, { trial }), PlanSchema);
       calls.push(...p.calls);
       if (!p.ok) continue;
-      const c = await client.structured(simRequest("critic", criticHints(p.value), { trial }), CriticOutputSchema);
+      const c = await client.structured(simRequest("critic", criticExtra(p.value), { trial }), CriticOutputSchema);
       calls.push(...c.calls);
     }
     return JSON.stringify(calls);
@@ -288,8 +292,8 @@ describe("sim determinism", () => {
     const defective = templatePlan(GOAL, new Set(["weak_rollback"]), 1, null);
     let both = 0;
     for (let i = 0; i < N; i++) {
-      const missed0 = (await audit(profile, criticHints(defective), 0, `item-${i}`)).findings.length === 0;
-      const missed1 = (await audit(profile, criticHints(defective), 1, `item-${i}`)).findings.length === 0;
+      const missed0 = (await audit(profile, criticExtra(defective), 0, `item-${i}`)).findings.length === 0;
+      const missed1 = (await audit(profile, criticExtra(defective), 1, `item-${i}`)).findings.length === 0;
       if (missed0 && missed1) both++;
     }
     expectRate(both, N, 0.25); // independent draws: P(both missed) = m^2
@@ -335,7 +339,7 @@ describe("sim noise rates over 2,000 draws lie within their 99% binomial interva
     let reported = 0;
     let migrated = 0;
     for (let t = 0; t < N; t++) {
-      const { findings } = await audit(profile, criticHints(flawed), t);
+      const { findings } = await audit(profile, criticExtra(flawed), t);
       if (findings.length === 0) continue;
       reported++;
       expect(findings[0]!.evidence.claim).toBe("verification_misordered");
@@ -354,7 +358,7 @@ describe("sim noise rates over 2,000 draws lie within their 99% binomial interva
     let inflated = 0;
     let hallucinated = 0;
     for (let t = 0; t < N; t++) {
-      for (const f of (await audit(profile, criticHints(clean), t)).findings) {
+      for (const f of (await audit(profile, criticExtra(clean), t)).findings) {
         expect(f.severity).toBe("blocker");
         if (f.evidence.claim === "other") inflated++;
         else {
@@ -376,7 +380,7 @@ describe("sim noise rates over 2,000 draws lie within their 99% binomial interva
     for (let t = 0; t < N; t++) {
       const p = await answer(profile, simRequest("planner", { goal: GOAL, mode: "decompose" }, { trial: t }), t % 3);
       if (!PlanSchema.safeParse(safeJson(p)).success) invalid.planner++;
-      const c = await answer(profile, simRequest("critic", criticHints(clean), { trial: t }), t % 3);
+      const c = await answer(profile, simRequest("critic", criticExtra(clean), { trial: t }), t % 3);
       if (!CriticOutputSchema.safeParse(safeJson(c)).success) invalid.critic++;
     }
     expectRate(invalid.planner, N, 0.2);
@@ -399,10 +403,61 @@ describe("sim noise rates over 2,000 draws lie within their 99% binomial interva
     });
     let blocked = 0;
     for (let t = 0; t < N; t++) {
-      const { findings } = await audit(profile, criticHints(clean, { fixture }), t);
+      const { findings } = await audit(profile, criticExtra(clean, { fixture }), t);
       if (findings.some((f) => f.task_id === "verify_migration" && f.family === "unverified_dependencies")) blocked++;
     }
     expectRate(blocked, N, 0.7);
+  });
+});
+
+describe("what the sim reads of a request", () => {
+  const client = createModelClient({ planner: { provider: "sim", model: "p" }, critic: { provider: "sim", model: "c" } });
+  const call = { client, itemId: GOAL.id, trial: 0, round: 1 };
+  const plan = templatePlan(GOAL, new Set(), 1, null);
+
+  it("is the extra the planner and the critic attach, for every planner mode and a fixture's review", () => {
+    const findings = runGates(GOAL, templatePlan(GOAL, new Set(["weak_rollback"]), 1, null));
+    for (const mode of ["decompose", "revise", "restart"] as const) {
+      const extra = plannerRequest(GOAL, mode, call, mode === "decompose" ? undefined : { plan, findings }).extra;
+      expect(isSimExtra(extra), mode).toBe(true);
+    }
+    const fixture = FixtureSchema.parse({
+      id: "fx-extra",
+      description: "a fixture the critic reviews",
+      group: "g",
+      goal: GOAL,
+      plan,
+      seeded_defects: [],
+      expected_verdict: { strict: "approve", balanced: "approve" },
+      expected_critic_verdict: { strict: "pass", balanced: "pass" },
+    });
+    const extra = criticRequest(GOAL, plan, findings, { ...call, fixture }).extra;
+    expect(isSimExtra(extra)).toBe(true);
+    expect(extra).toMatchObject({ goal: GOAL, plan, gateFindings: findings, fixture });
+  });
+
+  it("is refused, before any draw, when a request carries none or one of another shape (bad_request: nothing to answer)", async () => {
+    const waits: number[] = [];
+    const a = adapter(DEFAULT_SIM_PROFILE, 0, waits);
+    const body = canonicalJson(a.render({ system: "", user: "", schemaName: "x", schema: {}, corrections: [] }, "json_schema"));
+    const good = simRequest("critic", criticExtra(plan));
+    const refused = [
+      undefined,
+      { ...good, extra: undefined },
+      { ...good, extra: { plan } },
+      { ...good, extra: { goal: { ...GOAL, constraints: {} }, plan } },
+      { ...good, extra: { goal: GOAL, plan: { ...plan, tasks: "none" } } },
+      { ...good, extra: { goal: GOAL, mode: "toString" } },
+      { ...good, extra: { goal: GOAL, fixture: { id: "fx" } } },
+    ];
+    for (const request of refused) {
+      const sent = a.send(body, { request, attempt: 0, timeoutMs: 1 });
+      await expect(sent).rejects.toBeInstanceOf(TransportError);
+      await expect(sent).rejects.toMatchObject({ errorClass: "bad_request" });
+    }
+    expect(waits).toEqual([]);
+    await a.send(body, { request: good, attempt: 0, timeoutMs: 1 });
+    expect(waits).toHaveLength(1);
   });
 });
 
@@ -410,7 +465,7 @@ describe("sim latency", () => {
   it("sleeps a fixed latency through the injected sleep", async () => {
     const waits: number[] = [];
     const a = adapter(profileWith({ critic: { latency_ms: 1234 } }), 0, waits);
-    const request = simRequest("critic", criticHints(templatePlan(GOAL, new Set(), 1, null)));
+    const request = simRequest("critic", criticExtra(templatePlan(GOAL, new Set(), 1, null)));
     await a.send(canonicalJson(a.render({ system: "", user: "", schemaName: "x", schema: {}, corrections: [] }, "json_schema")), { request, attempt: 0, timeoutMs: 1 });
     expect(waits).toEqual([1234]);
   });
