@@ -53,7 +53,7 @@ import { canonicalJson } from "../src/canonical.ts";
 import { mcnemarExact, pairedDelta } from "../src/stats/paired.ts";
 import { plannerRequest } from "../src/planner/planner.ts";
 import { RoleConfigSchema } from "../src/providers/config.ts";
-import { createOpenAiAdapter } from "../src/providers/openai.ts";
+import { createLiveAdapter } from "../src/providers/adapters.ts";
 import type { ModelClient } from "../src/providers/types.ts";
 
 const LATENCY_MS = 250;
@@ -302,7 +302,7 @@ function transportFloorCpuMs(url: string, c: number, calls: number): number {
 /** The `transport-floor` mode: sends through the OpenAI adapter alone and prints the CPU time of the sends as JSON. */
 async function transportFloor(url: string, c: number, calls: number): Promise<void> {
   const role = RoleConfigSchema.parse({ provider: "openai", model: "gpt-4o-mini", baseUrl: url });
-  const adapter = createOpenAiAdapter(role, { apiKey: "sk-bench", now: () => performance.timeOrigin + performance.now() });
+  const adapter = await createLiveAdapter("openai", role, { apiKey: "sk-bench", now: () => performance.timeOrigin + performance.now() });
   const unused: ModelClient = { structured: () => Promise.reject(new Error("the floor sends through the adapter alone")) };
   const bodies = loadCorpus("corpus").goals.map(({ goal }) => {
     const request = plannerRequest(goal, "decompose", { client: unused, itemId: goal.id, trial: 0, round: 0 });

@@ -376,7 +376,7 @@ const CONFIG_NOTES: Record<string, string> = {
   "estimate.critic.outputTokens": "Output tokens per critic call.",
   packs: "Domain pack folders to enable, as `--pack DIR`: their rules gate every plan and their canaries run first.",
   engine: "An external engine's manifest, as `--engine FILE`: it runs the corpus goals, fieldtest records and judges.",
-  "role.provider": "`sim`, `openai` or `anthropic` (`replay` is set through `replay`, above).",
+  "role.provider": "Which provider serves the role (`replay` is set through `replay`, above).",
   "role.model": "The model name, as the provider knows it.",
   "role.baseUrl": "The endpoint (http or https): Ollama, vLLM, a llama.cpp server, OpenRouter, a proxy. Recorded without userinfo and query.",
   "role.headers": "Extra request headers. A header that looks like a credential is never recorded.",

@@ -2,8 +2,12 @@ import { dirname, resolve } from "node:path";
 import { z } from "zod";
 import { sha256 } from "../../src/canonical.ts";
 import { InputError, loadFile, readText } from "../../src/formats/load.ts";
-import { LIVE_PROVIDERS } from "../../src/providers/config.ts";
+import type { LiveProvider } from "../../src/providers/registry.ts";
 import { placeholdersIn, variablesIn, CREDENTIAL_VARIABLE } from "./template.ts";
+
+/** The wire formats the recording proxy serves (proxy.ts): an engine speaks one, and each role's provider must be it. */
+export const ENGINE_WIRES = ["openai", "anthropic"] as const satisfies readonly LiveProvider[];
+export type EngineWire = (typeof ENGINE_WIRES)[number];
 
 /** How fieldtest hands an engine its goal and reads its result back: its own formats, or a named built-in translator. */
 export const GOAL_FORMATS = ["fieldtest", "planner-critic"] as const;
@@ -47,7 +51,7 @@ export const EngineManifestSchema = z
     /** `command`: one process per trial; `worker`: one long-lived process per concurrency slot, a JSON line per trial each way. */
     protocol: z.enum(["command", "worker"]),
     /** The wire format the engine's LLM calls are in: each role's provider must speak it. */
-    speaks: z.enum(LIVE_PROVIDERS),
+    speaks: z.enum(ENGINE_WIRES),
     start: z.strictObject({
       argv: z.array(text).min(1),
       cwd: text.optional(),

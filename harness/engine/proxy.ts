@@ -4,20 +4,19 @@ import type { AddressInfo } from "node:net";
 import { canonicalJson, sha256 } from "../../src/canonical.ts";
 import { ROLES, type CallRecord, type Role } from "../../src/formats/records.ts";
 import type { Reply } from "../../src/providers/adapter.ts";
-import type { LiveProvider } from "../../src/providers/api-keys.ts";
 import type { ForwardResult, WireForwarder } from "../../src/providers/types.ts";
-import type { EngineManifest } from "./manifest.ts";
+import type { EngineManifest, EngineWire } from "./manifest.ts";
 
 /** The largest request body the proxy reads: a prompt is kilobytes; a runaway engine must not exhaust fieldtest's memory. */
 export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
 /** The API path each wire format is served at, under a role's base URL. */
-const WIRE_PATHS: Record<LiveProvider, string> = { openai: "/v1/chat/completions", anthropic: "/v1/messages" };
+const WIRE_PATHS: Record<EngineWire, string> = { openai: "/v1/chat/completions", anthropic: "/v1/messages" };
 
 export interface ProxyOptions {
   forwarder: WireForwarder;
   /** The wire format the engine speaks, and every role is served in. */
-  speaks: LiveProvider;
+  speaks: EngineWire;
   normalize: EngineManifest["replay"]["normalize"];
   /** A new per-trial token (injectable for tests). */
   newToken?: () => string;
@@ -221,7 +220,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** An error in the engine's wire format, so its SDK reads it as the API's own. */
-function answerError(res: ServerResponse, speaks: LiveProvider, status: number, code: string, message: string): void {
+function answerError(res: ServerResponse, speaks: EngineWire, status: number, code: string, message: string): void {
   const body =
     speaks === "openai"
       ? { error: { message, type: "fieldtest_proxy_error", code } }
@@ -238,7 +237,7 @@ function failureStatus(failure: NonNullable<ForwardResult["failure"]>): number {
   return 502;
 }
 
-function answer(res: ServerResponse, speaks: LiveProvider, result: ForwardResult, request: Record<string, unknown>, seq: number): void {
+function answer(res: ServerResponse, speaks: EngineWire, result: ForwardResult, request: Record<string, unknown>, seq: number): void {
   if (result.reply === null) return answerError(res, speaks, failureStatus(result.failure!), result.failure!.errorClass, result.failure!.message);
   send(res, 200, result.reply.raw ?? wireAnswer(speaks, result.reply, request, seq));
 }
@@ -247,7 +246,7 @@ function answer(res: ServerResponse, speaks: LiveProvider, result: ForwardResult
  * An answer in the wire format when only its parts were kept (a replayed or cached answer): its
  * text as the message, or as the call of the one tool the request forced.
  */
-export function wireAnswer(speaks: LiveProvider, reply: Reply, request: Record<string, unknown>, seq: number): unknown {
+export function wireAnswer(speaks: EngineWire, reply: Reply, request: Record<string, unknown>, seq: number): unknown {
   const model = reply.reportedModel ?? (typeof request.model === "string" ? request.model : "");
   const forced = forcedTool(speaks, request.tool_choice);
   if (speaks === "openai") {
@@ -275,7 +274,7 @@ export function wireAnswer(speaks: LiveProvider, reply: Reply, request: Record<s
   };
 }
 
-function forcedTool(speaks: LiveProvider, choice: unknown): string | null {
+function forcedTool(speaks: EngineWire, choice: unknown): string | null {
   if (typeof choice !== "object" || choice === null) return null;
   const c = choice as { type?: unknown; name?: unknown; function?: { name?: unknown } };
   const name = speaks === "openai" ? (c.type === "function" ? c.function?.name : undefined) : c.type === "tool" ? c.name : undefined;

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { hashCanonical, canonicalJson } from "../../src/canonical.ts";
 import { CATEGORIES } from "../../src/formats/enums.ts";
 import { InputError } from "../../src/formats/load.ts";
-import { ROLES, type Suite } from "../../src/formats/records.ts";
-import { ClientConfigSchema, HeaderTextSchema, HttpUrlSchema, MAX_TIMEOUT_MS, ROLE_PROVIDERS, WIRE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
+import { ROLES, type Role, type Suite } from "../../src/formats/records.ts";
+import { ClientConfigSchema, HeaderTextSchema, ROLE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
 import { hasCredentials, withoutCredentials } from "../../src/providers/endpoint.ts";
 import { ENGINE_MODES } from "../../src/loop/engine.ts";
 import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/sim/profile.ts";
@@ -14,7 +14,8 @@ import { RUN_FILES } from "./store.ts";
 import { DEFAULT_SUITES, parseShard, RUN_SUITES, type Shard } from "./work.ts";
 import { intOption, numberOption } from "../cli/options.ts";
 import type { EngineIdentity } from "../engine/identity.ts";
-import type { LiveProvider } from "../../src/providers/api-keys.ts";
+import { defaultModel, isLiveProvider, isWireProvider, LIVE_PROVIDERS, providerDefinition, WIRE_PROVIDERS, type LiveProvider } from "../../src/providers/registry.ts";
+import { HttpUrlSchema, MAX_TIMEOUT_MS } from "../../src/providers/role-settings.ts";
 
 /**
  * Everything that can change a result. Recorded in the manifest and hashed (with the code
@@ -80,8 +81,8 @@ export interface Operational {
 export type Fingerprint = Record<string, unknown>;
 
 const DEFAULT_ROLES: Record<"planner" | "critic", RoleConfig> = {
-  planner: { provider: "sim", model: "sim-planner-1" },
-  critic: { provider: "sim", model: "sim-critic-1" },
+  planner: { provider: "sim", model: providerDefinition("sim").defaultModels.planner },
+  critic: { provider: "sim", model: providerDefinition("sim").defaultModels.critic },
 };
 
 const DEFAULTS = {
@@ -177,11 +178,11 @@ function replayPlan(runDir: string, fallThrough: boolean, readSource: ResolveCon
   const role = (name: "planner" | "critic"): RoleConfig => {
     const { provider, model, base_url } = source.roles[name];
     const as = provider === "replay" ? source.config.client[name].replay?.as : provider;
-    if (!(WIRE_PROVIDERS as readonly string[]).includes(as ?? "")) {
+    if (as === undefined || !isWireProvider(as)) {
       throw new InputError(manifestFile, `roles.${name}.provider`, `"${as ?? provider}" cannot be replayed (expected ${WIRE_PROVIDERS.join(" | ")})`);
     }
     // The recorded endpoint too: a request's key covers it, and a fall-through goes there.
-    return { provider: "replay", model, ...(base_url === null ? {} : { baseUrl: base_url }), replay: { runDir, as: as as (typeof WIRE_PROVIDERS)[number], fallThrough } };
+    return { provider: "replay", model, ...(base_url === null ? {} : { baseUrl: base_url }), replay: { runDir, as, fallThrough } };
   };
   return { replayOf: { runDir, runId: source.run_id, configHash: source.config_hash }, roles: { planner: role("planner"), critic: role("critic") } };
 }
@@ -222,12 +223,12 @@ function cliRolePatch(cli: RunCli, role: "planner" | "critic"): RolePatch {
 }
 
 /** A role after the patches: changing the provider without naming a model is an error. */
-function applyRole(base: RoleConfig, patches: RolePatch[], role: string): RoleConfig {
+function applyRole(base: RoleConfig, patches: RolePatch[], role: Role): RoleConfig {
   let out: RoleConfig = { ...base };
   for (const p of patches) {
     const providerChanged = p.provider !== undefined && p.provider !== out.provider;
     out = { ...out, ...p, headers: p.headers ? { ...out.headers, ...p.headers } : out.headers } as RoleConfig;
-    if (providerChanged && p.model === undefined && out.provider !== "sim") {
+    if (providerChanged && p.model === undefined && defaultModel(out.provider, role) === undefined) {
       throw new InputError("command line", `${role} model`, `provider "${out.provider}" needs a model (--model or --${role}-model)`);
     }
   }
@@ -290,8 +291,9 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
     const applied = applyRole(base?.client[role] ?? DEFAULT_ROLES[role], [file.provider ?? {}, file.roles?.[role] ?? {}, cliRolePatch(cli, role)], role);
     return replay ? { ...applied, ...replay.roles[role] } : applied;
   }) as [RoleConfig, RoleConfig];
-  if (cli.baseUrl !== undefined && roles.every((r) => r.provider === "sim")) {
-    throw new InputError("command line", "--base-url", "no role talks to an endpoint (both are sim): choose one with --provider openai|anthropic");
+  if (cli.baseUrl !== undefined && roles.every((r) => isWireProvider(r.provider) && !isLiveProvider(r.provider))) {
+    const inProcess = [...new Set(roles.map((r) => r.provider))].join(" and ");
+    throw new InputError("command line", "--base-url", `no role talks to an endpoint (both are ${inProcess}): choose one with --provider ${LIVE_PROVIDERS.join("|")}`);
   }
   const bareReplay = roles.findIndex((r) => r.provider === "replay" && r.replay === undefined);
   if (bareReplay >= 0) throw new InputError("command line", `${bareReplay === 0 ? "planner" : "critic"} provider`, 'replay a run with --replay DIR (or the config file\'s replay: {runDir}), not as a provider name');

@@ -24,7 +24,7 @@ import { duplicatesWarning, isStorageFailure, readTrialLog, RUN_FILES, trialHead
 import { formatSummary, formatTable, summarizeByCategory } from "./summary.ts";
 import { compareTrials, pendingTrials, planTrials, selectItems, shardTrials, type TrialWork, type WorkItem } from "./work.ts";
 import type { EngineIdentity } from "../engine/identity.ts";
-import type { LiveProvider } from "../../src/providers/api-keys.ts";
+import type { LiveProvider } from "../../src/providers/registry.ts";
 
 /** A function that does its work at its first call only. */
 function once(run: () => Promise<void>): () => Promise<void> {

@@ -1,5 +1,5 @@
 import type { DecisionContext, Role, Usage } from "../formats/records.ts";
-import type { WireProvider } from "./config.ts";
+import type { RoleSettings } from "./role-settings.ts";
 
 export type FormatKind = DecisionContext["response_format"];
 
@@ -105,11 +105,37 @@ export interface Reply {
   incomplete: string | null;
 }
 
-/** What a live adapter takes from its surroundings: the key (from the environment only) and the clock. */
+/** The endpoint an HTTP adapter sends to: the role's baseUrl, or its provider's default. */
+export interface Endpoint {
+  url: string;
+  /** On the vendor's own host, where its API key is needed. */
+  vendor: boolean;
+}
+
+/** What an HTTP adapter takes from its surroundings: the key (from the environment only), the clock and the role's endpoint. */
 export interface AdapterEnv {
   apiKey: string | undefined;
   now: () => number;
+  endpoint: Endpoint;
 }
+
+/** What an adapter module builds for one role; its registry entry adds the provider's id and SDK name. */
+export type AdapterParts = Omit<ProviderAdapter, "provider" | "sdk">;
+
+/** An HTTP provider's adapter module, as its registry entry loads it. */
+export interface HttpAdapterModule {
+  create(role: RoleSettings, env: AdapterEnv): AdapterParts;
+  /** The API's smallest success answer to a structured request: what the HTTP thread's rehearsal serves (rehearsal.ts). */
+  cannedAnswer: string;
+}
+
+/** What an in-process adapter takes: the sleep it spends its simulated latency in, and its own section of the client config (only it reads it). */
+export interface InProcessEnv {
+  sleep: (ms: number) => Promise<void>;
+  settings: unknown;
+}
+
+export type InProcessAdapterFactory = (role: RoleSettings, env: InProcessEnv) => AdapterParts;
 
 /**
  * Who a send is for, as the engine's request (an LlmRequest) says: its coordinates and the opaque
@@ -146,8 +172,9 @@ export interface TransportTiming {
  * from that body, and sends it once. Retries, hashing, accounting and caching live in the client.
  */
 export interface ProviderAdapter {
-  readonly provider: WireProvider;
-  readonly sdk: string | null;
+  /** The provider's id and SDK name, as its registry entry (registry.ts) names them. */
+  readonly provider: string;
+  readonly sdk: string;
   readonly sdkVersion: string | null;
   /** Effective endpoint without credentials or query; null when there is none (sim). */
   readonly baseUrl: string | null;

@@ -7,16 +7,17 @@ import {
   reportedUsage,
   sentSampling,
   type AdapterEnv,
+  type AdapterParts,
   type Conversation,
-  type ProviderAdapter,
+  type HttpAdapterModule,
   type Reply,
   type SendOptions,
   type WireFacts,
 } from "./adapter.ts";
-import type { RoleConfig } from "./config.ts";
-import { DEFAULT_BASE_URLS, publicBaseUrl } from "./endpoint.ts";
+import { publicBaseUrl } from "./endpoint.ts";
 import { timingFetchOptions } from "./http-fetch.ts";
 import { incompleteStop } from "./incomplete.ts";
+import type { RoleSettings } from "./role-settings.ts";
 import { JSON_CONTENT, lazySdk, sdkClientOptions } from "./sdk-client.ts";
 
 /** The Messages API requires max_tokens; this is what is sent (and recorded) when the config sets none. */
@@ -44,18 +45,15 @@ function parsesToObject(text: string): Record<string, unknown> | null {
 }
 
 /** Anthropic Messages API; structured output is a forced call of one tool whose input schema is the output schema. */
-export function createAnthropicAdapter(role: RoleConfig, env: AdapterEnv): ProviderAdapter {
-  const endpoint = role.baseUrl ?? DEFAULT_BASE_URLS.anthropic;
+function createAnthropicAdapter(role: RoleSettings, env: AdapterEnv): AdapterParts {
   const sdk = lazySdk(async () => {
     const { default: Anthropic } = await import("@anthropic-ai/sdk");
-    return { Anthropic, client: new Anthropic(sdkClientOptions(endpoint, role, env)) };
+    return { Anthropic, client: new Anthropic(sdkClientOptions(role, env)) };
   });
 
   return {
-    provider: "anthropic",
-    sdk: "@anthropic-ai/sdk",
     sdkVersion: VERSION,
-    baseUrl: publicBaseUrl(endpoint),
+    baseUrl: publicBaseUrl(env.endpoint.url),
     formats: ["tool"],
 
     render(c: Conversation) {
@@ -127,3 +125,17 @@ export function createAnthropicAdapter(role: RoleConfig, env: AdapterEnv): Provi
     },
   };
 }
+
+export const ANTHROPIC_ADAPTER: HttpAdapterModule = {
+  create: createAnthropicAdapter,
+  cannedAnswer: JSON.stringify({
+    id: "rehearsal",
+    type: "message",
+    role: "assistant",
+    model: "rehearsal",
+    content: [{ type: "tool_use", id: "rehearsal", name: "rehearsal", input: { findings: [] } }],
+    stop_reason: "tool_use",
+    stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: 1 },
+  }),
+};

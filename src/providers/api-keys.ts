@@ -1,11 +1,8 @@
 import { ROLES } from "../formats/records.ts";
 import type { ClientConfig, RoleConfigInput } from "./config.ts";
-import { DEFAULT_BASE_URLS, isVendorEndpoint } from "./endpoint.ts";
+import { isVendorEndpoint } from "./endpoint.ts";
+import { isLiveProvider, liveDefinition, type LiveProvider } from "./registry.ts";
 
-export const API_KEY_ENV = { openai: "OPENAI_API_KEY", anthropic: "ANTHROPIC_API_KEY" } as const;
-
-/** The providers a vendor SDK speaks to over HTTP, each with its key's variable. */
-export type LiveProvider = keyof typeof API_KEY_ENV;
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** A missing key, reported in one line before any work starts (the message never holds a key). */
@@ -19,7 +16,7 @@ export class MissingApiKeyError extends Error {
 /** The live provider a role actually calls, if any (replay calls one only when it may fall through). */
 export function liveProviderOf(role: RoleConfigInput): LiveProvider | null {
   const provider = role.provider === "replay" ? (role.replay?.fallThrough ? role.replay.as : null) : role.provider;
-  return provider === "openai" || provider === "anthropic" ? provider : null;
+  return provider !== null && isLiveProvider(provider) ? provider : null;
 }
 
 /** The live providers a client configuration calls, each once. */
@@ -28,7 +25,7 @@ export function liveProvidersOf(config: Pick<ClientConfig, "planner" | "critic">
 }
 
 export function apiKeyFor(provider: LiveProvider, env: Env): string | undefined {
-  const key = env[API_KEY_ENV[provider]];
+  const key = env[liveDefinition(provider).apiKeyEnv];
   return key === undefined || key === "" ? undefined : key;
 }
 
@@ -40,9 +37,11 @@ export function checkApiKeys(config: Pick<ClientConfig, "planner" | "critic">, e
   for (const name of ROLES) {
     const role = config[name];
     const provider = liveProviderOf(role);
-    if (!provider || !isVendorEndpoint(provider, role.baseUrl) || apiKeyFor(provider, env)) continue;
+    if (!provider) continue;
+    const { apiKeyEnv, defaultBaseUrl } = liveDefinition(provider);
+    if (!isVendorEndpoint(defaultBaseUrl, role.baseUrl) || apiKeyFor(provider, env)) continue;
     throw new MissingApiKeyError(
-      `${API_KEY_ENV[provider]} is not set: the ${name} uses ${provider} at ${DEFAULT_BASE_URLS[provider]} ` +
+      `${apiKeyEnv} is not set: the ${name} uses ${provider} at ${defaultBaseUrl} ` +
         `(set it in the environment, or pass --base-url for a server that needs no key)`,
     );
   }

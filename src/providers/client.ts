@@ -4,17 +4,16 @@ import { ROLES, type CallRecord, type Role, type TransportAttempt, type Usage } 
 import { TransportError, type Conversation, type ProviderAdapter, type Reply, type TransportErrorClass, type TransportTiming } from "./adapter.ts";
 import { apiKeyFor, type Env } from "./api-keys.ts";
 import { createDirectoryCache, type ReplyStore } from "./cache.ts";
-import { ClientConfigSchema, type ClientConfig, type ResolvedClientConfig, type RoleConfig, type WireProvider } from "./config.ts";
+import { ClientConfigSchema, type ClientConfig, type ResolvedClientConfig, type RoleConfig } from "./config.ts";
 import { decisionContext, modelMismatch, replyCacheKey, requestHash } from "./context.ts";
 import { clientCredentials } from "./credentials.ts";
 import { estimateCost, isBilled } from "./prices.ts";
 import { createReplayStore, ReplayMissError, replyOf, type RecordedTrials, type ReplayStore } from "./replay.ts";
 import type { AnsweredCalls, JournaledCall } from "./answered.ts";
-import { createLiveAdapter } from "./live.ts";
+import { createInProcessAdapter, createLiveAdapter } from "./adapters.ts";
+import { isLiveProvider, type WireProvider } from "./registry.ts";
 import { retryDelayMs } from "./retry.ts";
 import type { SendThread } from "./send-thread.ts";
-import { createSimAdapter } from "../sim/adapter.ts";
-import { DEFAULT_SIM_PROFILE } from "../sim/profile.ts";
 import { feedbackPrompt, parseStructured } from "./structured-output.ts";
 import { Throttle } from "./throttle.ts";
 import type { AttemptEvent, ForwardRequest, ForwardResult, LlmRequest, ModelClient, SendGuard, StructuredResult, WireForwarder } from "./types.ts";
@@ -51,6 +50,8 @@ export interface ClientDeps {
 interface RoleRuntime {
   role: Role;
   config: RoleConfig;
+  /** The provider whose wire format the role speaks (a replayed role: the recorded run's). */
+  wire: WireProvider;
   /** Resolves once the adapter (and, for a live provider, its SDK) is loaded. */
   adapter: Promise<ProviderAdapter>;
   replay: { store: ReplayStore; fallThrough: boolean; runDir: string } | null;
@@ -115,7 +116,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
   for (const secret of clientCredentials(config, env)) registerSecret(secret);
 
   async function adapterFor(provider: WireProvider, role: RoleConfig): Promise<ProviderAdapter> {
-    if (provider === "sim") return createSimAdapter(role, { profile: config.sim?.profile ?? DEFAULT_SIM_PROFILE, runSeed: config.sim?.runSeed ?? 0, sleep });
+    if (!isLiveProvider(provider)) return createInProcessAdapter(provider, role, { sleep, settings: config.sim });
     const apiKey = apiKeyFor(provider, env);
     const adapter = await createLiveAdapter(provider, role, { apiKey, now });
     return deps.sendThread ? deps.sendThread.adopt(adapter, { provider, role, apiKey }) : adapter;
@@ -134,13 +135,13 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
     ROLES.map((role): [Role, RoleRuntime] => {
       const rc = config[role];
       const replay = rc.replay ? { store: replayStore(rc.replay.runDir), fallThrough: rc.replay.fallThrough, runDir: rc.replay.runDir } : null;
-      const wireProvider = rc.replay ? rc.replay.as : (rc.provider as WireProvider);
-      const adapter = adapterFor(wireProvider, rc);
+      const wire = rc.replay ? rc.replay.as : (rc.provider as WireProvider);
+      const adapter = adapterFor(wire, rc);
       // A load failure surfaces at the role's first call; a role never called must not crash the process.
       adapter.catch(() => undefined);
       return [
         role,
-        { role, config: rc, adapter, replay, throttle: new Throttle(rc.concurrency, rc.rpm, { now, sleep }), formatIndex: 0 },
+        { role, config: rc, wire, adapter, replay, throttle: new Throttle(rc.concurrency, rc.rpm, { now, sleep }), formatIndex: 0 },
       ];
     }),
   ) as Record<Role, RoleRuntime>;
@@ -193,7 +194,7 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
     if (stored) return done({ kind: "reply", reply: stored }, true);
     if (rt.replay && !rt.replay.fallThrough) return done({ kind: "missed", miss: new ReplayMissError(rt.replay.runDir, key, caller.role, caller.itemId, caller.trial) });
 
-    const { provider } = adapter;
+    const { wire: provider } = rt;
     const { model } = rt.config;
     const { role, round, trialKey } = caller;
     for (let retries = 0; ; ) {
@@ -346,8 +347,8 @@ export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): M
    */
   async function runForward(rt: RoleRuntime, request: ForwardRequest): Promise<ForwardResult> {
     const adapter = await rt.adapter;
-    if (adapter.provider !== request.wire) {
-      throw new Error(`the ${request.role} is served as ${adapter.provider}; a ${request.wire} request cannot be forwarded to it`);
+    if (rt.wire !== request.wire) {
+      throw new Error(`the ${request.role} is served as ${rt.wire}; a ${request.wire} request cannot be forwarded to it`);
     }
     const bodyJson = canonicalJson(request.body);
     const key = requestHash(adapter, request.keyText ?? bodyJson, request.role, request.trial);

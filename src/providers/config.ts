@@ -1,10 +1,7 @@
 import { z } from "zod";
-import { SimProfileSchema } from "../sim/profile.ts";
-
-export const LIVE_PROVIDERS = ["openai", "anthropic"] as const;
-/** Providers whose wire format a request can be rendered in (replay renders as one of these). */
-export const WIRE_PROVIDERS = [...LIVE_PROVIDERS, "sim"] as const;
-export type WireProvider = (typeof WIRE_PROVIDERS)[number];
+import { SimSettingsSchema } from "../sim/profile.ts";
+import { REPLAY, WIRE_PROVIDERS } from "./registry.ts";
+import { RoleSettingsShape } from "./role-settings.ts";
 
 /** Replay: answer from a previous run's recorded calls, rendering requests as the original provider did. */
 export const ReplaySettingsSchema = z.strictObject({
@@ -17,18 +14,8 @@ export const ReplaySettingsSchema = z.strictObject({
 });
 export type ReplaySettings = z.output<typeof ReplaySettingsSchema>;
 
-/**
- * The longest per-request timeout: a day, far past any model's answer. A Node timer longer than
- * 2^31 - 1 ms (about 24.8 days) fires at once, so an unbounded value would time every call out
- * after 1 ms instead of waiting.
- */
-export const MAX_TIMEOUT_MS = 86_400_000;
-
 /** What a role may name as its provider: a wire provider, or `replay` of a recorded run. */
-export const ROLE_PROVIDERS = [...WIRE_PROVIDERS, "replay"] as const;
-
-/** An endpoint: http or https, the only schemes the SDKs speak. */
-export const HttpUrlSchema = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
+export const ROLE_PROVIDERS = [...WIRE_PROVIDERS, REPLAY] as const;
 
 /** A line break or NUL: what would end an HTTP header line early (and so smuggle another header in, or fail every send). */
 const HEADER_BREAK = /[\r\n\0]/;
@@ -42,19 +29,10 @@ export const HeadersSchema = z.record(HeaderTextSchema, HeaderTextSchema);
 export const RoleConfigSchema = z
   .strictObject({
     provider: z.enum(ROLE_PROVIDERS),
-    model: z.string().min(1),
-    baseUrl: HttpUrlSchema.optional(),
-    headers: z.record(z.string(), z.string()).optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    topP: z.number().gt(0).max(1).optional(),
-    seed: z.number().int().optional(),
-    maxTokens: z.number().int().positive().optional(),
-    timeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).optional(),
-    concurrency: z.number().int().positive().optional(),
-    rpm: z.number().positive().optional(),
+    ...RoleSettingsShape,
     replay: ReplaySettingsSchema.optional(),
   })
-  .refine((r) => (r.provider === "replay") === (r.replay !== undefined), {
+  .refine((r) => (r.provider === REPLAY) === (r.replay !== undefined), {
     message: 'provider "replay" needs replay settings ({runDir, as}) and only it takes them',
     path: ["replay"],
   });
@@ -76,14 +54,8 @@ export const ClientConfigSchema = z.strictObject({
   maxOutputAttempts: z.number().int().min(1).default(3),
   /** Transport retries per structured-output attempt (429, 5xx, timeouts, resets). */
   maxRetries: z.number().int().min(0).default(4),
-  /** The sim provider's parameters; the sim is seeded from runSeed and the call's coordinates. */
-  sim: z
-    .strictObject({
-      /** The noise profile; omitted means DEFAULT_SIM_PROFILE. Load files with loadSimProfile. */
-      profile: SimProfileSchema.optional(),
-      runSeed: z.number().int().default(0),
-    })
-    .optional(),
+  /** The sim provider's own settings (its profile and run seed), handed to it alone. */
+  sim: SimSettingsSchema.optional(),
 });
 export type ClientConfig = z.input<typeof ClientConfigSchema>;
 export type ResolvedClientConfig = z.output<typeof ClientConfigSchema>;

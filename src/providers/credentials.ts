@@ -1,7 +1,8 @@
 import { ROLES } from "../formats/records.ts";
-import { API_KEY_ENV, type Env } from "./api-keys.ts";
+import { apiKeyFor, type Env } from "./api-keys.ts";
 import type { ResolvedClientConfig } from "./config.ts";
 import { urlCredentials } from "./endpoint.ts";
+import { LIVE_PROVIDERS } from "./registry.ts";
 
 /** Header names whose values are credentials. */
 const SECRET_NAME = /auth|key|token|secret|cookie|passw|session|credential/i;
@@ -28,8 +29,8 @@ function headerSecrets(value: string): string[] {
   return [value, token, ...basic];
 }
 
-/** The vendor API keys in an environment (each variable of API_KEY_ENV that is set). */
-export const environmentKeys = (env: Env): string[] => Object.values(API_KEY_ENV).flatMap((name) => env[name] ?? []);
+/** The vendor API keys in an environment (each provider's key variable that is set). */
+export const environmentKeys = (env: Env): string[] => LIVE_PROVIDERS.flatMap((p) => apiKeyFor(p, env) ?? []);
 
 /**
  * Every credential a client sends: the vendor keys of its environment, its roles' credential

@@ -1,14 +1,6 @@
-import type { LiveProvider } from "./api-keys.ts";
-
-/** Vendor default endpoints: a role that uses one needs the vendor's API key. */
-export const DEFAULT_BASE_URLS: Record<LiveProvider, string> = {
-  openai: "https://api.openai.com/v1",
-  anthropic: "https://api.anthropic.com",
-};
-
-/** Whether a role talks to the vendor's own API (the default, or an explicit URL on the vendor's host). */
-export function isVendorEndpoint(provider: LiveProvider, baseUrl: string | undefined): boolean {
-  return baseUrl === undefined || new URL(baseUrl).host === new URL(DEFAULT_BASE_URLS[provider]).host;
+/** Whether a role talks to the vendor's own API (its default endpoint, or an explicit URL on the vendor's host). */
+export function isVendorEndpoint(vendorUrl: string, baseUrl: string | undefined): boolean {
+  return baseUrl === undefined || new URL(baseUrl).host === new URL(vendorUrl).host;
 }
 
 /** The URL without userinfo, query or fragment: scheme, host, port and path, as given. */

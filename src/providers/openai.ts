@@ -8,18 +8,19 @@ import {
   reportedUsage,
   sentSampling,
   type AdapterEnv,
+  type AdapterParts,
   type Conversation,
   type FormatKind,
-  type ProviderAdapter,
+  type HttpAdapterModule,
   type Reply,
   type SendOptions,
   type WireFacts,
 } from "./adapter.ts";
-import type { RoleConfig } from "./config.ts";
 import { textMemo } from "../text-memo.ts";
-import { DEFAULT_BASE_URLS, isVendorEndpoint, publicBaseUrl } from "./endpoint.ts";
+import { publicBaseUrl } from "./endpoint.ts";
 import { timingFetchOptions } from "./http-fetch.ts";
 import { incompleteFinish } from "./incomplete.ts";
+import type { RoleSettings } from "./role-settings.ts";
 import { JSON_CONTENT, lazySdk, sdkClientOptions } from "./sdk-client.ts";
 
 /** JSON mode carries the schema in a system message, since the response format cannot. */
@@ -65,19 +66,16 @@ function orNull<T>(v: T | undefined | null): T | null {
 }
 
 /** Chat Completions for OpenAI and any OpenAI-compatible server (Ollama, vLLM, llama.cpp, OpenRouter). */
-export function createOpenAiAdapter(role: RoleConfig, env: AdapterEnv): ProviderAdapter {
-  const endpoint = role.baseUrl ?? DEFAULT_BASE_URLS.openai;
-  const isVendor = isVendorEndpoint("openai", role.baseUrl);
+function createOpenAiAdapter(role: RoleSettings, env: AdapterEnv): AdapterParts {
+  const isVendor = env.endpoint.vendor;
   const sdk = lazySdk(async () => {
     const { default: OpenAI } = await import("openai");
-    return { OpenAI, client: new OpenAI(sdkClientOptions(endpoint, role, env)) };
+    return { OpenAI, client: new OpenAI(sdkClientOptions(role, env)) };
   });
 
   return {
-    provider: "openai",
-    sdk: "openai",
     sdkVersion: VERSION,
-    baseUrl: publicBaseUrl(endpoint),
+    baseUrl: publicBaseUrl(env.endpoint.url),
     formats: ["json_schema", "json_object"],
 
     render(c: Conversation, format: FormatKind) {
@@ -154,3 +152,15 @@ export function createOpenAiAdapter(role: RoleConfig, env: AdapterEnv): Provider
     },
   };
 }
+
+export const OPENAI_ADAPTER: HttpAdapterModule = {
+  create: createOpenAiAdapter,
+  cannedAnswer: JSON.stringify({
+    id: "rehearsal",
+    object: "chat.completion",
+    created: 0,
+    model: "rehearsal",
+    choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: '{"findings":[]}', refusal: null } }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  }),
+};

@@ -1,7 +1,7 @@
 import type { AdapterEnv } from "./adapter.ts";
-import type { RoleConfig } from "./config.ts";
 import { sdkEndpoint } from "./endpoint.ts";
 import { createHttpFetch } from "./http-fetch.ts";
+import type { RoleSettings } from "./role-settings.ts";
 
 /** The content type the SDKs would set for an object body; given with a string body, they send the string as it is. */
 export const JSON_CONTENT = { "content-type": "application/json" } as const;
@@ -10,11 +10,11 @@ export const JSON_CONTENT = { "content-type": "application/json" } as const;
  * The options both vendor SDKs are built with: the endpoint, the role's headers, the harness's own
  * fetch and no retries of their own (the client's one retry loop decides).
  */
-export function sdkClientOptions(endpoint: string, role: RoleConfig, { apiKey, now }: AdapterEnv) {
+export function sdkClientOptions(role: RoleSettings, { apiKey, now, endpoint }: AdapterEnv) {
   return {
     // A custom server may need no key; the SDKs insist on one, so a placeholder fills in.
     apiKey: apiKey ?? "unused",
-    ...sdkEndpoint(endpoint),
+    ...sdkEndpoint(endpoint.url),
     defaultHeaders: role.headers,
     maxRetries: 0,
     fetch: createHttpFetch(now),

@@ -4,8 +4,8 @@
 import { parentPort } from "node:worker_threads";
 import { monitorLoopDelay, type LoopMonitor, type LoopDelay } from "../event-loop.ts";
 import { TransportError, type ProviderAdapter, type TransportTiming } from "./adapter.ts";
-import type { LiveProvider } from "./api-keys.ts";
-import { createLiveAdapter, preloadLive } from "./live.ts";
+import type { LiveProvider } from "./registry.ts";
+import { createLiveAdapter, preloadLive } from "./adapters.ts";
 import { onePerTurn } from "./one-per-turn.ts";
 import { rehearse } from "./rehearsal.ts";
 import type { FromThread, SendEnd, ToThread } from "./send-thread.ts";

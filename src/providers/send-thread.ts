@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { LoopDelay } from "../event-loop.ts";
 import { TransportError, type ProviderAdapter, type Reply, type SendOptions, type TransportErrorClass, type TransportTiming } from "./adapter.ts";
-import type { LiveProvider } from "./api-keys.ts";
+import type { LiveProvider } from "./registry.ts";
 import type { RoleConfig } from "./config.ts";
 
 /** What a role's adapter is built from; the thread builds its twin from the same. */

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { CallRecord, Role, TransportAttempt, Usage } from "../formats/records.ts";
 import type { Reply } from "./adapter.ts";
-import type { WireProvider } from "./config.ts";
+import type { WireProvider } from "./registry.ts";
 
 /** One structured request, provider-neutral. The client turns it into a wire request per provider. */
 export interface LlmRequest {

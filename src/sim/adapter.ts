@@ -1,12 +1,21 @@
 import { canonicalJson, hashCanonical } from "../canonical.ts";
 import { runGates } from "../gates/index.ts";
 import { createRng, chance, type Rng } from "../stats/random.ts";
-import { sentSampling, TransportError, type Conversation, type ProviderAdapter, type Reply, type SendOptions, type WireFacts } from "../providers/adapter.ts";
-import type { RoleConfig } from "../providers/config.ts";
+import {
+  sentSampling,
+  TransportError,
+  type AdapterParts,
+  type Conversation,
+  type InProcessAdapterFactory,
+  type Reply,
+  type SendOptions,
+  type WireFacts,
+} from "../providers/adapter.ts";
+import type { RoleSettings } from "../providers/role-settings.ts";
 import { simCriticOutput, type GateRunner } from "./critic.ts";
 import { isSimExtra } from "./extra.ts";
 import { simPlannerOutput } from "./planner.ts";
-import type { Latency, SimProfile } from "./profile.ts";
+import { DEFAULT_SIM_PROFILE, SimSettingsSchema, type Latency, type SimProfile } from "./profile.ts";
 
 /** Bumped whenever the sim's behaviour for a given profile and seed changes (recorded as sdk_version). */
 export const SIM_VERSION = "3";
@@ -35,11 +44,9 @@ function invalidOutput(rng: Rng): string {
  * attempts of one call (a retry after invalid output does not redraw the plan or the audit), the
  * output-validity and latency stream adds the attempt index.
  */
-export function createSimAdapter(role: RoleConfig, env: SimEnv): ProviderAdapter {
+export function createSimAdapter(role: RoleSettings, env: SimEnv): AdapterParts {
   const gates = env.gates ?? runGates;
   return {
-    provider: "sim",
-    sdk: "fieldtest-sim",
     sdkVersion: SIM_VERSION,
     baseUrl: null,
     formats: ["json_schema"],
@@ -104,3 +111,9 @@ export function createSimAdapter(role: RoleConfig, env: SimEnv): ProviderAdapter
     },
   };
 }
+
+/** The sim as its registry entry builds it for a role: from the client config's `sim` section (profile and run seed). */
+export const simAdapter: InProcessAdapterFactory = (role, { sleep, settings }) => {
+  const { profile = DEFAULT_SIM_PROFILE, runSeed } = SimSettingsSchema.parse(settings ?? {});
+  return createSimAdapter(role, { profile, runSeed, sleep });
+};

@@ -54,6 +54,13 @@ export const SimProfileSchema = z.strictObject({
 });
 export type SimProfile = z.output<typeof SimProfileSchema>;
 
+/** The sim's section of the client config: it is seeded from runSeed and each call's coordinates. */
+export const SimSettingsSchema = z.strictObject({
+  /** The noise profile; omitted means DEFAULT_SIM_PROFILE. Load files with loadSimProfile. */
+  profile: SimProfileSchema.optional(),
+  runSeed: z.number().int().default(0),
+});
+
 export const PROFILES_DIR = fileURLToPath(new URL("./profiles/", import.meta.url));
 
 export function loadSimProfile(path: string): SimProfile {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { intOption, numberOption, parseOptions } from "../../harness/cli/options.ts";
+import { ROLE_PROVIDERS } from "../../src/providers/config.ts";
 import { PROFILES_DIR } from "../../src/sim/profile.ts";
 import { runFieldtest } from "../helpers/cli.ts";
 
@@ -51,7 +52,7 @@ describe("number options", () => {
     await refused(["compare", "a", "b", "--reps", "1000000000000"], /^fieldtest: command line: --reps: .*<=1000000\n$/);
     await refused(["research", "a", "--out", "o", "--reps", "1000000000000"], /^fieldtest: command line: --reps: .*<=1000000\n$/);
     // A provider name is checked before the model it would need.
-    await refused(["run", "--dry-run", "--provider", "bogus"], /^fieldtest: command line: --provider: .*"openai"\|"anthropic"\|"sim"\|"replay"\n$/);
+    await refused(["run", "--dry-run", "--provider", "bogus"], new RegExp(`^fieldtest: command line: --provider: .*${ROLE_PROVIDERS.map((p) => `"${p}"`).join("\\|")}\n$`));
     await refused(["plan", "--goal", "g.yaml", "--base-url", "ftp://x"], /^fieldtest: command line: --base-url: expected an http:\/\/ or https:\/\/ URL\n$/);
     await refused(["trend", "a", "b", "--metrics", ","], /^fieldtest: command line: --metrics: name at least one metric\n$/);
   });

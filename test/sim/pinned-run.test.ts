@@ -15,7 +15,10 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { realEngine } from "../../harness/run/wiring.ts";
-import { PROFILES_DIR } from "../../src/sim/profile.ts";
+import { canonicalJson } from "../../src/canonical.ts";
+import { createInProcessAdapter } from "../../src/providers/adapters.ts";
+import { replyCacheKey, requestHash } from "../../src/providers/context.ts";
+import { loadSimProfile, PROFILES_DIR } from "../../src/sim/profile.ts";
 import { cli, tempDir, testHost } from "../run/helpers.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -57,5 +60,23 @@ describe("a small sim sweep summarizes exactly as pinned", () => {
     ["noisy", "noisy"],
   ])("the %s profile", async (name, profile) => {
     expect(await pinnedParts(profile)).toEqual(fixture(name));
+  });
+});
+
+/**
+ * The reply cache's keys for the sim, as SIM_VERSION 3 wrote them before the sim moved out of the
+ * provider layer: the request hash and the answer context (version, run seed, profile hash) that
+ * key a stored answer. A cache filled by an earlier build still answers only what it answered.
+ */
+describe("the sim's reply cache keys are pinned", () => {
+  const conversation = { system: "Review the plan.", user: "The plan: ...", schemaName: "critic_findings", schema: { type: "object" }, corrections: [] };
+  it.each([
+    ["default", {}, "136fbebdcb5bc645c37c8730959a1eb11d45121e74ba1b5f8be75173bc15beb9"],
+    ["noisy", { profile: loadSimProfile(`${PROFILES_DIR}noisy.yaml`), runSeed: 7 }, "c5300a54ca5705b9bdb650353d0f43146540a4a9d18c80bbeb963061dae83d4e"],
+  ])("the %s profile", async (_name, settings, cacheKey) => {
+    const sim = await createInProcessAdapter("sim", { model: "sim-critic-1", temperature: 0 }, { sleep: async () => {}, settings });
+    const request = requestHash(sim, canonicalJson(sim.render(conversation, "json_schema")), "critic", 3);
+    expect(request).toBe("1df6a0952a9b3c6f31a533961bf17960efaf1a6499404d5e8a16ad031bb21e71");
+    expect(replyCacheKey(sim, request)).toBe(cacheKey);
   });
 });

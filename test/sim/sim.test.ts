@@ -37,7 +37,7 @@ function profileWith(over: { planner?: Partial<SimProfile["planner"]>; critic?: 
 }
 
 function adapter(profile: SimProfile, runSeed = 0, waits?: number[]) {
-  return createSimAdapter({ provider: "sim", model: "sim-1" }, { profile, runSeed, sleep: async (ms) => void waits?.push(ms) });
+  return createSimAdapter({ model: "sim-1" }, { profile, runSeed, sleep: async (ms) => void waits?.push(ms) });
 }
 
 async function answer(profile: SimProfile, request: LlmRequest, attempt = 0, runSeed = 0): Promise<string> {

@@ -9,6 +9,7 @@ import { loadSimProfile } from "../../../src/sim/profile.ts";
 import { loadCorpus } from "../../corpus/load.ts";
 import { createEngineExecutor } from "../../engine/executor.ts";
 import { identifyEngine } from "../../engine/identity.ts";
+import { ENGINE_WIRES } from "../../engine/manifest.ts";
 import { EndpointCliShape, resolveRun, RunCliSchema } from "../../run/settings.ts";
 import { EXIT } from "../exit.ts";
 import { endpointOptions, parseOptions } from "../options.ts";
@@ -34,7 +35,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
       .argument("<file>", "the engine manifest (YAML)")
       .option("--smoke", "run one corpus goal through the engine and the recording proxy")
       .option("--goal <id>", "with --smoke: the corpus goal (default: the first in id order)")
-      .option("--provider <p>", "with --smoke: the provider of both roles (openai | anthropic: the wire format the engine speaks)")
+      .option("--provider <p>", `with --smoke: the provider of both roles (${ENGINE_WIRES.join(" | ")}: the wire format the engine speaks)`)
       .option("--model <m>", "with --smoke: the model of both roles")
       .option("--planner-model <m>", "with --smoke: the planner's model")
       .option("--critic-model <m>", "with --smoke: the critic's model"),

@@ -6,6 +6,7 @@ import { ENGINE_MODES, DEFAULT_MAX_ROUNDS, roundCap, runEngine } from "../../../
 import { checkApiKeys, MissingApiKeyError } from "../../../src/providers/api-keys.ts";
 import { createModelClient } from "../../../src/providers/client.ts";
 import { RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../src/providers/config.ts";
+import { defaultModel, isLiveProvider, WIRE_PROVIDERS } from "../../../src/providers/registry.ts";
 import { EndpointCliShape, endpointPatch } from "../../run/settings.ts";
 import { loadSimProfile } from "../../../src/sim/profile.ts";
 import { EXIT } from "../exit.ts";
@@ -16,16 +17,13 @@ import { collect, endpointOptions, intOption, numberOption, parseOptions } from 
 import { loadPacks } from "../../../src/packs/load.ts";
 import { packsBehave } from "../../packs.ts";
 
-const PROVIDERS = ["sim", "openai", "anthropic"] as const;
-const SIM_MODELS = { planner: "sim-planner-1", critic: "sim-critic-1" } as const;
-
 const OptionsSchema = z.strictObject({
   goal: z.string().min(1),
-  provider: z.enum(PROVIDERS).default("sim"),
+  provider: z.enum(WIRE_PROVIDERS).default("sim"),
   model: z.string().min(1).optional(),
-  plannerProvider: z.enum(PROVIDERS).optional(),
+  plannerProvider: z.enum(WIRE_PROVIDERS).optional(),
   plannerModel: z.string().min(1).optional(),
-  criticProvider: z.enum(PROVIDERS).optional(),
+  criticProvider: z.enum(WIRE_PROVIDERS).optional(),
   criticModel: z.string().min(1).optional(),
   ...EndpointCliShape,
   temperature: numberOption(z.number().min(0).max(2)).optional(),
@@ -44,16 +42,15 @@ function loadGoal(file: string): Goal {
   return toGoal(validate(source, goalSchemaFor(source.data)));
 }
 
-/** One role's model config: a vendor provider needs a model name; the sim has its own. */
+/** One role's model config: a vendor provider needs a model name; an in-process one (the sim) has its own. */
 function roleConfig(options: Options, role: "planner" | "critic"): RoleConfig {
   const provider = (role === "planner" ? options.plannerProvider : options.criticProvider) ?? options.provider;
-  const model = (role === "planner" ? options.plannerModel : options.criticModel) ?? options.model;
-  if (provider !== "sim" && model === undefined)
-    throw new InputError("command line", `--${role}-model`, `provider "${provider}" needs a model (--model or --${role}-model)`);
+  const model = (role === "planner" ? options.plannerModel : options.criticModel) ?? options.model ?? defaultModel(provider, role);
+  if (model === undefined) throw new InputError("command line", `--${role}-model`, `provider "${provider}" needs a model (--model or --${role}-model)`);
   return RoleConfigSchema.parse({
     provider,
-    model: model ?? SIM_MODELS[role],
-    ...(provider !== "sim" ? endpointPatch(options) : {}),
+    model,
+    ...(isLiveProvider(provider) ? endpointPatch(options) : {}),
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
   });
 }
@@ -79,7 +76,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
       .command("plan")
       .description("Run the engine on one goal and print its trace: 0 approved, 1 escalated, 2 invalid input, 3 infrastructure error (a provider that never answered)")
       .requiredOption("--goal <file>", "goal file (YAML or JSON; corpus goal files are accepted)")
-      .option("--provider <p>", `provider of both roles: ${PROVIDERS.join(" | ")}`, "sim")
+      .option("--provider <p>", `provider of both roles: ${WIRE_PROVIDERS.join(" | ")}`, "sim")
       .option("--model <m>", "model of both roles (required for a vendor provider)")
       .option("--planner-provider <p>", "provider of the planner")
       .option("--planner-model <m>", "model of the planner")

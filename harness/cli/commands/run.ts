@@ -9,6 +9,7 @@ import { RunCliSchema } from "../../run/settings.ts";
 import { shardFromEnv } from "../../run/shard-env.ts";
 import { runSweep } from "../../run/sweep.ts";
 import { realEngine } from "../../run/wiring.ts";
+import { WIRE_PROVIDERS } from "../../../src/providers/registry.ts";
 import type { CommandContext } from "./index.ts";
 import { collect, endpointOptions, parseOptions } from "../options.ts";
 
@@ -24,7 +25,7 @@ export function register(program: Command, { host, action, warn }: CommandContex
       .option("--category <list>", "corpus categories: balanced,strict,adversarial (leaves out boundary fixtures)")
       .option("--trials <n>", "trials per item (default 5, at most 10000)")
       .option("--seed <s>", "run seed (default 0)")
-      .option("--provider <p>", "provider for both roles: sim | openai | anthropic (replay: see --replay)")
+      .option("--provider <p>", `provider for both roles: ${WIRE_PROVIDERS.join(" | ")} (replay: see --replay)`)
       .option("--model <m>", "model for both roles")
       .option("--planner-provider <p>", "planner provider")
       .option("--planner-model <m>", "planner model")
