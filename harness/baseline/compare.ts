@@ -1,10 +1,9 @@
+import { metricDef } from "../../src/metrics/catalogue.ts";
 import { ROUNDING } from "../../src/metrics/estimate.ts";
-import { gwetAC1, krippendorffAlphaNominal } from "../../src/stats/agreement.ts";
 import { clusterBootstrap } from "../../src/stats/bootstrap.ts";
 import { normalCdf } from "../../src/stats/distributions.ts";
 import { holmByFamily } from "../../src/stats/multiplicity.ts";
 import { mantelHaenszel, mcnemar, twoSidedP } from "../../src/stats/paired.ts";
-import { FIXTURE_TRIAL_RATES } from "../../src/metrics/ground-truth.ts";
 import { excessDisagreementTest } from "../../src/stats/permutation.ts";
 import { coverage, isCause, type Coverage, type Difference } from "./compat.ts";
 import { diffSnapshots } from "./diff.ts";
@@ -119,25 +118,18 @@ function compareSuite(suite: string, items: [SnapshotItem, SnapshotItem][], chan
   };
 }
 
-/** Agreement coefficients of the items' verdicts: paired by resampling the shared items. */
-const COEFFICIENTS: Record<string, (counts: number[][]) => number | null> = {
-  critic_alpha_nominal: krippendorffAlphaNominal,
-  critic_ac1: (counts) => gwetAC1(counts, 2),
-};
-
 /**
  * A coefficient of the boundary items' counted verdicts, A − B, over the items with two counted
  * trials or more in both runs: percentile interval and bootstrap SE of the difference from a
  * cluster bootstrap of the paired items (a fixture group drawn whole), p from the normal.
  */
-function coefficientDelta(metric: string, a: Snapshot, b: Snapshot, opts: { reps: number; seed: number }) {
+function coefficientDelta(metric: string, f: (counts: number[][]) => number | null, a: Snapshot, b: Snapshot, opts: { reps: number; seed: number }) {
   const labels = VERDICT_CATEGORIES.critic;
   const counts = (item: SnapshotItem) => labels.map((l) => item.verdict_counts[l] ?? 0);
   const rows = pairedItems(a, b)
     .filter(([ai]) => ai.scheme === "critic")
     .map(([ai, bi]) => ({ a: counts(ai), b: counts(bi), cluster: bi.cluster }))
     .filter((r) => r.a.reduce((s, n) => s + n, 0) >= 2 && r.b.reduce((s, n) => s + n, 0) >= 2);
-  const f = COEFFICIENTS[metric]!;
   const boot = clusterBootstrap(rows, (sample) => {
     const [x, y] = [f(sample.map((r) => r.a)), f(sample.map((r) => r.b))];
     return x === null || y === null ? null : x - y;
@@ -156,25 +148,27 @@ function noVariation(metric: string, a: Snapshot, b: Snapshot): boolean {
 const seOf = (se: number | null) => (se !== null && se < ROUNDING ? 0 : se);
 
 /**
- * A metric's paired delta, A − B, with its interval and p: a ratio on its items' counts
- * (ratioDelta), an item-mean metric on its items' values (metricDelta: never [0, 0]), an agreement
- * coefficient by a paired bootstrap; otherwise not paired, with the reason.
+ * A metric's paired delta, A − B, with its interval and p, by the catalogue's pairing: a ratio on
+ * its items' counts (ratioDelta), an item-mean metric on its items' values (metricDelta: never
+ * [0, 0]; a per-trial rate on fixtures tested by Mantel–Haenszel), an agreement coefficient by a
+ * paired bootstrap; otherwise not paired, with the reason.
  */
 function compareMetric(metric: string, a: Snapshot, b: Snapshot, opts: { reps: number; seed: number }): Omit<MetricComparison, "p_holm" | "beyond_noise"> {
   const base = { metric, a: a.metrics[metric]?.value ?? null, b: b.metrics[metric]?.value ?? null };
+  const def = metricDef(metric);
   if (isRatioMetric(metric, a, b)) {
     const d = ratioDelta(metric, a, b);
     if (d && seOf(d.se) === 0 && d.mean === 0) return { ...base, method: "delta_method", delta: 0, ci_low: null, ci_high: null, se: d.se, p: null, n_items: d.n, note: "no variation in either run: no test" };
     return { ...base, method: "delta_method", delta: d?.mean ?? null, ci_low: d?.low ?? null, ci_high: d?.high ?? null, se: d?.se ?? null, p: d ? twoSidedP(d.mean, seOf(d.se), d.clusters - 1) : null, n_items: d?.n ?? 0, note: d ? null : "no unit of this ratio on the shared items in one of the runs" };
   }
-  if (metric in COEFFICIENTS) {
-    return { ...base, method: "cluster_bootstrap", ...coefficientDelta(metric, a, b, opts), note: null };
+  if (def?.statistic) {
+    return { ...base, method: "cluster_bootstrap", ...coefficientDelta(metric, def.statistic, a, b, opts), note: null };
   }
   const d = metricDelta(metric, b, a);
   if (d !== null && d.se !== null && seOf(d.se) === 0 && d.mean === 0 && noVariation(metric, a, b)) {
     return { ...base, method: "paired_t", delta: d.mean, ci_low: d.low, ci_high: d.high, se: d.se, p: null, n_items: d.n, note: "no variation in either run: no test" };
   }
-  if (d !== null && metric in FIXTURE_TRIAL_RATES) {
+  if (d !== null && def?.pairing === "mantel_haenszel") {
     const mh = mantelHaenszel(
       pairedItems(a, b).flatMap(([ai, bi]) => {
         const [va, vb] = [ai.values[metric], bi.values[metric]];

@@ -4,6 +4,7 @@ import type { Fixture } from "../../src/formats/fixture.ts";
 import { InputError } from "../../src/formats/load.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import { groupTrials, summarizeItem } from "../../src/metrics/items.ts";
+import { itemContexts } from "../../src/metrics/run-items.ts";
 import { sdOf, statsOf } from "../../src/stats/drift.ts";
 import type { Manifest } from "../run/manifest.ts";
 import { itemRatios, itemValues } from "./item-values.ts";
@@ -160,27 +161,23 @@ export function betweenRuns(runs: readonly Pick<RunPart, "metrics">[]): Record<s
  * like: a candidate run's item value has the same expectation as one baseline run's, even for a
  * statistic whose expectation depends on the number of trials (evidence drift among the trials
  * that agree with the modal verdict). An injection twin's values are its pair's, with its control
- * from the same run.
+ * from the same run. The security and injection suites' items have none: their metrics are their
+ * suites' own, computed from their ground truth.
  */
 function runMeanValues(runs: readonly RunPart[], fixtures: readonly Fixture[]): Map<string, Pick<SnapshotItem, "values" | "ratios">> {
-  const byId = new Map(fixtures.map((f) => [f.id, f]));
   const sums = new Map<string, { values: Record<string, { sum: number; n: number }>; ratios: Record<string, { num: number; den: number }> }>();
   for (const run of runs) {
-    const groups = groupTrials(run.trials, fixtures);
-    const critic = new Map(groups.filter((g) => g.scheme === "critic").map((g) => [g.item_id, g]));
-    for (const group of groups) {
-      const key = itemKey(group);
+    for (const it of itemContexts(groupTrials(run.trials, fixtures), fixtures)) {
+      const key = itemKey(it.item);
       const acc = sums.get(key) ?? { values: {}, ratios: {} };
-      const fixture = group.scheme === "critic" ? byId.get(group.item_id) : undefined;
-      const control = fixture?.injection_of ? critic.get(fixture.injection_of) : undefined;
-      for (const [name, v] of Object.entries(itemValues(group, fixture, control))) {
+      for (const [name, v] of Object.entries(itemValues(it))) {
         const a = (acc.values[name] ??= { sum: 0, n: 0 });
         if (v !== null) {
           a.sum += v;
           a.n += 1;
         }
       }
-      for (const [name, r] of Object.entries(itemRatios(group, fixture))) {
+      for (const [name, r] of Object.entries(itemRatios(it))) {
         const a = (acc.ratios[name] ??= { num: 0, den: 0 });
         a.num += r.num;
         a.den += r.den;

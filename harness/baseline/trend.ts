@@ -4,7 +4,7 @@ import { InputError } from "../../src/formats/input-error.ts";
 import { ROUNDING } from "../../src/metrics/estimate.ts";
 import { binomialTails, hypergeometricTails, type CountTails } from "../../src/stats/exact.ts";
 import { holmByFamily, holmTaroneByFamily } from "../../src/stats/multiplicity.ts";
-import { metricInfo } from "../report/metric-catalogue.ts";
+import { metricInfo } from "../../src/metrics/catalogue.ts";
 import { metricDelta } from "./gate.ts";
 import { isRatioMetric, pooledItems, ratioDelta } from "./paired.ts";
 import type { GatePolicy } from "./policy.ts";

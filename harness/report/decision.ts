@@ -7,7 +7,7 @@ import { describeSnapshot } from "../baseline/schema.ts";
 import { snapshotOfLoaded } from "../baseline/io.ts";
 import { gateVerdict, judge } from "../baseline/judge.ts";
 import type { LoadedRun } from "./load.ts";
-import { HEADLINE_METRICS, metricInfo, type Direction } from "./metric-catalogue.ts";
+import { HEADLINE_METRICS, metricInfo, type Direction } from "../../src/metrics/catalogue.ts";
 
 /** What a report is asked to decide against: a published baseline and the pre-registered policy. */
 export interface DecisionInput {

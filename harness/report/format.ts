@@ -1,4 +1,5 @@
 import type { RunSpend } from "../../src/formats/summary.ts";
+import type { Direction } from "../../src/metrics/catalogue.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { formatSpend } from "../run/budget.ts";
 import type { Manifest } from "../run/manifest.ts";
@@ -18,6 +19,11 @@ export function fmt(x: number | null | undefined): string {
   if (x === null || x === undefined || Number.isNaN(x)) return "n/a";
   if (Number.isInteger(x)) return String(x);
   return Math.abs(x) >= 1000 ? x.toFixed(0) : Number(x.toPrecision(3)).toString();
+}
+
+/** An arrow for tables: which way is better. */
+export function directionMark(d: Direction): string {
+  return d === "lower_is_better" ? "↓ lower is better" : d === "higher_is_better" ? "↑ higher is better" : "· no better direction";
 }
 
 /** `value [ci_low, ci_high]`, or the value alone when it has no interval. */

@@ -1,8 +1,8 @@
 import type { ItemSummary } from "../../src/metrics/items.ts";
 import { gateOutcome, type Decision } from "./decision.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
-import { fmt, fmtMetric, forestDelta, mdText, modelLabel, runOrigin, SPEND_COLUMNS, spendNote, spendRows, table, verdictText } from "./format.ts";
-import { directionMark, metricInfo, orderedMetricNames } from "./metric-catalogue.ts";
+import { directionMark, fmt, fmtMetric, forestDelta, mdText, modelLabel, runOrigin, SPEND_COLUMNS, spendNote, spendRows, table, verdictText } from "./format.ts";
+import { metricInfo, orderedMetricNames } from "../../src/metrics/catalogue.ts";
 import { triage, type ItemDetail } from "./triage.ts";
 import { simProfileOf, type LoadedRun } from "./load.ts";
 import { suitesMarkdown } from "./suites.ts";

@@ -1,6 +1,6 @@
 import { fmt, verdictText } from "../report/format.ts";
 import { EVIDENCE_COLORS } from "../report/html.ts";
-import { directionMark } from "../report/metric-catalogue.ts";
+import { directionMark } from "../report/format.ts";
 import { figure, page, SORT_SCRIPT, sortable, type View } from "../report/page.ts";
 import { emptyChart, esc, heatmap, PALETTE, stackedBars } from "../report/svg.ts";
 import { seriesChart, type PlotSeries } from "../report/svg-plots.ts";

@@ -12,7 +12,7 @@ import type { Snapshot } from "../baseline/schema.ts";
 import { trend, type MetricFamily, type MetricTrend } from "../baseline/trend.ts";
 import { simProfileOf, type LoadedRun } from "../report/load.ts";
 import { modelLabel } from "../report/format.ts";
-import { HEADLINE_METRICS, metricInfo, type Direction } from "../report/metric-catalogue.ts";
+import { HEADLINE_METRICS, metricInfo, type Direction } from "../../src/metrics/catalogue.ts";
 
 /**
  * The research report across runs (pure): headline metrics over runs with the drift charts'

@@ -20,7 +20,7 @@ import { publicBaseUrl } from "../../src/providers/endpoint.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { runCanaries } from "../canary.ts";
 import { fmtMetric } from "../report/format.ts";
-import { HEADLINE_METRICS } from "../report/metric-catalogue.ts";
+import { HEADLINE_METRICS } from "../../src/metrics/catalogue.ts";
 import type { DecisionInput } from "../report/decision.ts";
 import { writeReport } from "../report/write.ts";
 import { loadCorpus, type Corpus } from "../corpus/load.ts";

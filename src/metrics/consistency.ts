@@ -1,19 +1,15 @@
-import { gwetAC1, krippendorffAlphaNominal, pairwiseDisagreement } from "../stats/agreement.ts";
+import { pairwiseDisagreement } from "../stats/agreement.ts";
 import type { TrialRecord } from "../formats/records.ts";
-import { bootstrapMetric, itemMeanMetric, type ItemValue } from "./estimate.ts";
+import { bootstrapMetric, type ItemValue } from "./estimate.ts";
 import { countedTrials, countedVerdictCounts, modalVerdict, type ItemTrials } from "./items.ts";
 import { criticFindings, verdictLabel } from "./trial-facts.ts";
 import type { EstimateContext, MetricValue } from "./types.ts";
 
-/** Mean of Q_i over items with at least two counted trials (label_flip_rate, engine_flip_rate). */
-export function flipRate(items: readonly ItemTrials[], ctx: EstimateContext): MetricValue {
-  const values: ItemValue[] = [];
-  for (const item of items) {
-    const counts = countedVerdictCounts(item);
-    const q = pairwiseDisagreement(counts);
-    if (q !== null) values.push({ value: q, trials: counts.reduce((s, n) => s + n, 0), cluster: item.cluster });
-  }
-  return itemMeanMetric(values, ctx);
+/** An item's disagreement Q_i over its counted verdicts (label_flip_rate, engine_flip_rate); null below two counted trials. */
+export function itemFlip(item: ItemTrials): ItemValue | null {
+  const counts = countedVerdictCounts(item);
+  const q = pairwiseDisagreement(counts);
+  return q === null ? null : { value: q, trials: counts.reduce((s, n) => s + n, 0), cluster: item.cluster };
 }
 
 /**
@@ -60,37 +56,29 @@ export function itemEvidenceDrift(item: ItemTrials): ItemValue | null {
   return { value: 1 - sum / pairs, trials: agreeing.length, cluster: item.cluster };
 }
 
-export function evidenceDriftRate(items: readonly ItemTrials[], ctx: EstimateContext): MetricValue {
-  return itemMeanMetric(items.map(itemEvidenceDrift).filter((v) => v !== null), ctx);
+/** Whether the item's counted verdicts are unanimous (at least one): evidence drift there is rationale instability alone. */
+export function isUnanimous(item: ItemTrials): boolean {
+  const counts = countedVerdictCounts(item);
+  const n = counts.reduce((s, c) => s + c, 0);
+  return n > 0 && counts.includes(n);
 }
 
-/** Evidence drift on items whose counted verdicts are unanimous: rationale instability alone. */
-export function unanimousEvidenceDriftRate(items: readonly ItemTrials[], ctx: EstimateContext): MetricValue {
-  const unanimous = items.filter((item) => {
-    const counts = countedVerdictCounts(item);
-    const n = counts.reduce((s, c) => s + c, 0);
-    return n > 0 && counts.includes(n);
-  });
-  return evidenceDriftRate(unanimous, ctx);
-}
-
-interface CountsItem {
-  counts: number[];
-  trials: number;
-  cluster: string;
-}
-
-/** Krippendorff's α (nominal) and Gwet's AC1 over the items' counted verdicts, cluster bootstrap. */
-export function agreementCoefficients(items: readonly ItemTrials[], ctx: EstimateContext, prefix: string): Record<string, MetricValue> {
-  const rows: CountsItem[] = items
+/**
+ * A chance-corrected agreement coefficient (Krippendorff's α, Gwet's AC1) of the items' counted
+ * verdicts over the items with two counted trials or more, with a percentile cluster bootstrap
+ * (stream = the metric key).
+ */
+export function verdictCoefficient(
+  items: readonly ItemTrials[],
+  statistic: (counts: number[][]) => number | null,
+  ctx: EstimateContext,
+  stream: string,
+): MetricValue {
+  const rows = items
     .map((item) => {
       const counts = countedVerdictCounts(item);
       return { counts, trials: counts.reduce((s, n) => s + n, 0), cluster: item.cluster };
     })
     .filter((row) => row.trials >= 2);
-  const categories = rows[0]?.counts.length ?? 2;
-  return {
-    [`${prefix}_alpha_nominal`]: bootstrapMetric(rows, (s) => krippendorffAlphaNominal(s.map((r) => r.counts)), ctx, `${prefix}_alpha_nominal`),
-    [`${prefix}_ac1`]: bootstrapMetric(rows, (s) => gwetAC1(s.map((r) => r.counts), categories), ctx, `${prefix}_ac1`),
-  };
+  return bootstrapMetric(rows, (s) => statistic(s.map((r) => r.counts)), ctx, stream);
 }

@@ -1,7 +1,6 @@
 import { FAMILIES } from "../formats/enums.ts";
 import type { NormalizedFinding } from "../formats/findings.ts";
-import type { CountRatioItem } from "../stats/bootstrap.ts";
-import { ratioMetric } from "./estimate.ts";
+import { ratioMetric, type RatioItem } from "./estimate.ts";
 import { countedTrials, type ItemTrials } from "./items.ts";
 import { criticFindings, rawSeverityIsBlocker } from "./trial-facts.ts";
 import type { EstimateContext, MetricMap } from "./types.ts";
@@ -45,32 +44,41 @@ const DOWNGRADE: Record<string, FindingRatio> = {
   ...Object.fromEntries(DOWNGRADE_GROUPS.map((group) => [`downgrade_rate.${group}`, { num: downgraded, den: (f: NormalizedFinding) => rawSeverityIsBlocker(f) && familyGroup(f) === group }])),
 };
 
+const EVIDENCE_RATIOS: Readonly<Record<string, FindingRatio>> = { ...UNSUPPORTED, ...DOWNGRADE };
+
 /**
- * One item's counts behind every evidence ratio (unsupported evidence and downgrades): per key, the
- * findings it counts over the findings it is a share of, among the critic findings of the item's
- * counted trials. The summary sums them over items; compare and drift pair them item by item.
+ * One item's counts behind an evidence ratio (unsupported evidence, a downgrade rate): the findings
+ * it counts over the findings it is a share of, among the critic findings of the item's counted
+ * trials, clustered by the item's group. The summary sums them over items; compare and drift pair
+ * them item by item.
  */
-export function evidenceRatioParts(item: ItemTrials): Record<string, CountRatioItem> {
-  const findings = countedTrials(item).flatMap(criticFindings);
-  return Object.fromEntries(
-    Object.entries({ ...UNSUPPORTED, ...DOWNGRADE }).map(([key, r]) => {
-      const den = findings.filter(r.den);
-      return [key, { num: den.filter(r.num).length, den: den.length }];
-    }),
-  );
+export function evidenceCounts(item: ItemTrials, key: string): RatioItem {
+  const r = EVIDENCE_RATIOS[key];
+  if (r === undefined) throw new RangeError(`evidenceCounts: no evidence ratio ${key}`);
+  const counted = countedTrials(item);
+  const den = counted.flatMap(criticFindings).filter(r.den);
+  return { num: den.filter(r.num).length, den: den.length, trials: counted.length, cluster: item.cluster };
 }
 
 function ratioMetrics(items: readonly ItemTrials[], keys: readonly string[], ctx: EstimateContext): MetricMap {
-  const rows = items.map((item) => ({ parts: evidenceRatioParts(item), trials: countedTrials(item).length, cluster: item.cluster }));
-  return Object.fromEntries(keys.map((key) => [key, ratioMetric(rows.map((r) => ({ ...r.parts[key]!, trials: r.trials, cluster: r.cluster })), ctx, key)]));
+  return Object.fromEntries(
+    keys.map((key) => [
+      key,
+      ratioMetric(
+        items.map((item) => evidenceCounts(item, key)),
+        ctx,
+        key,
+      ),
+    ]),
+  );
 }
 
-/** `unsupported_evidence_rate` and its two kinds over the items' critic findings (cluster bootstrap by item). */
+/** `unsupported_evidence_rate` and its two kinds over the items' critic findings (the research report's audit figures). */
 export function unsupportedEvidence(items: readonly ItemTrials[], ctx: EstimateContext): MetricMap {
   return ratioMetrics(items, Object.keys(UNSUPPORTED), ctx);
 }
 
-/** `downgrade_rate` and `downgrade_rate.<family>` over the items' raw blockers (cluster bootstrap by item). */
+/** `downgrade_rate` and `downgrade_rate.<family>` over the items' raw blockers (the research report's audit figures). */
 export function downgradeRates(items: readonly ItemTrials[], ctx: EstimateContext): MetricMap {
   return ratioMetrics(items, Object.keys(DOWNGRADE), ctx);
 }

@@ -1,28 +1,12 @@
 import type { Suite } from "../formats/records.ts";
-import { agreementCoefficients, evidenceDriftRate, flipRate, unanimousEvidenceDriftRate } from "./consistency.ts";
-import { availabilityMetrics } from "./availability.ts";
-import { downgradeRates, unsupportedEvidence } from "./evidence.ts";
+import { METRIC_DEFS, type Computation, type MetricDef } from "./catalogue.ts";
+import { verdictCoefficient } from "./consistency.ts";
+import { itemMeanMetric, itemShareMetric, ratioMetric, type ItemValue, type RatioItem } from "./estimate.ts";
 import { fixtureChecks, goalChecks, judgeExpectations, type ExpectationReport } from "./expectations.ts";
-import { familyMigration, fixtureRateMetrics, type FamilyConfusion, type FixtureItem } from "./ground-truth.ts";
-import { injectionShift } from "./injection.ts";
-import { injectionTrapMetrics } from "./injection-traps.ts";
-import { securityOracleMetrics } from "./security-oracle.ts";
-import type { CorpusGoal } from "../formats/goal.ts";
+import { familyConfusion, type FamilyConfusion } from "./ground-truth.ts";
 import { SUMMARY_SCHEMA_VERSION } from "../formats/summary.ts";
-import { groupTrials, type ItemTrials } from "./items.ts";
-import { engineOperational, spendByRole } from "./operational.ts";
-import type { EstimateContext, MetricMap, MetricsInput, MetricsOptions } from "./types.ts";
-
-const SUITE_METRICS: ReadonlySet<Suite> = new Set(["security", "injection"]);
-
-/** The security oracle's and the injection traps' metrics: present only when the run has their trials. */
-function suiteMetrics(all: readonly ItemTrials[], input: MetricsInput, goals: readonly { item: ItemTrials; definition: CorpusGoal }[], ctx: EstimateContext): MetricMap {
-  const injection = all.filter((it) => it.suite === "injection");
-  return {
-    ...securityOracleMetrics(all.filter((it) => it.suite === "security"), input.security ?? [], ctx),
-    ...injectionTrapMetrics(injection, input.injection ?? [], injection.length ? goals.map(({ item, definition }) => ({ item, goal: definition })) : [], ctx),
-  };
-}
+import { runItems, type RunItems } from "./run-items.ts";
+import type { EstimateContext, MetricMap, MetricsInput, MetricsOptions, MetricValue } from "./types.ts";
 
 export interface Summary {
   schema_version: typeof SUMMARY_SCHEMA_VERSION;
@@ -45,64 +29,64 @@ export interface Summary {
   expectations: { goals: ExpectationReport; fixtures: ExpectationReport };
 }
 
-function join<T extends { id: string }>(items: readonly ItemTrials[], definitions: readonly T[], unmatched: string[]): { item: ItemTrials; definition: T }[] {
-  const byId = new Map(definitions.map((d) => [d.id, d]));
-  return items.flatMap((item) => {
-    const definition = byId.get(item.item_id);
-    if (definition === undefined) {
-      unmatched.push(`${item.suite}/${item.item_id}`);
-      return [];
+const defined = <T>(xs: readonly (T | null | undefined)[]): T[] => xs.filter((x): x is T => x !== null && x !== undefined);
+
+/**
+ * A metric the catalogue defines by its per-item rule (or a coefficient's statistic), estimated by
+ * its kind: a ratio of the items' counts, a share of items, or the mean of the items' values with
+ * the clustered interval, clipped to the kind's range.
+ */
+function fromItems(def: MetricDef, run: RunItems): MetricValue {
+  if (def.statistic) return verdictCoefficient(run.boundary, def.statistic, run.ctx, def.id);
+  const rule = def.perItem;
+  if (rule === null) throw new Error(`metric ${def.id}: no computation, per-item rule or statistic`);
+  if (rule.kind === "counts") return ratioMetric(defined<RatioItem>(run.items.map(rule.of)), run.ctx, def.id);
+  const values = defined<ItemValue>(run.items.map(rule.of));
+  if (def.kind === "item_share") return itemShareMetric(values.map((v) => ({ hit: v.value === 1, trials: v.trials })), run.ctx);
+  return itemMeanMetric(values, run.ctx, def.kind === "paired_effect" ? [-1, 1] : [0, 1], def.interval);
+}
+
+/** Every metric of the catalogue in its order, each shared computation run once (at its first metric). */
+function computeMetrics(run: RunItems): { metrics: MetricMap; operational: MetricMap } {
+  const out = { metrics: {} as MetricMap, operational: {} as MetricMap };
+  const done = new Set<Computation>();
+  for (const def of METRIC_DEFS) {
+    if (def.computedBy === undefined) out[def.section][def.id] = fromItems(def, run);
+    else if (!done.has(def.computedBy)) {
+      done.add(def.computedBy);
+      Object.assign(out[def.section], def.computedBy(run));
     }
-    return [{ item, definition }];
-  });
+  }
+  return out;
 }
 
 /**
- * The run summary: every metric with its interval and counts, the operational numbers and the
- * expectation checks. Pure: the same trials, fixtures, goals and seed give the same summary,
- * whatever the order of the input.
+ * The run summary: every metric of the catalogue (src/metrics/catalogue.ts) with its interval and
+ * counts, the operational numbers and the expectation checks. Pure: the same trials, fixtures,
+ * goals and seed give the same summary, whatever the order of the input.
  */
 export function summarize(input: MetricsInput, options: MetricsOptions): Summary {
   const ctx: EstimateContext = { conf: options.conf ?? 0.95, seed: options.seed, reps: options.bootstrapReps ?? 2000 };
-  const all = groupTrials(input.trials, input.fixtures);
-  // The security and injection suites have metrics of their own; every other metric reads the rest.
-  const items = all.filter((it) => !SUITE_METRICS.has(it.suite));
-  const boundary = items.filter((it) => it.scheme === "critic");
-  const engine = items.filter((it) => it.scheme === "engine");
-  const unmatched: string[] = [];
-  const fixtureJoin = join(boundary, input.fixtures, unmatched);
-  const goalJoin = join(engine, input.goals, unmatched);
-  const fixtureItems: FixtureItem[] = fixtureJoin.map(({ item, definition }) => ({ item, fixture: definition }));
-  const migration = familyMigration(fixtureItems, ctx);
-
-  const tally = (key: (it: ItemTrials) => number) =>
-    all.reduce<Partial<Record<Suite, number>>>((acc, it) => ({ ...acc, [it.suite]: (acc[it.suite] ?? 0) + key(it) }), {});
-
+  const run = runItems(input, ctx);
+  const fixtureJoin = run.items.flatMap(({ item, fixture }) => (fixture === undefined ? [] : [{ item, definition: fixture }]));
+  const tally = (key: (it: (typeof run.all)[number]) => number) =>
+    run.all.reduce<Partial<Record<Suite, number>>>((acc, it) => ({ ...acc, [it.suite]: (acc[it.suite] ?? 0) + key(it) }), {});
+  const { metrics, operational } = computeMetrics(run);
   return {
     schema_version: SUMMARY_SCHEMA_VERSION,
     conf: ctx.conf,
     seed: ctx.seed,
     bootstrap_reps: ctx.reps,
-    counts: { trials: tally((it) => it.trials.length), items: tally(() => 1), unmatched_items: unmatched },
-    metrics: {
-      label_flip_rate: flipRate(boundary, ctx),
-      engine_flip_rate: flipRate(engine, ctx),
-      evidence_drift_rate: evidenceDriftRate(boundary, ctx),
-      "evidence_drift_rate.unanimous": unanimousEvidenceDriftRate(boundary, ctx),
-      ...migration.metric,
-      ...fixtureRateMetrics(fixtureItems, ctx),
-      ...unsupportedEvidence(boundary, ctx),
-      ...downgradeRates(boundary, ctx),
-      ...injectionShift(fixtureItems, ctx),
-      ...availabilityMetrics(boundary, engine, ctx),
-      ...agreementCoefficients(boundary, ctx, "critic"),
-      ...suiteMetrics(all, input, goalJoin, ctx),
-    },
-    family_confusion: migration.confusion,
+    counts: { trials: tally((it) => it.trials.length), items: tally(() => 1), unmatched_items: [...run.unmatched] },
+    metrics,
+    family_confusion: familyConfusion(fixtureJoin.map(({ item, definition }) => ({ item, fixture: definition }))),
     // Spend is the whole run's: every suite's calls were bought.
-    operational: { ...engineOperational(engine, ctx), ...spendByRole(all) },
+    operational,
     expectations: {
-      goals: judgeExpectations(goalJoin, goalChecks),
+      goals: judgeExpectations(
+        run.goals.map(({ item, goal }) => ({ item, definition: goal })),
+        goalChecks,
+      ),
       fixtures: judgeExpectations(fixtureJoin, fixtureChecks),
     },
   };

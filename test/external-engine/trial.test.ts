@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { EngineRun } from "../../harness/engine/result.ts";
 import { engineTrialOutcome, type EngineEnding, type TrialEvidence } from "../../harness/engine/trial.ts";
 import type { CallRecord } from "../../src/formats/records.ts";
-import { AVAILABILITY_RATES } from "../../src/metrics/availability.ts";
+import { approvedGateBlocked, failOpenApproval } from "../../src/metrics/availability.ts";
 import { call } from "../metrics/builders.ts";
 import { hard, makeGoal, makePlan, mutate, read, verify } from "../helpers/plans.ts";
 
@@ -21,8 +21,8 @@ const rpc = (role: "planner" | "critic", outcome: CallRecord["outcome"], key = `
 });
 const evidence = (over: Partial<TrialEvidence>): TrialEvidence => ({ goal, calls: [rpc("planner", "ok"), rpc("critic", "ok")], refusedRequests: 0, ending: exited, stderrTail: null, result: approved(), ...over });
 
-const failOpen = AVAILABILITY_RATES.fail_open_approval!.event;
-const gateBlocked = AVAILABILITY_RATES.engine_gate_disagreement!.event;
+const failOpen = failOpenApproval;
+const gateBlocked = approvedGateBlocked;
 const asTrial = (o: ReturnType<typeof engineTrialOutcome>) => ({ ...o, schema_version: 1 as const, suite: "corpus" as const, item_id: "g", trial: 0, item_hash: "h", cost_usd: 0, latency_ms: 1, started_at: "", finished_at: "" });
 
 describe("an external engine's trial, judged by what the proxy and the process showed", () => {
