@@ -156,19 +156,22 @@ const seOf = (se: number | null) => (se !== null && se < ROUNDING ? 0 : se);
 function compareMetric(metric: string, a: Snapshot, b: Snapshot, opts: { reps: number; seed: number }): Omit<MetricComparison, "p_holm" | "beyond_noise"> {
   const base = { metric, a: a.metrics[metric]?.value ?? null, b: b.metrics[metric]?.value ?? null };
   const def = metricDef(metric);
+  const unpaired = { ...base, method: null, delta: null, ci_low: null, ci_high: null, se: null, p: null, n_items: 0 };
+  if (def === undefined) return { ...unpaired, note: "not a metric of this version's catalogue: not paired" };
+  if (def.pairing === null) return { ...unpaired, note: "it has no per-item value (a figure of the whole run): not paired; gate it with a floor" };
   if (isRatioMetric(metric, a, b)) {
     const d = ratioDelta(metric, a, b);
     if (d && seOf(d.se) === 0 && d.mean === 0) return { ...base, method: "delta_method", delta: 0, ci_low: null, ci_high: null, se: d.se, p: null, n_items: d.n, note: "no variation in either run: no test" };
     return { ...base, method: "delta_method", delta: d?.mean ?? null, ci_low: d?.low ?? null, ci_high: d?.high ?? null, se: d?.se ?? null, p: d ? twoSidedP(d.mean, seOf(d.se), d.clusters - 1) : null, n_items: d?.n ?? 0, note: d ? null : "no unit of this ratio on the shared items in one of the runs" };
   }
-  if (def?.statistic) {
+  if (def.statistic) {
     return { ...base, method: "cluster_bootstrap", ...coefficientDelta(metric, def.statistic, a, b, opts), note: null };
   }
   const d = metricDelta(metric, b, a);
   if (d !== null && d.se !== null && seOf(d.se) === 0 && d.mean === 0 && noVariation(metric, a, b)) {
     return { ...base, method: "paired_t", delta: d.mean, ci_low: d.low, ci_high: d.high, se: d.se, p: null, n_items: d.n, note: "no variation in either run: no test" };
   }
-  if (d !== null && def?.pairing === "mantel_haenszel") {
+  if (d !== null && def.pairing === "mantel_haenszel") {
     const mh = mantelHaenszel(
       pairedItems(a, b).flatMap(([ai, bi]) => {
         const [va, vb] = [ai.values[metric], bi.values[metric]];
@@ -178,8 +181,8 @@ function compareMetric(metric: string, a: Snapshot, b: Snapshot, opts: { reps: n
     return { ...base, method: "mantel_haenszel", delta: d.mean, ci_low: d.low, ci_high: d.high, se: d.se, p: mh?.p ?? null, n_items: d.n, note: mh ? null : "no event in either run: no test" };
   }
   if (d === null) {
-    const kept = a.items.some((i) => metric in i.values) || b.items.some((i) => metric in i.values);
-    return { ...base, method: null, delta: null, ci_low: null, ci_high: null, se: null, p: null, n_items: 0, note: kept ? "no shared item with a value in both runs" : "the snapshots carry no per-item value or count of it (a baseline published before they were recorded)" };
+    const kept = [...a.items, ...b.items].some((i) => metric in i.values || metric in i.ratios);
+    return { ...unpaired, note: kept ? "no shared item with a value in both runs" : "no item of either run has a value or count of it (none is in its base, or a baseline published before they were recorded)" };
   }
   return { ...base, method: "paired_t", delta: d.mean, ci_low: d.low, ci_high: d.high, se: d.se, p: twoSidedP(d.mean, seOf(d.se), d.clusters - 1), n_items: d.n, note: null };
 }

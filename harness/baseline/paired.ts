@@ -1,3 +1,4 @@
+import { metricDef } from "../../src/metrics/catalogue.ts";
 import { pairedRatioDelta } from "../../src/stats/paired.ts";
 import type { MeanInterval } from "../../src/stats/mean.ts";
 import { itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
@@ -13,9 +14,9 @@ export function pairedItems(a: Snapshot, b: Snapshot): [SnapshotItem, SnapshotIt
   return out;
 }
 
-/** Whether a metric is a ratio of sums whose per-item counts the snapshots record. */
+/** Whether a metric is a ratio of sums paired on its items' counts (the catalogue's pairing), and the snapshots record them. */
 export function isRatioMetric(metric: string, ...sides: Snapshot[]): boolean {
-  return sides.every((s) => s.items.some((i) => metric in i.ratios));
+  return metricDef(metric)?.pairing === "delta_method" && sides.every((s) => s.items.some((i) => metric in i.ratios));
 }
 
 /**

@@ -88,6 +88,19 @@ describe("compare's verdict and the defect-family profile", () => {
     expect(c.verdict.line).toMatch(/^B differs from A on .*critic_miss_rate \(0 -> 0\.5, Δ 0\.5, Holm p [^)]+\).*; no recorded configuration difference explains it$/);
   });
 
+  it("pairs by the catalogue: a metric without per-item values, or one it does not know, has a row saying why it is not paired", () => {
+    const withSuiteMetrics = (s: Snapshot): Snapshot => ({
+      ...s,
+      metrics: { ...s.metrics, security_flawed_blocked: { value: 1, ci_low: 0.9, ci_high: 1, n_items: 4, n_trials: 20 }, retired_metric: { value: 0.1, ci_low: null, ci_high: null, n_items: 4, n_trials: 20 } },
+    });
+    const c = compareSnapshots(withSuiteMetrics(run(() => BLOCK, (m) => void (m.run_id = "a"))), withSuiteMetrics(run(() => BLOCK)), { reps: 200, seed: 1 });
+    const row = (name: string) => c.metrics.find((m) => m.metric === name)!;
+    expect(row("security_flawed_blocked")).toMatchObject({ a: 1, b: 1, method: null, p: null, note: "it has no per-item value (a figure of the whole run): not paired; gate it with a floor" });
+    expect(row("retired_metric")).toMatchObject({ method: null, note: expect.stringContaining("not a metric of this version's catalogue") });
+    // A corpus metric on a boundary-only run: its base has no item in either run.
+    expect(row("engine_flip_rate")).toMatchObject({ method: null, note: expect.stringContaining("none is in its base") });
+  });
+
   it("reads no difference beyond noise for a run against a rerun of itself, and takes no share of α for what never varied", () => {
     const noisy = (seed: number) => run((i) => (i % 2 ? ["block", "pass", "block", "block", "block"] : BLOCK), (m) => void ((m.run_id = `r${seed}`), (m.config.seed = seed)));
     const c = compareSnapshots(noisy(1), noisy(2), { reps: 200, seed: 1 });
