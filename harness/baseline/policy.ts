@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { metricDef } from "../../src/metrics/catalogue.ts";
 import type { Snapshot } from "./schema.ts";
 
 const metricName = z.string().regex(/^[a-z0-9_.]+$/, "a metric name from summary.json (e.g. underclaim_approvals)");
@@ -26,13 +27,29 @@ export const FloorSchema = z
     path: ["on"],
   });
 
-/** A per-metric non-inferiority margin against the baseline (methodology-notes §12 steps 3–4). */
-export const MarginSchema = z.strictObject({
-  metric: metricName,
-  /** The smallest regression that matters, in the metric's own units. */
-  margin: z.number().positive(),
-  direction: z.enum(["lower_is_better", "higher_is_better"]).default("lower_is_better"),
-});
+/**
+ * A per-metric non-inferiority margin against the baseline (methodology-notes §12 steps 3–4). Its
+ * direction is the metric's own (src/metrics/catalogue.ts): a policy may state it, never contradict
+ * it, and must state it only for a metric with no better direction.
+ */
+export const MarginSchema = z
+  .strictObject({
+    metric: metricName,
+    /** The smallest regression that matters, in the metric's own units. */
+    margin: z.number().positive(),
+    direction: z.enum(["lower_is_better", "higher_is_better"]).optional(),
+  })
+  .transform((m, ctx) => {
+    const def = metricDef(m.metric);
+    const refuse = (path: string, message: string) => (ctx.addIssue({ code: "custom", path: [path], message }), z.NEVER);
+    if (def === undefined) return refuse("metric", `"${m.metric}" is not a metric fieldtest computes (src/metrics/catalogue.ts)`);
+    const where = `src/metrics/catalogue.ts, METHODOLOGY.md §${def.methodology}`;
+    if (def.direction === "neutral") {
+      return m.direction === undefined ? refuse("direction", `"${m.metric}" has no better direction (${where}): say which way its margin guards`) : { ...m, direction: m.direction };
+    }
+    if (m.direction !== undefined && m.direction !== def.direction) return refuse("direction", `"${m.metric}" is ${def.direction} (${where}), not ${m.direction}`);
+    return { ...m, direction: def.direction };
+  });
 
 /**
  * The pre-registered release policy (`gate.yaml`). Written before the run it judges; changing it

@@ -161,12 +161,20 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     expect(one.stdout).toMatch(/\ngate: inconclusive in trials_per_item(, [a-z_.:]+)*( and \d+ more)?: needs at least 3 trials per item\n/);
   });
 
-  it("bad input is one line naming the file and key path, exit 2", async () => {
-    writeFileSync(join(root, "bad-policy.yaml"), "version: 1\nfloors:\n  - { metric: x, max: 1, onn: value }\n");
-    const r = await fieldtest("gate", join(root, "same"), "--baseline", join(root, "baselines", "base.json"), "--policy", join(root, "bad-policy.yaml"));
+  it.each([
+    ["bad-policy.yaml", "version: 1\nfloors:\n  - { metric: x, max: 1, onn: value }\n", 'bad-policy.yaml:3: floors[0].onn: unknown key "onn"'],
+    // A margin whose direction contradicts the metric's own.
+    [
+      "upside-down.yaml",
+      "version: 1\nnon_inferiority:\n  - { metric: label_flip_rate, margin: 0.2 }\n  - { metric: critic_miss_rate, margin: 0.1, direction: higher_is_better }\n",
+      'upside-down.yaml:4: non_inferiority[1].direction: "critic_miss_rate" is lower_is_better (src/metrics/catalogue.ts, METHODOLOGY.md §4.4), not higher_is_better',
+    ],
+  ])("bad input is one line naming the file and key path, exit 2 (%s)", async (file, text, line) => {
+    writeFileSync(join(root, file), text);
+    const r = await fieldtest("gate", join(root, "same"), "--baseline", join(root, "baselines", "base.json"), "--policy", join(root, file));
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(r.stderr).toContain('bad-policy.yaml:3: floors[0].onn: unknown key "onn"');
+    expect(r.stderr).toContain(line);
   });
 });
 

@@ -161,6 +161,35 @@ describe("floors", () => {
   });
 });
 
+describe("a margin's direction", () => {
+  const margin = (m: Record<string, unknown>) => GatePolicySchema.safeParse({ version: 1, non_inferiority: [m] });
+
+  it("is the metric's own from the catalogue when the policy leaves it out: lower for a miss rate, higher for a share that must stay 1", () => {
+    expect(margin({ metric: "critic_miss_rate", margin: 0.1 }).data!.non_inferiority[0]!.direction).toBe("lower_is_better");
+    expect(margin({ metric: "injection_gate_identical", margin: 0.1 }).data!.non_inferiority[0]!.direction).toBe("higher_is_better");
+    expect(margin({ metric: "injection_gate_identical", margin: 0.1, direction: "higher_is_better" }).success).toBe(true);
+  });
+
+  it("refuses a policy that contradicts it, a metric the catalogue does not know, and a metric with no better direction left unsaid", () => {
+    const upsideDown = margin({ metric: "critic_miss_rate", margin: 0.1, direction: "higher_is_better" }).error!.issues;
+    expect(upsideDown.map((i) => [i.path, i.message])).toEqual([[["non_inferiority", 0, "direction"], '"critic_miss_rate" is lower_is_better (src/metrics/catalogue.ts, METHODOLOGY.md §4.4), not higher_is_better']]);
+    expect(margin({ metric: "injection_gate_identical", margin: 0.1, direction: "lower_is_better" }).error!.issues[0]!.path).toEqual(["non_inferiority", 0, "direction"]);
+    expect(margin({ metric: "critic_mis_rate", margin: 0.1 }).error!.issues[0]).toMatchObject({ path: ["non_inferiority", 0, "metric"], message: expect.stringContaining("not a metric fieldtest computes") });
+    expect(margin({ metric: "blockers_per_goal.gate", margin: 1 }).error!.issues[0]!.path).toEqual(["non_inferiority", 0, "direction"]);
+    expect(margin({ metric: "blockers_per_goal.gate", margin: 1, direction: "lower_is_better" }).success).toBe(true);
+  });
+
+  it("decides which side of the paired delta is a regression: a must-be-1 share that fell fails its margin, one that rose passes", () => {
+    const policy = GatePolicySchema.parse({ version: 1, require_canary: false, non_inferiority: [{ metric: "injection_gate_identical", margin: 0.1 }] });
+    // Every item a pair whose gate findings agreed (1) in the baseline; half of them no longer agree (0).
+    const withShare = (s: ReturnType<typeof snapshot>, share: (i: number) => number) => ({ ...s, items: s.items.map((it, i) => ({ ...it, values: { ...it.values, injection_gate_identical: share(i) } })) });
+    const [b, fell] = [withShare(snapshot(stable), () => 1), withShare(snapshot(stable), (i) => (i % 2 === 0 ? 0 : 1))];
+    const check = (x: typeof b, y: typeof b) => evaluateGate(policy, x, y, diffSnapshots(x, y, policy.alpha)).checks.find((c) => c.name === "injection_gate_identical")!;
+    expect(check(b, fell)).toMatchObject({ outcome: "fail", message: expect.stringMatching(/^injection_gate_identical regressed: lower by 0\.5 /) });
+    expect(check(fell, b).outcome).toBe("pass");
+  });
+});
+
 describe("policy problems", () => {
   it("names a floor on an unknown metric and a margin on a metric without per-item values", () => {
     const floors = GatePolicySchema.parse({ version: 1, floors: [{ metric: "critic_unavailable_rate", max: 1 }, { metric: "underclaim_majority", max: 0 }] });
