@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { InputError, loadFile } from "../../src/formats/load.ts";
 import { summarize } from "../../src/metrics/summary.ts";
-import { loadRun, runWarnings, type LoadedRun } from "../report/load.ts";
+import { loadRun, runWarnings, type LoadedRun } from "../run/load.ts";
 import { writeJsonAtomic } from "../run/store.ts";
 import { poolingProblem } from "./compat.ts";
 import { SnapshotSchema, type Snapshot } from "./schema.ts";

@@ -6,7 +6,7 @@ import type { Floor } from "../baseline/policy.ts";
 import { describeSnapshot } from "../baseline/schema.ts";
 import { snapshotOfLoaded } from "../baseline/io.ts";
 import { gateVerdict, judge } from "../baseline/judge.ts";
-import type { LoadedRun } from "./load.ts";
+import type { LoadedRun } from "../run/load.ts";
 import { HEADLINE_METRICS, metricInfo, type Direction } from "../../src/metrics/catalogue.ts";
 
 /** What a report is asked to decide against: a published baseline and the pre-registered policy. */

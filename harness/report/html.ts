@@ -5,7 +5,7 @@ import type { MetricValue } from "../../src/metrics/types.ts";
 import { criticFindings } from "../../src/metrics/trial-facts.ts";
 import { gateOutcome, type Decision, type ForestRow } from "./decision.ts";
 import { directionMark, fmt, fmtMetric, forestDelta, modelLabel, noInterval, runOrigin, SPEND_COLUMNS, spendNote, spendRows, verdictText } from "./format.ts";
-import { simProfileOf, type LoadedRun } from "./load.ts";
+import { simProfileOf, type LoadedRun } from "../run/load.ts";
 import { HEADLINE_METRICS, metricInfo, orderedMetricNames } from "../../src/metrics/catalogue.ts";
 import { figure, jsonScript, page, SORT_SCRIPT, sortable, type View } from "./page.ts";
 import { barChart, emptyChart, esc, heatmap, histogram, stackedBars } from "./svg.ts";

@@ -4,7 +4,7 @@ import type { MetricValue } from "../../src/metrics/types.ts";
 import { directionMark, fmt, fmtMetric, forestDelta, mdText, modelLabel, runOrigin, SPEND_COLUMNS, spendNote, spendRows, table, verdictText } from "./format.ts";
 import { metricInfo, orderedMetricNames } from "../../src/metrics/catalogue.ts";
 import { triage, type ItemDetail } from "./triage.ts";
-import { simProfileOf, type LoadedRun } from "./load.ts";
+import { simProfileOf, type LoadedRun } from "../run/load.ts";
 import { suitesMarkdown } from "./suites.ts";
 import { expectationMeaning } from "./overview.ts";
 

@@ -3,7 +3,7 @@ import type { MetricValue } from "../../src/metrics/types.ts";
 import { SimProfileSchema, type SimProfile } from "../../src/sim/profile.ts";
 import { IMPORTED_SUITE } from "../run/settings.ts";
 import { fmt, modelLabel } from "./format.ts";
-import { isSimulated, type LoadedRun } from "./load.ts";
+import { isSimulated, type LoadedRun } from "../run/load.ts";
 import type { ItemDetail } from "./triage.ts";
 
 /**

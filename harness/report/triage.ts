@@ -3,7 +3,7 @@ import type { RoundRecord, TrialRecord } from "../../src/formats/records.ts";
 import type { ItemExpectation } from "../../src/metrics/expectations.ts";
 import { groupTrials, summarizeItem, type ItemSummary } from "../../src/metrics/items.ts";
 import { verdictLabel, whyUnavailable } from "../../src/metrics/trial-facts.ts";
-import type { LoadedRun } from "./load.ts";
+import type { LoadedRun } from "../run/load.ts";
 
 /**
  * Item triage for report.html: one row per item (what was expected, what happened, which

@@ -4,7 +4,7 @@ import { itemSummaries, type ItemSummary } from "../../src/metrics/items.ts";
 import { RUN_FILES, writeFileAtomic, writeJsonAtomic } from "../run/store.ts";
 import { decide, type Decision, type DecisionInput } from "./decision.ts";
 import { renderHtml } from "./html.ts";
-import { loadRun, type LoadedRun } from "./load.ts";
+import { loadRun, type LoadedRun } from "../run/load.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { triage } from "./triage.ts";
 import { trialsCsv } from "./trials-csv.ts";

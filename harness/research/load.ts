@@ -3,7 +3,7 @@ import { basename, join, resolve } from "node:path";
 import { InputError } from "../../src/formats/load.ts";
 import { snapshotOfLoaded } from "../baseline/io.ts";
 import { makeOutputDir } from "../output.ts";
-import { loadRun, runWarnings } from "../report/load.ts";
+import { loadRun, runWarnings } from "../run/load.ts";
 import { RUN_FILES, writeFileAtomic, writeJsonAtomic } from "../run/store.ts";
 import { renderResearchHtml } from "./html.ts";
 import { renderResearchMarkdown } from "./markdown.ts";

@@ -10,7 +10,7 @@ import type { EstimateContext, MetricValue } from "../../src/metrics/types.ts";
 import { compareSnapshots, type Comparison } from "../baseline/compare.ts";
 import type { Snapshot } from "../baseline/schema.ts";
 import { trend, type MetricFamily, type MetricTrend } from "../baseline/trend.ts";
-import { simProfileOf, type LoadedRun } from "../report/load.ts";
+import { simProfileOf, type LoadedRun } from "../run/load.ts";
 import { modelLabel } from "../report/format.ts";
 import { HEADLINE_METRICS, metricInfo, type Direction } from "../../src/metrics/catalogue.ts";
 

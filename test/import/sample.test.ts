@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseLog } from "../../harness/import/planner-critic/logs.ts";
 import { importPlannerCritic, IMPORT_FILES, type ImportResult } from "../../harness/import/planner-critic/run.ts";
 import { findRecordedRuns } from "../../harness/import/planner-critic/sources.ts";
-import { loadRun } from "../../harness/report/load.ts";
+import { loadRun } from "../../harness/run/load.ts";
 import { writeReport } from "../../harness/report/write.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrials } from "../../harness/run/store.ts";

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fieldtest } from "../helpers/cli.ts";
 import type { Comparison } from "../../harness/baseline/compare.ts";
 import { importPlannerCritic, type ImportResult } from "../../harness/import/planner-critic/run.ts";
-import { loadRun } from "../../harness/report/load.ts";
+import { loadRun } from "../../harness/run/load.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrials } from "../../harness/run/store.ts";
 import { sha256 } from "../../src/canonical.ts";

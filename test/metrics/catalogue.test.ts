@@ -13,7 +13,7 @@ import type { Snapshot } from "../../harness/baseline/schema.ts";
 import { loadConfigFile } from "../../harness/config.ts";
 import { engineTrialOutcome } from "../../harness/engine/trial.ts";
 import { PACKAGE_ROOT } from "../../harness/package.ts";
-import { loadRun } from "../../harness/report/load.ts";
+import { loadRun } from "../../harness/run/load.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { realEngine } from "../../harness/run/wiring.ts";
 import { HEADLINE_METRICS, METRIC_DEFS, metricDef, metricInfo, type MetricDef } from "../../src/metrics/catalogue.ts";

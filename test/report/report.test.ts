@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { snapshotOfRun, writeSnapshot } from "../../harness/baseline/io.ts";
 import { decide } from "../../harness/report/decision.ts";
-import { loadRun } from "../../harness/report/load.ts";
+import { loadRun } from "../../harness/run/load.ts";
 import { CHART_IDS, FOREST_CHART_ID, ITEMS_PER_PAGE } from "../../harness/report/html.ts";
 import { writeReport } from "../../harness/report/write.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";

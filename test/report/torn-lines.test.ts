@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadRun } from "../../harness/report/load.ts";
+import { loadRun } from "../../harness/run/load.ts";
 import { makeFixture, writeCorpus, writeRunDir } from "../baseline/builders.ts";
 
 const root = mkdtempSync(join(tmpdir(), "fieldtest-torn-"));

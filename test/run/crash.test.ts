@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import pLimit from "p-limit";
 import { describe, expect, it } from "vitest";
-import { loadRun, runWarnings } from "../../harness/report/load.ts";
+import { loadRun, runWarnings } from "../../harness/run/load.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";

@@ -4,7 +4,7 @@ import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import { snapshotOfRun, writeSnapshot } from "../../harness/baseline/io.ts";
 import { jsonSchemaOf } from "../../harness/cli/commands/schema.ts";
-import { loadRun } from "../../harness/report/load.ts";
+import { loadRun } from "../../harness/run/load.ts";
 import { renderMarkdown } from "../../harness/report/markdown.ts";
 import { summaryFile } from "../../harness/report/write.ts";
 import { itemSummaries } from "../../src/metrics/items.ts";

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCorpus } from "../../harness/corpus/load.ts";
 import { runOrigin } from "../../harness/report/format.ts";
-import { loadRun } from "../../harness/report/load.ts";
+import { loadRun } from "../../harness/run/load.ts";
 import { snapshotOfRun, snapshotOfRuns } from "../../harness/baseline/io.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { loadMergeInput, mergeRuns } from "../../harness/run/merge.ts";
