@@ -4,7 +4,7 @@ import { CATEGORIES } from "../src/formats/enums.ts";
 import { loadFile } from "../src/formats/load.ts";
 import { ENGINE_MODES } from "../src/loop/engine.ts";
 import { HeadersSchema, RoleConfigSchema } from "../src/providers/config.ts";
-import { RUN_SUITES } from "./run/work.ts";
+import { RUN_SUITES } from "../src/formats/run-config.ts";
 
 /**
  * The most trials per item a run may ask for: 10,000 trials of every corpus item and fixture are

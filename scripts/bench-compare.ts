@@ -15,7 +15,7 @@
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { compareSnapshots, type Comparison } from "../harness/baseline/compare.ts";
-import type { Snapshot } from "../harness/baseline/schema.ts";
+import type { Snapshot } from "../src/formats/snapshot.ts";
 import { pct, range, simProfile, simSweeps } from "./sim-sweeps.ts";
 
 const { values: args } = parseArgs({ options: { pairs: { type: "string", default: "20" }, work: { type: "string" }, reps: { type: "string", default: "1000" } } });

@@ -31,7 +31,7 @@ import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { readSnapshot } from "../harness/baseline/io.ts";
 import { GatePolicySchema } from "../harness/baseline/policy.ts";
-import type { Snapshot } from "../harness/baseline/schema.ts";
+import type { Snapshot } from "../src/formats/snapshot.ts";
 import { DEFAULT_TREND_OPTIONS, headlineFamily, trend, type TrendResult } from "../harness/baseline/trend.ts";
 import { loadFile } from "../src/formats/load.ts";
 import { sdOf, statsOf } from "../src/stats/drift.ts";

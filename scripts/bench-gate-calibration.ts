@@ -17,7 +17,7 @@ import { diffSnapshots } from "../harness/baseline/diff.ts";
 import { evaluateGate, metricDelta } from "../harness/baseline/gate.ts";
 import { readSnapshot } from "../harness/baseline/io.ts";
 import { GatePolicySchema } from "../harness/baseline/policy.ts";
-import type { Snapshot } from "../harness/baseline/schema.ts";
+import type { Snapshot } from "../src/formats/snapshot.ts";
 import { headlineFamily, trend, type TrendResult } from "../harness/baseline/trend.ts";
 import { loadFile } from "../src/formats/load.ts";
 import { sampleSd } from "../src/stats/mean.ts";

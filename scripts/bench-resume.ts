@@ -17,12 +17,13 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "../harness/package.ts";
-import { readCallJournal, type CallJournalLine } from "../harness/run/call-journal.ts";
+import { readCallJournal } from "../harness/run/call-journal.ts";
 import { readSpend } from "../harness/run/journal.ts";
 import { readManifest } from "../harness/run/manifest.ts";
 import { readTrialLog, RUN_FILES } from "../harness/run/store.ts";
 import { trialKey, type TrialRecord } from "../src/formats/records.ts";
 import { startUpstreamServer } from "../test/providers/upstream-server.ts";
+import type { CallJournalLine } from "../src/formats/call-journal.ts";
 
 const KILLS = Number(process.argv[2] ?? 20);
 const BIN = join(PACKAGE_ROOT, "bin", "fieldtest.js");

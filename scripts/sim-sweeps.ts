@@ -5,7 +5,7 @@ import { createWriteStream, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { snapshotOfRun } from "../harness/baseline/io.ts";
-import type { Snapshot } from "../harness/baseline/schema.ts";
+import type { Snapshot } from "../src/formats/snapshot.ts";
 import { realHost } from "../harness/cli/host.ts";
 import { loadConfigFile } from "../harness/config.ts";
 import { readManifest } from "../harness/run/manifest.ts";

@@ -10,7 +10,7 @@ import { diffSnapshots } from "./diff.ts";
 import { metricDelta } from "./gate.ts";
 import { isRatioMetric, pairedItems, ratioDelta } from "./paired.ts";
 import { defectProfile, type DefectProfile } from "./profile.ts";
-import { describeSnapshot, itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
+import { describeSnapshot, itemKey, type Snapshot, type SnapshotItem } from "../../src/formats/snapshot.ts";
 import { VERDICT_CATEGORIES } from "../../src/metrics/trial-facts.ts";
 
 export interface SuiteComparison {

@@ -1,5 +1,5 @@
 import type { Suite } from "../../src/formats/records.ts";
-import { itemKey, type RoleContext, type Snapshot } from "./schema.ts";
+import { itemKey, type RoleContext, type Snapshot } from "../../src/formats/snapshot.ts";
 
 /**
  * The kinds of recorded configuration difference (DESIGN.md §11; methodology-notes §9.9). All but

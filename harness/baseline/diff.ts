@@ -1,7 +1,7 @@
 import { causesForItem, configDifferences, coverage, type Coverage, type Difference } from "./compat.ts";
 import { fisherExact } from "../../src/stats/exact.ts";
 import { holmByFamily } from "../../src/stats/multiplicity.ts";
-import { itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
+import { itemKey, type Snapshot, type SnapshotItem } from "../../src/formats/snapshot.ts";
 import { VERDICT_CATEGORIES } from "../../src/metrics/trial-facts.ts";
 
 export type DeltaKind = "verdict" | "blocker_new" | "blocker_lost";

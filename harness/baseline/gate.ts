@@ -3,7 +3,7 @@ import { holm } from "../../src/stats/multiplicity.ts";
 import { nonInferiorityBound, pairedDelta, type PairedDelta } from "../../src/stats/paired.ts";
 import type { DiffResult } from "./diff.ts";
 import type { Floor, GatePolicy, Margin } from "./policy.ts";
-import { itemKey, type Metric, type Snapshot } from "./schema.ts";
+import { itemKey, type Metric, type Snapshot } from "../../src/formats/snapshot.ts";
 import { differenceInterval, exactLowerBound, exactUpperBound } from "../../src/stats/proportion.ts";
 import { ROUNDING } from "../../src/metrics/estimate.ts";
 

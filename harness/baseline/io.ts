@@ -5,7 +5,7 @@ import { summarize } from "../../src/metrics/summary.ts";
 import { loadRun, runWarnings, type LoadedRun } from "../run/load.ts";
 import { writeJsonAtomic } from "../run/store.ts";
 import { poolingProblem } from "./compat.ts";
-import { SnapshotSchema, type Snapshot } from "./schema.ts";
+import { SnapshotSchema, type Snapshot } from "../../src/formats/snapshot.ts";
 import { buildSnapshot, poolTrials } from "./snapshot.ts";
 
 /** A run already read (and summarized) reduced to a snapshot. */

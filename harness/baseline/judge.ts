@@ -3,7 +3,7 @@ import { diffSnapshots, type DiffResult } from "./diff.ts";
 import { evaluateGate, type GateResult } from "./gate.ts";
 import { readSnapshot } from "./io.ts";
 import { GatePolicySchema, policyProblem, type GatePolicy } from "./policy.ts";
-import type { Snapshot } from "./schema.ts";
+import type { Snapshot } from "../../src/formats/snapshot.ts";
 
 /** Everything the release gate decided about one candidate, and what it decided on. */
 export interface Judgement {

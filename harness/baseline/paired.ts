@@ -1,7 +1,7 @@
 import { metricDef } from "../../src/metrics/catalogue.ts";
 import { pairedRatioDelta } from "../../src/stats/paired.ts";
 import type { MeanInterval } from "../../src/stats/mean.ts";
-import { itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
+import { itemKey, type Snapshot, type SnapshotItem } from "../../src/formats/snapshot.ts";
 
 /** Items of A and B with the same key and the same content hash, in A's order: what paired tests pair. */
 export function pairedItems(a: Snapshot, b: Snapshot): [SnapshotItem, SnapshotItem][] {

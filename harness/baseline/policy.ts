@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { metricDef } from "../../src/metrics/catalogue.ts";
-import type { Snapshot } from "./schema.ts";
+import type { Snapshot } from "../../src/formats/snapshot.ts";
 
 const metricName = z.string().regex(/^[a-z0-9_.]+$/, "a metric name from summary.json (e.g. underclaim_approvals)");
 

@@ -3,7 +3,7 @@ import { clusterBootstrap } from "../../src/stats/bootstrap.ts";
 import { meanInterval } from "../../src/stats/mean.ts";
 import { pairedSwapTest, type PairedVectors } from "../../src/stats/permutation.ts";
 import { pairedItems } from "./paired.ts";
-import type { Snapshot } from "./schema.ts";
+import type { Snapshot } from "../../src/formats/snapshot.ts";
 
 /**
  * The defect-family profile of two runs on the same goals: which structural mistakes each run's

@@ -6,9 +6,9 @@ import type { TrialRecord } from "../../src/formats/records.ts";
 import { groupTrials, summarizeItem } from "../../src/metrics/items.ts";
 import { itemContexts } from "../../src/metrics/run-items.ts";
 import { sdOf, statsOf } from "../../src/stats/drift.ts";
-import type { Manifest } from "../run/manifest.ts";
+import type { Manifest } from "../../src/formats/manifest.ts";
 import { itemRatios, itemValues } from "./item-values.ts";
-import { itemKey, SNAPSHOT_SCHEMA_VERSION, type BetweenRuns, type Metric, type RoleContext, type Snapshot, type SnapshotItem } from "./schema.ts";
+import { itemKey, SNAPSHOT_SCHEMA_VERSION, type BetweenRuns, type Metric, type RoleContext, type Snapshot, type SnapshotItem } from "../../src/formats/snapshot.ts";
 
 /** The prompt hashes the runner records per role (`roles.<role>.prompt`). */
 const PromptHashesSchema = z.looseObject({

@@ -8,7 +8,7 @@ import { metricInfo } from "../../src/metrics/catalogue.ts";
 import { metricDelta } from "./gate.ts";
 import { isRatioMetric, pooledItems, ratioDelta } from "./paired.ts";
 import type { GatePolicy } from "./policy.ts";
-import { describeSnapshot, itemKey, type Snapshot, type SnapshotItem } from "./schema.ts";
+import { describeSnapshot, itemKey, type Snapshot, type SnapshotItem } from "../../src/formats/snapshot.ts";
 
 export type AlertChart = "shift" | "sustained" | "trailing";
 

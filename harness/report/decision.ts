@@ -3,7 +3,7 @@ import { compareSnapshots } from "../baseline/compare.ts";
 import type { Delta } from "../baseline/diff.ts";
 import type { CheckOutcome, GateResult } from "../baseline/gate.ts";
 import type { Floor } from "../baseline/policy.ts";
-import { describeSnapshot } from "../baseline/schema.ts";
+import { describeSnapshot } from "../../src/formats/snapshot.ts";
 import { snapshotOfLoaded } from "../baseline/io.ts";
 import { gateVerdict, judge } from "../baseline/judge.ts";
 import type { LoadedRun } from "../run/load.ts";

@@ -2,9 +2,9 @@ import type { RunSpend } from "../../src/formats/summary.ts";
 import type { Direction } from "../../src/metrics/catalogue.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { formatSpend } from "../run/budget.ts";
-import type { Manifest } from "../run/manifest.ts";
+import type { Manifest } from "../../src/formats/manifest.ts";
 import type { ForestRow } from "./decision.ts";
-import { IMPORTED_SUITE } from "../run/settings.ts";
+import { IMPORTED_SUITE } from "../../src/formats/run-config.ts";
 
 /**
  * A role's model for people: `provider/model`, or the model alone when its name already starts

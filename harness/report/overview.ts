@@ -1,7 +1,7 @@
 import { HEADLINE_METRICS, metricInfo, type Direction } from "../../src/metrics/catalogue.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { SimProfileSchema, type SimProfile } from "../../src/sim/profile.ts";
-import { IMPORTED_SUITE } from "../run/settings.ts";
+import { IMPORTED_SUITE } from "../../src/formats/run-config.ts";
 import { fmt, modelLabel } from "./format.ts";
 import { isSimulated, type LoadedRun } from "../run/load.ts";
 import type { ItemDetail } from "./triage.ts";

@@ -8,7 +8,7 @@ import { groupTrials } from "../../src/metrics/items.ts";
 import { criticFindings, rawSeverityIsBlocker } from "../../src/metrics/trial-facts.ts";
 import type { EstimateContext, MetricValue } from "../../src/metrics/types.ts";
 import { compareSnapshots, type Comparison } from "../baseline/compare.ts";
-import type { Snapshot } from "../baseline/schema.ts";
+import type { Snapshot } from "../../src/formats/snapshot.ts";
 import { trend, type MetricFamily, type MetricTrend } from "../baseline/trend.ts";
 import { simProfileOf, type LoadedRun } from "../run/load.ts";
 import { modelLabel } from "../report/format.ts";

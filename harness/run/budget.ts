@@ -1,7 +1,7 @@
 import type { Estimate } from "../config.ts";
 import type { Role, Spend, SpendLine } from "../../src/formats/records.ts";
 import { dearerOf, NO_SPEND, type DearestSends } from "./journal.ts";
-import type { RunConfig } from "./settings.ts";
+import type { RunConfig } from "../../src/formats/run-config.ts";
 
 /** USD for one call of `model` with the given tokens; null when the price table does not know it. */
 export type PriceOf = (provider: string, model: string, inputTokens: number, outputTokens: number) => number | null;

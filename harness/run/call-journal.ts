@@ -1,23 +1,10 @@
 import { join } from "node:path";
-import { z } from "zod";
-import { CallRecordSchema, type CallRecord } from "../../src/formats/records.ts";
+import { CALL_JOURNAL_SCHEMA_VERSION, CallJournalLineSchema, type CallJournalLine } from "../../src/formats/call-journal.ts";
+import type { CallRecord } from "../../src/formats/records.ts";
 import type { JournaledCall } from "../../src/providers/answered.ts";
 import { isBilled } from "../../src/providers/prices.ts";
 import { JsonlLog, readJsonl } from "./jsonl.ts";
 import { RUN_FILES } from "./store.ts";
-
-export const CALL_JOURNAL_SCHEMA_VERSION = 1;
-
-/** One line of a run's call journal (`calls.jsonl`): a call of a billed provider as its trial will record it, written as it completes. */
-export const CallJournalLineSchema = z.strictObject({
-  schema_version: z.literal(CALL_JOURNAL_SCHEMA_VERSION),
-  session: z.string(),
-  trial_key: z.string(),
-  call: CallRecordSchema,
-  /** Why the call got no answer, in the transport failure's own words (null for an answer). */
-  failure: z.string().nullable(),
-});
-export type CallJournalLine = z.output<typeof CallJournalLineSchema>;
 
 const CALL_LINE = { schema: CallJournalLineSchema, what: "a call journal line" };
 

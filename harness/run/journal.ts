@@ -4,7 +4,7 @@ import type { RunSpend } from "../../src/formats/summary.ts";
 import { isBilled } from "../../src/providers/prices.ts";
 import type { AttemptEvent } from "../../src/providers/types.ts";
 import { JsonlLog, readJsonl } from "./jsonl.ts";
-import type { Session } from "./manifest.ts";
+import type { Session } from "../../src/formats/manifest.ts";
 import { RUN_FILES } from "./store.ts";
 
 interface SessionTally {

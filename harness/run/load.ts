@@ -3,14 +3,15 @@ import type { CorpusGoal } from "../../src/formats/goal.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import { summarize, type Summary } from "../../src/metrics/summary.ts";
 import { fixtureItemKey, goalItemKey, loadCorpus } from "../corpus/load.ts";
-import { readManifest, type Manifest, type RunState } from "./manifest.ts";
+import { readManifest } from "./manifest.ts";
 import { readSpend, runSpend } from "./journal.ts";
 import { lockIsHeld } from "./lock.ts";
 import { resumeCommand } from "./resume-command.ts";
 import { isRuleErrorFinding } from "../../src/packs/evaluate.ts";
-import { IMPORTED_SUITE } from "./settings.ts";
+import { IMPORTED_SUITE } from "../../src/formats/run-config.ts";
 import { duplicatesWarning, readTrialLog, RUN_FILES } from "./store.ts";
 import type { RunSpend } from "../../src/formats/summary.ts";
+import type { Manifest, RunState } from "../../src/formats/manifest.ts";
 
 /** A run directory read back with the corpus definitions it was run on, and its summary. */
 export interface LoadedRun {

@@ -2,12 +2,14 @@ import { existsSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InputError } from "../../src/formats/load.ts";
 import { trialKey, type SpendLine, type TrialRecord } from "../../src/formats/records.ts";
-import { MANIFEST_SCHEMA_VERSION, readManifest, totalsOf, type Manifest } from "./manifest.ts";
+import { readManifest, totalsOf } from "./manifest.ts";
 import { readSpend, SpendTally } from "./journal.ts";
 import { JsonlLog } from "./jsonl.ts";
 import { claimOutDir, removeRunFiles } from "./lock.ts";
 import { readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type Duplicate } from "./store.ts";
-import { planTrials, type RunSuite } from "./work.ts";
+import { planTrials } from "./work.ts";
+import { MANIFEST_SCHEMA_VERSION, type Manifest } from "../../src/formats/manifest.ts";
+import type { RunSuite } from "../../src/formats/run-config.ts";
 
 export interface MergeInput {
   dir: string;

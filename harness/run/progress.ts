@@ -2,7 +2,8 @@ import type { Spend } from "../../src/formats/records.ts";
 import { formatSpend } from "./budget.ts";
 import type { LoopDelay } from "../../src/event-loop.ts";
 import type { TrialEvent } from "./execute.ts";
-import { RUN_SUITES, type RunSuite, type TrialWork } from "./work.ts";
+import { type TrialWork } from "./work.ts";
+import { RUN_SUITES, type RunSuite } from "../../src/formats/run-config.ts";
 
 export interface SuiteProgress {
   suite: RunSuite;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { hashCanonical, canonicalJson } from "../../src/canonical.ts";
 import { CATEGORIES } from "../../src/formats/enums.ts";
 import { InputError } from "../../src/formats/load.ts";
-import { ROLES, type Role, type Suite } from "../../src/formats/records.ts";
+import { ROLES, type Role } from "../../src/formats/records.ts";
 import { ClientConfigSchema, HeaderTextSchema, ROLE_PROVIDERS, type RoleConfig } from "../../src/providers/config.ts";
 import { hasCredentials, withoutCredentials } from "../../src/providers/endpoint.ts";
 import { ENGINE_MODES } from "../../src/loop/engine.ts";
@@ -11,52 +11,12 @@ import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/sim/profile.ts";
 import { EstimateSchema, MAX_CONCURRENCY, MAX_TRIALS, type ConfigFile, type Estimate, type RolePatch } from "../config.ts";
 import { REDACTED, redactHeaders, splitHeader } from "./redact.ts";
 import { RUN_FILES } from "./store.ts";
-import { DEFAULT_SUITES, parseShard, RUN_SUITES, type Shard } from "./work.ts";
+import { DEFAULT_SUITES, parseShard, type Shard } from "./work.ts";
 import { intOption, numberOption } from "../cli/options.ts";
 import type { EngineIdentity } from "../engine/identity.ts";
 import { defaultModel, isLiveProvider, isWireProvider, LIVE_PROVIDERS, providerDefinition, WIRE_PROVIDERS, type LiveProvider } from "../../src/providers/registry.ts";
 import { HttpUrlSchema, MAX_TIMEOUT_MS } from "../../src/providers/role-settings.ts";
-
-/**
- * Everything that can change a result. Recorded in the manifest and hashed (with the code
- * fingerprint); a resume runs with it, shards merge only when theirs agree.
- */
-export const RunConfigSchema = z.strictObject({
-  suites: z.array(z.enum(RUN_SUITES)).min(1),
-  only: z.array(z.string()).nullable(),
-  domain: z.array(z.string()).nullable(),
-  category: z.array(z.enum(CATEGORIES)).nullable(),
-  trials: z.number().int().min(1),
-  seed: z.number().int(),
-  mode: z.enum(ENGINE_MODES),
-  maxRounds: z.number().int().min(1),
-  client: ClientConfigSchema,
-  /** Set only by `--replay DIR`: the run whose recorded calls answer every role (absent otherwise, so other hashes are unchanged). */
-  replayOf: z.strictObject({ runDir: z.string(), runId: z.string(), configHash: z.string() }).optional(),
-  /** Domain pack folders (`--pack`, `packs:`); absent without packs. Their content enters the hash through the gate versions, not their path. */
-  packs: z.array(z.string().min(1)).min(1).optional(),
-  /**
-   * An external engine (`--engine FILE`): it runs every corpus trial, its calls recorded by the
-   * proxy; absent for fieldtest's own engine. Its manifest's path is not hashed, its content and
-   * the version the engine reports are.
-   */
-  engine: z
-    .strictObject({ file: z.string().min(1), name: z.string(), manifest_sha256: z.string(), version: z.string().nullable() })
-    .optional(),
-});
-export type RunConfig = z.output<typeof RunConfigSchema>;
-
-/** What an imported run records as its suite: trials converted from another harness's logs, never run here. */
-export const IMPORTED_SUITE = "imported" satisfies Suite;
-
-/**
- * The config a manifest records: a sweep's, or an imported run's, whose only suite is `imported`.
- * `fieldtest run` cannot select that suite (RunCliSchema, the config file) nor resume such a run.
- */
-export const RecordedConfigSchema = RunConfigSchema.extend({
-  suites: z.union([z.array(z.enum(RUN_SUITES)).min(1), z.tuple([z.literal(IMPORTED_SUITE)])]),
-});
-export type RecordedConfig = z.output<typeof RecordedConfigSchema>;
+import { IMPORTED_SUITE, RUN_SUITES, type RecordedConfig, type RunConfig } from "../../src/formats/run-config.ts";
 
 /** A recorded config a sweep can run again (resume): any but an imported run's. */
 export function runnableConfig(config: RecordedConfig, manifestFile: string = RUN_FILES.manifest): RunConfig {

@@ -13,18 +13,20 @@ import { BudgetGuard, estimateSweep, formatSpend, refuseByEstimate, type PriceOf
 import { executeTrials, StopControl, type TrialExecutor } from "./execute.ts";
 import { NO_SPEND, readSpend, SpendJournal, SpendTally } from "./journal.ts";
 import { acquireLock, claimOutDir, type LockOptions } from "./lock.ts";
-import { CRASHED, MANIFEST_SCHEMA_VERSION, readManifest, runIdFor, totalsOf, type Manifest, type RunState, type Session } from "./manifest.ts";
+import { readManifest, runIdFor, totalsOf } from "./manifest.ts";
 import { mostlyErrors } from "./outage.ts";
 import { Progress, formatUsd, isInteractive, loopText, startPlainProgress } from "./progress.ts";
 import { redactArgv } from "./redact.ts";
 import { rawStream } from "../cli/printing.ts";
-import { configHash, diffValues, FRESH_ONLY, IMPORTED_SUITE, missingCredentials, recordedConfig, resolveRun, withheldCredentials, type Fingerprint, type ResolvedRun, type RunCli, type RunConfig } from "./settings.ts";
+import { configHash, diffValues, FRESH_ONLY, missingCredentials, recordedConfig, resolveRun, withheldCredentials, type Fingerprint, type ResolvedRun, type RunCli } from "./settings.ts";
 import { resumeCommand } from "./resume-command.ts";
 import { duplicatesWarning, isStorageFailure, readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
 import { formatSummary, formatTable, summarizeByCategory } from "./summary.ts";
 import { compareTrials, pendingTrials, planTrials, selectItems, shardTrials, type TrialWork, type WorkItem } from "./work.ts";
 import type { EngineIdentity } from "../engine/identity.ts";
 import type { LiveProvider } from "../../src/providers/registry.ts";
+import { CRASHED, MANIFEST_SCHEMA_VERSION, type Manifest, type RunState, type Session } from "../../src/formats/manifest.ts";
+import { IMPORTED_SUITE, type RunConfig } from "../../src/formats/run-config.ts";
 
 /** A function that does its work at its first call only. */
 function once(run: () => Promise<void>): () => Promise<void> {

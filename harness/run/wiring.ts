@@ -32,7 +32,7 @@ import { declaredAttributes, plannerPromptFor } from "../../src/packs/planner.ts
 import type { TrialExecutor } from "./execute.ts";
 import { readTrialLog, RUN_FILES } from "./store.ts";
 import type { CallHooks, RunReport, SweepEngine } from "./sweep.ts";
-import type { RunConfig } from "./settings.ts";
+import type { RunConfig } from "../../src/formats/run-config.ts";
 import { createEngineExecutor } from "../engine/executor.ts";
 import { registerSecret } from "../../src/secrets.ts";
 import { identifyEngine, type EngineIdentity } from "../engine/identity.ts";

@@ -1,9 +1,7 @@
 import type { Category } from "../../src/formats/enums.ts";
 import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
+import { RUN_SUITES, type RunSuite } from "../../src/formats/run-config.ts";
 
-/** The suites a sweep spends on; `canary` always runs first and is not a trial suite. */
-export const RUN_SUITES = ["corpus", "boundary", "security", "injection"] as const;
-export type RunSuite = (typeof RUN_SUITES)[number];
 /** What a sweep runs unless told otherwise: the security oracle and the injection traps are asked for by name. */
 export const DEFAULT_SUITES: readonly RunSuite[] = ["corpus", "boundary"];
 

@@ -6,9 +6,9 @@ import { CorpusGoalSchema, type CorpusGoal } from "../../src/formats/goal.ts";
 import { loadCorpus } from "../../harness/corpus/load.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import { NO_SPEND } from "../../harness/run/journal.ts";
-import { ManifestSchema, type Manifest } from "../../harness/run/manifest.ts";
+import { ManifestSchema, type Manifest } from "../../src/formats/manifest.ts";
 import { buildSnapshot, poolTrials } from "../../harness/baseline/snapshot.ts";
-import type { Snapshot } from "../../harness/baseline/schema.ts";
+import type { Snapshot } from "../../src/formats/snapshot.ts";
 import { summarize } from "../../src/metrics/summary.ts";
 import { makeGoal, makePlan, mutate, read } from "../helpers/plans.ts";
 

@@ -2,17 +2,18 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readManifest, type Manifest } from "../../harness/run/manifest.ts";
+import { readManifest } from "../../harness/run/manifest.ts";
 import { compareSnapshots } from "../../harness/baseline/compare.ts";
 import { diffSnapshots } from "../../harness/baseline/diff.ts";
 import { readSnapshot, snapshotOfRun, snapshotOfRuns } from "../../harness/baseline/io.ts";
 import { trend } from "../../harness/baseline/trend.ts";
-import { SNAPSHOT_SCHEMA_VERSION } from "../../harness/baseline/schema.ts";
+import { SNAPSHOT_SCHEMA_VERSION } from "../../src/formats/snapshot.ts";
 import { formatComparison } from "../../harness/cli/commands/compare.ts";
 import { formatDiff } from "../../harness/cli/commands/diff.ts";
 import { formatTrend } from "../../harness/cli/commands/trend.ts";
 import { makeFixture, writeCorpus, writeRunDir, type ItemSpec } from "./builders.ts";
 import { runFieldtest } from "../helpers/cli.ts";
+import type { Manifest } from "../../src/formats/manifest.ts";
 
 const SEEDED = Array.from({ length: 8 }, (_, i) => `seeded-${i}`);
 const CLEAN = Array.from({ length: 4 }, (_, i) => `clean-${i}`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compareSnapshots } from "../../harness/baseline/compare.ts";
-import type { Snapshot } from "../../harness/baseline/schema.ts";
+import type { Snapshot } from "../../src/formats/snapshot.ts";
 import { trend } from "../../harness/baseline/trend.ts";
 import { blockerKeyCell, defectProfile } from "../../harness/baseline/profile.ts";
 import { formatTrend } from "../../harness/cli/commands/trend.ts";

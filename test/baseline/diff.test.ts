@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { causesForItem, configDifferences } from "../../harness/baseline/compat.ts";
 import { diffSnapshots, type Delta } from "../../harness/baseline/diff.ts";
 import { formatDiff } from "../../harness/cli/commands/diff.ts";
-import type { Manifest } from "../../harness/run/manifest.ts";
+import type { Manifest } from "../../src/formats/manifest.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import { call } from "../metrics/builders.ts";
 import { makeFixture, makeSnapshot, type ItemSpec } from "./builders.ts";

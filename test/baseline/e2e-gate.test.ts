@@ -16,7 +16,7 @@ import { diffSnapshots, type DiffResult } from "../../harness/baseline/diff.ts";
 import { evaluateGate, type GateResult } from "../../harness/baseline/gate.ts";
 import { readSnapshot, snapshotOfRun } from "../../harness/baseline/io.ts";
 import { GatePolicySchema, policyProblem } from "../../harness/baseline/policy.ts";
-import type { Snapshot } from "../../harness/baseline/schema.ts";
+import type { Snapshot } from "../../src/formats/snapshot.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { realEngine } from "../../harness/run/wiring.ts";

@@ -5,7 +5,7 @@ import { evaluateGate } from "../../harness/baseline/gate.ts";
 import { gateVerdict } from "../../harness/baseline/judge.ts";
 import { gateJUnit } from "../../harness/baseline/junit.ts";
 import { GatePolicySchema, policyProblem } from "../../harness/baseline/policy.ts";
-import type { Manifest } from "../../harness/run/manifest.ts";
+import type { Manifest } from "../../src/formats/manifest.ts";
 import { makeFixture, makeSnapshot, type ItemSpec } from "./builders.ts";
 import { PACKAGE_ROOT } from "../../harness/package.ts";
 import { loadFile } from "../../src/formats/load.ts";

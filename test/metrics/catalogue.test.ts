@@ -9,7 +9,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { snapshotOfLoaded } from "../../harness/baseline/io.ts";
-import type { Snapshot } from "../../harness/baseline/schema.ts";
+import type { Snapshot } from "../../src/formats/snapshot.ts";
 import { loadConfigFile } from "../../harness/config.ts";
 import { engineTrialOutcome } from "../../harness/engine/trial.ts";
 import { PACKAGE_ROOT } from "../../harness/package.ts";

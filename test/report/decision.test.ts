@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GateResult } from "../../harness/baseline/gate.ts";
 import { gateVerdict } from "../../harness/baseline/judge.ts";
-import type { Manifest } from "../../harness/run/manifest.ts";
+import type { Manifest } from "../../src/formats/manifest.ts";
 import { makeFixture, writeCorpus, writeRunDir, type ItemSpec } from "../baseline/builders.ts";
 import { fieldtest } from "../helpers/cli.ts";
 

@@ -11,7 +11,7 @@ import { itemSummaries } from "../../src/metrics/items.ts";
 import { makeOutputDir, writeOutputFile, writeOutputWith } from "../../harness/output.ts";
 import { claimOutDir } from "../../harness/run/lock.ts";
 import { loadMergeInput, mergeRuns } from "../../harness/run/merge.ts";
-import { MANIFEST_SCHEMA_VERSION, readManifest } from "../../harness/run/manifest.ts";
+import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrialLog, RUN_FILES } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { readSummary, realEngine } from "../../harness/run/wiring.ts";
@@ -22,6 +22,7 @@ import type { FakeServer } from "../providers/fake-server.ts";
 import { startCountingServer } from "../providers/counting-server.ts";
 import { runFieldtest } from "../helpers/cli.ts";
 import { BIN, cli, smallCorpus, sweepProcess, tempDir, testHost } from "./helpers.ts";
+import { MANIFEST_SCHEMA_VERSION } from "../../src/formats/manifest.ts";
 
 const root = tempDir("ft-run-folder-");
 const corpusRoot = smallCorpus(root, 0, 3);

@@ -2,8 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ConfigFileSchema } from "../../harness/config.ts";
 import { redactArgv } from "../../harness/run/redact.ts";
-import { configHash, diffValues, missingCredentials, RecordedConfigSchema, recordedConfig, resolveRun, RunCliSchema, withheldCredentials, type RunCli } from "../../harness/run/settings.ts";
+import { configHash, diffValues, missingCredentials, recordedConfig, resolveRun, RunCliSchema, withheldCredentials, type RunCli } from "../../harness/run/settings.ts";
 import { DEFAULT_SIM_PROFILE } from "../../src/sim/profile.ts";
+import { RecordedConfigSchema } from "../../src/formats/run-config.ts";
 
 const ctx = { loadProfile: () => DEFAULT_SIM_PROFILE };
 const cli = (raw: Record<string, unknown>): RunCli => RunCliSchema.parse(raw);

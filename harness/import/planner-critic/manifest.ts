@@ -1,8 +1,8 @@
 import { hashCanonical } from "../../../src/canonical.ts";
 import { GATE_VERSIONS } from "../../../src/gates/index.ts";
 import { NO_SPEND } from "../../run/journal.ts";
-import { MANIFEST_SCHEMA_VERSION, type Manifest } from "../../run/manifest.ts";
-import { IMPORTED_SUITE, type RecordedConfig } from "../../run/settings.ts";
+import { MANIFEST_SCHEMA_VERSION, type Manifest } from "../../../src/formats/manifest.ts";
+import { IMPORTED_SUITE, type RecordedConfig } from "../../../src/formats/run-config.ts";
 import type { CanaryReport } from "../../canary.ts";
 import { goalItemKey } from "../../corpus/load.ts";
 import { CALL_FIELDS_NOT_RECORDED, NOT_RECORDED } from "./calls.ts";

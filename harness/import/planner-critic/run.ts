@@ -5,7 +5,7 @@ import { hashCanonical } from "../../../src/canonical.ts";
 import { InputError, loadFile } from "../../../src/formats/load.ts";
 import { runCanaries } from "../../canary.ts";
 import { PACKAGE_VERSION } from "../../package.ts";
-import type { Manifest } from "../../run/manifest.ts";
+import type { Manifest } from "../../../src/formats/manifest.ts";
 import { makeOutputDir } from "../../output.ts";
 import { claimOutDir } from "../../run/lock.ts";
 import { RUN_FILES, TrialLog, writeJsonAtomic } from "../../run/store.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { LoopDelay, LoopStats } from "../../src/event-loop.ts";
+import type { LoopDelay, LoopStats } from "../event-loop.ts";
 
 /**
  * What a sweep saw of an event loop while its trials ran (src/event-loop.ts): how late timers

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { SUITES } from "../../src/formats/records.ts";
-import { MetricCoreSchema } from "../../src/formats/summary.ts";
-import { VERDICT_CATEGORIES } from "../../src/metrics/trial-facts.ts";
+import { SUITES } from "./records.ts";
+import { MetricCoreSchema } from "./summary.ts";
+import { VERDICT_CATEGORIES } from "../metrics/trial-facts.ts";
 
 /** `{value, ci_low, ci_high, n_items, n_trials}` (DESIGN.md §10), with `numerator`/`denominator` on rates of events. */
 export const MetricSchema = MetricCoreSchema;
