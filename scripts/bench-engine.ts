@@ -38,7 +38,7 @@ import { runSweep } from "../harness/run/sweep.ts";
 import { realEngine } from "../harness/run/wiring.ts";
 import type { TrialRecord } from "../src/formats/records.ts";
 import { createModelClient } from "../src/providers/client.ts";
-import { sharedSendThread } from "../src/providers/send-thread.ts";
+import { sharedSendThread } from "../src/providers/send-thread/thread.ts";
 import type { WireForwarder } from "../src/providers/types.ts";
 import { startUpstreamServer } from "../test/providers/upstream-server.ts";
 

@@ -15,8 +15,8 @@ const OUT_DIR = join(PACKAGE_ROOT, "dist", "bundle");
 /** Each entry becomes dist/bundle/<name>.js; they share their chunks. */
 const ENTRIES: Record<string, string> = {
   main: join(PACKAGE_ROOT, "dist", "harness", "cli", "main.js"),
-  // The HTTP thread's script (src/providers/send-thread.ts starts it), which loads the SDK chunks main has.
-  "send-thread-worker": join(PACKAGE_ROOT, "dist", "src", "providers", "send-thread-worker.js"),
+  // The HTTP thread's script (src/providers/send-thread/thread.ts starts it), which loads the SDK chunks main has.
+  "send-thread-worker": join(PACKAGE_ROOT, "dist", "src", "providers", "send-thread", "worker.js"),
 };
 const ENTRY_NAMES = new Map(Object.entries(ENTRIES).map(([name, file]) => [file, name]));
 const TSC_STAMP = join(PACKAGE_ROOT, "dist", ".tsbuildinfo");

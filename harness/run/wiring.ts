@@ -8,7 +8,7 @@ import { runCriticTrial } from "../../src/loop/critic-trial.ts";
 import { runEngine } from "../../src/loop/engine.ts";
 import { checkApiKeys, liveProvidersOf, MissingApiKeyError } from "../../src/providers/api-keys.ts";
 import { createModelClient } from "../../src/providers/client.ts";
-import { sharedSendThread, type SendThread } from "../../src/providers/send-thread.ts";
+import { sharedSendThread, type SendThread } from "../../src/providers/send-thread/thread.ts";
 import type { RoleConfig } from "../../src/providers/config.ts";
 import type { ModelClient } from "../../src/providers/types.ts";
 import { estimateCost, isBilled, PRICE_TABLE_VERSION } from "../../src/providers/prices.ts";

@@ -125,7 +125,7 @@ export type AdapterParts = Omit<ProviderAdapter, "provider" | "sdk">;
 /** An HTTP provider's adapter module, as its registry entry loads it. */
 export interface HttpAdapterModule {
   create(role: RoleSettings, env: AdapterEnv): AdapterParts;
-  /** The API's smallest success answer to a structured request: what the HTTP thread's rehearsal serves (rehearsal.ts). */
+  /** The API's smallest success answer to a structured request: what the HTTP thread's rehearsal serves (send-thread/rehearsal.ts). */
   cannedAnswer: string;
 }
 

@@ -13,7 +13,7 @@ import type { AnsweredCalls, JournaledCall } from "./answered.ts";
 import { createInProcessAdapter, createLiveAdapter } from "./adapters.ts";
 import { isLiveProvider, type WireProvider } from "./registry.ts";
 import { retryDelayMs } from "./retry.ts";
-import type { SendThread } from "./send-thread.ts";
+import type { SendThread } from "./send-thread/thread.ts";
 import { feedbackPrompt, parseStructured } from "./structured-output.ts";
 import { Throttle } from "./throttle.ts";
 import type { AttemptEvent, ForwardRequest, ForwardResult, LlmRequest, ModelClient, SendGuard, StructuredResult, WireForwarder } from "./types.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { onePerTurn } from "../../src/providers/one-per-turn.ts";
+import { onePerTurn } from "../../src/providers/send-thread/one-per-turn.ts";
 
 /** A loop whose turns run only when the test says so. */
 function manualLoop() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rehearse } from "../../src/providers/rehearsal.ts";
+import { rehearse } from "../../src/providers/send-thread/rehearsal.ts";
 
 describe("the HTTP thread's rehearsal", () => {
   // A canned answer the adapter could not read would leave the send path half rehearsed, silently.

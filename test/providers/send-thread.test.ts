@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { CriticOutputSchema } from "../../src/formats/findings.ts";
 import type { CallRecord } from "../../src/formats/records.ts";
 import { createModelClient, type RoleConfig } from "../../src/providers/client.ts";
-import { createSendThread, REHEARSED_BURST, type SendThread } from "../../src/providers/send-thread.ts";
+import { createSendThread, REHEARSED_BURST, type SendThread } from "../../src/providers/send-thread/thread.ts";
 import { compiled } from "../helpers/compiled.ts";
 import { anthropicToolUse, chatCompletion, errorBody, useFakeServers, type Step } from "./fake-server.ts";
 import { criticRequest, fakeClock, VALID_CRITIC_ANSWER } from "./helpers.ts";
@@ -15,7 +15,7 @@ import { criticRequest, fakeClock, VALID_CRITIC_ANSWER } from "./helpers.ts";
 const startServer = useFakeServers();
 const KEYS = { OPENAI_API_KEY: "sk-openai-thread-test-0000", ANTHROPIC_API_KEY: "sk-ant-thread-test-0000" };
 /** The thread's script as the build writes it (every module runs compiled). */
-const THREAD_SCRIPT = pathToFileURL(compiled(join(import.meta.dirname, "../../src/providers/send-thread-worker.ts")));
+const THREAD_SCRIPT = pathToFileURL(compiled(join(import.meta.dirname, "../../src/providers/send-thread/worker.ts")));
 
 /** What one scenario sends and answers, per provider: the same failure in each wire format. */
 const answer = { openai: (content: unknown, over = {}) => chatCompletion(JSON.stringify(content), over), anthropic: (input: unknown) => anthropicToolUse(input) };
@@ -155,7 +155,7 @@ describe("warming the thread", () => {
 describe("the process", () => {
   it("exits on its own with a warmed, idle thread, which holds it open only while an answer is awaited (here a loop report)", async () => {
     const program = [
-      `import { createSendThread } from ${JSON.stringify(pathToFileURL(compiled(join(import.meta.dirname, "../../src/providers/send-thread.ts"))).href)};`,
+      `import { createSendThread } from ${JSON.stringify(pathToFileURL(compiled(join(import.meta.dirname, "../../src/providers/send-thread/thread.ts"))).href)};`,
       "const thread = createSendThread();",
       "thread.warm(['openai', 'anthropic'], 64);",
       "const watch = thread.watchLoop();",

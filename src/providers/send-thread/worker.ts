@@ -1,14 +1,14 @@
-// The worker thread of send-thread.ts: loads the SDKs and rehearses their send paths while the
+// The worker thread of thread.ts: loads the SDKs and rehearses their send paths while the
 // sweep loads its corpus, builds each role's adapter from its setup, and makes the sends it is
 // handed, answering each with its outcome and the exchange's timestamps.
 import { parentPort } from "node:worker_threads";
-import { monitorLoopDelay, type LoopMonitor, type LoopDelay } from "../event-loop.ts";
-import { TransportError, type ProviderAdapter, type TransportTiming } from "./adapter.ts";
-import type { LiveProvider } from "./registry.ts";
-import { createLiveAdapter, preloadLive } from "./adapters.ts";
+import { monitorLoopDelay, type LoopMonitor, type LoopDelay } from "../../event-loop.ts";
+import { TransportError, type ProviderAdapter, type TransportTiming } from "../adapter.ts";
+import type { LiveProvider } from "../registry.ts";
+import { createLiveAdapter, preloadLive } from "../adapters.ts";
 import { onePerTurn } from "./one-per-turn.ts";
 import { rehearse } from "./rehearsal.ts";
-import type { FromThread, SendEnd, ToThread } from "./send-thread.ts";
+import type { FromThread, SendEnd, ToThread } from "./thread.ts";
 
 const port = parentPort!;
 const now = () => performance.timeOrigin + performance.now();

@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { cannedAnswer, createLiveAdapter } from "./adapters.ts";
-import type { LiveProvider } from "./registry.ts";
+import { cannedAnswer, createLiveAdapter } from "../adapters.ts";
+import type { LiveProvider } from "../registry.ts";
 
 export interface RehearsalOptions {
   /** Sends in all, and how many at once. */

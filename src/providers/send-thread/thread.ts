@@ -1,8 +1,8 @@
 import { Worker } from "node:worker_threads";
-import type { LoopDelay } from "../event-loop.ts";
-import { TransportError, type ProviderAdapter, type Reply, type SendOptions, type TransportErrorClass, type TransportTiming } from "./adapter.ts";
-import type { LiveProvider } from "./registry.ts";
-import type { RoleConfig } from "./config.ts";
+import type { LoopDelay } from "../../event-loop.ts";
+import { TransportError, type ProviderAdapter, type Reply, type SendOptions, type TransportErrorClass, type TransportTiming } from "../adapter.ts";
+import type { LiveProvider } from "../registry.ts";
+import type { RoleConfig } from "../config.ts";
 
 /** What a role's adapter is built from; the thread builds its twin from the same. */
 export interface LiveSetup {
@@ -66,7 +66,7 @@ interface Waiting {
 export const REHEARSED_BURST = 16;
 
 /** The thread's script, compiled beside this module (every module runs compiled, in dist/). */
-const THREAD_SCRIPT = new URL("./send-thread-worker.js", import.meta.url);
+const THREAD_SCRIPT = new URL("./worker.js", import.meta.url);
 
 /**
  * One worker thread, started when warmed or at the first send. It holds the process open only
