@@ -6,13 +6,13 @@ import { criticFindings } from "../../src/metrics/trial-facts.ts";
 import { gateOutcome, type Decision, type ForestRow } from "./decision.ts";
 import { directionMark, fmt, fmtMetric, forestDelta, modelLabel, noInterval, runOrigin, SPEND_COLUMNS, spendNote, spendRows, verdictText } from "./format.ts";
 import { simProfileOf, type LoadedRun } from "../run/load.ts";
-import { HEADLINE_METRICS, metricInfo, orderedMetricNames } from "../../src/metrics/catalogue.ts";
+import { metricInfo } from "../../src/metrics/catalogue.ts";
 import { figure, jsonScript, page, SORT_SCRIPT, sortable, type View } from "./page.ts";
 import { barChart, emptyChart, esc, heatmap, histogram, stackedBars } from "./svg.ts";
 import { forestPlot } from "./svg-plots.ts";
-import { triage, type ItemDetail } from "./triage.ts";
+import type { ItemDetail } from "./triage.ts";
 import { suitesHtml } from "./suites.ts";
-import { expectationMeaning, failuresByCheck, headlineMetrics } from "./overview.ts";
+import { renderSections, type Expectations, type Renderings, type ReportModel, type ReportSection, type SectionOf } from "./model.ts";
 import { transcriptChunks } from "./transcript.ts";
 import { TRANSCRIPT_SCRIPT, TRANSCRIPT_VIEW, trialHref } from "./transcript-view.ts";
 
@@ -135,26 +135,21 @@ ${items.length ? `<ul id="failing-checks">${items.join("")}</ul>` : ""}</div>`;
 }
 
 /** The expectations in one panel: how many items failed, of which checks, and what that means for this run's providers. */
-function expectationsPanel(run: LoadedRun, details: readonly ItemDetail[]): string {
-  const e = run.summary.expectations;
-  const judged = e.goals.n_items_judged + e.fixtures.n_items_judged;
-  const failed = e.goals.n_items_failed + e.fixtures.n_items_failed;
+function expectationsPanel({ judged, failed, checks, meaning, trials }: Expectations): string {
   if (judged === 0) {
-    const why = run.trials.length === 0 ? "the run has no trial left to judge" : `none of its ${run.trials.length} trial(s) reached a verdict an expectation could judge`;
+    const why = trials === 0 ? "the run has no trial left to judge" : `none of its ${trials} trial(s) reached a verdict an expectation could judge`;
     return `<section class="warn" id="expectations" data-judged="0"><h2>Expectations</h2><p class="bad">No item was judged against its expectation: ${esc(why)}. Nothing here says the run met its expectations.</p></section>`;
   }
-  const checks = failuresByCheck(details);
   const head = failed
     ? `<a href="#items/fail" class="bad">${failed} of ${judged} judged item(s) failed an expectation</a>`
     : `<span class="ok">every judged item (${judged}) met its expectation</span>`;
   return `<section id="expectations" data-judged="${judged}" data-failed="${failed}"><h2>Expectations</h2><p>${head}. Expectations describe items; a release decision is the gate's.</p>
 ${checks.length ? `<p id="failed-checks">By check: ${checks.map((c) => `<span data-check="${esc(c.check)}"><code>${esc(c.check)}</code> ${c.items} item(s), ${c.trials} trial(s)</span>`).join(" · ")}</p>` : ""}
-<p id="expectation-meaning">${esc(expectationMeaning(run))}</p></section>`;
+<p id="expectation-meaning">${esc(meaning)}</p></section>`;
 }
 
 /** The headline metrics the run measured, with their direction and meaning: the first screen's answer without a baseline. */
-function headlinePanel(run: LoadedRun): string {
-  const { rows, unmeasured } = headlineMetrics(run.summary.metrics);
+function headlinePanel({ rows, unmeasured }: SectionOf<"headline">): string {
   const body = rows.map((r) => `<tr data-metric="${esc(r.name)}"><td><code>${esc(r.name)}</code></td><td class="num nowrap">${esc(fmtMetric(r.value))}</td><td class="nowrap">${esc(directionMark(r.direction))}</td><td>${esc(r.meaning)}</td><td class="num">${r.value.n_items}</td></tr>`);
   return `<section id="headline"><h2>Headline metrics</h2>${
     rows.length ? `<table><thead><tr><th>metric</th><th>value [95% interval]</th><th>direction</th><th>meaning</th><th>items</th></tr></thead><tbody>${body.join("")}</tbody></table>` : "<p>No headline metric has an item in this run.</p>"
@@ -167,18 +162,21 @@ function gateCell(r: ForestRow): string {
   return parts.length ? parts.join("<br>") : "not gated";
 }
 
-function decisionView(decision: Decision | null, run: LoadedRun, details: readonly ItemDetail[]): string {
-  // Warnings first: a run that is only a part, or has nothing left, is said before any number.
-  const warnings = run.warnings.length ? `<section class="warn" id="warnings"><h2>Warnings</h2><ul>${run.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul></section>` : "";
-  if (decision === null) return `${warnings}${banner(null)}${expectationsPanel(run, details)}${headlinePanel(run)}`;
+function warningsPanel(warnings: readonly string[]): string {
+  return warnings.length ? `<section class="warn" id="warnings"><h2>Warnings</h2><ul>${warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul></section>` : "";
+}
+
+/** The gate's verdict, and with a baseline what changed against it. */
+function decisionPanel(decision: Decision | null): string {
+  if (decision === null) return banner(null);
   const forest = forestPlot({ id: FOREST_CHART_ID, rows: decision.forest.map(forestRow) });
   const rows = decision.forest.map(
     (r) =>
       `<tr data-metric="${esc(r.metric)}"><td><code>${esc(r.metric)}</code></td><td>${esc(directionMark(r.direction))}</td><td class="num">${fmt(r.baseline)}</td><td class="num">${fmt(r.candidate)}</td><td class="num">${esc(forestDelta(r))}</td><td class="num">${r.gate ? fmt(r.gate.margin) : "–"}</td><td>${gateCell(r)}</td><td>${esc(r.meaning)}</td></tr>`,
   );
-  return `${warnings}${banner(decision)}
+  return `${banner(decision)}
 <section><h2>What changed against the baseline</h2>${figure("Headline metrics: change against the baseline", forest, "Dot: candidate − baseline (paired per item where the metric has per-item values); line: its 95% interval, or, where there is none, the reason in grey at the right; dashed red tick: the policy's non-inferiority margin; short bar: the gate's one-sided bound. Colour is the gate's worst outcome for the metric, margin or floor (grey: not gated).")}
-<table><thead><tr><th>metric</th><th>direction</th><th>baseline</th><th>candidate</th><th>Δ [95% interval]</th><th>margin</th><th>gate</th><th>meaning</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>${expectationsPanel(run, details)}`;
+<table><thead><tr><th>metric</th><th>direction</th><th>baseline</th><th>candidate</th><th>Δ [95% interval]</th><th>margin</th><th>gate</th><th>meaning</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`;
 }
 
 /** A failed check with its count, linked to the transcript of the first trial that failed it. */
@@ -271,8 +269,7 @@ routes.item = function (key) {
 };
 `;
 
-function runView(run: LoadedRun, decision: Decision | null): string {
-  const m = run.manifest;
+function runPanel({ manifest: m, spend }: SectionOf<"run">): string {
   const role = (r: "planner" | "critic") => {
     const x = m.roles[r] as Record<string, unknown> & { provider: string; model: string; temperature: number | null };
     const prompt = x.prompt as { system_sha256?: string } | undefined;
@@ -287,7 +284,14 @@ function runView(run: LoadedRun, decision: Decision | null): string {
     ["git", `${m.git.sha ?? "unknown"}${m.git.dirty ? " (dirty)" : ""}`],
     ["command", m.command.join(" ")],
   ];
-  const checks = decision
+  return `<section><h2>Run</h2><table><tbody>${facts.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join("")}</tbody></table>
+<h3>Roles</h3><table><thead><tr><th>role</th><th>provider</th><th>model</th><th>temperature</th><th>system prompt</th></tr></thead><tbody>${role("planner")}${role("critic")}</tbody></table>
+<h3>Spend</h3>${spend ? `<table id="spend"><thead><tr>${SPEND_COLUMNS.map((c) => `<th>${esc(c)}</th>`).join("")}</tr></thead><tbody>${spendRows(spend).map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")}</tbody></table>` : ""}<p>${esc(spendNote(spend))}</p></section>`;
+}
+
+/** Every check of the gate, the recorded configuration differences and the per-item deltas: the decision's detail. */
+function checksPanel(decision: Decision | null): string {
+  return decision
     ? `<section><h2>Every gate check</h2><table id="gate-checks"><thead><tr><th>outcome</th><th>check</th><th>kind</th><th>message</th></tr></thead><tbody>${decision.result.checks
         .map((c) => `<tr data-check="${esc(c.name)}"><td style="color:${OUTCOME_COLORS[c.outcome]}">${esc(c.outcome)}</td><td><code>${esc(c.name)}</code></td><td>${esc(c.kind)}</td><td>${esc(c.message)}</td></tr>`)
         .join("")}</tbody></table>
@@ -302,9 +306,6 @@ function runView(run: LoadedRun, decision: Decision | null): string {
           : ""
       }</section>`
     : "";
-  return `<section><h2>Run</h2><table><tbody>${facts.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join("")}</tbody></table>
-<h3>Roles</h3><table><thead><tr><th>role</th><th>provider</th><th>model</th><th>temperature</th><th>system prompt</th></tr></thead><tbody>${role("planner")}${role("critic")}</tbody></table>
-<h3>Spend</h3>${run.spend ? `<table id="spend"><thead><tr>${SPEND_COLUMNS.map((c) => `<th>${esc(c)}</th>`).join("")}</tr></thead><tbody>${spendRows(run.spend).map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")}</tbody></table>` : ""}<p>${esc(spendNote(run.spend))}</p></section>${checks}`;
 }
 
 function badges(run: LoadedRun): string {
@@ -321,27 +322,47 @@ function headerFacts(run: LoadedRun): string {
   return esc(`run ${m.run_id} · ${m.state} · ${m.started_at} · planner ${modelLabel(m.roles.planner)} · critic ${modelLabel(m.roles.critic)} · ${m.plan.trials} trials/item · ${run.trials.length} trials`);
 }
 
+const RENDER: Renderings<string> = {
+  warnings: (s) => warningsPanel(s.warnings),
+  decision: (s) => decisionPanel(s.decision),
+  metrics: (s) => `<section><h2>Headline metrics</h2>${metricTable(s.metrics, s.headline)}<details><summary>All ${s.names.length} metrics</summary>${metricTable(s.metrics, s.names)}</details></section>`,
+  suites: (s) => `\n${suitesHtml(s.metrics)}`,
+  expectations: (s) => expectationsPanel(s.expectations),
+  headline: headlinePanel,
+  operational: (s) => `\n<section><h2>Operational</h2>${metricTable(s.metrics, s.names)}</section>`,
+  charts: (s) => charts(s.run, s.items),
+  items: (s) => itemsView(s.details),
+  item: () => `<section id="item-view"></section>`,
+  transcript: () => TRANSCRIPT_VIEW,
+  run: runPanel,
+  checks: (s) => checksPanel(s.decision),
+  // The Items tab lists every item, those whose trials disagree among them (its filter).
+  unstable: () => null,
+};
+
+/** The tabs of report.html in their order, with their titles: each shows the model's sections placed on it. */
+const VIEWS: { id: ReportSection["view"]; title: (model: ReportModel) => string }[] = [
+  { id: "decision", title: ({ decision }) => (decision ? `Decision: ${decision.result.decision}` : "Overview") },
+  { id: "metrics", title: () => "Metrics" },
+  { id: "charts", title: () => "Charts" },
+  { id: "items", title: ({ details }) => `Items (${details.length}; ${details.filter((d) => d.row.expectation === "fail").length} failed)` },
+  { id: "item", title: () => "Item" },
+  { id: "trial", title: () => "Transcript" },
+  { id: "run", title: () => "Run" },
+];
+
 /** report.html: a decision first (the gate's, when a baseline is given), then metrics, charts, item triage and the run. */
-export function renderHtml(run: LoadedRun, items: ItemSummary[], decision: Decision | null = null, details: readonly ItemDetail[] = triage(run)): string {
-  const { summary } = run;
-  const names = orderedMetricNames(summary.metrics);
-  const headline = names.filter((n) => HEADLINE_METRICS.includes(n));
-  const failed = details.filter((d) => d.row.expectation === "fail").length;
-  const views: View[] = [
-    { id: "decision", title: decision ? `Decision: ${decision.result.decision}` : "Overview", body: decisionView(decision, run, details) },
-    {
-      id: "metrics",
-      title: "Metrics",
-      body: `<section><h2>Headline metrics</h2>${metricTable(summary.metrics, headline)}<details><summary>All ${names.length} metrics</summary>${metricTable(summary.metrics, names)}</details></section>
-${suitesHtml(summary.metrics)}
-<section><h2>Operational</h2>${metricTable(summary.operational, Object.keys(summary.operational).sort())}</section>`,
-    },
-    { id: "charts", title: "Charts", body: charts(run, items) },
-    { id: "items", title: `Items (${details.length}; ${failed} failed)`, body: itemsView(details) },
-    { id: "item", title: "Item", body: `<section id="item-view"></section>` },
-    { id: "trial", title: "Transcript", body: TRANSCRIPT_VIEW },
-    { id: "run", title: "Run", body: runView(run, decision) },
-  ];
+export function renderHtml(model: ReportModel): string {
+  const { run, details } = model;
+  const rendered = renderSections(model.sections, RENDER);
+  const views: View[] = VIEWS.map((v) => ({
+    id: v.id,
+    title: v.title(model),
+    body: rendered
+      .filter((r) => r.section.view === v.id)
+      .map((r) => r.out)
+      .join(""),
+  }));
   return page({
     title: `fieldtest report ${run.manifest.run_id}`,
     heading: "fieldtest report",

@@ -1,12 +1,10 @@
-import type { ItemSummary } from "../../src/metrics/items.ts";
 import { gateOutcome, type Decision } from "./decision.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
 import { directionMark, fmt, fmtMetric, forestDelta, mdText, modelLabel, runOrigin, SPEND_COLUMNS, spendNote, spendRows, table, verdictText } from "./format.ts";
-import { metricInfo, orderedMetricNames } from "../../src/metrics/catalogue.ts";
-import { triage, type ItemDetail } from "./triage.ts";
+import { metricInfo } from "../../src/metrics/catalogue.ts";
 import { simProfileOf, type LoadedRun } from "../run/load.ts";
 import { suitesMarkdown } from "./suites.ts";
-import { expectationMeaning } from "./overview.ts";
+import { renderSections, type Renderings, type ReportModel } from "./model.ts";
 
 function metricRows(metrics: Record<string, MetricValue>, names: string[]): string[][] {
   return names.map((n) => [`\`${n}\``, fmtMetric(metrics[n]!), directionMark(metricInfo(n).direction), String(metrics[n]!.n_items), String(metrics[n]!.n_trials)]);
@@ -39,15 +37,52 @@ function decisionLines(d: Decision | null): string[] {
   ];
 }
 
-/** report.md: the run, its metrics with intervals, the failing expectations and the unstable items. */
-export function renderMarkdown(run: LoadedRun, items: ItemSummary[], decision: Decision | null = null, details: readonly ItemDetail[] = triage(run)): string {
-  const { manifest: m, summary } = run;
-  const failing = details
-    .map((d) => d.row)
-    .filter((r) => r.expectation === "fail");
+const RENDER: Renderings<string[]> = {
+  warnings: (s) => [...s.warnings.map((w) => `- **warning:** ${mdText(w)}`), ""],
+  decision: (s) => decisionLines(s.decision),
+  metrics: (s) => ["## Metrics", "", table(["metric", "value [95% interval]", "direction", "items", "trials"], metricRows(s.metrics, s.names)), ""],
+  suites: (s) => suitesMarkdown(s.metrics),
+  expectations: ({ expectations: e }) => [
+    "## Expectations",
+    "",
+    e.judged === 0
+      ? `**No item was judged against its expectation** (${e.trials} trial(s) recorded): nothing here says the run met them.`
+      : e.failing.length
+        ? table(
+            ["item", "expected", "verdicts", "failed checks (trials)"],
+            e.failing.map((r) => [mdText(r.key), r.expected ?? "–", verdictText(r.verdict_counts), mdText(Object.entries(r.failed_checks).map(([c, n]) => `${c} ×${n}`).join(", "))]),
+          )
+        : "Every judged item met its expectation.",
+    "",
+    ...(e.judged > 0 ? [mdText(e.meaning), ""] : []),
+  ],
+  headline: () => null,
+  operational: (s) => ["## Operational", "", table(["metric", "value [95% interval]", "direction", "items", "trials"], metricRows(s.metrics, s.names)), ""],
+  charts: () => null,
+  items: () => null,
+  item: () => null,
+  transcript: () => null,
+  // The run's facts are the report's header; here its spend.
+  run: (s) => ["## Spend", "", ...(s.spend ? [table(SPEND_COLUMNS, spendRows(s.spend)), ""] : []), spendNote(s.spend), ""],
+  checks: () => null,
+  unstable: (s) => [
+    `## Items whose trials disagree (${s.unstable.length} of ${s.items})`,
+    "",
+    s.unstable.length
+      ? table(
+          ["item", "verdicts", "Q", "modal"],
+          s.unstable.map((i) => [mdText(`${i.suite}/${i.item_id}`), verdictText(i.verdict_counts), fmt(i.disagreement), i.modal_verdict ?? "n/a"]),
+        )
+      : "None: every item's counted trials agreed.",
+    "",
+    "Per-item trials side by side are in report.html.",
+    "",
+  ],
+};
+
+function header(run: LoadedRun): string[] {
+  const m = run.manifest;
   const sim = simProfileOf(run);
-  const unstable = items.filter((i) => i.unanimous === false);
-  const judged = summary.expectations.goals.n_items_judged + summary.expectations.fixtures.n_items_judged;
   return [
     `# fieldtest report: ${mdText(m.run_id)}`,
     "",
@@ -57,45 +92,10 @@ export function renderMarkdown(run: LoadedRun, items: ItemSummary[], decision: D
     `- planner: ${mdText(modelLabel(m.roles.planner))}; critic: ${mdText(modelLabel(m.roles.critic))}`,
     `- trials per item: ${m.plan.trials}; seed ${m.config.seed}; config hash \`${m.config_hash}\`; corpus hash \`${m.corpus.hash}\``,
     `- canary: ${m.canary === null ? "not run" : m.canary.ok ? "passed" : `FAILED (${mdText(m.canary.failures.join("; "))})`}`,
-    ...run.warnings.map((w) => `- **warning:** ${mdText(w)}`),
-    "",
-    ...decisionLines(decision),
-    "## Metrics",
-    "",
-    table(["metric", "value [95% interval]", "direction", "items", "trials"], metricRows(summary.metrics, orderedMetricNames(summary.metrics))),
-    "",
-    ...suitesMarkdown(summary.metrics),
-    "## Expectations",
-    "",
-    judged === 0
-      ? `**No item was judged against its expectation** (${run.trials.length} trial(s) recorded): nothing here says the run met them.`
-      : failing.length
-        ? table(
-            ["item", "expected", "verdicts", "failed checks (trials)"],
-            failing.map((r) => [mdText(r.key), r.expected ?? "–", verdictText(r.verdict_counts), mdText(Object.entries(r.failed_checks).map(([c, n]) => `${c} ×${n}`).join(", "))]),
-          )
-        : "Every judged item met its expectation.",
-    "",
-    ...(judged > 0 ? [mdText(expectationMeaning(run)), ""] : []),
-    "## Operational",
-    "",
-    table(["metric", "value [95% interval]", "direction", "items", "trials"], metricRows(summary.operational, Object.keys(summary.operational).sort())),
-    "",
-    "## Spend",
-    "",
-    ...(run.spend ? [table(SPEND_COLUMNS, spendRows(run.spend)), ""] : []),
-    spendNote(run.spend),
-    "",
-    `## Items whose trials disagree (${unstable.length} of ${items.length})`,
-    "",
-    unstable.length
-      ? table(
-          ["item", "verdicts", "Q", "modal"],
-          unstable.map((i) => [mdText(`${i.suite}/${i.item_id}`), verdictText(i.verdict_counts), fmt(i.disagreement), i.modal_verdict ?? "n/a"]),
-        )
-      : "None: every item's counted trials agreed.",
-    "",
-    "Per-item trials side by side are in report.html.",
-    "",
-  ].join("\n");
+  ];
+}
+
+/** report.md: the run, then the sections of the report's model (the decision, metrics, expectations, spend, the unstable items). */
+export function renderMarkdown(model: ReportModel): string {
+  return [...header(model.run), ...renderSections(model.sections, RENDER).flatMap((s) => s.out)].join("\n");
 }

@@ -6,6 +6,7 @@ import { decide, type Decision, type DecisionInput } from "./decision.ts";
 import { renderHtml } from "./html.ts";
 import { loadRun, type LoadedRun } from "../run/load.ts";
 import { renderMarkdown } from "./markdown.ts";
+import { reportModel } from "./model.ts";
 import { triage } from "./triage.ts";
 import { trialsCsv } from "./trials-csv.ts";
 
@@ -39,11 +40,12 @@ export function writeReport(dir: string, corpusRoot = "corpus", decisionInput: D
     md: join(dir, RUN_FILES.reportMd),
     html: join(dir, RUN_FILES.reportHtml),
   };
-  // Both reports read the same per-item triage: made once.
+  // Both reports render one model of the report's sections, with the per-item triage made once.
   const details = triage(run);
   writeJsonAtomic(paths.summary, summaryFile(run, items));
   writeFileAtomic(paths.csv, trialsCsv(run.trials));
-  writeFileAtomic(paths.md, renderMarkdown(run, items, decision, details));
-  writeFileAtomic(paths.html, renderHtml(run, items, decision, details));
+  const model = reportModel(run, items, decision, details);
+  writeFileAtomic(paths.md, renderMarkdown(model));
+  writeFileAtomic(paths.html, renderHtml(model));
   return { paths: Object.values(paths), decision, spend: run.spend, warnings: run.warnings };
 }

@@ -6,6 +6,7 @@ import { snapshotOfRun, writeSnapshot } from "../../harness/baseline/io.ts";
 import { jsonSchemaOf } from "../../harness/cli/commands/schema.ts";
 import { loadRun } from "../../harness/run/load.ts";
 import { renderMarkdown } from "../../harness/report/markdown.ts";
+import { reportModel } from "../../harness/report/model.ts";
 import { summaryFile } from "../../harness/report/write.ts";
 import { itemSummaries } from "../../src/metrics/items.ts";
 import { makeOutputDir, writeOutputFile, writeOutputWith } from "../../harness/output.ts";
@@ -235,7 +236,7 @@ describe("malformed run files", () => {
     const run = loadRun(dir, corpusRoot);
     expect(run.spend).toBeNull();
     expect(summaryFile(run).spend).toBeNull();
-    expect(renderMarkdown(run, itemSummaries(run.trials), null)).toMatch(/## Spend\n\nThe run has no spend journal \(an imported run, or one recorded before fieldtest kept one\): what it spent is unknown/);
+    expect(renderMarkdown(reportModel(run, itemSummaries(run.trials)))).toMatch(/## Spend\n\nThe run has no spend journal \(an imported run, or one recorded before fieldtest kept one\): what it spent is unknown/);
     // and a journaled sim run reports its tokens as unknown: the sim reports no usage
     expect(loadRun(await good(), corpusRoot).spend).toMatchObject({ input_tokens: null, output_tokens: null, cost_usd: 0, cost_usd_is_lower_bound: false });
   });
