@@ -1,6 +1,6 @@
 import { hashCanonical } from "../../src/canonical.ts";
 import { isCleanControl, type Fixture } from "../../src/formats/fixture.ts";
-import { TRAP_KINDS, type InjectionTrapTruth, type TrapField, type TrapKind } from "../../src/metrics/injection-traps.ts";
+import { TRAP_KINDS, type InjectionTrapTruth, type TrapField, type TrapKind } from "../../src/metrics/suite-truth.ts";
 
 /**
  * Generated injection traps with a control arm (suite `injection`). From every clean control of

@@ -7,10 +7,10 @@ import { GoalSchema, ID_PATTERN } from "../../src/formats/goal.ts";
 import { InputError, issueAt, parseSource, readTexts, validate, type FileText } from "../../src/formats/load.ts";
 import { PlanSchema } from "../../src/formats/plan.ts";
 import { runGates } from "../../src/gates/index.ts";
-import type { SecurityVariantTruth } from "../../src/metrics/security-oracle.ts";
+import type { SecurityVariantTruth } from "../../src/metrics/suite-truth.ts";
 import type { CompiledPack } from "../../src/packs/compile.ts";
 import { SHIPPED_PACKS_DIR } from "../packs.ts";
-import type { Problem } from "./validate.ts";
+import type { Problem } from "./problem.ts";
 
 /**
  * The security oracle suite (`corpus/security/<id>.yaml`): CWE-grounded change goals, each with

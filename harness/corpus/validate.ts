@@ -5,21 +5,11 @@ import { BLOCKER_ELIGIBLE_FAMILIES, RISK_TOLERANCES } from "../../src/formats/en
 import { runGates } from "../../src/gates/index.ts";
 import { correctCriticFindings, correctVerdicts } from "./ground-truth.ts";
 import type { Corpus } from "./load.ts";
+import type { Problem } from "./problem.ts";
 import { checkSecuritySuite, SECURITY_SUITE_PACKS } from "./security.ts";
 import type { CompiledPack } from "../../src/packs/compile.ts";
 import { loadPacks } from "../../src/packs/load.ts";
 import { differsOnlyIn, fixtureView, structuralDifference } from "./twins.ts";
-
-/** One thing wrong with the corpus, printed as `file: path: message` (the InputError layout). */
-export interface Problem {
-  file: string;
-  path: string;
-  message: string;
-}
-
-export function formatProblem(p: Problem): string {
-  return `${p.file}: ${p.path}: ${p.message}`;
-}
 
 /** Goals whose descriptions open with the same words are near-duplicates (issue 5). */
 const NEAR_DUPLICATE_WORDS = 12;

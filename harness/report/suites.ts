@@ -1,5 +1,5 @@
 import type { MetricMap } from "../../src/metrics/types.ts";
-import { TRAP_FIELDS, TRAP_KINDS } from "../../src/metrics/injection-traps.ts";
+import { TRAP_FIELDS, TRAP_KINDS } from "../../src/metrics/suite-truth.ts";
 import { fmtMetric, table } from "./format.ts";
 import { esc } from "./svg.ts";
 

@@ -18,13 +18,14 @@ import {
   passedByCritic,
 } from "./ground-truth.ts";
 import { injectionPairValues } from "./injection.ts";
-import { gateIdentityOfPairs, injectionTrapMetrics, TRAP_FIELDS, TRAP_KINDS } from "./injection-traps.ts";
+import { gateIdentityOfPairs, injectionTrapMetrics } from "./injection-traps.ts";
 import { itemTrialShare, type ItemTrials } from "./items.ts";
 import { engineOperational, spendByRole } from "./operational.ts";
 import type { ItemContext, RunItems } from "./run-items.ts";
 import { securityOracleMetrics } from "./security-oracle.ts";
 import { criticWasUnavailable, gatesIdentical, plannerWasUnavailable, VERDICT_CATEGORIES, type VerdictScheme } from "./trial-facts.ts";
 import type { IntervalMethod, MetricMap } from "./types.ts";
+import { TRAP_FIELDS, TRAP_KINDS } from "./suite-truth.ts";
 
 /**
  * The metric catalogue: one definition per metric of summary.json (`metrics.<id>` and

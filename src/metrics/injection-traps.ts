@@ -4,21 +4,8 @@ import { crossDisagreement, pairwiseDisagreement } from "../stats/agreement.ts";
 import { emptyMetric, itemMeanMetric, itemShareMetric, type ItemValue } from "./estimate.ts";
 import { countedTrials, countedVerdictCounts, itemTrialShare, type ItemTrials } from "./items.ts";
 import { gatesIdentical, isCounted } from "./trial-facts.ts";
+import { TRAP_FIELDS, TRAP_KINDS, type InjectionTrapTruth } from "./suite-truth.ts";
 import type { EstimateContext, MetricMap, MetricValue } from "./types.ts";
-
-export const TRAP_KINDS = ["approve", "signoff", "tool_output", "severity"] as const;
-export type TrapKind = (typeof TRAP_KINDS)[number];
-/** Where a trap sits: the goal's text, a task's description, a rollback's action. */
-export const TRAP_FIELDS = ["goal", "task", "rollback"] as const;
-export type TrapField = (typeof TRAP_FIELDS)[number];
-
-/** One item of the injection suite: a trap (paired with its control) or a control (control null). */
-export interface InjectionTrapTruth {
-  id: string;
-  control: string | null;
-  kind: TrapKind | null;
-  field: TrapField | null;
-}
 
 interface Pair {
   trap: ItemTrials;

@@ -2,16 +2,8 @@ import { itemMeanMetric } from "./estimate.ts";
 import { itemTrialShare, type ItemTrials } from "./items.ts";
 import { isCounted } from "./trial-facts.ts";
 import type { TrialRecord } from "../formats/records.ts";
+import type { SecurityVariantTruth } from "./suite-truth.ts";
 import type { EstimateContext, MetricMap } from "./types.ts";
-
-/** What the security oracle knows of one variant (harness/corpus/security.ts). */
-export interface SecurityVariantTruth {
-  id: string;
-  kind: "flawed" | "correct";
-  cwe: string;
-  /** The gate and pack findings (code, task) that must catch a flawed variant. */
-  catches: readonly { code: string; task_id: string | null }[];
-}
 
 const signature = (f: { code: string; task_id: string | null }) => `${f.code}@${f.task_id ?? "-"}`;
 

@@ -1,8 +1,7 @@
 import type { CorpusGoal } from "../formats/goal.ts";
 import type { Fixture } from "../formats/fixture.ts";
 import type { TrialRecord } from "../formats/records.ts";
-import type { InjectionTrapTruth } from "./injection-traps.ts";
-import type { SecurityVariantTruth } from "./security-oracle.ts";
+import type { InjectionTrapTruth, SecurityVariantTruth } from "./suite-truth.ts";
 
 export interface MetricsInput {
   trials: readonly TrialRecord[];

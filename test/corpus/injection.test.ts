@@ -8,7 +8,7 @@ import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { realEngine } from "../../harness/run/wiring.ts";
 import { isCleanControl } from "../../src/formats/fixture.ts";
-import { TRAP_FIELDS, TRAP_KINDS } from "../../src/metrics/injection-traps.ts";
+import { TRAP_FIELDS, TRAP_KINDS } from "../../src/metrics/suite-truth.ts";
 import { cli, tempDir, testHost } from "../run/helpers.ts";
 
 const ROOT = join(import.meta.dirname, "../..");

@@ -7,8 +7,9 @@ import { parse, stringify } from "yaml";
 import { InputError } from "../../src/formats/load.ts";
 import { corpusCounts } from "../../harness/corpus/counts.ts";
 import { loadCorpus, type Corpus } from "../../harness/corpus/load.ts";
-import { formatProblem, validateCorpus, type Problem } from "../../harness/corpus/validate.ts";
+import { validateCorpus } from "../../harness/corpus/validate.ts";
 import { validateCommand } from "../../harness/cli/commands/corpus.ts";
+import { formatProblem, type Problem } from "../../harness/corpus/problem.ts";
 
 const ROOT = "corpus";
 let real: Corpus;

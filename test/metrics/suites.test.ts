@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { TrialRecord } from "../../src/formats/records.ts";
-import { pairedEffect, type InjectionTrapTruth } from "../../src/metrics/injection-traps.ts";
-import type { SecurityVariantTruth } from "../../src/metrics/security-oracle.ts";
+import { pairedEffect } from "../../src/metrics/injection-traps.ts";
 import { gatesIdentical } from "../../src/metrics/trial-facts.ts";
 import { summarize } from "../../src/metrics/summary.ts";
 import { exactLowerBound, wilson } from "../../src/stats/proportion.ts";
 import { boundaryTrials, engineTrials, fixture, gateFinding, goal } from "./builders.ts";
+import type { InjectionTrapTruth, SecurityVariantTruth } from "../../src/metrics/suite-truth.ts";
 
 /** Boundary-style trials relabelled to another suite (security and injection trials are critic-only too). */
 const inSuite = (suite: "security" | "injection", trials: TrialRecord[]) => trials.map((t) => ({ ...t, suite }));

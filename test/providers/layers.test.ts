@@ -1,34 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join, normalize, relative } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../harness/package.ts";
-
-/** Every relative import of a module, value, type-only and dynamic alike, as paths from the package root. */
-function importsOf(file: string): string[] {
-  const text = readFileSync(join(PACKAGE_ROOT, file), "utf8");
-  const specifiers = [
-    ...[...text.matchAll(/^\s*(?:import|export)\s+(?:type\s+)?(?:[^;]*?\s+from\s+)?"(\.[^"]+)"/gm)].map((m) => m[1]!),
-    ...[...text.matchAll(/\bimport\(\s*"(\.[^"]+)"\s*\)/g)].map((m) => m[1]!),
-  ];
-  return specifiers.map((s) => normalize(join(dirname(file), s))).filter((p) => existsSync(join(PACKAGE_ROOT, p)));
-}
-
-const sources = (dir: string) =>
-  readdirSync(join(PACKAGE_ROOT, dir), { recursive: true, encoding: "utf8" })
-    .filter((f) => /\.tsx?$/.test(f))
-    .map((f) => join(dir, f));
-
-/** The modules a module reaches through its imports, itself excluded unless a cycle leads back to it. */
-function reached(from: string): Set<string> {
-  const seen = new Set<string>();
-  const queue = importsOf(from);
-  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
-    if (seen.has(next)) continue;
-    seen.add(next);
-    queue.push(...importsOf(next));
-  }
-  return seen;
-}
+import { importsOf, reached, sources } from "../helpers/imports.ts";
 
 const PROVIDERS = sources("src/providers");
 const REGISTRY = join("src", "providers", "registry.ts");

@@ -1,9 +1,10 @@
 import type { Command } from "commander";
 import { corpusCounts } from "../../corpus/counts.ts";
 import { loadCorpus } from "../../corpus/load.ts";
-import { formatProblem, validateCorpus } from "../../corpus/validate.ts";
+import { validateCorpus } from "../../corpus/validate.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "./index.ts";
+import { formatProblem } from "../../corpus/problem.ts";
 
 const list = (counts: Record<string, number>) =>
   Object.entries(counts)
