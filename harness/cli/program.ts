@@ -1,6 +1,7 @@
 import { Command, CommanderError, type Help } from "commander";
 import type { SweepHost } from "../run/sweep.ts";
-import { commandsFor, type CommandContext } from "./commands/index.ts";
+import { commandsFor } from "./commands/index.ts";
+import type { CommandContext } from "./context.ts";
 import { PACKAGE_VERSION } from "../package.ts";
 import { EXIT, reportError } from "./exit.ts";
 import { environmentKeys } from "../../src/providers/credentials.ts";

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { snapshotOfRuns, writeSnapshot } from "../../baseline/io.ts";
 import { writeOutputWith } from "../../output.ts";
 import { EXIT } from "../exit.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 import { parseOptions } from "../options.ts";
 
 const PublishSchema = z.strictObject({

@@ -8,7 +8,7 @@ import { runGates } from "../../../src/gates/index.ts";
 import { structuralViolations } from "../../../src/gates/structure.ts";
 import { EXIT } from "../exit.ts";
 import { jsonText } from "../printing.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 import { collect, parseOptions } from "../options.ts";
 import { loadPacks } from "../../../src/packs/load.ts";
 import { packsBehave } from "../../packs.ts";

@@ -5,7 +5,7 @@ import { readComparable } from "../../baseline/io.ts";
 import { verdictText } from "../../report/format.ts";
 import { EXIT } from "../exit.ts";
 import { jsonText } from "../printing.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 import { formatDifferences } from "./diff.ts";
 import { intOption, MAX_REPS, numberOption, parseOptions } from "../options.ts";
 

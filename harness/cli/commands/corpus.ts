@@ -3,7 +3,7 @@ import { corpusCounts } from "../../corpus/counts.ts";
 import { loadCorpus } from "../../corpus/load.ts";
 import { validateCorpus } from "../../corpus/validate.ts";
 import { EXIT } from "../exit.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 import { formatProblem } from "../../corpus/problem.ts";
 
 const list = (counts: Record<string, number>) =>

@@ -8,7 +8,7 @@ import { readText } from "../../../src/formats/load.ts";
 import { criticBlocks } from "../../../src/loop/decide.ts";
 import { EXIT } from "../exit.ts";
 import { jsonText } from "../printing.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 import { parseOptions } from "../options.ts";
 import { loadCheckInputs } from "./check.ts";
 

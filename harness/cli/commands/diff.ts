@@ -6,7 +6,7 @@ import { readSnapshot, snapshotOfRun } from "../../baseline/io.ts";
 import { writeOutputFile } from "../../output.ts";
 import { EXIT } from "../exit.ts";
 import { jsonText } from "../printing.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 import { numberOption, parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({

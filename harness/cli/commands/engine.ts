@@ -14,7 +14,7 @@ import { EndpointCliShape, resolveRun, RunCliSchema } from "../../run/settings.t
 import { EXIT } from "../exit.ts";
 import { endpointOptions, parseOptions } from "../options.ts";
 import { traceSummary } from "../trace.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 
 const CheckOptionsSchema = z.strictObject({
   smoke: z.boolean().optional(),

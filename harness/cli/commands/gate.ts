@@ -5,7 +5,7 @@ import type { GateResult } from "../../baseline/gate.ts";
 import { snapshotOfRun } from "../../baseline/io.ts";
 import { gateVerdict, judge } from "../../baseline/judge.ts";
 import { gateJUnit } from "../../baseline/junit.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 import { writeOutputFile } from "../../output.ts";
 import { RUN_FILES, writeFileAtomic } from "../../run/store.ts";
 import { parseOptions } from "../options.ts";

@@ -5,7 +5,7 @@ import { IMPORT_FILES, importPlannerCritic } from "../../import/planner-critic/r
 import { runIdFor } from "../../run/manifest.ts";
 import { redactArgv } from "../../run/redact.ts";
 import { EXIT } from "../exit.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({ goals: z.string().min(1), out: z.string().min(1), force: z.boolean().optional(), strict: z.boolean().optional() });

@@ -8,7 +8,7 @@ import { redactArgv } from "../../run/redact.ts";
 import { duplicatesWarning, RUN_FILES } from "../../run/store.ts";
 import { reportRun } from "../../run/wiring.ts";
 import { EXIT } from "../exit.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({ out: z.string().min(1), force: z.boolean().optional(), breakLock: z.boolean().optional() });

@@ -12,7 +12,7 @@ import { loadSimProfile } from "../../../src/sim/profile.ts";
 import { EXIT } from "../exit.ts";
 import { jsonText } from "../printing.ts";
 import { traceSummary } from "../trace.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 import { collect, endpointOptions, intOption, numberOption, parseOptions } from "../options.ts";
 import { loadPacks } from "../../../src/packs/load.ts";
 import { packsBehave } from "../../packs.ts";

@@ -5,7 +5,7 @@ import { SPEND_COLUMNS, spendNote, spendRows } from "../../report/format.ts";
 import { writeReport } from "../../report/write.ts";
 import { formatTable } from "../../run/summary.ts";
 import { EXIT } from "../exit.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 import { parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({

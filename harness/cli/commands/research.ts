@@ -8,7 +8,7 @@ import { research, type Research } from "../../research/model.ts";
 import { DEFAULT_TREND_OPTIONS } from "../../baseline/trend.ts";
 import { DEFAULT_POLICY, headlineOf, metricList } from "./trend.ts";
 import { EXIT } from "../exit.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 import { intOption, MAX_REPS, parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({

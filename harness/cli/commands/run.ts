@@ -10,7 +10,7 @@ import { shardFromEnv } from "../../run/shard-env.ts";
 import { runSweep } from "../../run/sweep.ts";
 import { realEngine } from "../../run/wiring.ts";
 import { WIRE_PROVIDERS } from "../../../src/providers/registry.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 import { collect, endpointOptions, parseOptions } from "../options.ts";
 
 export function register(program: Command, { host, action, warn }: CommandContext): void {

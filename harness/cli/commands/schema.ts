@@ -12,7 +12,7 @@ import { EngineManifestSchema } from "../../engine/manifest.ts";
 import { EngineResultSchema } from "../../engine/result.ts";
 import { EXIT } from "../exit.ts";
 import { jsonText } from "../printing.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 
 /**
  * The formats whose JSON Schema can be printed: the input files (`corpus-goal` is a goal file with

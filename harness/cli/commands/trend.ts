@@ -8,7 +8,7 @@ import { DEFAULT_TREND_OPTIONS, headlineFamily, trend, type MetricTrend, type Tr
 import { PACKAGE_ROOT } from "../../package.ts";
 import { EXIT } from "../exit.ts";
 import { jsonText } from "../printing.ts";
-import type { CommandContext } from "./index.ts";
+import type { CommandContext } from "../context.ts";
 import { intOption, numberOption, parseOptions } from "../options.ts";
 
 /** The shipped production policy: its metrics are the headline family unless --policy names another. */
