@@ -35,7 +35,7 @@ import { PACKAGE_ROOT } from "../harness/package.ts";
 import { RunCliSchema } from "../harness/run/settings.ts";
 import { readTrialLog } from "../harness/run/store.ts";
 import { runSweep } from "../harness/run/sweep.ts";
-import { realEngine } from "../harness/run/wiring.ts";
+import { realEngine } from "../harness/assembly.ts";
 import type { TrialRecord } from "../src/formats/records.ts";
 import { createModelClient } from "../src/providers/client.ts";
 import { sharedSendThread } from "../src/providers/send-thread/thread.ts";

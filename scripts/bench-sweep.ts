@@ -43,7 +43,7 @@ import { readTrialLog } from "../harness/run/store.ts";
 import { RunCliSchema } from "../harness/run/settings.ts";
 import { runSweep, type SweepHost } from "../harness/run/sweep.ts";
 import { realHost } from "../harness/cli/host.ts";
-import { realEngine } from "../harness/run/wiring.ts";
+import { realEngine } from "../harness/assembly.ts";
 import type { TrialRecord } from "../src/formats/records.ts";
 import { DEFAULT_SIM_PROFILE } from "../src/sim/profile.ts";
 import { PACKAGE_ROOT } from "../harness/package.ts";

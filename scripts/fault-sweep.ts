@@ -17,7 +17,7 @@ import { readTrialLog } from "../harness/run/store.ts";
 import { RunCliSchema } from "../harness/run/settings.ts";
 import { runSweep, type SweepHost } from "../harness/run/sweep.ts";
 import { realHost } from "../harness/cli/host.ts";
-import { realEngine } from "../harness/run/wiring.ts";
+import { realEngine } from "../harness/assembly.ts";
 import { lacksWellFormedFinding, startSimServer } from "../test/providers/sim-server.ts";
 
 const faultRate = Number(process.argv[2] ?? 0.3);

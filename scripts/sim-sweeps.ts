@@ -11,7 +11,7 @@ import { loadConfigFile } from "../harness/config.ts";
 import { readManifest } from "../harness/run/manifest.ts";
 import { RunCliSchema } from "../harness/run/settings.ts";
 import { runSweep, type SweepHost } from "../harness/run/sweep.ts";
-import { realEngine } from "../harness/run/wiring.ts";
+import { realEngine } from "../harness/assembly.ts";
 import { clopperPearson } from "../src/stats/proportion.ts";
 
 /** k of n as a rate with its exact (Clopper–Pearson) 95% interval, for the benchmarks' tables. */

@@ -71,3 +71,12 @@ export function endpointOptions(command: Command): Command {
     .option("--header <k=v>", "extra request header, repeatable (credential values are never recorded or printed)", collect)
     .option("--timeout <sec>", "per-request timeout in seconds (at most 86400)");
 }
+
+/**
+ * The options a command line gave, without commander's defaults: where a config file also sets a
+ * value, the file's stands unless the flag is given (the defaults shown in --help are those the
+ * settings resolve to without either).
+ */
+export function givenOptions(command: Command): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(command.opts()).filter(([key]) => command.getOptionValueSource(key) !== "default"));
+}

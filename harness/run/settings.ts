@@ -189,7 +189,7 @@ function applyRole(base: RoleConfig, patches: RolePatch[], role: Role): RoleConf
     const providerChanged = p.provider !== undefined && p.provider !== out.provider;
     out = { ...out, ...p, headers: p.headers ? { ...out.headers, ...p.headers } : out.headers } as RoleConfig;
     if (providerChanged && p.model === undefined && defaultModel(out.provider, role) === undefined) {
-      throw new InputError("command line", `${role} model`, `provider "${out.provider}" needs a model (--model or --${role}-model)`);
+      throw new InputError("command line", `--${role}-model`, `provider "${out.provider}" needs a model (--model or --${role}-model)`);
     }
   }
   return out;

@@ -55,7 +55,7 @@ export interface CallHooks {
   answered: AnsweredCalls;
 }
 
-/** What the runner needs from the rest of fieldtest (wired in harness/run/wiring.ts, faked in tests). */
+/** What the runner needs from the rest of fieldtest (wired in harness/assembly.ts, faked in tests). */
 export interface SweepEngine {
   loadCorpus(): Corpus;
   loadProfile(path: string): SimProfile;

@@ -19,7 +19,7 @@ import { GatePolicySchema, policyProblem } from "../../harness/baseline/policy.t
 import type { Snapshot } from "../../src/formats/snapshot.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { loadFile } from "../../src/formats/load.ts";
 import { cli, tempDir, testHost } from "../run/helpers.ts";
 

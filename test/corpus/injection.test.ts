@@ -6,7 +6,7 @@ import { loadCorpus } from "../../harness/corpus/load.ts";
 import { firstDifference, fixtureView, structureOf } from "../../harness/corpus/twins.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { isCleanControl } from "../../src/formats/fixture.ts";
 import { TRAP_FIELDS, TRAP_KINDS } from "../../src/metrics/suite-truth.ts";
 import { cli, tempDir, testHost } from "../run/helpers.ts";

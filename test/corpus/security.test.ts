@@ -5,7 +5,7 @@ import { loadCorpus } from "../../harness/corpus/load.ts";
 import { checkSecuritySuite, loadSecuritySuite, SECURITY_SUITE_PACKS } from "../../harness/corpus/security.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { loadPacks } from "../../src/packs/load.ts";
 import { cli, tempDir, testHost } from "../run/helpers.ts";
 

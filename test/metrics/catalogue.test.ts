@@ -15,7 +15,7 @@ import { engineTrialOutcome } from "../../harness/engine/trial.ts";
 import { PACKAGE_ROOT } from "../../harness/package.ts";
 import { loadRun } from "../../harness/run/load.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { HEADLINE_METRICS, METRIC_DEFS, metricDef, metricInfo, type MetricDef } from "../../src/metrics/catalogue.ts";
 import { summarize, type Summary } from "../../src/metrics/summary.ts";
 import { cli, tempDir, testHost } from "../run/helpers.ts";

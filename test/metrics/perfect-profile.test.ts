@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfigFile } from "../../harness/config.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import type { Summary } from "../../src/metrics/summary.ts";
 import { exactUpperBound } from "../../src/stats/proportion.ts";
 import { cli, tempDir, testHost } from "../run/helpers.ts";

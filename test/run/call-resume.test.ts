@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { readCallJournal } from "../../harness/run/call-journal.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
 import { startUpstreamServer, type UpstreamServer } from "../providers/upstream-server.ts";
 import { cli, smallCorpus, sweepProcess, tempDir, testHost } from "./helpers.ts";

@@ -6,7 +6,7 @@ import { readSpend } from "../../harness/run/journal.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrialLog, RUN_FILES } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import type { ConfigFile } from "../../harness/config.ts";
 import type { FakeServer } from "../providers/fake-server.ts";
 import { PRICE_PER_CALL, startCountingServer, type CountingOptions } from "../providers/counting-server.ts";

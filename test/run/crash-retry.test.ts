@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { readSpend } from "../../harness/run/journal.ts";
 import { readTrialLog, RUN_FILES } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
 import { chatCompletion, errorBody, startFakeServer, type FakeServer, type Step } from "../providers/fake-server.ts";
 import { cli, smallCorpus, sweepProcess, tempDir, testHost } from "./helpers.ts";

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCorpus } from "../../harness/corpus/load.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import type { CallRecord, TrialRecord } from "../../src/formats/records.ts";
 import { lacksWellFormedFinding, startSimServer, type SimServer } from "../providers/sim-server.ts";
 import { cli, tempDir, testHost } from "./helpers.ts";

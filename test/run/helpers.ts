@@ -8,7 +8,7 @@ import type { TrialExecutor } from "../../harness/run/execute.ts";
 import { RunCliSchema } from "../../harness/run/settings.ts";
 import type { CallHooks, SweepEngine, SweepHost } from "../../harness/run/sweep.ts";
 import type { TrialWork } from "../../harness/run/work.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { engineOutcome } from "../../src/loop/outcome.ts";
 import type { CallRecord, EngineOutcome } from "../../src/formats/records.ts";
 import { DEFAULT_SIM_PROFILE } from "../../src/sim/profile.ts";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { readSpend, runSpend, SpendJournal, SpendTally } from "../../harness/run/journal.ts";
 import { readTrialLog, RUN_FILES } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { trialKey, type SpendLine } from "../../src/formats/records.ts";
 import type { AttemptEvent } from "../../src/providers/types.ts";
 import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";

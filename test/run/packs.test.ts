@@ -6,7 +6,7 @@ import { snapshotOfRun } from "../../harness/baseline/io.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { PLANNER_PROMPT } from "../../src/critic/prompts/index.ts";
 import { GATE_VERSIONS } from "../../src/gates/index.ts";
 import { SHIPPED_PACKS_DIR } from "../../harness/packs.ts";

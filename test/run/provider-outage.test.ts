@@ -8,7 +8,7 @@ import { readManifest } from "../../harness/run/manifest.ts";
 import { mostlyErrors } from "../../harness/run/outage.ts";
 import { readTrialLog, RUN_FILES } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { loadFile } from "../../src/formats/load.ts";
 import { chatCompletion, errorBody, useFakeServers, type Step } from "../providers/fake-server.ts";
 import { roleOf } from "../engine/scripted-server.ts";

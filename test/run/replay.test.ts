@@ -9,7 +9,7 @@ import { readManifest } from "../../harness/run/manifest.ts";
 import { resolveRun } from "../../harness/run/settings.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
 import { DEFAULT_SIM_PROFILE } from "../../src/sim/profile.ts";
 import { chatCompletion, startFakeServer } from "../providers/fake-server.ts";

@@ -15,7 +15,7 @@ import { loadMergeInput, mergeRuns } from "../../harness/run/merge.ts";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrialLog, RUN_FILES } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { readSummary, realEngine } from "../../harness/run/wiring.ts";
+import { readSummary, realEngine } from "../../harness/assembly.ts";
 import { InputError } from "../../src/formats/load.ts";
 import { SPEND_SCHEMA_VERSION, TRIAL_SCHEMA_VERSION } from "../../src/formats/records.ts";
 import { SUMMARY_SCHEMA_VERSION } from "../../src/formats/summary.ts";

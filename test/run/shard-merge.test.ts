@@ -12,7 +12,7 @@ import { readManifest } from "../../harness/run/manifest.ts";
 import { loadMergeInput, mergeRuns } from "../../harness/run/merge.ts";
 import { readTrialLog, RUN_FILES } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { trialKey, type TrialRecord } from "../../src/formats/records.ts";
 import { cli, tempDir, testHost } from "./helpers.ts";
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { instrumentedEngine } from "./fixtures/instrumented.ts";
 import { cli, smallCorpus, tempDir, testHost } from "./helpers.ts";
 

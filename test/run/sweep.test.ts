@@ -7,7 +7,7 @@ import { readManifest } from "../../harness/run/manifest.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
 import { trialKey } from "../../src/formats/records.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { cli, fakeCorpus, fakeEngine, tempDir, testHost } from "./helpers.ts";
 
 const tick = () => new Promise<void>((r) => setImmediate(r));

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { loadCorpus } from "../../harness/corpus/load.ts";
 import { readTrialLog } from "../../harness/run/store.ts";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { chatCompletion, useFakeServers } from "../providers/fake-server.ts";
 import { roleOf } from "../engine/scripted-server.ts";
 import { cli, tempDir, testHost } from "./helpers.ts";

@@ -14,7 +14,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runSweep } from "../../harness/run/sweep.ts";
-import { realEngine } from "../../harness/run/wiring.ts";
+import { realEngine } from "../../harness/assembly.ts";
 import { canonicalJson } from "../../src/canonical.ts";
 import { createInProcessAdapter } from "../../src/providers/adapters.ts";
 import { replyCacheKey, requestHash } from "../../src/providers/context.ts";

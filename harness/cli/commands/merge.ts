@@ -6,7 +6,7 @@ import { runIdFor } from "../../run/manifest.ts";
 import { loadMergeInput, mergeRuns } from "../../run/merge.ts";
 import { redactArgv } from "../../run/redact.ts";
 import { duplicatesWarning, RUN_FILES } from "../../run/store.ts";
-import { reportRun } from "../../run/wiring.ts";
+import { reportRun } from "../../assembly.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "../context.ts";
 import { parseOptions } from "../options.ts";

@@ -3,36 +3,29 @@ import { z } from "zod";
 import { goalSchemaFor, toGoal, type Goal } from "../../../src/formats/goal.ts";
 import { InputError, readSource, validate } from "../../../src/formats/load.ts";
 import { ENGINE_MODES, DEFAULT_MAX_ROUNDS, roundCap, runEngine } from "../../../src/loop/engine.ts";
-import { checkApiKeys, MissingApiKeyError } from "../../../src/providers/api-keys.ts";
-import { createModelClient } from "../../../src/providers/client.ts";
-import { RoleConfigSchema, type ClientConfig, type RoleConfig } from "../../../src/providers/config.ts";
-import { defaultModel, isLiveProvider, WIRE_PROVIDERS } from "../../../src/providers/registry.ts";
-import { EndpointCliShape, endpointPatch } from "../../run/settings.ts";
+import { WIRE_PROVIDERS } from "../../../src/providers/registry.ts";
 import { loadSimProfile } from "../../../src/sim/profile.ts";
+import { checkRunKeys, loopOptions, runClient, runPacks } from "../../assembly.ts";
+import { loadConfigFile } from "../../config.ts";
+import { readManifest } from "../../run/manifest.ts";
+import type { RunConfig } from "../../../src/formats/run-config.ts";
+import { resolveRun, RunCliSchema } from "../../run/settings.ts";
 import { EXIT } from "../exit.ts";
 import { jsonText } from "../printing.ts";
 import { traceSummary } from "../trace.ts";
 import type { CommandContext } from "../context.ts";
-import { collect, endpointOptions, intOption, numberOption, parseOptions } from "../options.ts";
-import { loadPacks } from "../../../src/packs/load.ts";
+import { collect, endpointOptions, givenOptions, intOption, parseOptions } from "../options.ts";
 import { packsBehave } from "../../packs.ts";
 
-const OptionsSchema = z.strictObject({
+/** `run`'s settings that one goal's engine takes (the same schema, so the same checks), and what only `plan` has. */
+const OptionsSchema = RunCliSchema.pick({ config: true, model: true, plannerModel: true, criticModel: true, baseUrl: true, header: true, timeout: true, temperature: true, mode: true, seed: true, simProfile: true, pack: true }).extend({
   goal: z.string().min(1),
-  provider: z.enum(WIRE_PROVIDERS).default("sim"),
-  model: z.string().min(1).optional(),
+  // A replay answers a recorded run's trials; one goal is none of them.
+  provider: z.enum(WIRE_PROVIDERS).optional(),
   plannerProvider: z.enum(WIRE_PROVIDERS).optional(),
-  plannerModel: z.string().min(1).optional(),
   criticProvider: z.enum(WIRE_PROVIDERS).optional(),
-  criticModel: z.string().min(1).optional(),
-  ...EndpointCliShape,
-  temperature: numberOption(z.number().min(0).max(2)).optional(),
-  mode: z.enum(ENGINE_MODES).default("gates-first"),
-  maxRounds: intOption(1).default(DEFAULT_MAX_ROUNDS),
-  seed: intOption().default(0),
+  maxRounds: intOption(1).optional(),
   trial: intOption(0).default(0),
-  simProfile: z.string().min(1).optional(),
-  pack: z.array(z.string().min(1)).default([]),
   json: z.boolean().default(false),
 });
 type Options = z.output<typeof OptionsSchema>;
@@ -42,32 +35,15 @@ function loadGoal(file: string): Goal {
   return toGoal(validate(source, goalSchemaFor(source.data)));
 }
 
-/** One role's model config: a vendor provider needs a model name; an in-process one (the sim) has its own. */
-function roleConfig(options: Options, role: "planner" | "critic"): RoleConfig {
-  const provider = (role === "planner" ? options.plannerProvider : options.criticProvider) ?? options.provider;
-  const model = (role === "planner" ? options.plannerModel : options.criticModel) ?? options.model ?? defaultModel(provider, role);
-  if (model === undefined) throw new InputError("command line", `--${role}-model`, `provider "${provider}" needs a model (--model or --${role}-model)`);
-  return RoleConfigSchema.parse({
-    provider,
-    model,
-    ...(isLiveProvider(provider) ? endpointPatch(options) : {}),
-    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-  });
-}
-
-function clientConfig(options: Options, env: NodeJS.ProcessEnv): ClientConfig {
-  const config: ClientConfig = {
-    planner: roleConfig(options, "planner"),
-    critic: roleConfig(options, "critic"),
-    sim: { runSeed: options.seed, ...(options.simProfile ? { profile: loadSimProfile(options.simProfile) } : {}) },
-  };
-  try {
-    checkApiKeys(config, env);
-  } catch (e) {
-    if (e instanceof MissingApiKeyError) throw new InputError("environment", "", e.message);
-    throw e;
-  }
-  return config;
+/**
+ * The run settings of one goal's engine, resolved as `run` resolves them: built-in defaults, then
+ * the `--config` file (only when named), then the flags; `--max-rounds` sets the file's maxRounds.
+ */
+function planConfig({ goal: _goal, maxRounds, trial: _trial, json: _json, ...cli }: Options): RunConfig {
+  const file = cli.config === undefined ? {} : loadConfigFile(cli.config);
+  if (file.engine !== undefined) throw new InputError(cli.config!, "engine", "plan runs fieldtest's own engine; field-test an external engine with `run --engine`");
+  const { config } = resolveRun(file, cli, { loadProfile: loadSimProfile, readReplaySource: readManifest });
+  return maxRounds === undefined ? config : { ...config, maxRounds };
 }
 
 export function register(program: Command, { host, action }: CommandContext): void {
@@ -76,6 +52,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
       .command("plan")
       .description("Run the engine on one goal and print its trace: 0 approved, 1 escalated, 2 invalid input, 3 infrastructure error (a provider that never answered)")
       .requiredOption("--goal <file>", "goal file (YAML or JSON; corpus goal files are accepted)")
+      .option("--config <file>", "run settings from this config file (as `run --config` reads it: roles with their topP, seed, maxTokens, timeouts, retries, the sim profile, packs, mode, maxRounds); flags override it")
       .option("--provider <p>", `provider of both roles: ${WIRE_PROVIDERS.join(" | ")}`, "sim")
       .option("--model <m>", "model of both roles (required for a vendor provider)")
       .option("--planner-provider <p>", "provider of the planner")
@@ -91,15 +68,17 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .option("--sim-profile <file>", "sim noise profile (YAML)")
     .option("--pack <dir>", "enable a domain pack: its rules gate every round (repeatable)", collect)
     .option("--json", "print the whole outcome: every round, raw and normalized findings, every call with its decision context")
-    .action(action(async (raw: unknown) => {
-      const options = parseOptions(OptionsSchema, raw);
+    .action(action(async (_raw: unknown, command: Command) => {
+      // Only the flags given override the config file: the defaults shown are resolveRun's own.
+      const options = parseOptions(OptionsSchema, givenOptions(command));
       const goal = loadGoal(options.goal);
-      const packs = loadPacks(options.pack);
+      const config = planConfig(options);
+      const packs = runPacks(config).run;
       if (!packsBehave(packs, host.stderr, "no LLM call was made")) return EXIT.infrastructure;
-      const client = createModelClient(clientConfig(options, host.env), { env: host.env });
-      const engineOptions = { mode: options.mode, maxRounds: options.maxRounds, packs };
-      const outcome = await runEngine(goal, { client, itemId: goal.id, trial: options.trial }, engineOptions);
-      host.stdout.write(options.json ? jsonText({ goal_id: goal.id, mode: options.mode, max_rounds: roundCap(goal, engineOptions), ...outcome }) : `${traceSummary(goal, outcome)}\n`);
+      checkRunKeys(config, host.env);
+      const engineOptions = loopOptions(config, packs);
+      const outcome = await runEngine(goal, { client: runClient(config, host.env), itemId: goal.id, trial: options.trial }, engineOptions);
+      host.stdout.write(options.json ? jsonText({ goal_id: goal.id, mode: config.mode, max_rounds: roundCap(goal, engineOptions), ...outcome }) : `${traceSummary(goal, outcome)}\n`);
       return outcome.status === "approved" ? EXIT.ok : outcome.status === "error" ? EXIT.infrastructure : EXIT.blocked;
     }));
 }

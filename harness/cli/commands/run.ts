@@ -8,7 +8,7 @@ import { loadConfigFile } from "../../config.ts";
 import { RunCliSchema } from "../../run/settings.ts";
 import { shardFromEnv } from "../../run/shard-env.ts";
 import { runSweep } from "../../run/sweep.ts";
-import { realEngine } from "../../run/wiring.ts";
+import { realEngine } from "../../assembly.ts";
 import { WIRE_PROVIDERS } from "../../../src/providers/registry.ts";
 import type { CommandContext } from "../context.ts";
 import { collect, endpointOptions, parseOptions } from "../options.ts";

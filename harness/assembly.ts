@@ -1,42 +1,44 @@
+// The one assembly of fieldtest's engine: roles and their client, prompts,
+// gates, packs and loop settings from a resolved RunConfig, for `run`, `plan` and engine runs alike.
 import { join } from "node:path";
-import { CRITIC_PROMPT, type PromptDescriptor } from "../../src/critic/prompts/index.ts";
-import { toGoal, type Goal } from "../../src/formats/goal.ts";
-import type { Fixture } from "../../src/formats/fixture.ts";
-import { InputError } from "../../src/formats/load.ts";
-import { GATE_VERSIONS } from "../../src/gates/index.ts";
-import { runCriticTrial } from "../../src/loop/critic-trial.ts";
-import { runEngine } from "../../src/loop/engine.ts";
-import { checkApiKeys, liveProvidersOf, MissingApiKeyError } from "../../src/providers/api-keys.ts";
-import { createModelClient } from "../../src/providers/client.ts";
-import { sharedSendThread, type SendThread } from "../../src/providers/send-thread/thread.ts";
-import type { RoleConfig } from "../../src/providers/config.ts";
-import type { ModelClient } from "../../src/providers/types.ts";
-import { estimateCost, isBilled, PRICE_TABLE_VERSION } from "../../src/providers/prices.ts";
-import { SIM_VERSION } from "../../src/sim/adapter.ts";
-import { loadSimProfile } from "../../src/sim/profile.ts";
-import { loadRunFile } from "../../src/formats/load.ts";
-import { SummaryFileSchema, type SummaryFile } from "../../src/formats/summary.ts";
-import { publicBaseUrl } from "../../src/providers/endpoint.ts";
-import type { MetricValue } from "../../src/metrics/types.ts";
-import { runCanaries } from "../canary.ts";
-import { fmtMetric } from "../report/format.ts";
-import { HEADLINE_METRICS } from "../../src/metrics/catalogue.ts";
-import type { DecisionInput } from "../report/decision.ts";
-import { writeReport } from "../report/write.ts";
-import { loadCorpus, type Corpus } from "../corpus/load.ts";
-import { SECURITY_SUITE_PACKS } from "../corpus/security.ts";
-import { canonicalJson, deepFreeze } from "../../src/canonical.ts";
-import type { CompiledPack } from "../../src/packs/compile.ts";
-import { loadPacks, packVersions } from "../../src/packs/load.ts";
-import { declaredAttributes, plannerPromptFor } from "../../src/packs/planner.ts";
-import type { TrialExecutor } from "./execute.ts";
-import { readTrialLog, RUN_FILES } from "./store.ts";
-import type { CallHooks, RunReport, SweepEngine } from "./sweep.ts";
-import type { RunConfig } from "../../src/formats/run-config.ts";
-import { createEngineExecutor } from "../engine/executor.ts";
-import { registerSecret } from "../../src/secrets.ts";
-import { identifyEngine, type EngineIdentity } from "../engine/identity.ts";
-import { loadEngineManifest } from "../engine/manifest.ts";
+import { CRITIC_PROMPT, type PromptDescriptor } from "../src/critic/prompts/index.ts";
+import { toGoal, type Goal } from "../src/formats/goal.ts";
+import type { Fixture } from "../src/formats/fixture.ts";
+import { InputError } from "../src/formats/load.ts";
+import { GATE_VERSIONS } from "../src/gates/index.ts";
+import { runCriticTrial } from "../src/loop/critic-trial.ts";
+import { runEngine, type EngineOptions } from "../src/loop/engine.ts";
+import { checkApiKeys, liveProvidersOf, MissingApiKeyError } from "../src/providers/api-keys.ts";
+import { createModelClient, type ClientDeps } from "../src/providers/client.ts";
+import { sharedSendThread, type SendThread } from "../src/providers/send-thread/thread.ts";
+import type { RoleConfig } from "../src/providers/config.ts";
+import type { ModelClient } from "../src/providers/types.ts";
+import { estimateCost, isBilled, PRICE_TABLE_VERSION } from "../src/providers/prices.ts";
+import { SIM_VERSION } from "../src/sim/adapter.ts";
+import { loadSimProfile } from "../src/sim/profile.ts";
+import { loadRunFile } from "../src/formats/load.ts";
+import { SummaryFileSchema, type SummaryFile } from "../src/formats/summary.ts";
+import { publicBaseUrl } from "../src/providers/endpoint.ts";
+import type { MetricValue } from "../src/metrics/types.ts";
+import { runCanaries } from "./canary.ts";
+import { fmtMetric } from "./report/format.ts";
+import { HEADLINE_METRICS } from "../src/metrics/catalogue.ts";
+import type { DecisionInput } from "./report/decision.ts";
+import { writeReport } from "./report/write.ts";
+import { loadCorpus, type Corpus } from "./corpus/load.ts";
+import { SECURITY_SUITE_PACKS } from "./corpus/security.ts";
+import { canonicalJson, deepFreeze } from "../src/canonical.ts";
+import type { CompiledPack } from "../src/packs/compile.ts";
+import { loadPacks, packVersions } from "../src/packs/load.ts";
+import { declaredAttributes, plannerPromptFor } from "../src/packs/planner.ts";
+import type { TrialExecutor } from "./run/execute.ts";
+import { readTrialLog, RUN_FILES } from "./run/store.ts";
+import type { CallHooks, RunReport, SweepEngine } from "./run/sweep.ts";
+import type { RunConfig } from "../src/formats/run-config.ts";
+import { createEngineExecutor } from "./engine/executor.ts";
+import { registerSecret } from "../src/secrets.ts";
+import { identifyEngine, type EngineIdentity } from "./engine/identity.ts";
+import { loadEngineManifest } from "./engine/manifest.ts";
 
 
 function promptHashes(p: PromptDescriptor<string>) {
@@ -64,6 +66,24 @@ function roleSummary(r: RoleConfig, prompt: PromptDescriptor<string> | null) {
 
 /** What a replayed run answers with: its recorded calls, read by the one trial-log reader. */
 const replayedTrials = (dir: string) => readTrialLog(dir, (r) => ({ suite: r.suite, item_id: r.item_id, trial: r.trial, calls: r.calls })).records;
+
+/** The model client of a run's roles; a replayed role answers from its run's recorded trials. */
+export function runClient(config: RunConfig, env: NodeJS.ProcessEnv, deps: Omit<ClientDeps, "env" | "recordedTrials"> = {}) {
+  return createModelClient(config.client, { ...deps, env, recordedTrials: replayedTrials });
+}
+
+/** The engine loop's settings of a run: when the critic runs, how many rounds, which packs gate each round. */
+export const loopOptions = (config: RunConfig, packs: readonly CompiledPack[]): EngineOptions => ({ mode: config.mode, maxRounds: config.maxRounds, packs });
+
+/** A role whose API key is not set is bad input of the environment (one line, exit 2), before any work. */
+export function checkRunKeys(config: RunConfig, env: NodeJS.ProcessEnv): void {
+  try {
+    checkApiKeys(config.client, env);
+  } catch (e) {
+    if (e instanceof MissingApiKeyError) throw new InputError("environment", "", e.message);
+    throw e;
+  }
+}
 
 /** The packs a run gates with: its own (`--pack`, `packs:`), and for the security suite also the packs the suite names. */
 export interface RunPacks {
@@ -94,7 +114,7 @@ export function engineExecutor(
   packs: RunPacks = runPacks(config),
   sendThread: SendThread = sharedSendThread(),
 ): TrialExecutor & { close?(): Promise<void> } {
-  const client = createModelClient(config.client, { ...hooks, env, recordedTrials: replayedTrials, sendThread });
+  const client = runClient(config, env, { ...hooks, sendThread });
   // Each goal's engine view is made once and frozen: every call of every trial of it sends the same canonical text, which canonicalJson then writes once.
   const goals = new Map<string, Goal>(corpus.goals.map(({ goal }) => [goal.id, deepFreeze(toGoal(goal))]));
   if (config.engine) {
@@ -114,7 +134,7 @@ export function engineExecutor(
     // Every request of the trial carries its key, which the client hands to the hooks with each send.
     const trialClient: ModelClient = { structured: (request, validator, guard) => client.structured({ ...request, trialKey: work.key }, validator, guard) };
     const deps = { client: trialClient, itemId: work.item_id, trial: work.trial };
-    if (work.suite === "corpus") return runEngine(goals.get(work.item_id)!, deps, { mode: config.mode, maxRounds: config.maxRounds, packs: packs.run });
+    if (work.suite === "corpus") return runEngine(goals.get(work.item_id)!, deps, loopOptions(config, packs.run));
     return runCriticTrial(frozen[work.suite].get(work.item_id)!, deps, work.suite === "security" ? packs.security : packs.run);
   };
 }
@@ -198,14 +218,7 @@ export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisi
       };
     },
     price: (provider, model, inTok, outTok) => (isBilled(provider) ? estimateCost(model, inTok, outTok) : 0),
-    checkApiKeys: (config) => {
-      try {
-        checkApiKeys(config.client, env);
-      } catch (e) {
-        if (e instanceof MissingApiKeyError) throw new InputError("environment", "", e.message);
-        throw e;
-      }
-    },
+    checkApiKeys: (config) => checkRunKeys(config, env),
     createExecutor: (config, corpus, hooks) => engineExecutor(config, corpus, hooks, env, packsFor(config), sendThread),
     writeReport: (dir) => reportRun(dir, corpusRoot, decisionInput),
   };
