@@ -39,6 +39,7 @@ import { createEngineExecutor } from "./engine/executor.ts";
 import { registerSecret } from "../src/secrets.ts";
 import { identifyEngine, type EngineIdentity } from "./engine/identity.ts";
 import { loadEngineManifest } from "./engine/manifest.ts";
+import { PACKAGED_CORPUS } from "./package.ts";
 
 
 function promptHashes(p: PromptDescriptor<string>) {
@@ -156,7 +157,7 @@ export function readSummary(dir: string): SummaryFile {
 }
 
 /** Writes the run's reports, then reads the headline metrics and failed expectations back from summary.json. */
-export function reportRun(dir: string, corpusRoot = "corpus", decisionInput: DecisionInput | null = null): RunReport {
+export function reportRun(dir: string, corpusRoot = PACKAGED_CORPUS, decisionInput: DecisionInput | null = null): RunReport {
   const { paths, decision, warnings } = writeReport(dir, corpusRoot, decisionInput);
   const summary = readSummary(dir);
   // Metrics with no item (a run of the security suite alone has no boundary fixture) are left out.
@@ -172,7 +173,7 @@ export function reportRun(dir: string, corpusRoot = "corpus", decisionInput: Dec
 }
 
 /** The real system behind `fieldtest run` (the corpus root is a parameter for tests). */
-export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = "corpus", decisionInput: DecisionInput | null = null): SweepEngine {
+export function realEngine(env: NodeJS.ProcessEnv, corpusRoot = PACKAGED_CORPUS, decisionInput: DecisionInput | null = null): SweepEngine {
   // One load per configuration: describe, the canaries and the executor judge with the same packs.
   const loaded = new Map<string, RunPacks>();
   const packsFor = (config: RunConfig) => {

@@ -19,6 +19,16 @@ export const MAX_TRIALS = 10_000;
  */
 export const MAX_CONCURRENCY = 1024;
 
+/** A whole number, at least `min` and at most `max` when given: the type of every count a setting or an option holds. */
+export function wholeNumber(min?: number, max?: number) {
+  const whole = z.number().int("expected a whole number");
+  const low = min === undefined ? whole : whole.min(min);
+  return max === undefined ? low : low.max(max);
+}
+
+/** The most permutation re-splits a comparison takes: a million gives p to three digits in minutes; more only hangs. */
+export const MAX_REPS = 1_000_000;
+
 export const DEFAULT_CONFIG_FILE = "fieldtest.config.yaml";
 
 /** Role settings in the file are partial: unset fields keep the built-in default (the sim). */

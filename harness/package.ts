@@ -19,3 +19,7 @@ export const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.ur
 export const PARSED_YAML_DIR = join(PACKAGE_ROOT, "node_modules", ".cache", "fieldtest", "yaml");
 
 export const PACKAGE_VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
+
+/** The corpus and the production gate policy that ship with fieldtest: the defaults wherever the caller runs from. */
+export const PACKAGED_CORPUS = join(PACKAGE_ROOT, "corpus");
+export const PACKAGED_POLICY = join(PACKAGE_ROOT, "gate.yaml");

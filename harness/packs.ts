@@ -12,7 +12,15 @@ export const SHIPPED_PACKS_DIR = join(PACKAGE_ROOT, "packs");
  * `stderr` (what was not done, then one line per failure) and returns false.
  */
 export function packsBehave(packs: readonly CompiledPack[], stderr: NodeJS.WritableStream, notDone: string): boolean {
-  const failures = packs.flatMap((p) => judgePackCanaries(p).failures);
-  if (failures.length > 0) stderr.write(`fieldtest: pack canary failed, ${notDone}:\n  ${failures.join("\n  ")}\n`);
+  const failures = packCanaryFailures(packs);
+  if (failures.length > 0) sayPackFailures(failures, stderr, notDone);
   return failures.length === 0;
+}
+
+/** Every canary failure of the packs, one line each. */
+export const packCanaryFailures = (packs: readonly CompiledPack[]): string[] => packs.flatMap((p) => judgePackCanaries(p).failures);
+
+/** Says on `stderr` what was not done because a pack failed its canaries, then one line per failure. */
+export function sayPackFailures(failures: readonly string[], stderr: NodeJS.WritableStream, notDone: string): void {
+  stderr.write(`fieldtest: pack canary failed, ${notDone}:\n  ${failures.join("\n  ")}\n`);
 }

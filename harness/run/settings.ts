@@ -8,11 +8,11 @@ import { ClientConfigSchema, HeaderTextSchema, ROLE_PROVIDERS, type RoleConfig }
 import { hasCredentials, withoutCredentials } from "../../src/providers/endpoint.ts";
 import { ENGINE_MODES } from "../../src/loop/engine.ts";
 import { DEFAULT_SIM_PROFILE, type SimProfile } from "../../src/sim/profile.ts";
-import { EstimateSchema, MAX_CONCURRENCY, MAX_TRIALS, type ConfigFile, type Estimate, type RolePatch } from "../config.ts";
+import { EstimateSchema, MAX_CONCURRENCY, MAX_TRIALS, wholeNumber, type ConfigFile, type Estimate, type RolePatch } from "../config.ts";
 import { REDACTED, redactHeaders, splitHeader } from "./redact.ts";
 import { RUN_FILES } from "./store.ts";
 import { DEFAULT_SUITES, parseShard, type Shard } from "./work.ts";
-import { intOption, numberOption } from "../cli/options.ts";
+import { numberOption, wholeText } from "../cli/options.ts";
 import type { EngineIdentity } from "../engine/identity.ts";
 import { defaultModel, isLiveProvider, isWireProvider, LIVE_PROVIDERS, providerDefinition, WIRE_PROVIDERS, type LiveProvider } from "../../src/providers/registry.ts";
 import { HttpUrlSchema, MAX_TIMEOUT_MS } from "../../src/providers/role-settings.ts";
@@ -54,44 +54,45 @@ const DEFAULTS = {
   concurrency: 8,
 } as const;
 
-const list = z
-  .string()
-  .transform((s) => s.split(",").map((x) => x.trim()).filter((x) => x !== ""))
-  .pipe(z.array(z.string()).min(1));
-
-/** The endpoint options every command that calls a vendor takes (run, plan), as commander hands them over. */
-export const EndpointCliShape = {
+/** The endpoint options of every command that calls a vendor (run, plan), typed. */
+export const EndpointOptionsShape = {
   baseUrl: HttpUrlSchema.optional(),
   header: z.array(HeaderTextSchema).optional(),
-  timeout: numberOption(z.number().positive().max(MAX_TIMEOUT_MS / 1000)).optional(),
+  /** Per-request timeout, in seconds. */
+  timeout: z.number().positive().max(MAX_TIMEOUT_MS / 1000).optional(),
 };
-/** `fieldtest run` options as commander hands them over (strings), validated at the boundary. */
-export const RunCliSchema = z.strictObject({
+
+const ShardSchema = z
+  .strictObject({ index: wholeNumber(1), count: wholeNumber(1) })
+  .refine((s) => s.index <= s.count, "expected I/N with 1 <= I <= N");
+
+/**
+ * A sweep's options, typed: what the API's runSweep takes and what `fieldtest run`'s flags become
+ * (the same names, camelCased; RunCliSchema reads the flags' text into them).
+ */
+export const SweepOptionsSchema = z.strictObject({
   config: z.string().optional(),
-  suite: list.pipe(z.array(z.enum(["canary", ...RUN_SUITES]))).optional(),
-  only: list.optional(),
-  domain: list.optional(),
-  category: list.pipe(z.array(z.enum(CATEGORIES))).optional(),
-  trials: intOption(1, MAX_TRIALS).optional(),
-  seed: intOption().optional(),
+  suite: z.array(z.enum(["canary", ...RUN_SUITES])).min(1).optional(),
+  only: z.array(z.string()).min(1).optional(),
+  domain: z.array(z.string()).min(1).optional(),
+  category: z.array(z.enum(CATEGORIES)).min(1).optional(),
+  trials: wholeNumber(1, MAX_TRIALS).optional(),
+  seed: wholeNumber().optional(),
   provider: z.enum(ROLE_PROVIDERS).optional(),
   model: z.string().min(1).optional(),
   plannerProvider: z.enum(ROLE_PROVIDERS).optional(),
   plannerModel: z.string().min(1).optional(),
   criticProvider: z.enum(ROLE_PROVIDERS).optional(),
   criticModel: z.string().min(1).optional(),
-  ...EndpointCliShape,
-  temperature: numberOption(z.number().min(0).max(2)).optional(),
+  ...EndpointOptionsShape,
+  temperature: z.number().min(0).max(2).optional(),
   mode: z.enum(ENGINE_MODES).optional(),
   simProfile: z.string().min(1).optional(),
-  concurrency: intOption(1, MAX_CONCURRENCY).optional(),
-  budgetUsd: numberOption(z.number().positive()).optional(),
-  maxCalls: intOption(1).optional(),
+  concurrency: wholeNumber(1, MAX_CONCURRENCY).optional(),
+  budgetUsd: z.number().positive().optional(),
+  maxCalls: wholeNumber(1).optional(),
   dryRun: z.boolean().optional(),
-  shard: z
-    .string()
-    .transform((s, ctx) => parseShard(s) ?? (ctx.addIssue({ code: "custom", message: "expected I/N with 1 <= I <= N" }), z.NEVER))
-    .optional(),
+  shard: ShardSchema.optional(),
   out: z.string().min(1).optional(),
   force: z.boolean().optional(),
   breakLock: z.boolean().optional(),
@@ -106,7 +107,29 @@ export const RunCliSchema = z.strictObject({
   pack: z.array(z.string().min(1)).optional(),
   engine: z.string().min(1).optional(),
 });
-export type RunCli = z.output<typeof RunCliSchema>;
+
+const list = <S extends z.ZodType>(schema: S) => z.preprocess((raw) => (typeof raw === "string" ? raw.split(",").map((x) => x.trim()).filter((x) => x !== "") : raw), schema);
+const shape = SweepOptionsSchema.shape;
+
+/** The endpoint options as commander hands them over (text), read into their typed form. */
+export const EndpointCliShape = { ...EndpointOptionsShape, timeout: numberOption(EndpointOptionsShape.timeout) };
+
+/** `fieldtest run` options as commander hands them over (text), read into SweepOptionsSchema's types at the boundary. */
+export const RunCliSchema = SweepOptionsSchema.extend({
+  suite: list(shape.suite),
+  only: list(shape.only),
+  domain: list(shape.domain),
+  category: list(shape.category),
+  trials: wholeText(shape.trials),
+  seed: wholeText(shape.seed),
+  ...EndpointCliShape,
+  temperature: numberOption(shape.temperature),
+  concurrency: wholeText(shape.concurrency),
+  budgetUsd: numberOption(shape.budgetUsd),
+  maxCalls: wholeText(shape.maxCalls),
+  shard: z.preprocess((raw, ctx) => (typeof raw === "string" ? (parseShard(raw) ?? (ctx.addIssue({ code: "custom", message: "expected I/N with 1 <= I <= N" }), z.NEVER)) : raw), shape.shard),
+});
+export type RunCli = z.output<typeof SweepOptionsSchema>;
 
 /** Options that only make sense for a fresh run (the recorded values stand on resume). */
 export const FRESH_ONLY: readonly (keyof RunCli)[] = ["shard", "out", "force", "replay", "replayFallThrough", "pack", "engine"];

@@ -104,6 +104,8 @@ export interface SweepHost {
   harnessVersion: string;
   /** Starts measuring this process's event-loop delay (absent: not measured). */
   monitorEventLoop?(): LoopMonitor;
+  /** Told the run folder a session writes, once it holds it (the API's runSweep returns it). */
+  onRunFolder?(dir: string): void;
 }
 
 export function corpusItems(corpus: Corpus): WorkItem[] {
@@ -229,6 +231,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
     return onRunFolder(dir, host, async () => {
       // The lock first: the journal and the log are read as no one else is writing them.
       const release = cli.dryRun ? () => {} : acquireLock(dir, lockOptions);
+      if (!cli.dryRun) host.onRunFolder?.(dir);
       try {
         const log = readTrialLog(dir, trialHead);
         const { tally } = readSpend(dir);
@@ -285,6 +288,7 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
   const runId = runIdFor(started, host.randomId());
   const dir = cli.out ?? join("runs", runId);
   const release = claimOutDir(dir, { ...lockOptions, force: cli.force === true });
+  host.onRunFolder?.(dir);
   try {
     const git = await host.git();
     const manifest: Manifest = {

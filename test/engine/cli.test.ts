@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
-import { loadCheckInputs } from "../../harness/cli/commands/check.ts";
+import { loadCheckInputs } from "../../harness/api/check.ts";
 import { critiqueReport } from "../../harness/cli/commands/critique.ts";
 import { fieldtest as cli, runFieldtest } from "../helpers/cli.ts";
 import { errorBody, useFakeServers } from "../providers/fake-server.ts";

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { rmSync } from "node:fs";
 import { InputError } from "../../src/formats/load.ts";
 import { structuralViolations } from "../../src/gates/structure.ts";
-import { loadCheckInputs } from "../../harness/cli/commands/check.ts";
+import { loadCheckInputs } from "../../harness/api/check.ts";
 import { hard, makeGoal, makePlan, mutate, read, verify } from "../helpers/plans.ts";
 
 const goal = makeGoal();

@@ -5,12 +5,12 @@ import { snapshotOfRuns, writeSnapshot } from "../../baseline/io.ts";
 import { writeOutputWith } from "../../output.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "../context.ts";
-import { parseOptions } from "../options.ts";
+import { CORPUS_HELP, corpusOption, parseOptions } from "../options.ts";
 
 const PublishSchema = z.strictObject({
   out: z.string().regex(/\.json$/, "must name a .json file"),
   name: z.string().min(1).optional(),
-  corpus: z.string().min(1).default("corpus"),
+  corpus: corpusOption,
 });
 
 export function register(program: Command, { host, action, warn }: CommandContext): void {
@@ -23,7 +23,7 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .argument("<dirs...>", "run directories (one configuration; several seeds give drift charts a reference with its own uncertainty)")
     .requiredOption("--out <file>", "baseline file to write, e.g. baselines/NAME.json")
     .option("--name <name>", "baseline name (default: the file name)")
-    .option("--corpus <dir>", "corpus the runs were made on", "corpus")
+    .option("--corpus <dir>", `corpus the runs were made on (${CORPUS_HELP})`)
     .action(action((dirs: string[], raw: unknown) => {
       const options = parseOptions(PublishSchema, raw);
       const snapshot = snapshotOfRuns(dirs, options.corpus, options.name ?? basename(options.out, ".json"), warn);

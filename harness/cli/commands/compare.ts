@@ -1,20 +1,21 @@
 import type { Command } from "commander";
 import { z } from "zod";
-import { compareSnapshots, type Comparison } from "../../baseline/compare.ts";
-import { readComparable } from "../../baseline/io.ts";
+import type { Comparison } from "../../baseline/compare.ts";
+import { compare, CompareOptionsSchema } from "../../api/baseline.ts";
 import { verdictText } from "../../report/format.ts";
 import { EXIT } from "../exit.ts";
 import { jsonText } from "../printing.ts";
 import type { CommandContext } from "../context.ts";
 import { formatDifferences } from "./diff.ts";
-import { intOption, MAX_REPS, numberOption, parseOptions } from "../options.ts";
+import { corpusOption, CORPUS_HELP, numberOption, parseOptions, wholeText } from "../options.ts";
 
-const OptionsSchema = z.strictObject({
+const { shape } = CompareOptionsSchema;
+const OptionsSchema = CompareOptionsSchema.omit({ a: true, b: true }).extend({
+  alpha: numberOption(shape.alpha),
+  reps: wholeText(shape.reps),
+  seed: wholeText(shape.seed),
+  corpus: corpusOption,
   json: z.boolean().default(false),
-  alpha: numberOption(z.number().gt(0).lt(0.5)).default(0.05),
-  reps: intOption(100, MAX_REPS).default(10_000),
-  seed: intOption().default(0),
-  corpus: z.string().min(1).default("corpus"),
 });
 
 const f = (x: number | null, digits = 3) => (x === null ? "n/a" : Number(x.toPrecision(digits)).toString());
@@ -83,11 +84,11 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .option("--alpha <p>", "family-wise level of the verdict across the paired metrics (Holm)", "0.05")
     .option("--reps <n>", "permutation re-splits for excess disagreement (at most 1000000; the bootstraps use at most 2000)", "10000")
     .option("--seed <n>", "seed of the permutation tests and bootstraps", "0")
-    .option("--corpus <dir>", "corpus the runs were made on", "corpus")
+    .option("--corpus <dir>", `corpus the runs were made on (${CORPUS_HELP})`)
     .action(action((a: string, b: string, raw: unknown) => {
-      const options = parseOptions(OptionsSchema, raw);
-      const c = compareSnapshots(readComparable(a, options.corpus, warn), readComparable(b, options.corpus, warn), { reps: options.reps, seed: options.seed, alpha: options.alpha });
-      host.stdout.write(options.json ? jsonText(c) : formatComparison(c));
+      const { json, ...options } = parseOptions(OptionsSchema, raw);
+      const c = compare({ ...options, a, b }, { warn });
+      host.stdout.write(json ? jsonText(c) : formatComparison(c));
       return EXIT.ok;
     }));
 }

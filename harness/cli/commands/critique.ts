@@ -10,7 +10,7 @@ import { EXIT } from "../exit.ts";
 import { jsonText } from "../printing.ts";
 import type { CommandContext } from "../context.ts";
 import { parseOptions } from "../options.ts";
-import { loadCheckInputs } from "./check.ts";
+import { loadCheckInputs } from "../../api/check.ts";
 
 const OptionsSchema = z.strictObject({
   goal: z.string().min(1),

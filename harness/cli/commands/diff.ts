@@ -1,21 +1,19 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { isCause, type Coverage, type Difference } from "../../baseline/compat.ts";
-import { diffSnapshots, type Delta, type DiffResult } from "../../baseline/diff.ts";
-import { readSnapshot, snapshotOfRun } from "../../baseline/io.ts";
+import type { Delta, DiffResult } from "../../baseline/diff.ts";
+import { diff, DiffOptionsSchema } from "../../api/baseline.ts";
 import { writeOutputFile } from "../../output.ts";
-import { EXIT } from "../exit.ts";
 import { jsonText } from "../printing.ts";
 import type { CommandContext } from "../context.ts";
-import { numberOption, parseOptions } from "../options.ts";
+import { corpusOption, CORPUS_HELP, numberOption, parseOptions } from "../options.ts";
 
-const OptionsSchema = z.strictObject({
-  baseline: z.string().min(1),
+const OptionsSchema = DiffOptionsSchema.omit({ run: true }).extend({
+  alpha: numberOption(DiffOptionsSchema.shape.alpha),
+  corpus: corpusOption,
   json: z.boolean().default(false),
   jsonOut: z.string().min(1).optional(),
   all: z.boolean().default(false),
-  alpha: numberOption(z.number().gt(0).lt(1)).default(0.05),
-  corpus: z.string().min(1).default("corpus"),
 });
 
 const show = (v: unknown) => (v === null || v === undefined ? "unset" : typeof v === "string" ? v : JSON.stringify(v));
@@ -78,13 +76,13 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .option("--json-out <file>", "also write the diff as JSON to FILE (one diff for both forms)")
     .option("--all", "also list the changed items within noise")
     .option("--alpha <p>", "family-wise level of the per-item tests (Holm over items)", "0.05")
-    .option("--corpus <dir>", "corpus the run was made on", "corpus")
+    .option("--corpus <dir>", `corpus the run was made on (${CORPUS_HELP})`)
     .action(action((dir: string, raw: unknown) => {
-      const options = parseOptions(OptionsSchema, raw);
-      const d = diffSnapshots(readSnapshot(options.baseline), snapshotOfRun(dir, options.corpus, { warn }), options.alpha);
+      const { json: asJson, jsonOut, all, ...options } = parseOptions(OptionsSchema, raw);
+      const { exitCode, ...d } = diff({ ...options, run: dir }, { warn });
       const json = jsonText(d);
-      if (options.jsonOut) writeOutputFile(options.jsonOut, json, "--json-out");
-      host.stdout.write(options.json ? json : formatDiff(d, options.all));
-      return d.unexplained.length === 0 ? EXIT.ok : EXIT.blocked;
+      if (jsonOut) writeOutputFile(jsonOut, json, "--json-out");
+      host.stdout.write(asJson ? json : formatDiff(d, all));
+      return exitCode;
     }));
 }

@@ -12,7 +12,7 @@ import { identifyEngine } from "../../engine/identity.ts";
 import { ENGINE_WIRES } from "../../engine/manifest.ts";
 import { EndpointCliShape, resolveRun, RunCliSchema } from "../../run/settings.ts";
 import { EXIT } from "../exit.ts";
-import { endpointOptions, parseOptions } from "../options.ts";
+import { defaultCorpus, endpointOptions, parseOptions } from "../options.ts";
 import { traceSummary } from "../trace.ts";
 import type { CommandContext } from "../context.ts";
 
@@ -61,7 +61,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
       if (e instanceof MissingApiKeyError) throw new InputError("environment", "", e.message);
       throw e;
     }
-    const goals = loadCorpus("corpus").goals.map(({ goal }) => toGoal(goal)).sort((a, b) => (a.id < b.id ? -1 : 1));
+    const goals = loadCorpus(defaultCorpus()).goals.map(({ goal }) => toGoal(goal)).sort((a, b) => (a.id < b.id ? -1 : 1));
     const goal = options.goal === undefined ? goals[0] : goals.find((g) => g.id === options.goal);
     if (goal === undefined) throw new InputError("command line", "--goal", `no corpus goal ${options.goal}`);
     const client = createModelClient(config.client, { env: host.env });

@@ -1,23 +1,13 @@
-import { join } from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
 import type { GateResult } from "../../baseline/gate.ts";
-import { snapshotOfRun } from "../../baseline/io.ts";
-import { gateVerdict, judge } from "../../baseline/judge.ts";
-import { gateJUnit } from "../../baseline/junit.ts";
+import { gateVerdict } from "../../baseline/judge.ts";
+import { gate, GateOptionsSchema } from "../../api/baseline.ts";
 import type { CommandContext } from "../context.ts";
-import { writeOutputFile } from "../../output.ts";
-import { RUN_FILES, writeFileAtomic } from "../../run/store.ts";
-import { parseOptions } from "../options.ts";
+import { corpusOption, CORPUS_HELP, parseOptions } from "../options.ts";
 import { jsonText } from "../printing.ts";
 
-const OptionsSchema = z.strictObject({
-  baseline: z.string().min(1),
-  policy: z.string().min(1).default("gate.yaml"),
-  junit: z.string().min(1).optional(),
-  json: z.boolean().default(false),
-  corpus: z.string().min(1).default("corpus"),
-});
+const OptionsSchema = GateOptionsSchema.omit({ run: true }).extend({ corpus: corpusOption, json: z.boolean().default(false) });
 
 const MARK = { pass: "ok  ", fail: "FAIL", inconclusive: "??  ", error: "ERR " } as const;
 
@@ -32,18 +22,14 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .description("Release gate against a baseline and a pre-registered policy: 0 pass, 1 regression, 2 inconclusive, 3 infrastructure error")
     .argument("<dir>", "run directory")
     .requiredOption("--baseline <file>", "published baseline (baselines/NAME.json)")
-    .option("--policy <file>", "pre-registered gate policy (YAML): gate.yaml holds the product's floors; gate.sim.yaml is calibrated on the default sim", "gate.yaml")
+    .option("--policy <file>", "pre-registered gate policy (YAML): gate.yaml holds the product's floors; gate.sim.yaml is calibrated on the default sim (default: the shipped gate.yaml)")
     .option("--junit <file>", "JUnit XML output (default: DIR/gate-junit.xml)")
     .option("--json", "print the gate result as JSON")
-    .option("--corpus <dir>", "corpus the run was made on", "corpus")
+    .option("--corpus <dir>", `corpus the run was made on (${CORPUS_HELP})`)
     .action(action((dir: string, raw: unknown) => {
-      const options = parseOptions(OptionsSchema, raw);
-      const { result, policy } = judge(snapshotOfRun(dir, options.corpus, { warn }), options.baseline, options.policy);
-      const junit = gateJUnit(result);
-      // The default lands in the run folder, written as its files are (never through a link); a file the user names is theirs.
-      if (options.junit === undefined) writeFileAtomic(join(dir, RUN_FILES.junit), junit);
-      else writeOutputFile(options.junit, junit, "--junit");
-      host.stdout.write(options.json ? jsonText(result) : formatGate(result, policy.description));
+      const { json, ...options } = parseOptions(OptionsSchema, raw);
+      const { result, policy } = gate({ ...options, run: dir }, { warn });
+      host.stdout.write(json ? jsonText(result) : formatGate(result, policy.description));
       return result.exit;
     }));
 }

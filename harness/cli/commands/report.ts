@@ -6,10 +6,10 @@ import { writeReport } from "../../report/write.ts";
 import { formatTable } from "../../run/summary.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "../context.ts";
-import { parseOptions } from "../options.ts";
+import { CORPUS_HELP, corpusOption, parseOptions } from "../options.ts";
 
 const OptionsSchema = z.strictObject({
-  corpus: z.string().min(1).default("corpus"),
+  corpus: corpusOption,
   baseline: z.string().min(1).optional(),
   policy: z.string().min(1).optional(),
 });
@@ -19,7 +19,7 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .command("report")
     .description("Compute metrics and write summary.json, trials.csv, report.md and report.html into a run directory, and print the spend per session (from the spend journal); with --baseline they lead with the release gate's decision; warnings (a run that is only a part, or has no trial left; a corpus changed since the run) lead them and go to stderr")
     .argument("<dir>", "run directory (manifest.json, trials.jsonl)")
-    .option("--corpus <dir>", "corpus the run was made on (ground truth)", "corpus")
+    .option("--corpus <dir>", `corpus the run was made on (ground truth; ${CORPUS_HELP})`)
     .option("--baseline <file>", "published baseline to decide against (the verdict fieldtest gate gives)")
     .option("--policy <file>", "pre-registered gate policy, with --baseline (default gate.yaml)")
     .action(action((dir: string, raw: unknown) => {

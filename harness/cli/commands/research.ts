@@ -6,23 +6,26 @@ import { readSnapshot } from "../../baseline/io.ts";
 import { loadResearchRuns, writeResearch } from "../../research/load.ts";
 import { research, type Research } from "../../research/model.ts";
 import { DEFAULT_TREND_OPTIONS } from "../../baseline/trend.ts";
-import { DEFAULT_POLICY, headlineOf, metricList } from "./trend.ts";
+import { metricList } from "./trend.ts";
+import { headlineOf } from "../../api/baseline.ts";
+import { PACKAGED_POLICY } from "../../package.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "../context.ts";
-import { intOption, MAX_REPS, parseOptions } from "../options.ts";
+import { CORPUS_HELP, corpusOption, intOption, parseOptions } from "../options.ts";
+import { MAX_REPS } from "../../config.ts";
 
 const OptionsSchema = z.strictObject({
   out: z.string().min(1),
   baseline: z.string().min(1).optional(),
   referenceRuns: intOption(2).default(DEFAULT_TREND_OPTIONS.referenceRuns),
-  policy: z.string().min(1).default(DEFAULT_POLICY),
+  policy: z.string().min(1).default(PACKAGED_POLICY),
   metrics: metricList.optional(),
   a: z.string().min(1).optional(),
   b: z.string().min(1).optional(),
   window: intOption(2).default(DEFAULT_TREND_OPTIONS.window),
   reps: intOption(100, MAX_REPS).default(2000),
   seed: intOption().default(0),
-  corpus: z.string().min(1).default("corpus"),
+  corpus: corpusOption,
 });
 
 const f = (x: number | null) => (x === null ? "n/a" : Number(x.toPrecision(3)).toString());
@@ -59,7 +62,7 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .option("--window <n>", "trailing window W of the drift monitor (runs)", String(DEFAULT_TREND_OPTIONS.window))
     .option("--reps <n>", "permutation re-splits of the model-swap test (at most 1000000)", "2000")
     .option("--seed <n>", "seed of the permutation test", "0")
-    .option("--corpus <dir>", "corpus the runs were made on (imported runs carry their own goals)", "corpus")
+    .option("--corpus <dir>", `corpus the runs were made on (imported runs carry their own goals; ${CORPUS_HELP})`)
     .action(action((paths: string[], raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       const runs = loadResearchRuns(paths, options.corpus, warn);

@@ -1,19 +1,12 @@
 import type { Command } from "commander";
-import { InputError, loadFile } from "../../../src/formats/load.ts";
-import { readSnapshot } from "../../baseline/io.ts";
-import { GatePolicySchema } from "../../baseline/policy.ts";
-import { recordedDecisionInput } from "../../report/decision.ts";
-import { readManifest } from "../../run/manifest.ts";
-import { loadConfigFile } from "../../config.ts";
+import { startSweep } from "../../api/sweep.ts";
 import { RunCliSchema } from "../../run/settings.ts";
 import { shardFromEnv } from "../../run/shard-env.ts";
-import { runSweep } from "../../run/sweep.ts";
-import { realEngine } from "../../assembly.ts";
 import { WIRE_PROVIDERS } from "../../../src/providers/registry.ts";
 import type { CommandContext } from "../context.ts";
-import { collect, endpointOptions, parseOptions } from "../options.ts";
+import { collect, defaultCorpus, endpointOptions, flagOf, parseOptions } from "../options.ts";
 
-export function register(program: Command, { host, action, warn }: CommandContext): void {
+export function register(program: Command, { host, action }: CommandContext): void {
   endpointOptions(
     program
       .command("run")
@@ -55,24 +48,6 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .action(action(async (raw: unknown) => {
       const options = raw as { shard?: string };
       const cli = parseOptions(RunCliSchema, options.shard === "auto" ? { ...options, shard: shardFromEnv(host.env) } : raw);
-      if (cli.retryErrors && cli.resume === undefined) throw new InputError("command line", "--retry-errors", "needs --resume DIR");
-      if (cli.policy !== undefined && cli.baseline === undefined) throw new InputError("command line", "--policy", "needs --baseline FILE");
-      // A resume's reports keep the decision its run was started with, unless asked for another.
-      const recorded = cli.baseline === undefined && cli.resume !== undefined ? recordedDecisionInput(readManifest(cli.resume)) : null;
-      let decision = cli.baseline === undefined ? recorded : { baseline: cli.baseline, policy: cli.policy ?? "gate.yaml" };
-      // Read both before any spend: a bad baseline or policy is bad input now, not after the sweep.
-      if (decision) {
-        try {
-          readSnapshot(decision.baseline);
-          loadFile(decision.policy, GatePolicySchema);
-        } catch (e) {
-          // A recorded one that moved away is no reason to refuse the resume: its reports go without it, said so.
-          if (decision !== recorded || !(e instanceof InputError)) throw e;
-          warn(`the run's reports decided against ${recorded.baseline} with ${recorded.policy}, which cannot be read now (${e.message}): they are written without a decision`);
-          decision = null;
-        }
-      }
-      const file = cli.resume !== undefined && cli.config === undefined ? {} : loadConfigFile(cli.config);
-      return runSweep(cli, file, realEngine(host.env, "corpus", decision), host);
+      return startSweep(cli, defaultCorpus(), host, { source: "command line", name: (key) => flagOf([key]) });
     }));
 }

@@ -1,37 +1,29 @@
 import type { Command } from "commander";
-import { join } from "node:path";
 import { z } from "zod";
-import { loadFile } from "../../../src/formats/load.ts";
-import { readComparable, readSnapshot } from "../../baseline/io.ts";
-import { GatePolicySchema } from "../../baseline/policy.ts";
-import { DEFAULT_TREND_OPTIONS, headlineFamily, trend, type MetricTrend, type TrendResult } from "../../baseline/trend.ts";
-import { PACKAGE_ROOT } from "../../package.ts";
+import { DEFAULT_TREND_OPTIONS, type MetricTrend, type TrendResult } from "../../baseline/trend.ts";
+import { trend, TrendOptionsSchema } from "../../api/baseline.ts";
 import { EXIT } from "../exit.ts";
 import { jsonText } from "../printing.ts";
 import type { CommandContext } from "../context.ts";
-import { intOption, numberOption, parseOptions } from "../options.ts";
-
-/** The shipped production policy: its metrics are the headline family unless --policy names another. */
-export const DEFAULT_POLICY = join(PACKAGE_ROOT, "gate.yaml");
+import { corpusOption, CORPUS_HELP, numberOption, parseOptions, wholeText } from "../options.ts";
 
 /** `--metrics a,b`: the metrics to chart, at least one. */
 export const metricList = z
   .string()
   .min(1)
   .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
-  .pipe(z.array(z.string()).min(1, "name at least one metric"));
+  .pipe(TrendOptionsSchema.shape.metrics.unwrap());
 
-const OptionsSchema = z.strictObject({
-  baseline: z.string().min(1).optional(),
-  referenceRuns: intOption(2).default(DEFAULT_TREND_OPTIONS.referenceRuns),
-  policy: z.string().min(1).default(DEFAULT_POLICY),
-  window: intOption(2).default(DEFAULT_TREND_OPTIONS.window),
-  alpha: numberOption(z.number().gt(0).lt(0.5)).default(DEFAULT_TREND_OPTIONS.alpha),
+const { shape } = TrendOptionsSchema;
+const OptionsSchema = TrendOptionsSchema.omit({ runs: true }).extend({
+  referenceRuns: wholeText(shape.referenceRuns),
+  window: wholeText(shape.window),
+  alpha: numberOption(shape.alpha),
+  corpus: corpusOption,
   metrics: metricList.optional(),
   json: z.boolean().default(false),
   all: z.boolean().default(false),
   failOnAlert: z.boolean().default(false),
-  corpus: z.string().min(1).default("corpus"),
 });
 
 const f = (x: number | null | undefined) => (x === null || x === undefined ? "n/a" : Number(x.toPrecision(3)).toString());
@@ -68,11 +60,6 @@ export function formatTrend(t: TrendResult, all = false): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** The pre-registered headline family: the metrics a gate policy file checks (bad input names the file and field). */
-export function headlineOf(policyFile: string): string[] {
-  return headlineFamily(loadFile(policyFile, GatePolicySchema));
-}
-
 export function register(program: Command, { host, action, warn }: CommandContext): void {
   program
     .command("trend")
@@ -87,19 +74,12 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .option("--all", "print every metric's series, alarming or not")
     .option("--json", "print the trend as JSON")
     .option("--fail-on-alert", "exit 1 when any chart alerts on the last run")
-    .option("--corpus <dir>", "corpus the runs were made on", "corpus")
+    .option("--corpus <dir>", `corpus the runs were made on (${CORPUS_HELP})`)
     .action(action((paths: string[], raw: unknown) => {
-      const options = parseOptions(OptionsSchema, raw);
-      const runs = paths.map((p) => readComparable(p, options.corpus, warn));
-      const t = trend(runs, options.baseline ? readSnapshot(options.baseline) : null, {
-        window: options.window,
-        alpha: options.alpha,
-        referenceRuns: options.referenceRuns,
-        headline: headlineOf(options.policy),
-        ...(options.metrics ? { metrics: options.metrics } : {}),
-      });
-      host.stdout.write(options.json ? jsonText(t) : formatTrend(t, options.all));
-      const lastIndex = runs.length - 1;
-      return options.failOnAlert && t.alerts.some((a) => a.index === lastIndex) ? EXIT.blocked : EXIT.ok;
+      const { json, all, failOnAlert, ...options } = parseOptions(OptionsSchema, raw);
+      const t = trend({ ...options, runs: paths }, { warn });
+      host.stdout.write(json ? jsonText(t) : formatTrend(t, all));
+      const lastIndex = paths.length - 1;
+      return failOnAlert && t.alerts.some((a) => a.index === lastIndex) ? EXIT.blocked : EXIT.ok;
     }));
 }
