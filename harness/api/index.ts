@@ -45,3 +45,6 @@ export { RunConfigSchema, type RunConfig } from "../../src/formats/run-config.ts
 export { GoalSchema, CorpusGoalSchema, type Goal, type CorpusGoal } from "../../src/formats/goal.ts";
 export { PlanSchema, type Plan } from "../../src/formats/plan.ts";
 export { FixtureSchema, type Fixture } from "../../src/formats/fixture.ts";
+
+// Where the package's own data lives (its root, whatever folder the caller runs from).
+export { PACKAGE_ROOT, PACKAGED_CORPUS, PACKAGED_POLICY } from "../package.ts";
