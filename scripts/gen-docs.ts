@@ -131,6 +131,11 @@ type JsonSchema = {
   const?: unknown;
   default?: unknown;
   description?: string;
+  minLength?: number;
+  pattern?: string;
+  format?: string;
+  minItems?: number;
+  maxItems?: number;
   [rule: string]: unknown;
 };
 
@@ -265,7 +270,7 @@ export async function formatsReference(): Promise<string> {
     return [
       `## ${format}`,
       "",
-      `${FORMAT_INTROS[format]!}${version !== undefined ? ` Schema version ${String(version)}.` : ""}`,
+      `${FORMAT_INTROS[format]!}${version !== undefined ? ` Schema version ${JSON.stringify(version)}.` : ""}`,
       "",
       `\`npx --no-install fieldtest schema ${format}\` prints its JSON Schema. ${s.oneOf ?? s.anyOf ? "" : openTo(s)}`.trimEnd(),
       "",

@@ -504,6 +504,7 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     manifest.operational.event_loop = loop?.stop() ?? null;
     loop = null;
     manifest.operational.http_thread_loop = (await sendLoop?.stop()) ?? null;
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows what `recorded` caught, as it came
     if (storageFailure !== null) throw storageFailure;
 
     if (stop.reason === "interrupted") {

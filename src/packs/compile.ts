@@ -181,6 +181,7 @@ export function celText(value: unknown): string {
   if (Array.isArray(value)) return value.map(celText).join(", ");
   if (cel().isCelError(value)) return `(error: ${value.message})`;
   if (typeof value === "object") return JSON.stringify(value);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- only primitives (and functions) are left: objects were printed as JSON above
   return String(value);
 }
 

@@ -70,7 +70,11 @@ function naive(plan: Plan) {
     const seen = new Set<number>();
     const todo = [from];
     for (let v = todo.pop(); v !== undefined; v = todo.pop())
-      for (const [a, b] of hard) if (a === v && !seen.has(b)) (seen.add(b), todo.push(b));
+      for (const [a, b] of hard)
+        if (a === v && !seen.has(b)) {
+          seen.add(b);
+          todo.push(b);
+        }
     return seen.has(to);
   };
   const establishedBefore = (fact: string, i: number) => T.some((u, j) => runsBefore(j, i) && u.establishes.includes(fact));

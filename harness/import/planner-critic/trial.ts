@@ -74,7 +74,7 @@ export function buildTrial(src: TrialSource): ImportedTrialRecord {
     const slot = `${entry.role}:${round}`;
     const attempt = attempts.get(slot) ?? 0;
     attempts.set(slot, attempt + 1);
-    let accepted = false;
+    let accepted: boolean;
     if (entry.role === "planner") {
       const plan = acceptedPlan(entry);
       if (plan !== null) plans.push(restamp(plan, plans.at(-1), src.goal.id));

@@ -16,7 +16,7 @@ const adapters: Promise<ProviderAdapter>[] = [];
 let loop: LoopMonitor<LoopDelay> | null = null;
 
 /** Sends start one per turn of the loop: a sweep's first wave (every slot at once) reaches the thread as one burst. */
-const enqueue = onePerTurn(send);
+const enqueue = onePerTurn((m: Extract<ToThread, { kind: "send" }>) => void send(m));
 /** Whether a real send has come: the rehearsal gives way to it. */
 let sending = false;
 /** Each provider's send path is rehearsed once per thread: a process that runs sweep after sweep keeps its compiled code. */
