@@ -4,6 +4,7 @@
 // tsconfig.json: about 50 s of CPU, most of it TypeScript checking the program once.
 import { defineConfig } from "eslint/config";
 import tseslint from "typescript-eslint";
+import { noUnusedExport } from "./scripts/lint/unused-exports.js";
 
 const defects = {
   "no-async-promise-executor": "error",
@@ -68,7 +69,12 @@ export default defineConfig(
       parser: tseslint.parser,
       parserOptions: { project: "./tsconfig.json", tsconfigRootDir: import.meta.dirname },
     },
-    plugins: { "@typescript-eslint": tseslint.plugin },
-    rules: { ...defects, ...typedDefects },
+    plugins: { "@typescript-eslint": tseslint.plugin, fieldtest: { rules: { "no-unused-export": noUnusedExport } } },
+    rules: {
+      ...defects,
+      ...typedDefects,
+      // vitest.config.ts names its global setup files by path: their default exports are its.
+      "fieldtest/no-unused-export": ["error", { allow: ["test/setup/build.ts:default", "test/setup/temp-root.ts:default"] }],
+    },
   },
 );

@@ -87,7 +87,7 @@ export function checkRunKeys(config: RunConfig, env: NodeJS.ProcessEnv): void {
 }
 
 /** The packs a run gates with: its own (`--pack`, `packs:`), and for the security suite also the packs the suite names. */
-export interface RunPacks {
+interface RunPacks {
   run: CompiledPack[];
   security: CompiledPack[];
   /** Every pack loaded, for the canaries and the recorded gate versions. */

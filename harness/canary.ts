@@ -13,7 +13,7 @@ import type { CompiledPack } from "../src/packs/compile.ts";
 const CodeSchema = z.enum(GATE_CODE_NAMES as [GateCode, ...GateCode[]]);
 
 /** A gate canary file (corpus/canaries/<gate>.yaml): cases that may name built-in gate codes only. */
-export const CanaryFileSchema = canaryFileSchema(CodeSchema);
+const CanaryFileSchema = canaryFileSchema(CodeSchema);
 
 export type { CanaryResult };
 
@@ -24,9 +24,9 @@ export interface CanaryReport {
   failures: string[];
 }
 
-export const CANARY_DIR = join(PACKAGE_ROOT, "corpus", "canaries");
+const CANARY_DIR = join(PACKAGE_ROOT, "corpus", "canaries");
 
-export interface CanaryOptions {
+interface CanaryOptions {
   dir?: string;
   /** Gates to leave out (a test proves that disabling any one gate makes the canaries fail). */
   skip?: readonly GateId[];

@@ -86,7 +86,7 @@ function optionRows(options: readonly Option[]): string[][] {
   ]);
 }
 
-export async function cliReference(): Promise<string> {
+async function cliReference(): Promise<string> {
   const root = await program();
   const help = new Help();
   const commands = leafCommands(root, "");
@@ -257,7 +257,7 @@ const FORMAT_INTROS: Record<string, string> = {
   calls: "One line of a run's `calls.jsonl`: a call of a billed provider as its trial will record it, journaled as it completes, so that a resume answers a cut-off trial's earlier calls from here instead of buying them again.",
 };
 
-export async function formatsReference(): Promise<string> {
+async function formatsReference(): Promise<string> {
   const schema = (await program()).commands.find((c) => c.name() === "schema");
   const formats = schema?.registeredArguments[0]?.argChoices ?? [];
   if (formats.length === 0) throw new Error("gen-docs: `fieldtest schema` offers no formats");
@@ -313,7 +313,7 @@ const RUN_FILE_NOTES: Record<keyof typeof RUN_FILES, { what: string; format?: st
   junit: { what: "the release gate's decision as JUnit XML, for a CI system: `fieldtest gate DIR` writes it here unless `--junit FILE` names another place. Derived." },
 };
 
-export function runFolderReference(): string {
+function runFolderReference(): string {
   const names = Object.keys(RUN_FILES) as (keyof typeof RUN_FILES)[];
   const gone = Object.keys(RUN_FILE_NOTES).filter((n) => !(n in RUN_FILES));
   if (gone.length > 0) throw new Error(`gen-docs: RUN_FILE_NOTES names files a run folder no longer has: ${gone.join(", ")}`);
@@ -396,7 +396,7 @@ const CONFIG_NOTES: Record<string, string> = {
   "role.rpm": "The most requests per minute to this role's provider.",
 };
 
-export function configurationReference(): string {
+function configurationReference(): string {
   const file = z.toJSONSchema(ConfigFileSchema, { io: "input" }) as JsonSchema;
   const roleFields = ["roles.planner", "roles.critic", "provider"];
   const top = rows(file, "", true, new Set(roleFields));

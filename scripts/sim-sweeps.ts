@@ -26,7 +26,7 @@ export const range = (base: number, n: number) => Array.from({ length: n }, (_, 
 /** A shipped sim profile's file, by name (high-miss, double-miss, ...). */
 export const simProfile = (name: string) => resolve(`src/sim/profiles/${name}.yaml`);
 
-export interface SimSweeps {
+interface SimSweeps {
   work: string;
   /** The default sweep (every corpus goal and boundary fixture, 5 trials) at `seed`, as a snapshot. */
   sweep(name: string, seed: number, profile?: string): Promise<Snapshot>;

@@ -11,7 +11,7 @@
 
 export const MASK = "[redacted]";
 
-export const MIN_SECRET_LENGTH = 8;
+const MIN_SECRET_LENGTH = 8;
 
 /** Forms up to this many are found with one regular expression; past it (a token per trial) by their first characters. */
 const REGEX_FORMS = 64;

@@ -13,7 +13,7 @@ import { defectProfile, type DefectProfile } from "./profile.ts";
 import { describeSnapshot, itemKey, type Snapshot, type SnapshotItem } from "../../src/formats/snapshot.ts";
 import { VERDICT_CATEGORIES } from "../../src/metrics/trial-facts.ts";
 
-export interface SuiteComparison {
+interface SuiteComparison {
   suite: string;
   /** Items in both runs with the same content hash and a modal verdict in each. */
   n_items: number;
@@ -34,7 +34,7 @@ export interface SuiteComparison {
   changed_items: { item: string; a: Record<string, number>; b: Record<string, number>; p: number; p_holm: number; beyond_noise: boolean; causes: string[] }[];
 }
 
-export interface MetricComparison {
+interface MetricComparison {
   metric: string;
   a: number | null;
   b: number | null;

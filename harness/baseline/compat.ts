@@ -7,7 +7,7 @@ import { itemKey, type RoleContext, type Snapshot } from "../../src/formats/snap
  * (the run's, or one sent to the provider) draws another sample from the same behaviour, and the
  * number of trials only changes how precisely it is seen; both are named, never causes.
  */
-export const DIFFERENCE_KINDS = [
+const DIFFERENCE_KINDS = [
   "engine",
   "provider",
   "model",
@@ -23,7 +23,7 @@ export const DIFFERENCE_KINDS = [
   "seed",
   "trials",
 ] as const;
-export type DifferenceKind = (typeof DIFFERENCE_KINDS)[number];
+type DifferenceKind = (typeof DIFFERENCE_KINDS)[number];
 
 const NOT_CAUSES: ReadonlySet<DifferenceKind> = new Set(["seed", "trials"]);
 
@@ -131,7 +131,7 @@ export function coverage(b: Snapshot, a: Snapshot): Coverage {
  * Roles whose calls decide an item's verdict: corpus goals run the whole loop (planner and
  * critic); boundary fixtures and imported trials are critic-only.
  */
-export function rolesFor(suite: Suite): readonly string[] {
+function rolesFor(suite: Suite): readonly string[] {
   return suite === "corpus" ? ["planner", "critic"] : ["critic"];
 }
 

@@ -4,8 +4,8 @@ import { holmByFamily } from "../../src/stats/multiplicity.ts";
 import { itemKey, type Snapshot, type SnapshotItem } from "../../src/formats/snapshot.ts";
 import { VERDICT_CATEGORIES } from "../../src/metrics/trial-facts.ts";
 
-export type DeltaKind = "verdict" | "blocker_new" | "blocker_lost";
-export type Attribution = "cause" | "noise" | "unexplained";
+type DeltaKind = "verdict" | "blocker_new" | "blocker_lost";
+type Attribution = "cause" | "noise" | "unexplained";
 
 /** One per-item change between the baseline and the candidate, with what explains it. */
 export interface Delta {

@@ -10,7 +10,7 @@ import { ROUNDING } from "../../src/metrics/estimate.ts";
 export type CheckOutcome = "pass" | "fail" | "inconclusive" | "error";
 
 /** One line of the gate's verdict; `name` is what a failure names (a metric, the canary, ...). */
-export interface GateCheck {
+interface GateCheck {
   name: string;
   kind: "infrastructure" | "trials" | "items" | "floor" | "non_inferiority" | "unexplained_deltas";
   outcome: CheckOutcome;
@@ -21,7 +21,7 @@ export interface GateCheck {
   trials_needed?: number | null;
 }
 
-export type GateDecision = "pass" | "regression" | "inconclusive" | "infrastructure";
+type GateDecision = "pass" | "regression" | "inconclusive" | "infrastructure";
 
 export interface GateResult {
   decision: GateDecision;

@@ -6,7 +6,7 @@ import { GatePolicySchema, policyProblem, type GatePolicy } from "./policy.ts";
 import type { Snapshot } from "../../src/formats/snapshot.ts";
 
 /** Everything the release gate decided about one candidate, and what it decided on. */
-export interface Judgement {
+interface Judgement {
   policy: GatePolicy;
   baseline: Snapshot;
   candidate: Snapshot;

@@ -8,7 +8,7 @@ const metricName = z.string().regex(/^[a-z0-9_.]+$/, "a metric name from summary
  * An absolute floor, judged on the candidate alone (methodology-notes §12 step 2): a largest
  * acceptable value (`max`, lower is better) or a smallest one (`min`), one of the two.
  */
-export const FloorSchema = z
+const FloorSchema = z
   .strictObject({
     metric: metricName,
     max: z.number().optional(),
@@ -32,7 +32,7 @@ export const FloorSchema = z
  * direction is the metric's own (src/metrics/catalogue.ts): a policy may state it, never contradict
  * it, and must state it only for a metric with no better direction.
  */
-export const MarginSchema = z
+const MarginSchema = z
   .strictObject({
     metric: metricName,
     /** The smallest regression that matters, in the metric's own units. */

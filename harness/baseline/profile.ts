@@ -10,7 +10,7 @@ import type { Snapshot } from "../../src/formats/snapshot.ts";
  * plans were blocked for, by family and origin (gate or critic), per goal. Did the other model make
  * different mistakes, or the same ones in other words?
  */
-export interface ProfileCell {
+interface ProfileCell {
   origin: "gate" | "critic";
   family: string;
   /** Distinct blocker keys of this origin and family per trial, mean over goals. */

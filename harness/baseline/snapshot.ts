@@ -98,14 +98,14 @@ function gateVersions(versions: Record<string, unknown>): Record<string, string>
 }
 
 /** One run to reduce: its manifest, its trials and its own summary metrics. */
-export interface RunPart {
+interface RunPart {
   manifest: Manifest;
   trials: readonly TrialRecord[];
   /** summary.json's `metrics` of this run alone (extra fields such as the interval method are dropped). */
   metrics: Record<string, Metric>;
 }
 
-export interface SnapshotInput {
+interface SnapshotInput {
   name: string;
   /** One run, or several runs of one configuration (checked by the caller: `poolingProblem`). */
   runs: readonly RunPart[];
@@ -132,7 +132,7 @@ function metricOf(m: Metric): Metric {
 }
 
 /** Each metric across the runs: per-run values, events and units, their mean and SD (a baseline's `between_runs`). */
-export function betweenRuns(runs: readonly Pick<RunPart, "metrics">[]): Record<string, BetweenRuns> {
+function betweenRuns(runs: readonly Pick<RunPart, "metrics">[]): Record<string, BetweenRuns> {
   const names = [...new Set(runs.flatMap((r) => Object.keys(r.metrics)))].sort();
   return Object.fromEntries(
     names.map((name) => {

@@ -10,7 +10,7 @@ import { isRatioMetric, pooledItems, ratioDelta } from "./paired.ts";
 import type { GatePolicy } from "./policy.ts";
 import { describeSnapshot, itemKey, type Snapshot, type SnapshotItem } from "../../src/formats/snapshot.ts";
 
-export type AlertChart = "shift" | "sustained" | "trailing";
+type AlertChart = "shift" | "sustained" | "trailing";
 
 /**
  * The pre-registered headline family (the metrics the release gate checks) and the exploratory
@@ -19,7 +19,7 @@ export type AlertChart = "shift" | "sustained" | "trailing";
 export type MetricFamily = "headline" | "exploratory";
 
 /** The fixed in-control reference of one metric: the baseline's runs, or the history's first runs. */
-export interface ReferenceState {
+interface ReferenceState {
   n: number;
   mean: number | null;
   sd: number | null;
@@ -36,7 +36,7 @@ export interface ReferenceState {
 }
 
 /** How a run (or the mean of the last runs) was tested against the reference. */
-export interface TestResult {
+interface TestResult {
   /**
    * Fisher's exact test of the counts (a rate over trials or items), the exact count test of a rate
    * with few events, paired over the items (per-item values or ratio counts), or the prediction t of
@@ -70,7 +70,7 @@ export interface TestResult {
   p_holm: number;
 }
 
-export interface TrendPoint {
+interface TrendPoint {
   run: string;
   value: number | null;
   /** One of the reference runs (without a baseline, the first k of the history): the reference, never judged. */
@@ -97,7 +97,7 @@ export interface MetricTrend {
   episode: { since: number; first_alert: number; last_value: number | null; distance_sd: number | null; charts: AlertChart[] } | null;
 }
 
-export interface TrendOptions {
+interface TrendOptions {
   /** Trailing window W (runs). */
   window: number;
   /** Family-wise false-alarm level per run of each chart, within each metric family. */
@@ -114,7 +114,7 @@ export interface TrendOptions {
 
 export const DEFAULT_TREND_OPTIONS: TrendOptions = { window: 5, alpha: 0.005, referenceRuns: 3, sustain: 3, headline: [] };
 
-export interface TrendAlert {
+interface TrendAlert {
   metric: string;
   family: MetricFamily;
   run: string;

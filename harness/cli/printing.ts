@@ -18,7 +18,7 @@ const terminalText = (text: string): string => text.replace(CONTROL, (c) => `\\x
 export const jsonText = (value: unknown): string => `${JSON.stringify(value, null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
 
 /** Text as a command prints it: every credential masked (src/secrets.ts), every control character shown, not acted on. */
-export const printable = (text: string): string => terminalText(maskText(text));
+const printable = (text: string): string => terminalText(maskText(text));
 
 /**
  * The stream every command prints through: each string written is made printable first, so no

@@ -1,7 +1,7 @@
 import { isCleanControl } from "../../src/formats/fixture.ts";
 import type { Corpus } from "./load.ts";
 
-export interface CorpusCounts {
+interface CorpusCounts {
   goals: number;
   /** Domain → goals, sorted by domain. */
   byDomain: Record<string, number>;

@@ -22,7 +22,7 @@ const READERS = {
   "planner-critic": (data: unknown, goal: Goal, calls: readonly CallRecord[]) => readPlannerCriticResult(data, goal, calls),
 } as const;
 
-export interface EngineExecutorOptions {
+interface EngineExecutorOptions {
   engine: LoadedEngine;
   /** Each corpus goal as the planner sees it (no expectation). */
   goals: ReadonlyMap<string, Goal>;
@@ -36,7 +36,7 @@ export interface EngineExecutorOptions {
 }
 
 /** A trial executor that also has processes and a server to stop. */
-export type EngineExecutor = TrialExecutor & { close(): Promise<void> };
+type EngineExecutor = TrialExecutor & { close(): Promise<void> };
 
 /** fieldtest's environment without the variables an engine must never see. */
 export function engineEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

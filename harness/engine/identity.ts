@@ -19,7 +19,7 @@ export interface EngineIdentity {
 }
 
 /** The engine's version, from its manifest's version command: a command that fails is bad input naming it. */
-export function engineVersion(engine: LoadedEngine, env: NodeJS.ProcessEnv): string | null {
+function engineVersion(engine: LoadedEngine, env: NodeJS.ProcessEnv): string | null {
   const command = engine.manifest.version;
   if (command === undefined) return null;
   const argv = command.argv.map((a) => expand(a, {}, env));

@@ -11,16 +11,16 @@ export type EngineWire = (typeof ENGINE_WIRES)[number];
 
 /** How fieldtest hands an engine its goal and reads its result back: its own formats, or a named built-in translator. */
 export const GOAL_FORMATS = ["fieldtest", "planner-critic"] as const;
-export const RESULT_FORMATS = ["fieldtest", "planner-critic"] as const;
+const RESULT_FORMATS = ["fieldtest", "planner-critic"] as const;
 
 /** What each role's placeholders give: the proxy's URL for the role, the model to ask for, the trial's token. */
 const ROLE_FIELDS = ["base_url", "model", "token"] as const;
 const ROLE_PLACEHOLDERS = ["planner", "critic"].flatMap((role) => ROLE_FIELDS.map((f) => `${role}.${f}`));
 
 /** `{name}`s fieldtest fills for one trial (the command protocol, and every file it writes for the trial). */
-export const TRIAL_PLACEHOLDERS = ["trial_dir", "goal_id", "trial", "trial_key", "goal_file", "config_file", ...ROLE_PLACEHOLDERS] as const;
+const TRIAL_PLACEHOLDERS = ["trial_dir", "goal_id", "trial", "trial_key", "goal_file", "config_file", ...ROLE_PLACEHOLDERS] as const;
 /** `{name}`s a long-lived worker is started with: its slot, and a folder of its own. */
-export const WORKER_PLACEHOLDERS = ["slot", "slot_dir"] as const;
+const WORKER_PLACEHOLDERS = ["slot", "slot_dir"] as const;
 
 const text = z.string().min(1);
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");

@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { EngineEnding } from "./trial.ts";
 
 /** How much of a process's stderr a trial keeps: its last lines, where an engine says why it failed. */
-export const STDERR_TAIL_BYTES = 4096;
+const STDERR_TAIL_BYTES = 4096;
 /** The most stdout read from one process (a command's result line, a worker's stream of them). */
-export const MAX_STDOUT_BYTES = 64 * 1024 * 1024;
+const MAX_STDOUT_BYTES = 64 * 1024 * 1024;
 /** How long a stopped process has to exit after SIGTERM before it is killed. */
 const GRACE_MS = 2000;
 
@@ -77,7 +77,7 @@ export class EngineProcesses {
   }
 }
 
-export interface CommandEnd {
+interface CommandEnd {
   ending: EngineEnding;
   stdout: string;
   stderrTail: string | null;

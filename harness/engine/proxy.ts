@@ -8,12 +8,12 @@ import type { ForwardResult, WireForwarder } from "../../src/providers/types.ts"
 import type { EngineManifest, EngineWire } from "./manifest.ts";
 
 /** The largest request body the proxy reads: a prompt is kilobytes; a runaway engine must not exhaust fieldtest's memory. */
-export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
 /** The API path each wire format is served at, under a role's base URL. */
 const WIRE_PATHS: Record<EngineWire, string> = { openai: "/v1/chat/completions", anthropic: "/v1/messages" };
 
-export interface ProxyOptions {
+interface ProxyOptions {
   forwarder: WireForwarder;
   /** The wire format the engine speaks, and every role is served in. */
   speaks: EngineWire;
@@ -25,7 +25,7 @@ export interface ProxyOptions {
 }
 
 /** What an engine is given for one role of one trial. */
-export interface RoleEndpoint {
+interface RoleEndpoint {
   base_url: string;
   token: string;
 }
@@ -246,7 +246,7 @@ function answer(res: ServerResponse, speaks: EngineWire, result: ForwardResult, 
  * An answer in the wire format when only its parts were kept (a replayed or cached answer): its
  * text as the message, or as the call of the one tool the request forced.
  */
-export function wireAnswer(speaks: EngineWire, reply: Reply, request: Record<string, unknown>, seq: number): unknown {
+function wireAnswer(speaks: EngineWire, reply: Reply, request: Record<string, unknown>, seq: number): unknown {
   const model = reply.reportedModel ?? (typeof request.model === "string" ? request.model : "");
   const forced = forcedTool(speaks, request.tool_choice);
   if (speaks === "openai") {

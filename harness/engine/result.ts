@@ -31,10 +31,10 @@ export const EngineResultSchema = z.strictObject({
     )
     .default([]),
 });
-export type EngineResult = z.output<typeof EngineResultSchema>;
+type EngineResult = z.output<typeof EngineResultSchema>;
 
 /** One round of an engine's trial, read: the plan, what fieldtest makes of the critic's answer, and what the engine said. */
-export interface EngineRound {
+interface EngineRound {
   plan: Plan;
   translatedTasks: string[];
   engineFindings: EngineFinding[];
@@ -54,7 +54,7 @@ export interface EngineRun {
 export class UnreadableResult extends Error {}
 
 /** Validates a result in the contract's format; an invalid one is unreadable, named by its key path. */
-export function parseEngineResult(data: unknown): EngineResult {
+function parseEngineResult(data: unknown): EngineResult {
   const parsed = EngineResultSchema.safeParse(data);
   if (parsed.success) return parsed.data;
   const { path, detail } = issueAt(parsed.error.issues[0]!, data);

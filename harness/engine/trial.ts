@@ -33,7 +33,7 @@ export interface TrialEvidence {
  * Calls the proxy answered with an error that no later identical request of the role recovered:
  * an engine that resends a failed request and gets its answer has lost nothing.
  */
-export function unrecoveredFailures(calls: readonly CallRecord[]): CallRecord[] {
+function unrecoveredFailures(calls: readonly CallRecord[]): CallRecord[] {
   return calls.filter((c, i) => c.outcome === "error" && !calls.slice(i + 1).some((later) => later.role === c.role && later.request_sha256 === c.request_sha256 && later.outcome === "ok"));
 }
 

@@ -16,7 +16,7 @@ function answerLine(line: string): AnswerLine | null {
 }
 
 /** A worker's answer to one trial: its result (or why there is none), and what it wrote to stderr meanwhile. */
-export interface WorkerTurn {
+interface WorkerTurn {
   ending: EngineEnding;
   /** The `result` of its answer line; undefined when it gave none. */
   result: unknown;

@@ -46,7 +46,7 @@ function extent(values: readonly (number | null | undefined)[], include: readonl
   return [lo - pad, hi + pad];
 }
 
-export interface ForestPlotRow {
+interface ForestPlotRow {
   label: string;
   delta: number | null;
   low: number | null;
@@ -92,7 +92,7 @@ export function forestPlot(opts: { id: string; rows: ForestPlotRow[] }): string 
   return svgRoot(id, labelW + plotW + 20 + noteW, height, parts.join(""));
 }
 
-export interface SeriesPoint {
+interface SeriesPoint {
   value: number | null;
   low?: number | null;
   high?: number | null;

@@ -20,7 +20,7 @@ export function emptyChart(id: string, message: string): string {
   return svgRoot(id, width, 40, `<text x="10" y="24" fill="#56616d">${esc(message)}</text>`);
 }
 
-export interface Bar {
+interface Bar {
   label: string;
   value: number | null;
   /** Hover text. */
@@ -83,7 +83,7 @@ export function heatmap(opts: { id: string; rows: string[]; cols: string[]; cell
   return svgRoot(id, width, height, parts.join(""));
 }
 
-export interface Series {
+interface Series {
   name: string;
   values: number[];
   color?: string;

@@ -11,13 +11,13 @@ import type { ItemDetail } from "./triage.ts";
  * only when one of its transcripts opens.
  */
 
-export interface Transcript {
+interface Transcript {
   record: TrialRecord;
   /** The trial's failed expectation checks (`name: detail`). */
   failures: string[];
 }
 
-export function transcriptOf(t: TrialRecord, failures: readonly string[]): Transcript {
+function transcriptOf(t: TrialRecord, failures: readonly string[]): Transcript {
   return { record: { ...t, calls: t.calls.map((c) => (c.outcome === "ok" ? { ...c, raw_text: null } : c)) }, failures: [...failures] };
 }
 

@@ -11,7 +11,7 @@ import type { LoadedRun } from "../run/load.ts";
  * from. Pure: derived from the loaded run, nothing recomputed that the summary already judged.
  */
 
-export type ExpectationState = "pass" | "fail" | "not_judged" | "no_definition";
+type ExpectationState = "pass" | "fail" | "not_judged" | "no_definition";
 
 export interface ItemRow {
   /** `suite/item_id`. */
@@ -30,7 +30,7 @@ export interface ItemRow {
   blocker_keys: number;
 }
 
-export interface FindingView {
+interface FindingView {
   family: string;
   severity: string;
   raw_severity: string;
@@ -42,7 +42,7 @@ export interface FindingView {
   blocks: boolean;
 }
 
-export interface BlockerView {
+interface BlockerView {
   key: string;
   origin: "gate" | "critic";
   /** The round in which this key first blocked in the trial (0-based). */
@@ -51,7 +51,7 @@ export interface BlockerView {
   carried: boolean;
 }
 
-export interface RoundView {
+interface RoundView {
   index: number;
   decision: string;
   reason: string | null;
@@ -62,7 +62,7 @@ export interface RoundView {
   blockers: BlockerView[];
 }
 
-export interface TrialView {
+interface TrialView {
   trial: number;
   status: string;
   verdict: string;

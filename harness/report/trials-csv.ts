@@ -3,12 +3,12 @@ import type { TrialRecord } from "../../src/formats/records.ts";
 import { blockerKeysByOrigin, transportAttempts, verdictLabel } from "../../src/metrics/trial-facts.ts";
 
 /** Keys that blocked in any round of the trial, sorted (gate and critic alike). */
-export function trialBlockerKeys(t: TrialRecord): string[] {
+function trialBlockerKeys(t: TrialRecord): string[] {
   const keys = blockerKeysByOrigin(t);
   return [...keys.gate, ...keys.critic].sort();
 }
 
-export const TRIAL_COLUMNS = [
+const TRIAL_COLUMNS = [
   "suite",
   "item_id",
   "trial",
@@ -40,7 +40,7 @@ function modelsOf(t: TrialRecord, role: string): string {
 }
 
 /** One row per trial; unknown numbers are empty cells, never 0. */
-export function trialRow(t: TrialRecord): Record<(typeof TRIAL_COLUMNS)[number], string | number | null> {
+function trialRow(t: TrialRecord): Record<(typeof TRIAL_COLUMNS)[number], string | number | null> {
   const last = t.rounds.at(-1);
   const usage = t.calls.map((c) => c.usage);
   const known = usage.every((u) => u !== null);

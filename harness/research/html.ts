@@ -30,7 +30,7 @@ function series(name: string, r: Research, points: (Point & { reference_run?: bo
 
 /** Signed effects and agreement coefficients live in [−1, 1]; every other summary metric is a rate in [0, 1]. */
 const SIGNED = /^(injection_effect|injection_trap_effect|critic_alpha_nominal|critic_ac1)/;
-export const rangeOf = (metric: string): [number, number] => (SIGNED.test(metric) ? [-1, 1] : [0, 1]);
+const rangeOf = (metric: string): [number, number] => (SIGNED.test(metric) ? [-1, 1] : [0, 1]);
 const RATE: [number, number] = [0, 1];
 const COUNT: [number, number] = [0, Number.POSITIVE_INFINITY];
 

@@ -28,7 +28,7 @@ export interface ResearchRun {
   snapshot: Snapshot;
 }
 
-export interface RunInfo {
+interface RunInfo {
   label: string;
   dir: string;
   run_id: string;
@@ -72,7 +72,7 @@ export interface MetricSeries {
 }
 
 /** One drift alarm: which metric, on which run, by which charts, and how big. */
-export interface Alarm {
+interface Alarm {
   metric: string;
   family: MetricFamily;
   /** Index of the run in `runs`. */
@@ -86,7 +86,7 @@ export interface Alarm {
 }
 
 /** The critic's behaviour over every completed audit of a run, whatever the suite. */
-export interface CriticDrift {
+interface CriticDrift {
   audits: number[];
   /** `downgrade_rate` and `downgrade_rate.<family>` over every raw blocker of every audit (not only boundary trials). */
   downgrade: Record<string, Point[]>;
@@ -98,7 +98,7 @@ export interface CriticDrift {
   evidence_status: Record<string, number[]>;
 }
 
-export interface Operations {
+interface Operations {
   /**
    * What the run spent, from its spend journal (every session, killed ones and dropped trials
    * included, as the run report shows it); null without a journal (an imported run), never 0.
@@ -123,7 +123,7 @@ export interface Operations {
 }
 
 /** Runs that share a critic system prompt, pooled: what the prompt itself did. */
-export interface PromptVariant {
+interface PromptVariant {
   critic_prompt: string | null;
   runs: string[];
   audits: number;
@@ -150,7 +150,7 @@ export interface Research {
   swap: { a: string; b: string; comparison: Comparison } | null;
 }
 
-export interface ResearchOptions {
+interface ResearchOptions {
   /** A fixed drift reference (a published baseline); null: the first `referenceRuns` runs. */
   baseline: Snapshot | null;
   referenceRuns: number;

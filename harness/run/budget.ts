@@ -6,7 +6,7 @@ import type { RunConfig } from "../../src/formats/run-config.ts";
 /** USD for one call of `model` with the given tokens; null when the price table does not know it. */
 export type PriceOf = (provider: string, model: string, inputTokens: number, outputTokens: number) => number | null;
 
-export interface RoleEstimate {
+interface RoleEstimate {
   role: Role;
   provider: string;
   model: string;
@@ -84,7 +84,7 @@ export function estimateSweep(
 }
 
 /** What a run may spend, in all sessions together (what earlier ones spent comes from the journal). */
-export interface Limits {
+interface Limits {
   budgetUsd: number | null;
   maxCalls: number | null;
 }

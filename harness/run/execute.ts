@@ -41,7 +41,7 @@ export type TrialEvent =
   | { type: "recorded"; work: TrialWork; record: TrialRecord; at: number }
   | { type: "dropped"; work: TrialWork; at: number };
 
-export interface ExecuteOptions {
+interface ExecuteOptions {
   trials: readonly TrialWork[];
   concurrency: number;
   execute: TrialExecutor;
@@ -55,7 +55,7 @@ export interface ExecuteOptions {
   onEvent?: (e: TrialEvent) => void;
 }
 
-export function sumCost(calls: readonly Pick<CallRecord, "cost_usd">[]): number | null {
+function sumCost(calls: readonly Pick<CallRecord, "cost_usd">[]): number | null {
   let total = 0;
   for (const c of calls) {
     if (c.cost_usd === null) return null;

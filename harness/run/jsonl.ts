@@ -77,7 +77,7 @@ function parseJson(line: string): { ok: true; value: unknown } | { ok: false; er
 }
 
 /** What a log's lines must be: `head` (when given) first tells a foreign line from a broken one. */
-export interface LineFormat<S extends z.ZodType> {
+interface LineFormat<S extends z.ZodType> {
   schema: S;
   head?: z.ZodType;
   /** What one line is, for the message about a foreign line ("a trial record"). */
@@ -89,7 +89,7 @@ export interface LineFormat<S extends z.ZodType> {
  * short (every record starts as a JSON object) or the zero bytes a power loss can leave past the
  * last write. Anything else is corruption. The reader and the writer judge by this one rule.
  */
-export function isTornTail(line: string): boolean {
+function isTornTail(line: string): boolean {
   const rest = line.replace(/^[\s\0]+/, "");
   return rest === "" || rest.startsWith("{");
 }

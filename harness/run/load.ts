@@ -30,7 +30,7 @@ export interface LoadedRun {
 }
 
 /** A run that is only a part: what part it is, and what would make it whole (null: nothing can). */
-export interface RunPart {
+interface RunPart {
   what: string;
   then: string | null;
 }

@@ -11,7 +11,7 @@ import { planTrials } from "./work.ts";
 import { MANIFEST_SCHEMA_VERSION, type Manifest } from "../../src/formats/manifest.ts";
 import type { RunSuite } from "../../src/formats/run-config.ts";
 
-export interface MergeInput {
+interface MergeInput {
   dir: string;
   manifest: Manifest;
   records: TrialRecord[];
@@ -22,7 +22,7 @@ export interface MergeInput {
 }
 
 /** The trial keys a run's manifest plans (all shards together). */
-export function plannedKeys(manifest: Manifest): string[] {
+function plannedKeys(manifest: Manifest): string[] {
   const items = manifest.plan.items.map((key) => {
     const slash = key.indexOf("/");
     return { suite: key.slice(0, slash) as RunSuite, item_id: key.slice(slash + 1) };
@@ -36,7 +36,7 @@ const sample = (keys: readonly string[]) => `${keys.slice(0, 5).join(", ")}${key
  * Checks that the runs can be one: same config hash and corpus hash, every planned key present
  * exactly once across them, nothing outside the plan. Returns the records in key order.
  */
-export function checkMergeable(inputs: readonly MergeInput[]): TrialRecord[] {
+function checkMergeable(inputs: readonly MergeInput[]): TrialRecord[] {
   const [first, ...rest] = inputs;
   if (!first) throw new InputError("command line", "DIR...", "give at least one run directory");
   for (const other of rest) {

@@ -8,7 +8,7 @@ function Bar({ done, total }: { done: number; total: number }) {
   return <Text color="green">{"█".repeat(filled)}<Text dimColor>{"░".repeat(width - filled)}</Text></Text>;
 }
 
-export function ProgressView({ p }: { p: ProgressSnapshot }) {
+function ProgressView({ p }: { p: ProgressSnapshot }) {
   return (
     <Box flexDirection="column">
       {p.suites.map((s) => (

@@ -5,19 +5,19 @@ import type { TrialEvent } from "./execute.ts";
 import { type TrialWork } from "./work.ts";
 import { RUN_SUITES, type RunSuite } from "../../src/formats/run-config.ts";
 
-export interface SuiteProgress {
+interface SuiteProgress {
   suite: RunSuite;
   total: number;
   done: number;
   errors: number;
 }
 
-export interface InFlight {
+interface InFlight {
   key: string;
   ageMs: number;
 }
 
-export type SessionSpend = Pick<Spend, "calls" | "cost_usd" | "unknown_cost_calls">;
+type SessionSpend = Pick<Spend, "calls" | "cost_usd" | "unknown_cost_calls">;
 
 export interface ProgressSnapshot {
   suites: SuiteProgress[];

@@ -55,7 +55,7 @@ export interface Duplicate {
   lines: [number, number];
 }
 
-export interface TrialLogRead<T = TrialRecord> {
+interface TrialLogRead<T = TrialRecord> {
   /** One record per key (an error record superseded by a later line of its key), in key order. */
   records: T[];
   /** Lines that are not complete JSON (a crash mid-write); never fatal. */

@@ -1,7 +1,7 @@
 import type { TrialRecord } from "../../src/formats/records.ts";
 import type { WorkItem } from "./work.ts";
 
-export interface SummaryRow {
+interface SummaryRow {
   /** A corpus category, or `boundary` for the fixtures. */
   group: string;
   items: number;

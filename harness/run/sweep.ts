@@ -38,7 +38,7 @@ function once(run: () => Promise<void>): () => Promise<void> {
 export const EXIT_SIGNALLED = { SIGINT: 130, SIGTERM: 143 } as const;
 
 
-export interface CanaryOutcome {
+interface CanaryOutcome {
   ok: boolean;
   results: unknown;
   failures: string[];
@@ -108,7 +108,7 @@ export interface SweepHost {
   onRunFolder?(dir: string): void;
 }
 
-export function corpusItems(corpus: Corpus): WorkItem[] {
+function corpusItems(corpus: Corpus): WorkItem[] {
   return [
     ...corpus.goals.map(({ goal }) => ({
       suite: "corpus" as const,

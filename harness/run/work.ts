@@ -80,7 +80,7 @@ export function selectItems(items: readonly WorkItem[], selection: Selection): W
   );
 }
 
-export type TrialCoordinates = Pick<TrialRecord, "item_id" | "trial"> & { suite: string };
+type TrialCoordinates = Pick<TrialRecord, "item_id" | "trial"> & { suite: string };
 
 /** Total order on trial keys: suite (in RUN_SUITES order), item id, trial index numerically. */
 export function compareTrials(a: TrialCoordinates, b: TrialCoordinates): number {

@@ -23,7 +23,7 @@ const CriticEnvelopeSchema = z.looseObject({
   }),
 });
 
-export interface CriticCall {
+interface CriticCall {
   client: ModelClient;
   itemId: string;
   trial: number;

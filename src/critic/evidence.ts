@@ -5,13 +5,13 @@ import { graphOf, type PlanGraph } from "../graph/plan-graph.ts";
 import { rollbackRequirementProvided } from "../gates/rollback-credibility.ts";
 import { verificationOrder } from "../gates/verification-order.ts";
 
-export interface EvidenceVerdict {
+interface EvidenceVerdict {
   status: EvidenceStatus;
   reason: string;
 }
 
 /** What a critic finding offers for checking: the task it sits on and its structured evidence. */
-export interface EvidenceSubject {
+interface EvidenceSubject {
   task_id: string | null;
   evidence: CriticEvidence | null;
   /**

@@ -27,7 +27,7 @@ export type CriticItem =
  * A critic response read item by item (DESIGN.md §5), before it is summed up as an audit. An
  * unusable one keeps the items it had (all malformed, or none when there was no findings array).
  */
-export type CriticReading =
+type CriticReading =
   | { outcome: "ok"; items: CriticItem[] }
   | { outcome: "critic_unavailable"; reason: "invalid_output"; detail: string; items: CriticItem[] };
 
@@ -165,7 +165,7 @@ const unusable = (detail: string, items: CriticItem[] = []): CriticReading => ({
  * Read a findings array item by item: a bad item is dropped and counted alone, unless every one
  * is bad or a bad one is a blocker, which makes the whole response unusable.
  */
-export function readFindings(goal: Goal, plan: Plan, findings: readonly unknown[]): CriticReading {
+function readFindings(goal: Goal, plan: Plan, findings: readonly unknown[]): CriticReading {
   const items = findings.map((raw, index): CriticItem => {
     const result = normalizeFinding(goal, plan, raw);
     return typeof result === "string" ? { index, finding: null, malformed: result, raw } : { index, finding: result };

@@ -27,14 +27,12 @@ export const SEVERITIES = ["blocker", "warning", "info"] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
 export const TASK_KINDS = ["mutate", "verify", "read", "notify", "wait", "approve"] as const;
-export type TaskKind = (typeof TASK_KINDS)[number];
 
 export const LEVELS = ["low", "medium", "high", "critical"] as const;
 export type Level = (typeof LEVELS)[number];
 
 export const REVERSIBILITY = ["reversible", "irreversible"] as const;
 export const VERIFY_SUBJECTS = ["pre_state", "constraint", "mutation_output"] as const;
-export type VerifySubject = (typeof VERIFY_SUBJECTS)[number];
 
 export const RISK_TOLERANCES = ["strict", "balanced"] as const;
 export type RiskTolerance = (typeof RISK_TOLERANCES)[number];

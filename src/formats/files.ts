@@ -17,7 +17,7 @@ export const READ_LIMITS = {
   logBytes: { env: "FIELDTEST_MAX_LOG_MB", mb: 2048, what: "a log" },
 } as const;
 
-export type ReadLimit = keyof typeof READ_LIMITS;
+type ReadLimit = keyof typeof READ_LIMITS;
 export type ReadLimits = Record<ReadLimit, number>;
 
 const LIMIT_NAMES = Object.keys(READ_LIMITS) as ReadLimit[];
@@ -91,7 +91,7 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
  * Bytes as UTF-8 text; bytes that are not UTF-8 are bad input naming the file and the byte's
  * offset (`at` is where `bytes` start in the file), never text quietly turned into U+FFFD.
  */
-export function utf8Text(bytes: Buffer, file: string, at = 0, line?: number): string {
+function utf8Text(bytes: Buffer, file: string, at = 0, line?: number): string {
   if (isUtf8(bytes)) return bytes.toString("utf8");
   throw new InputError(file, "", `not valid UTF-8 (byte offset ${at + firstInvalidUtf8(bytes)})`, line);
 }

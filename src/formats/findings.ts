@@ -88,7 +88,6 @@ export const CLAIM_KINDS = [
   "tool_unavailable",
   "other",
 ] as const;
-export type ClaimKind = (typeof CLAIM_KINDS)[number];
 
 export const EVIDENCE_STATUSES = ["supported", "contradicted", "unsupported_reference", "uncheckable"] as const;
 export type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];

@@ -5,7 +5,7 @@ import { GoalSchema } from "./goal.ts";
 import { PlanSchema } from "./plan.ts";
 
 /** A defect planted in a boundary fixture, with the claim a correct critic should make. */
-export const SeededDefectSchema = z.strictObject({
+const SeededDefectSchema = z.strictObject({
   task: z.string().min(1),
   family: z.enum(FAMILIES),
   claim: z.strictObject({
@@ -17,7 +17,7 @@ export const SeededDefectSchema = z.strictObject({
   gate_visible: z.boolean(),
 });
 
-export const ExpectedGateFindingSchema = z.strictObject({
+const ExpectedGateFindingSchema = z.strictObject({
   code: z.enum(GATE_CODE_NAMES as [GateCode, ...GateCode[]]),
   task_id: z.string().nullable(),
 });

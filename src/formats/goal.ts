@@ -6,7 +6,7 @@ export const ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 /** An explicit null means absent (DESIGN.md §3), so optional fields accept null. */
 const nullish = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
 
-export const ConstraintsSchema = z
+const ConstraintsSchema = z
   .strictObject({
     environment: nullish(z.string()),
     tools: nullish(z.array(z.string())).transform((v) => v ?? []),
@@ -25,7 +25,7 @@ const goalShape = {
   constraints: ConstraintsSchema,
 };
 
-export const ExpectSchema = z.strictObject({
+const ExpectSchema = z.strictObject({
   verdict: z.enum(["approve", "escalate"]),
   escalation_reasons: nullish(z.array(z.enum(ESCALATION_REASONS))).transform((v) => v ?? []),
   min_tasks: nullish(z.number().int().min(1)),
@@ -50,7 +50,6 @@ export function goalSchemaFor(raw: unknown): typeof GoalSchema | typeof CorpusGo
 
 export type Goal = z.output<typeof GoalSchema>;
 export type CorpusGoal = z.output<typeof CorpusGoalSchema>;
-export type Expect = z.output<typeof ExpectSchema>;
 
 /** Strip the corpus-only fields; the engine sees a plain goal. */
 export function toGoal(g: Goal | CorpusGoal): Goal {

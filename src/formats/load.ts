@@ -18,7 +18,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-export interface ParsedSource {
+interface ParsedSource {
   file: string;
   data: unknown;
   /** Line number of a key path in the source (JSON or YAML). */

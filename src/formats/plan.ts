@@ -8,18 +8,18 @@ const names = z
   .transform((v) => v ?? []);
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
 
-export const PreconditionSchema = z.strictObject({
+const PreconditionSchema = z.strictObject({
   fact: z.string().min(1),
   established_by: optional(z.string().min(1)),
 });
 
-export const VerifiesSchema = z.strictObject({
+const VerifiesSchema = z.strictObject({
   task: z.string().min(1),
   subject: lowerEnum(VERIFY_SUBJECTS),
   reads: names,
 });
 
-export const RollbackSchema = z.strictObject({
+const RollbackSchema = z.strictObject({
   trigger: z.string().min(1),
   action: z.string(),
   requires: names,
@@ -34,7 +34,7 @@ export const ATTRIBUTE_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
  * mode): a string, a number, a boolean or a list of strings. Absent means no attributes; the
  * engine and the built-in gates never look at them.
  */
-export const AttributesSchema = z
+const AttributesSchema = z
   .record(
     z.string().regex(ATTRIBUTE_NAME_PATTERN, "attribute names match ^[a-z][a-z0-9_]*$"),
     z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]).nullable(),
@@ -104,7 +104,6 @@ export type Plan = z.output<typeof PlanSchema>;
 /** What a plan file or planner may write before defaults are applied. */
 export type PlanInput = z.input<typeof PlanSchema>;
 export type Task = z.output<typeof TaskSchema>;
-export type Dependency = z.output<typeof DependencySchema>;
 export type Precondition = z.output<typeof PreconditionSchema>;
 
 /** A task is high-blast when risk or blast radius is high/critical, or it is irreversible (DESIGN.md §3). */

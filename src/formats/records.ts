@@ -26,11 +26,11 @@ export const DecisionContextSchema = z.strictObject({
 });
 export type DecisionContext = z.output<typeof DecisionContextSchema>;
 
-export const MODEL_MISMATCHES = ["snapshot", "different"] as const;
+const MODEL_MISMATCHES = ["snapshot", "different"] as const;
 export type ModelMismatch = null | (typeof MODEL_MISMATCHES)[number];
 
 /** One send of a request (a retry is another one); "LLM calls" count these. */
-export const TransportAttemptSchema = z.strictObject({
+const TransportAttemptSchema = z.strictObject({
   index: z.number().int().min(0),
   latency_ms: z.number().min(0),
   outcome: z.enum(["ok", "error"]),
@@ -39,7 +39,7 @@ export const TransportAttemptSchema = z.strictObject({
 });
 export type TransportAttempt = z.output<typeof TransportAttemptSchema>;
 
-export const UsageSchema = z.strictObject({ input_tokens: z.number().int().min(0), output_tokens: z.number().int().min(0) });
+const UsageSchema = z.strictObject({ input_tokens: z.number().int().min(0), output_tokens: z.number().int().min(0) });
 export type Usage = z.output<typeof UsageSchema>;
 
 /**
@@ -86,10 +86,9 @@ export const CallRecordSchema = z.strictObject({
 });
 export type CallRecord = z.output<typeof CallRecordSchema>;
 
-export const CRITIC_OUTCOMES = ["ok", "critic_unavailable"] as const;
-export type CriticOutcome = (typeof CRITIC_OUTCOMES)[number];
+const CRITIC_OUTCOMES = ["ok", "critic_unavailable"] as const;
 
-export const CriticAuditSchema = z.strictObject({
+const CriticAuditSchema = z.strictObject({
   outcome: z.enum(CRITIC_OUTCOMES),
   /** For critic_unavailable: invalid_output | provider_error | budget_exceeded. */
   reason: z.string().nullable(),
@@ -99,10 +98,9 @@ export const CriticAuditSchema = z.strictObject({
 });
 export type CriticAudit = z.output<typeof CriticAuditSchema>;
 
-export const ROUND_DECISIONS = ["approve", "revise", "escalate"] as const;
-export type RoundDecision = (typeof ROUND_DECISIONS)[number];
+const ROUND_DECISIONS = ["approve", "revise", "escalate"] as const;
 
-export const RoundRecordSchema = z.strictObject({
+const RoundRecordSchema = z.strictObject({
   index: z.number().int().min(0),
   plan: PlanSchema,
   /** SHA-256 of the plan's structural content (DESIGN.md §6). */
@@ -137,7 +135,7 @@ export const TRIAL_STATUSES = ["approved", "escalated", "error"] as const;
 export type TrialStatus = (typeof TRIAL_STATUSES)[number];
 export const SUITES = ["corpus", "boundary", "imported", "security", "injection"] as const;
 export type Suite = (typeof SUITES)[number];
-export const CRITIC_VERDICTS = ["block", "pass", "unavailable"] as const;
+const CRITIC_VERDICTS = ["block", "pass", "unavailable"] as const;
 export type CriticVerdict = (typeof CRITIC_VERDICTS)[number];
 
 export const TRIAL_SCHEMA_VERSION = 1;
@@ -146,7 +144,7 @@ export const TRIAL_SCHEMA_VERSION = 1;
  * How a trial of an external engine ended, decided by what the proxy and the process showed, never
  * by what the engine says: `ok` (its verdict counts), or why it has none.
  */
-export const ENGINE_OUTCOMES = ["ok", "engine_error", "engine_timeout", "provider_error", "replay_miss"] as const;
+const ENGINE_OUTCOMES = ["ok", "engine_error", "engine_timeout", "provider_error", "replay_miss"] as const;
 export type EngineOutcomeKind = (typeof ENGINE_OUTCOMES)[number];
 
 /** A finding as an external engine reported it: kept as it came (only `severity` is read, to count its blockers). */
@@ -161,7 +159,7 @@ export const EngineFindingSchema = z.looseObject({
 export type EngineFinding = z.output<typeof EngineFindingSchema>;
 
 /** What a trial of an external engine adds to its record (`fieldtest run --engine`). */
-export const EngineTrialSchema = z.strictObject({
+const EngineTrialSchema = z.strictObject({
   outcome: z.enum(ENGINE_OUTCOMES),
   /** What the engine said: its status, its escalation reasons in its own words, its findings per round. */
   reported: z.strictObject({

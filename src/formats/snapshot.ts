@@ -4,11 +4,11 @@ import { MetricCoreSchema } from "./summary.ts";
 import { VERDICT_CATEGORIES } from "../metrics/trial-facts.ts";
 
 /** `{value, ci_low, ci_high, n_items, n_trials}` (DESIGN.md §10), with `numerator`/`denominator` on rates of events. */
-export const MetricSchema = MetricCoreSchema;
+const MetricSchema = MetricCoreSchema;
 export type Metric = z.output<typeof MetricSchema>;
 
 /** The request-side decision context of one role, as the run's manifest records it (DESIGN.md §7). */
-export const RoleContextSchema = z.strictObject({
+const RoleContextSchema = z.strictObject({
   provider: z.string().nullable(),
   base_url: z.string().nullable(),
   model: z.string().nullable(),
@@ -43,7 +43,7 @@ const VERDICT_LABELS = [...COUNTED_VERDICTS, "unavailable", "error"];
  * (with several runs, the mean of each run's own value, so it compares like with like with one run);
  * `ratios[metric]` its counts behind each ratio metric.
  */
-export const SnapshotItemSchema = z.strictObject({
+const SnapshotItemSchema = z.strictObject({
   suite: z.enum(SUITES),
   item_id: z.string(),
   item_hash: z.string(),
@@ -71,20 +71,19 @@ export const SnapshotItemSchema = z.strictObject({
 export type SnapshotItem = z.output<typeof SnapshotItemSchema>;
 
 /** One run pooled into a snapshot. */
-export const SnapshotRunSchema = z.strictObject({
+const SnapshotRunSchema = z.strictObject({
   run_id: z.string().nullable(),
   config_hash: z.string().nullable(),
   seed: z.number().nullable(),
   started_at: z.string().nullable(),
   git_sha: z.string().nullable(),
 });
-export type SnapshotRun = z.output<typeof SnapshotRunSchema>;
 
 /**
  * A metric across the pooled runs: each run's own value (and its events over units, for rates),
  * with their mean and sample SD (null below two runs). The in-control reference of `trend`.
  */
-export const BetweenRunsSchema = z.strictObject({
+const BetweenRunsSchema = z.strictObject({
   values: z.array(z.number().nullable()),
   numerators: z.array(z.number().int().min(0).nullable()),
   denominators: z.array(z.number().int().min(0).nullable()),

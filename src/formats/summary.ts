@@ -20,7 +20,7 @@ export const MetricCoreSchema = z.strictObject({
 });
 
 /** One metric as summary.json writes it: with its interval method; extra fields (numerator, ...) allowed. */
-export const MetricValueSchema = z.looseObject({ ...MetricCoreSchema.shape, interval: z.string() });
+const MetricValueSchema = z.looseObject({ ...MetricCoreSchema.shape, interval: z.string() });
 
 const ExpectationReportSchema = z.looseObject({
   n_items: z.number().int().min(0),
@@ -33,17 +33,16 @@ const ExpectationReportSchema = z.looseObject({
 });
 
 /** One session's spend as the summary reports it: who ran, how it ended, what the journal says it spent. */
-export const SessionSpendSchema = z.strictObject({
+const SessionSpendSchema = z.strictObject({
   id: z.string(),
   started_at: z.string(),
   finished_at: z.string().nullable(),
   outcome: z.string(),
   ...SpendSchema.shape,
 });
-export type SessionSpend = z.output<typeof SessionSpendSchema>;
 
 /** The run's spend from its journal: in all (a lower bound when some call's cost is unknown), then per session. */
-export const RunSpendSchema = z.strictObject({ ...SpendSchema.shape, sessions: z.array(SessionSpendSchema) });
+const RunSpendSchema = z.strictObject({ ...SpendSchema.shape, sessions: z.array(SessionSpendSchema) });
 export type RunSpend = z.output<typeof RunSpendSchema>;
 
 /**

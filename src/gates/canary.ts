@@ -18,12 +18,12 @@ export interface CanaryJudgement {
 }
 
 /** What the checks under test said on one canary plan: the codes that fired, and codes that could not be judged. */
-export interface CanaryFiring {
+interface CanaryFiring {
   fired: ReadonlySet<string>;
   errors: readonly { code: string; message: string }[];
 }
 
-export interface CanarySubject {
+interface CanarySubject {
   /** Every code the canaries must cover with a must-fire case and a must-not-fire twin. */
   codes: readonly string[];
   /** Who owns a code (a gate id, `pack.<name>`) and how a failure names it. */

@@ -5,7 +5,7 @@ import { graphOf, type PlanGraph } from "../graph/plan-graph.ts";
 import { keyDetail, listIds } from "./finding.ts";
 import { runGates, type RunGatesOptions } from "./index.ts";
 
-export interface RepairResult {
+interface RepairResult {
   /** The adopted plan, or the plan given when no repair was adopted. */
   plan: Plan;
   /** Gate findings of the returned plan (the re-run ones after an adopted repair). */

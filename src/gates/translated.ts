@@ -1,7 +1,7 @@
 import type { GateFinding } from "../formats/findings.ts";
 
 /** Gate findings split by whether they rest on what the engine planned or on what a translator made up. */
-export interface TranslatedSplit {
+interface TranslatedSplit {
   /** Findings on the engine's own tasks (or the plan as a whole): these decide blocker keys and metrics. */
   counted: GateFinding[];
   /** Findings whose task a translator invented: kept in the record, never a blocker. */

@@ -10,7 +10,7 @@ export interface Budget {
   costUsd?: number;
 }
 
-export interface Spend {
+interface Spend {
   calls: number;
   tokens: number;
   costUsd: number;

@@ -8,13 +8,13 @@ import { graphOf } from "../graph/plan-graph.ts";
 import { criticBlocks } from "./decide.ts";
 
 /** A blocker in force that lapsed on a revised plan: the plan no longer has a task it cites. */
-export interface LapsedBlocker {
+interface LapsedBlocker {
   key: string;
   /** The old task id: the first one the blocker cites (its task, then its evidence tasks) that the plan lacks. */
   task_id: string;
 }
 
-export interface CarriedForward {
+interface CarriedForward {
   /** Earlier blockers in force on this plan. */
   carried: NormalizedFinding[];
   /** Blockers in force after the previous round that lapsed because a task they cite is gone (renamed or removed). */

@@ -8,7 +8,7 @@ import { criticVerdict } from "./decide.ts";
 import { engineOutcome } from "./outcome.ts";
 import { closeRound } from "./round.ts";
 
-export interface CriticTrialDeps {
+interface CriticTrialDeps {
   client: ModelClient;
   itemId: string;
   trial: number;

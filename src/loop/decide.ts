@@ -13,9 +13,9 @@ export function criticBlocks(finding: NormalizedFinding, tolerance: RiskToleranc
   return finding.evidence_status !== "contradicted" && finding.evidence_status !== "unsupported_reference";
 }
 
-export type RoundVerdict = "pass" | "blocked" | "critic_unavailable";
+type RoundVerdict = "pass" | "blocked" | "critic_unavailable";
 
-export interface RoundInput {
+interface RoundInput {
   tolerance: RiskTolerance;
   /** Gate findings after repairs; every one is a blocker. */
   gateFindings: readonly GateFinding[];
@@ -25,7 +25,7 @@ export interface RoundInput {
   carried: readonly NormalizedFinding[];
 }
 
-export interface RoundJudgement {
+interface RoundJudgement {
   verdict: RoundVerdict;
   /** Critic findings that block this round, one per key: this audit's, then the carried ones. */
   criticBlockers: NormalizedFinding[];

@@ -30,7 +30,7 @@ export interface EngineOptions {
   packs?: readonly CompiledPack[];
 }
 
-export interface EngineDeps {
+interface EngineDeps {
   client: ModelClient;
   itemId: string;
   trial: number;

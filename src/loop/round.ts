@@ -15,7 +15,7 @@ export interface GatedPlan {
   notes: RepairNote[];
 }
 
-export interface RoundInput {
+interface RoundInput {
   index: number;
   goal: Goal;
   gated: GatedPlan;
@@ -36,7 +36,7 @@ interface LoopState {
   atCap: boolean;
 }
 
-export interface ClosedRound {
+interface ClosedRound {
   record: RoundRecord;
   trace: RoundTrace;
   /** Escalation reasons that applied; empty when approved or revising. */

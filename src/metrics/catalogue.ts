@@ -53,7 +53,7 @@ export type Direction = "lower_is_better" | "higher_is_better" | "neutral";
  * - `quantile`: a quantile of trial values pooled over trials (descriptive, no interval);
  * - `total`: a run total over calls (no interval).
  */
-export type MetricKind =
+type MetricKind =
   | "rate_per_trial"
   | "item_statistic"
   | "paired_effect"
@@ -70,7 +70,7 @@ export type MetricKind =
  * items' event counts, a ratio's per-item counts by the delta method, a coefficient by a paired
  * cluster bootstrap of the items' verdicts; null: not paired (no per-item value).
  */
-export type Pairing = "paired_t" | "mantel_haenszel" | "delta_method" | "cluster_bootstrap" | null;
+type Pairing = "paired_t" | "mantel_haenszel" | "delta_method" | "cluster_bootstrap" | null;
 
 /**
  * One item's part in a metric: a value (`value`, with the trials it reduced and its cluster) or
@@ -78,7 +78,7 @@ export type Pairing = "paired_t" | "mantel_haenszel" | "delta_method" | "cluster
  * is inside with no value (too few counted trials). A baseline records these per item; the
  * summary estimates a metric without `computedBy` from them.
  */
-export type PerItem = { kind: "value"; of: ItemValueOf } | { kind: "counts"; of: (it: ItemContext) => RatioItem | undefined };
+type PerItem = { kind: "value"; of: ItemValueOf } | { kind: "counts"; of: (it: ItemContext) => RatioItem | undefined };
 type ItemValueOf = (it: ItemContext) => ItemValue | null | undefined;
 
 /** A function of a run's items that computes the metrics naming it (with the work they share). */
@@ -712,7 +712,7 @@ export function metricDef(name: string): MetricDef | undefined {
   return EXACT.get(name) ?? PART_FAMILIES.find((f) => name.length > f.prefix.length && name.startsWith(f.prefix))?.def;
 }
 
-export interface MetricInfo {
+interface MetricInfo {
   name: string;
   direction: Direction;
   meaning: string;

@@ -17,7 +17,7 @@ export function itemFlip(item: ItemTrials): ItemValue | null {
  * and the claim kinds they make. A simplification of claim drift: claim kinds stand in for
  * semantic claim clusters (METHODOLOGY.md).
  */
-export function evidenceSignature(trial: TrialRecord): Set<string> {
+function evidenceSignature(trial: TrialRecord): Set<string> {
   const signature = new Set<string>();
   for (const f of criticFindings(trial)) {
     if (f.task_id !== null) signature.add(`task:${f.task_id}`);
@@ -28,7 +28,7 @@ export function evidenceSignature(trial: TrialRecord): Set<string> {
 }
 
 /** Jaccard similarity with J(∅, ∅) = 1. */
-export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   if (a.size === 0 && b.size === 0) return 1;
   let shared = 0;
   for (const x of a) if (b.has(x)) shared += 1;

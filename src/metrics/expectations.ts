@@ -5,7 +5,7 @@ import type { ItemTrials } from "./items.ts";
 import { criticFindings, isAtTask } from "./trial-facts.ts";
 
 /** One trial judged against its item's expectation; failures name each failed check. */
-export interface TrialExpectation {
+interface TrialExpectation {
   trial: number;
   /** False when nothing could be judged (status error); the reason says why. */
   judged: boolean;
@@ -45,7 +45,7 @@ interface Check {
 }
 
 /** Families of the blockers that block in a round, of either origin. */
-export function blockerFamilies(round: RoundRecord): Set<string> {
+function blockerFamilies(round: RoundRecord): Set<string> {
   const blocking = new Set(round.blocker_keys);
   const families = new Set<string>();
   for (const f of round.gate_findings) if (blocking.has(f.key)) families.add(f.family);

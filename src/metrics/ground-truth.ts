@@ -9,7 +9,7 @@ import { countedTrials, itemTrialShare, type ItemTrials } from "./items.ts";
 import { criticFindings, isAtTask, isCounted } from "./trial-facts.ts";
 
 /** A boundary item joined with its fixture (items without a fixture cannot be judged). */
-export interface FixtureItem {
+interface FixtureItem {
   item: ItemTrials;
   fixture: Fixture;
 }
@@ -50,7 +50,7 @@ export function fixtureTrialShare(item: ItemTrials, event: (t: TrialRecord) => b
 }
 
 /** How one trial treated one seeded defect (methodology §9.4). */
-export type DefectOutcome = "hit" | "migrated" | "misfiled" | "missed";
+type DefectOutcome = "hit" | "migrated" | "misfiled" | "missed";
 
 /** Families in which a critic blocker may not block: a defect filed there is advisory only. Unknown families count as advisory (they are capped at warning). */
 function isAdvisory(family: string): boolean {
@@ -82,7 +82,7 @@ export interface FamilyConfusion {
   counts: number[][];
 }
 
-export const CONFUSION_COLUMNS = [...FAMILIES, "unknown", "missed"] as const;
+const CONFUSION_COLUMNS = [...FAMILIES, "unknown", "missed"] as const;
 
 /** Each (counted trial, seeded defect) pair of a seeded fixture: how the trial treated the defect, and the family it was filed under. */
 function defectOutcomes({ item, fixture }: FixtureItem): { defect: SeededDefect; outcome: DefectOutcome; observed: string }[] {

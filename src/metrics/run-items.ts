@@ -5,7 +5,7 @@ import { groupTrials, type ItemTrials } from "./items.ts";
 import type { EstimateContext, MetricsInput } from "./types.ts";
 
 /** Suites with metrics of their own (the security oracle, the injection traps): no other metric reads their items. */
-export const SUITE_METRICS: ReadonlySet<Suite> = new Set(["security", "injection"]);
+const SUITE_METRICS: ReadonlySet<Suite> = new Set(["security", "injection"]);
 
 /**
  * What one item brings to a metric's per-item rule: its trials, its fixture (a boundary item with

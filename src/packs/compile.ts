@@ -10,7 +10,7 @@ import type { AttributeDecl, PackManifest, Rule, RuleScope } from "./schema.ts";
 import { viewTypes } from "./view.ts";
 
 /** A compiled CEL program: bindings in, a CEL value (or a CelError value) out. Never throws on data. */
-export type Program = (bindings: Record<string, unknown>) => unknown;
+type Program = (bindings: Record<string, unknown>) => unknown;
 
 export interface CompiledRule {
   code: string;
@@ -44,7 +44,7 @@ export const ATTRIBUTE_CODES: ReadonlySet<string> = new Set([MISTYPED_ATTRIBUTE_
 const RESERVED_CODES: ReadonlySet<string> = new Set([...GATE_CODE_NAMES, ...ATTRIBUTE_CODES]);
 
 /** Where a manifest came from, so that errors name the file, the key path and the line. */
-export interface ManifestSource {
+interface ManifestSource {
   file: string;
   lineOf(path: readonly PropertyKey[]): number | undefined;
 }
@@ -137,7 +137,7 @@ function compileMessage(template: string, variables: ReadonlyMap<string, CelType
 }
 
 /** The variables a rule sees: goal and plan, and task for per-task rules. */
-export function ruleVariables(attributes: Readonly<Record<string, AttributeDecl>>, each: RuleScope): ReadonlyMap<string, CelType> {
+function ruleVariables(attributes: Readonly<Record<string, AttributeDecl>>, each: RuleScope): ReadonlyMap<string, CelType> {
   const types = viewTypes(attributes);
   return new Map<string, CelType>([
     ["goal", types.goal],

@@ -8,13 +8,13 @@ import { cel } from "./cel.ts";
 import { planView } from "./view.ts";
 
 /** A rule that could not be judged on a plan (a method called on a null field, a non-bool result). */
-export interface RuleError {
+interface RuleError {
   code: string;
   task_id: string | null;
   message: string;
 }
 
-export interface PackJudgement {
+interface PackJudgement {
   /** Rule breaches and mistyped attributes, as gate findings. */
   findings: GateFinding[];
   /** Rules that could not be judged; `packFindings` turns each into a blocker (fail closed). */
@@ -122,7 +122,7 @@ function misnamedAttributes(plan: Plan, pack: CompiledPack, owners: AttributeOwn
 }
 
 /** For each attribute, the pack that reports a value of the wrong type: the first enabled one declaring it. */
-export type AttributeOwners = ReadonlyMap<string, string>;
+type AttributeOwners = ReadonlyMap<string, string>;
 
 /**
  * The owner of every attribute the packs declare. Packs may share an attribute (loadPacks refuses

@@ -8,8 +8,8 @@ import { InputError, readSource, validate } from "../formats/load.ts";
 import { compileRules, type CompiledPack } from "./compile.ts";
 import { PackManifestSchema } from "./schema.ts";
 
-export const PACK_MANIFEST = "pack.yaml";
-export const PACK_CANARIES = "canaries";
+const PACK_MANIFEST = "pack.yaml";
+const PACK_CANARIES = "canaries";
 
 const PackCanaryFileSchema = canaryFileSchema(z.string().regex(PACK_CODE_PATTERN));
 const CANARY_FILE = /\.(ya?ml|json)$/;

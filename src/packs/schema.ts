@@ -4,25 +4,25 @@ import { PACK_CODE_PATTERN, PACK_NAME_PATTERN } from "../formats/findings.ts";
 import { ATTRIBUTE_NAME_PATTERN } from "../formats/plan.ts";
 
 /** The value types a task attribute may have (DESIGN.md §3 `attributes`). */
-export const ATTRIBUTE_TYPES = ["string", "number", "boolean", "string_list"] as const;
+const ATTRIBUTE_TYPES = ["string", "number", "boolean", "string_list"] as const;
 export type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
 
 /** An attribute a pack's rules read: its type, and what it means (the planner is told, when it should write it). */
-export const AttributeDeclSchema = z.strictObject({
+const AttributeDeclSchema = z.strictObject({
   type: z.enum(ATTRIBUTE_TYPES),
   description: z.string().min(1),
 });
 export type AttributeDecl = z.output<typeof AttributeDeclSchema>;
 
 /** What a rule is evaluated over: once per task (it reports that task), or once per plan (it reports no task). */
-export const RULE_SCOPES = ["task", "plan"] as const;
+const RULE_SCOPES = ["task", "plan"] as const;
 export type RuleScope = (typeof RULE_SCOPES)[number];
 
 /**
  * One rule: a CEL expression (`when`) that is true when the plan breaks the rule. Its findings
  * are gate findings (gate `pack.<name>`, this code and family, severity blocker).
  */
-export const RuleSchema = z.strictObject({
+const RuleSchema = z.strictObject({
   code: z.string().regex(PACK_CODE_PATTERN, "rule codes match ^[a-z][a-z0-9_]*$"),
   family: z.enum(FAMILIES),
   /** Why the rule exists, for the people who read the pack. */

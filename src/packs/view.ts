@@ -61,10 +61,10 @@ export function viewTypes(attributes: Readonly<Record<string, AttributeDecl>>): 
   return { goal, plan, task };
 }
 
-export type CelRecord = Record<string, unknown>;
+type CelRecord = Record<string, unknown>;
 
 /** An attribute value the plan gives with another type than the pack declares. */
-export interface MistypedAttribute {
+interface MistypedAttribute {
   task_id: string;
   name: string;
   declared: AttributeType;
@@ -87,7 +87,7 @@ function attributesOf(t: Task, declared: Readonly<Record<string, AttributeDecl>>
   return out;
 }
 
-export interface PlanView {
+interface PlanView {
   goal: CelRecord;
   plan: CelRecord;
   /** The task views in list order (the same objects as `plan.tasks`). */

@@ -20,15 +20,15 @@ export const PlannerOutputSchema = PlanSchema.extend({
   version: z.number().nullish(),
   parent_id: z.string().nullish(),
 });
-export type PlannerOutput = z.output<typeof PlannerOutputSchema>;
+type PlannerOutput = z.output<typeof PlannerOutputSchema>;
 
 /** What the planner is asked to do, one prompt template each. */
-export type PlannerMode = keyof typeof PLANNER_PROMPT.templates;
+type PlannerMode = keyof typeof PLANNER_PROMPT.templates;
 
 /** A finding handed to the planner: a blocker of the round it must fix. */
-export type BlockingFinding = GateFinding | NormalizedFinding;
+type BlockingFinding = GateFinding | NormalizedFinding;
 
-export interface PlannerCall {
+interface PlannerCall {
   client: ModelClient;
   itemId: string;
   trial: number;
@@ -57,7 +57,7 @@ function findingForPlanner(f: BlockingFinding) {
 }
 
 /** The plan of round `round` (0-based): `plan-<goal>-r<round+1>`, its parent the previous round's plan. */
-export function stampPlan(goal: Goal, output: PlannerOutput, round: number, parent: Plan | null): Plan {
+function stampPlan(goal: Goal, output: PlannerOutput, round: number, parent: Plan | null): Plan {
   return {
     id: `plan-${goal.id}-r${round + 1}`,
     goal_id: goal.id,

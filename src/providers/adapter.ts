@@ -106,7 +106,7 @@ export interface Reply {
 }
 
 /** The endpoint an HTTP adapter sends to: the role's baseUrl, or its provider's default. */
-export interface Endpoint {
+interface Endpoint {
   url: string;
   /** On the vendor's own host, where its API key is needed. */
   vendor: boolean;
@@ -141,7 +141,7 @@ export type InProcessAdapterFactory = (role: RoleSettings, env: InProcessEnv) =>
  * Who a send is for, as the engine's request (an LlmRequest) says: its coordinates and the opaque
  * extra an in-process provider (the sim) seeds its draws with and reads instead of the prose.
  */
-export interface RequestOrigin {
+interface RequestOrigin {
   role: Role;
   itemId: string;
   trial: number;
@@ -247,7 +247,7 @@ export function parseRetryAfter(headers: { get(name: string): string | null } | 
 }
 
 /** The error classes both official SDKs (Stainless-generated) export. */
-export interface SdkErrorClasses {
+interface SdkErrorClasses {
   APIError: abstract new (...args: never[]) => Error & { status?: number | undefined; headers?: Headers | undefined };
   APIConnectionError: abstract new (...args: never[]) => Error;
   APIConnectionTimeoutError: abstract new (...args: never[]) => Error;

@@ -14,7 +14,7 @@ export class MissingApiKeyError extends Error {
 }
 
 /** The live provider a role actually calls, if any (replay calls one only when it may fall through). */
-export function liveProviderOf(role: RoleConfigInput): LiveProvider | null {
+function liveProviderOf(role: RoleConfigInput): LiveProvider | null {
   const provider = role.provider === "replay" ? (role.replay?.fallThrough ? role.replay.as : null) : role.provider;
   return provider !== null && isLiveProvider(provider) ? provider : null;
 }

@@ -6,7 +6,7 @@ import { maskedJson } from "../secrets.ts";
 
 const HEX_KEY = /^[0-9a-f]{64}$/;
 
-export const ReplySchema = z.strictObject({
+const ReplySchema = z.strictObject({
   text: z.string(),
   usage: z.strictObject({ input_tokens: z.number(), output_tokens: z.number() }).nullable(),
   reportedModel: z.string().nullable(),

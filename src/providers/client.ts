@@ -102,7 +102,7 @@ const preciseNow = () => performance.timeOrigin + performance.now();
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Per-send timeout when the role sets none: long enough for a slow model, short enough to retry a hung one. */
-export const DEFAULT_TIMEOUT_MS = 120_000;
+const DEFAULT_TIMEOUT_MS = 120_000;
 
 export function createModelClient(input: ClientConfig, deps: ClientDeps = {}): ModelClient & WireForwarder {
   const config: ResolvedClientConfig = ClientConfigSchema.parse(input);

@@ -4,7 +4,7 @@ import { REPLAY, WIRE_PROVIDERS } from "./registry.ts";
 import { RoleSettingsShape } from "./role-settings.ts";
 
 /** Replay: answer from a previous run's recorded calls, rendering requests as the original provider did. */
-export const ReplaySettingsSchema = z.strictObject({
+const ReplaySettingsSchema = z.strictObject({
   /** The recorded run (its folder; the harness reads its trials and hands them to the client). */
   runDir: z.string().min(1),
   /** The provider the recorded run used; requests are rendered (and hashed) in its wire format. */
@@ -12,7 +12,6 @@ export const ReplaySettingsSchema = z.strictObject({
   /** On a miss, call the live `as` provider instead of failing. */
   fallThrough: z.boolean().default(false),
 });
-export type ReplaySettings = z.output<typeof ReplaySettingsSchema>;
 
 /** What a role may name as its provider: a wire provider, or `replay` of a recorded run. */
 export const ROLE_PROVIDERS = [...WIRE_PROVIDERS, REPLAY] as const;
@@ -39,11 +38,10 @@ export const RoleConfigSchema = z
 export type RoleConfig = z.output<typeof RoleConfigSchema>;
 export type RoleConfigInput = z.input<typeof RoleConfigSchema>;
 
-export const CacheSettingsSchema = z.strictObject({
+const CacheSettingsSchema = z.strictObject({
   dir: z.string().min(1),
   enabled: z.boolean().default(true),
 });
-export type CacheSettings = z.output<typeof CacheSettingsSchema>;
 
 export const ClientConfigSchema = z.strictObject({
   planner: RoleConfigSchema,

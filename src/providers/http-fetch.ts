@@ -14,7 +14,7 @@ export function timingFetchOptions(timing: TransportTiming | undefined): Record<
  * The largest answer read, before and after decoding: a completion is kilobytes, and a runaway or
  * hostile server must not exhaust the harness's memory.
  */
-export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /**
  * One keep-alive pool per thread, as the built-in fetch has: the roles of a sweep share their

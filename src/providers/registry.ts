@@ -11,7 +11,7 @@ interface ProviderBase {
 }
 
 /** A provider behind an HTTP API, reached through its vendor SDK (on the HTTP thread in a sweep). */
-export interface HttpProviderDefinition extends ProviderBase {
+interface HttpProviderDefinition extends ProviderBase {
   kind: "http";
   /** The environment variable its API key is read from: the only place a key comes from. */
   apiKeyEnv: string;
@@ -24,7 +24,7 @@ export interface HttpProviderDefinition extends ProviderBase {
 }
 
 /** A provider that answers inside the process: no endpoint, no key. */
-export interface InProcessProviderDefinition extends ProviderBase {
+interface InProcessProviderDefinition extends ProviderBase {
   kind: "in-process";
   /** The model each role is given when it names the provider without one. */
   defaultModels: Readonly<Record<Role, string>>;
@@ -32,7 +32,7 @@ export interface InProcessProviderDefinition extends ProviderBase {
   adapter: () => Promise<InProcessAdapterFactory>;
 }
 
-export type ProviderDefinition = HttpProviderDefinition | InProcessProviderDefinition;
+type ProviderDefinition = HttpProviderDefinition | InProcessProviderDefinition;
 
 /**
  * Every provider a role can name, each once. The config's choices, the API-key check, the

@@ -1,5 +1,5 @@
 /** Transport retry policy: the one place retries are decided (the SDKs run with maxRetries 0). */
-export const RETRY_BASE_MS = 500;
+const RETRY_BASE_MS = 500;
 export const RETRY_CAP_MS = 30_000;
 /** A Retry-After longer than this is not waited out: the attempt fails instead of stalling a sweep. */
 export const RETRY_AFTER_CAP_MS = 120_000;

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { formatPath } from "../formats/load.ts";
 
-export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; errorClass: "invalid_json" | "schema_mismatch" | "incomplete"; error: string };
+type ParseOutcome<T> = { ok: true; value: T } | { ok: false; errorClass: "invalid_json" | "schema_mismatch" | "incomplete"; error: string };
 
 /** Models often wrap JSON in a Markdown fence even when told not to; the fence is not part of the answer. */
 const FENCED = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/;

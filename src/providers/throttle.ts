@@ -1,6 +1,6 @@
 import pLimit from "p-limit";
 
-export interface Clock {
+interface Clock {
   now(): number;
   sleep(ms: number): Promise<void>;
 }

@@ -20,7 +20,7 @@ import { DEFAULT_SIM_PROFILE, SimSettingsSchema, type Latency, type SimProfile }
 /** Bumped whenever the sim's behaviour for a given profile and seed changes (recorded as sdk_version). */
 export const SIM_VERSION = "3";
 
-export interface SimEnv {
+interface SimEnv {
   profile: SimProfile;
   runSeed: number;
   sleep: (ms: number) => Promise<void>;

@@ -11,7 +11,7 @@ type CriticFinding = CriticOutput["findings"][number];
 type Claim = CriticFinding["evidence"];
 
 /** A defect the sim critic can see: through a gate, or through a fixture's seeded ground truth. */
-export interface PerceivedDefect {
+interface PerceivedDefect {
   family: Family;
   task_id: string | null;
   claim: Claim;
@@ -20,7 +20,7 @@ export interface PerceivedDefect {
 export type GateRunner = (goal: Goal, plan: Plan) => GateFinding[];
 
 /** Where an advisory-family report of a real defect goes (DESIGN.md §5: not blocker-eligible). */
-export const MIGRATION_FAMILIES = ["risk", "missing_steps"] as const;
+const MIGRATION_FAMILIES = ["risk", "missing_steps"] as const;
 
 const VERIFICATION_ORDER_CODES: ReadonlySet<string> = new Set<GateCode>([
   "verification_reads_stale_state",
@@ -39,7 +39,7 @@ function unestablishedFact(goal: Goal, g: PlanGraph, taskId: string): string | u
 }
 
 /** The evidence a careful critic gives for a gate's finding (DESIGN.md §5 claims); `other` when none fits. */
-export function claimForGateFinding(goal: Goal, g: PlanGraph, f: GateFinding): Claim {
+function claimForGateFinding(goal: Goal, g: PlanGraph, f: GateFinding): Claim {
   const t = f.task_id;
   const other: Claim = { claim: "other", tasks: t ? [t] : [], facts: [] };
   if (!t) return other;
@@ -59,7 +59,7 @@ export function claimForGateFinding(goal: Goal, g: PlanGraph, f: GateFinding): C
  * What the critic perceives: a fixture's seeded defects (ground truth, gate-visible or not), plus
  * every gate finding not already covered by a seeded defect of the same family and task.
  */
-export function perceive(extra: SimExtra, plan: Plan, runGates: GateRunner): PerceivedDefect[] {
+function perceive(extra: SimExtra, plan: Plan, runGates: GateRunner): PerceivedDefect[] {
   const g = graphOf(plan);
   const seeded: PerceivedDefect[] = (extra.fixture?.seeded_defects ?? []).map((d) => ({
     family: d.family,

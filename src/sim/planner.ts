@@ -34,12 +34,12 @@ function vocabularyOf(domain: string): Vocabulary {
 }
 
 /** The fact the unverified-dependency defect makes the mutation wait for, which no task establishes. */
-export function approvalFact(goal: Goal): string {
+function approvalFact(goal: Goal): string {
   return `${slug(goal.id)}_change_approved`;
 }
 
 /** One of the goal's own steps, carried as a low-risk task that changes nothing. */
-export interface GoalStep {
+interface GoalStep {
   id: string;
   description: string;
   kind: "read" | "notify" | "wait";

@@ -2,7 +2,7 @@ import { quantileSorted } from "simple-statistics";
 import { sampleSd } from "./mean.ts";
 import { createRng, pickIndex } from "./random.ts";
 
-export interface BootstrapOptions {
+interface BootstrapOptions {
   reps: number;
   seed: number;
   conf?: number;

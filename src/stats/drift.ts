@@ -26,7 +26,7 @@ export function sdOf(s: RunningStats): number | null {
 }
 
 /** A new value judged against a reference sample of earlier in-control runs. */
-export interface PredictionScore {
+interface PredictionScore {
   /** The standardized difference: Student t with `df` degrees of freedom when the runs are in control. */
   T: number;
   df: number;
@@ -128,7 +128,7 @@ export function countDispersion(counts: readonly { events: number; units: number
   return { statistic, df, p: chiSquareUpperTail(statistic, df) };
 }
 
-export interface TrailingPoint extends PredictionScore {
+interface TrailingPoint extends PredictionScore {
   /** False when W < 20: the trailing mean and SD are too noisy for the nominal false-alarm rate. */
   reliable: boolean;
 }

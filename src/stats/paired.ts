@@ -57,7 +57,7 @@ export function twoSidedP(mean: number, se: number | null, df: number): number |
 }
 
 /** One item's counts behind a ratio in two runs: a events of aDen units in A, b of bDen in B. */
-export interface PairedRatioItem {
+interface PairedRatioItem {
   aNum: number;
   aDen: number;
   bNum: number;
@@ -88,7 +88,7 @@ export function pairedRatioDelta(items: readonly PairedRatioItem[], conf = 0.95,
 }
 
 /** One item's events of k trials in run A and in run B. */
-export interface PairedCounts {
+interface PairedCounts {
   aEvents: number;
   aTrials: number;
   bEvents: number;

@@ -2,12 +2,12 @@ import { crossDisagreement, pairwiseDisagreement } from "./agreement.ts";
 import { createRng, pickIndex, type Rng } from "./random.ts";
 
 /** One item's verdict counts in run A and run B, over the same category order. */
-export interface PairedCounts {
+interface PairedCounts {
   a: readonly number[];
   b: readonly number[];
 }
 
-export interface ExcessDisagreementResult {
+interface ExcessDisagreementResult {
   /** Ē = mean_i E_i, E_i = Q_i^AB − (Q_i^A + Q_i^B)/2; null with no usable item. */
   statistic: number | null;
   /** (1 + #{Ē* ≥ Ē}) / (1 + R); null when the statistic is. */

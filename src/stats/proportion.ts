@@ -1,7 +1,7 @@
 import { betaQuantile, normalQuantile } from "./distributions.ts";
 
 /** A two-sided confidence interval. */
-export interface Interval {
+interface Interval {
   low: number;
   high: number;
 }

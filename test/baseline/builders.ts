@@ -26,7 +26,7 @@ export interface ItemSpec {
 
 const PLAN = makePlan([read("inspect"), mutate("change")]);
 
-export function makeTrial(spec: ItemSpec, trial: number): TrialRecord {
+function makeTrial(spec: ItemSpec, trial: number): TrialRecord {
   const label = spec.verdicts[trial]!;
   const blocking = label === "block" || label === "escalated";
   const keys = spec.keys?.[trial] ?? (blocking ? [`critic:weak_rollback:change:missing_rollback:change`] : []);

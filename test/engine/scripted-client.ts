@@ -18,7 +18,7 @@ export type ScriptedAnswer =
 /** A queued answer, or a function that answers from the request (e.g. by item or round). */
 export type ScriptEntry = ScriptedAnswer | ((request: LlmRequest) => ScriptedAnswer);
 
-export interface ScriptOptions {
+interface ScriptOptions {
   /** Tokens each call reports (input, output); default 100 and 50. */
   usage?: { input_tokens: number; output_tokens: number };
   /** Price of each call; null models an unpriced model. Default 0. */

@@ -26,7 +26,7 @@ export function roleOf(request: Received): Role {
   throw new Error("the request carries neither role's system prompt");
 }
 
-export interface ScriptedEndpoint {
+interface ScriptedEndpoint {
   server: FakeServer;
   client: ModelClient;
   /** Requests the server received for one role, in order. */

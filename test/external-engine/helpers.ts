@@ -6,11 +6,11 @@ import { PACKAGE_ROOT } from "../../harness/package.ts";
 import { TrialRecordSchema, type TrialRecord } from "../../src/formats/records.ts";
 
 /** The stand-in engine the tests field-test (plain Node, run by this Node). */
-export const STAND_IN = join(PACKAGE_ROOT, "test", "tools", "stand-in-engine.mjs");
+const STAND_IN = join(PACKAGE_ROOT, "test", "tools", "stand-in-engine.mjs");
 
 export const engineDir = () => mkdtempSync(join(tmpdir(), "ft-engine-"));
 
-export interface StandInOptions {
+interface StandInOptions {
   protocol?: "command" | "worker";
   /** Misbehaviours (test/tools/stand-in-engine.mjs --mode). */
   modes?: string[];

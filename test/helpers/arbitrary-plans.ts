@@ -5,7 +5,7 @@ import { makePlan } from "./plans.ts";
 
 export const prose = fc.string({ minLength: 1, maxLength: 12 });
 
-export interface AnyPlanOptions {
+interface AnyPlanOptions {
   /** The names that facts, outputs and resources are drawn from. */
   names: readonly string[];
   /** Task attributes (absent when not given). */

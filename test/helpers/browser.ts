@@ -13,7 +13,7 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
  * No root, no system browser and no download beyond `npm ci`. There is no fallback to skipping:
  * when no browser can start, the test fails and says why.
  */
-export async function chromiumPath(): Promise<string> {
+async function chromiumPath(): Promise<string> {
   const explicit = process.env.FIELDTEST_CHROMIUM;
   if (explicit) {
     if (!existsSync(explicit)) throw new Error(`FIELDTEST_CHROMIUM=${explicit}: no such file`);
@@ -43,7 +43,7 @@ export async function chromiumPath(): Promise<string> {
 }
 
 /** A headless Chromium context on a fresh profile folder (the caller removes it). */
-export async function launchChromium(profileDir: string): Promise<BrowserContext> {
+async function launchChromium(profileDir: string): Promise<BrowserContext> {
   return chromium.launchPersistentContext(profileDir, {
     executablePath: await chromiumPath(),
     headless: true,

@@ -8,7 +8,7 @@ type TaskInput = z.input<typeof TaskSchema>;
 type TaskFields = Omit<TaskInput, "id" | "kind" | "description"> & { description?: string };
 type DependencyInput = z.input<typeof DependencySchema>;
 
-export const GOAL_ID = "test-goal";
+const GOAL_ID = "test-goal";
 
 export function makeGoal(facts: string[] = [], overrides: Partial<z.input<typeof GoalSchema>> = {}): Goal {
   return GoalSchema.parse({

@@ -26,7 +26,7 @@ export function writeFile(file: string, text: string): void {
   writeFileSync(file, text);
 }
 
-export interface EntryFields {
+interface EntryFields {
   call: number;
   role: "planner" | "critic";
   timestamp: string;
@@ -133,7 +133,7 @@ export const CRITIC_PROMPTS = {
 } as const;
 
 /** What a critic said about the two-task plan of `treeGoal`: advisory families as blockers or as warnings. */
-export function critique(advisorySeverity: "blocker" | "warning"): Record<string, unknown> {
+function critique(advisorySeverity: "blocker" | "warning"): Record<string, unknown> {
   return {
     findings: [
       { heuristic_family: "risk", severity: advisorySeverity, task_id: "migrate_db", message: "Large tables may lock during the migration.", suggested_fix: null },
@@ -144,11 +144,11 @@ export function critique(advisorySeverity: "blocker" | "warning"): Record<string
 }
 
 /** A goal of the generated tree, in the predecessor corpus layout (goals/<domain>/<id>.json and goals/<domain>/assertions/<id>.yaml). */
-export function treeGoal(id: string, risk: "strict" | "balanced"): Record<string, unknown> {
+function treeGoal(id: string, risk: "strict" | "balanced"): Record<string, unknown> {
   return { id, description: `Migrate the ${id} database behind a backup`, constraints: { environment: "production", tools: ["psql"] }, risk_tolerance: risk, replan_policy: "patch" };
 }
 
-export function treePlan(goalId: string): Record<string, unknown> {
+function treePlan(goalId: string): Record<string, unknown> {
   const rollback = { trigger: "migration fails", action: "restore the backup", safety_guard: "" };
   const verification = { what: "row counts", how: "count rows", expected: "equal" };
   return predecessorPlan(

@@ -16,7 +16,7 @@ export function plan(tasks: TaskInput[] = [{ id: "a", description: "task a", kin
   return PlanSchema.parse({ id: `plan-${goalId}`, goal_id: goalId, tasks });
 }
 
-export interface FindingSpec {
+interface FindingSpec {
   family?: string;
   severity?: Severity;
   /** What the model said; defaults to the normalized severity. */
@@ -50,7 +50,7 @@ export function gateFinding(code: GateCode, task: string | null): GateFinding {
   return { origin: "gate", gate, code, family, severity: "blocker", task_id: task, message: code, key: `${gate}:${code}:${task}:` };
 }
 
-export interface CallSpec {
+interface CallSpec {
   role?: Role;
   attempts?: number;
   outcome?: CallRecord["outcome"];
@@ -102,7 +102,7 @@ export function call(spec: CallSpec = {}): CallRecord {
   };
 }
 
-export interface RoundSpec {
+interface RoundSpec {
   plan?: Plan;
   gateFindings?: GateFinding[];
   /** Critic findings of the round's audit; `null` for an unavailable critic, undefined for no audit. */
@@ -112,7 +112,7 @@ export interface RoundSpec {
   lapsed?: { key: string; task_id: string }[];
 }
 
-export function round(index: number, spec: RoundSpec = {}): RoundRecord {
+function round(index: number, spec: RoundSpec = {}): RoundRecord {
   const critic =
     spec.critic === undefined
       ? null
@@ -153,7 +153,7 @@ function trialRecord(fields: Partial<TrialRecord> & Pick<TrialRecord, "suite" | 
   };
 }
 
-export interface BoundarySpec {
+interface BoundarySpec {
   findings?: NormalizedFinding[];
   gateFindings?: GateFinding[];
   /** The full decision; defaults to escalate on block or unavailable. */
@@ -182,7 +182,7 @@ export function boundaryTrials(item: string, pattern: string, spec: BoundarySpec
   return [...pattern].map((c, i) => boundaryTrial(item, i, verdicts[c]!, spec));
 }
 
-export interface EngineSpec {
+interface EngineSpec {
   reasons?: EscalationReason[];
   rounds?: RoundSpec[];
   latency?: number;
@@ -214,7 +214,7 @@ export function engineTrials(item: string, pattern: string, spec: EngineSpec = {
   return [...pattern].map((c, i) => engineTrial(item, i, statuses[c]!, spec));
 }
 
-export interface FixtureSpec {
+interface FixtureSpec {
   defects?: { task: string; family: string; claim?: string; gate_visible?: boolean }[];
   tasks?: TaskInput[];
   tolerance?: "strict" | "balanced";

@@ -16,7 +16,7 @@ import type { SimProfile } from "../../src/sim/profile.ts";
 const SIM_ROLE = { provider: "sim", model: "sim-1" } as const;
 const CLOCK = new Date("2026-01-01T00:00:00Z");
 
-export interface RecoverySweep {
+interface RecoverySweep {
   trials: TrialRecord[];
   summary: Summary;
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 
 /** A goal every test pack's canaries share. */
-export const CANARY_GOAL = { id: "canary", domain: "canary", title: "Pack canary", description: "Pins one rule", risk_tolerance: "strict", constraints: { environment: "production" } };
+const CANARY_GOAL = { id: "canary", domain: "canary", title: "Pack canary", description: "Pins one rule", risk_tolerance: "strict", constraints: { environment: "production" } };
 
 export const plan = (tasks: Record<string, unknown>[], dependencies: Record<string, unknown>[] = []) => ({ id: "p", goal_id: "canary", tasks, dependencies });
 

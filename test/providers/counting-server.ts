@@ -1,7 +1,7 @@
 import { chatCompletion, startFakeServer, type FakeServer, type Received, type Step } from "./fake-server.ts";
 
 /** Tokens every answer reports when usage is on: priced as gpt-4o-mini in src/providers/prices.yaml. */
-export const USAGE = { prompt_tokens: 1000, completion_tokens: 200 };
+const USAGE = { prompt_tokens: 1000, completion_tokens: 200 };
 /** USD of one answer with USAGE at gpt-4o-mini's price ($0.15 in, $0.60 out per million tokens). */
 export const PRICE_PER_CALL = (USAGE.prompt_tokens * 0.15 + USAGE.completion_tokens * 0.6) / 1_000_000;
 

@@ -21,7 +21,7 @@ import { chatCompletion, errorBody, startFakeServer, type FakeServer, type Recei
  */
 
 /** What a faulty endpoint can do to one request. */
-export const FAULTS = [
+const FAULTS = [
   "unavailable_503",
   "rate_limited_429",
   "cut_body",
@@ -33,7 +33,7 @@ export const FAULTS = [
   "ended_early",
   "error_envelope",
 ] as const;
-export type Fault = (typeof FAULTS)[number];
+type Fault = (typeof FAULTS)[number];
 
 /** Bodies of the faults that answer 200 with text; a critic answer of these has no well-formed finding. */
 const FAULT_TEXT: Partial<Record<Fault, Record<Role, string>>> = {
@@ -44,7 +44,7 @@ const FAULT_TEXT: Partial<Record<Fault, Record<Role, string>>> = {
   empty_message_findings: { planner: '{"tasks": [], "dependencies": []}', critic: '{"findings": [{"family": "weak_rollback", "severity": "blocker", "message": ""}]}' },
 };
 
-export interface SimServerOptions {
+interface SimServerOptions {
   /** Probability that a request gets a fault instead of the sim's answer. */
   faultRate: number;
   seed?: number;

@@ -30,7 +30,7 @@ import { createRng, type Rng } from "../../src/stats/random.ts";
 import { loadCorpus } from "../../harness/corpus/load.ts";
 import { promptSections } from "./sim-server.ts";
 
-export interface UpstreamOptions {
+interface UpstreamOptions {
   /** Median latency per role, ms. */
   plannerMs?: number;
   criticMs?: number;

@@ -51,12 +51,12 @@ export function smallCorpus(root: string, goals: number, fixtures: number): stri
 export const cli = (raw: Record<string, unknown>) => RunCliSchema.parse(raw);
 
 /** A write stream that keeps what is written. */
-export function capture(): NodeJS.WriteStream & { text: string } {
+function capture(): NodeJS.WriteStream & { text: string } {
   const s = { text: "", isTTY: false, write(chunk: string) { s.text += chunk; return true; } };
   return s as unknown as NodeJS.WriteStream & { text: string };
 }
 
-export interface TestHost extends SweepHost {
+interface TestHost extends SweepHost {
   stdout: NodeJS.WriteStream & { text: string };
   stderr: NodeJS.WriteStream & { text: string };
   /** Delivers a signal to the sweep's handler, as the process would. */
@@ -98,7 +98,7 @@ function fakeCall(role: "planner" | "critic", round: number, costUsd: number): C
   return { ...call({ role, cost: costUsd, usage: null }), round };
 }
 
-export interface FakeOptions {
+interface FakeOptions {
   /** Calls per engine trial (alternating planner and critic); boundary trials make one critic call. */
   callsPerGoal?: number;
   costPerCall?: number;

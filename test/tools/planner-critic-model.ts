@@ -10,7 +10,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 
-export interface PlannerCriticModelOptions {
+interface PlannerCriticModelOptions {
   critic?: "answer" | "fail";
   port?: number;
 }

@@ -11,7 +11,7 @@ import { sayPackFailures } from "../../packs.ts";
 const OptionsSchema = CheckPlanOptionsSchema.extend({ json: z.boolean().default(false) });
 
 /** Human output: findings grouped by task in list order, plan-level findings first. */
-export function formatFindingsByTask(plan: Plan, findings: readonly GateFinding[]): string {
+function formatFindingsByTask(plan: Plan, findings: readonly GateFinding[]): string {
   if (findings.length === 0) return `pass: plan ${plan.id} passes every gate\n`;
   const byTask = new Map<string | null, GateFinding[]>();
   for (const f of findings) byTask.set(f.task_id, [...(byTask.get(f.task_id) ?? []), f]);

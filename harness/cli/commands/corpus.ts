@@ -11,7 +11,7 @@ const list = (counts: Record<string, number>) =>
     .map(([k, n]) => `${k} ${n}`)
     .join(", ");
 
-export interface Output {
+interface Output {
   out(line: string): void;
   err(line: string): void;
 }

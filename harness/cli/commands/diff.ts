@@ -20,7 +20,7 @@ const show = (v: unknown) => (v === null || v === undefined ? "unset" : typeof v
 const p3 = (x: number) => (x < 1e-3 ? x.toExponential(1) : Number(x.toPrecision(3)).toString());
 
 /** What the two sides are called in the text: `diff` says baseline and candidate, `compare` B and A. */
-export interface SideLabels {
+interface SideLabels {
   baseline: string;
   candidate: string;
 }

@@ -25,7 +25,7 @@ export const CALL_FIELDS_NOT_RECORDED = [
 ] as const;
 
 /** Values that come from the predecessor's code, not from its log (§7.2: one transport, always json_object). */
-export const CALL_FIELDS_INFERRED = [
+const CALL_FIELDS_INFERRED = [
   "context.provider: openai, the wire format of the predecessor's only transport (OpenAI-compatible)",
   "context.response_format: json_object, which that transport always sends",
 ] as const;
@@ -39,7 +39,7 @@ export interface ImportedCallRecord extends CallRecord {
   inferred: string[];
 }
 
-export interface CallPlace {
+interface CallPlace {
   round: number;
   attempt: number;
   trial: number;

@@ -8,7 +8,7 @@ import type { CriticEvidence } from "../../../src/formats/findings.ts";
  */
 export const CLAIM_EXTRACTOR_VERSION = "prose-claims@1";
 
-export interface ExtractedClaim {
+interface ExtractedClaim {
   evidence: CriticEvidence;
   /** Which rule matched: ordering_before, ordering_after, missing_rollback, missing_verification. */
   rule: string;

@@ -7,20 +7,20 @@
  * files.
  */
 
-export interface JsonChunk {
+interface JsonChunk {
   /** 1-based line of the object's opening brace. */
   line: number;
   value: unknown;
 }
 
-export interface JsonChunkProblem {
+interface JsonChunkProblem {
   line: number;
   /** `torn`: the file ends inside the object; `malformed`: a complete chunk that is not JSON; `stray`: text outside any object. */
   kind: "torn" | "malformed" | "stray";
   detail: string;
 }
 
-export interface ConcatenatedJson {
+interface ConcatenatedJson {
   values: JsonChunk[];
   problems: JsonChunkProblem[];
 }

@@ -13,7 +13,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * DESIGN.md §5 raw finding, its evidence extracted from the message. Anything that is not an
  * object passes through unchanged, so the normalizer counts it as malformed like any other.
  */
-export function toRawFinding(item: unknown, taskIds: readonly string[]): unknown {
+function toRawFinding(item: unknown, taskIds: readonly string[]): unknown {
   if (!isRecord(item)) return item;
   const taskId = typeof item.task_id === "string" ? item.task_id : null;
   const claim = typeof item.message === "string" ? extractClaim(item.message, taskId, taskIds) : null;

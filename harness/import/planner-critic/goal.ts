@@ -10,7 +10,7 @@ export interface ConvertedGoal {
 }
 
 /** Where the goal file sat: its folder under --goals is its domain (the predecessor's layout). */
-export interface GoalOrigin {
+interface GoalOrigin {
   domain: string | null;
 }
 

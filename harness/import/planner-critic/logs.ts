@@ -48,14 +48,14 @@ export const startMs = (e: LogEntry) => endMs(e) - e.duration_seconds * 1000;
 const userText = (e: LogEntry) => e.prompt_messages.find((m) => m.role === "user")?.content ?? "";
 
 /** A planner call that drafts a plan from the goal (the predecessor's `GOAL:` prompt): each engine run begins with one. */
-export const isDecompose = (e: LogEntry) => e.role === "planner" && userText(e).startsWith("GOAL:");
+const isDecompose = (e: LogEntry) => e.role === "planner" && userText(e).startsWith("GOAL:");
 
 /**
  * The version of the plan a call's prompt carries (`PLAN:` then the plan as the predecessor
  * dumped it, `'version': N` its first version key): the plan a revision revises or a critic
  * reviews. Null when the prompt carries none.
  */
-export function promptPlanVersion(e: LogEntry): number | null {
+function promptPlanVersion(e: LogEntry): number | null {
   const match = /^PLAN:\n\{[^\n]*?'version': (\d+)/m.exec(userText(e));
   return match ? Number(match[1]) : null;
 }
@@ -74,7 +74,7 @@ function protocolRank(e: LogEntry): number | null {
 }
 
 /** One engine run in a goal's logs: its planner calls and the critic calls made while it ran. */
-export interface LoggedRun {
+interface LoggedRun {
   planner: LogEntry[];
   critic: LogEntry[];
 }
@@ -102,7 +102,7 @@ export function loggedRuns(planner: readonly LogEntry[], critic: readonly LogEnt
 }
 
 /** What a trace recorded about its engine run: enough to tell it apart from the other runs in the logs. */
-export interface RecordedRunShape {
+interface RecordedRunShape {
   /** Plans the predecessor accepted (its revision_count); null when the trace does not say. */
   revisions: number | null;
   /** Critic invocations (its llm_calls); null when the trace does not say. */

@@ -9,7 +9,7 @@ import { CALL_FIELDS_NOT_RECORDED, NOT_RECORDED } from "./calls.ts";
 import { CLAIM_EXTRACTOR_VERSION } from "./claims.ts";
 import type { ImportedTrialRecord } from "./trial.ts";
 
-export interface ImportManifestInput {
+interface ImportManifestInput {
   runId: string;
   command: string[];
   harnessVersion: string;
@@ -54,7 +54,7 @@ const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
  * role's prompt variant: one hash when every trial opened with the same text, else the
  * canonical hash of the sorted set; null when the role made no logged call.
  */
-export function systemPrompts(trials: readonly ImportedTrialRecord[], role: "planner" | "critic"): { variant: string | null; opening: string[]; all: string[] } {
+function systemPrompts(trials: readonly ImportedTrialRecord[], role: "planner" | "critic"): { variant: string | null; opening: string[]; all: string[] } {
   const known = (h: string) => h !== NOT_RECORDED;
   const opening = sorted(trials.flatMap((t) => t.calls.filter((c) => c.role === role).slice(0, 1).map((c) => c.context.system_prompt_sha256)).filter(known));
   const all = sorted(trials.flatMap((t) => t.calls.filter((c) => c.role === role).map((c) => c.context.system_prompt_sha256)).filter(known));

@@ -2,7 +2,7 @@
  * What an import could not carry over faithfully, kept on the trial (and in import.json) so a
  * reader can tell a recorded value from a derived one and knows what is missing.
  */
-export const NOTE_KINDS = [
+const NOTE_KINDS = [
   /** The predecessor did not record it: the field is null (or marked) in the imported record. */
   "not_recorded",
   /** The predecessor recorded it but fieldtest's format has no place for it: dropped. */
@@ -12,7 +12,7 @@ export const NOTE_KINDS = [
   /** Two recorded values disagree; what was kept is said. */
   "inconsistent",
 ] as const;
-export type NoteKind = (typeof NOTE_KINDS)[number];
+type NoteKind = (typeof NOTE_KINDS)[number];
 
 export interface ConversionNote {
   kind: NoteKind;

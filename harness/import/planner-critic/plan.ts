@@ -20,7 +20,7 @@ export const PLAN_CONVERSION_RULES: readonly string[] = [
 
 const ENV_ALIASES = new Set(["env", "environment", "system", "infra"]);
 
-export interface ConvertedPlan {
+interface ConvertedPlan {
   plan: Plan;
   notes: ConversionNote[];
   /** The ids of the predecessor's own tasks (synthetic verify tasks excluded): the names a critic could use. */

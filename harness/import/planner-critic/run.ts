@@ -23,7 +23,7 @@ import { acceptedPlan, buildTrial, type ImportedTrialRecord } from "./trial.ts";
 /** What an import writes: an index at --out, and per run the usual run files plus these. */
 export const IMPORT_FILES = { report: "import.json", goals: "goals", superseded: "superseded-calls.jsonl" } as const;
 
-export interface ImportOptions {
+interface ImportOptions {
   reportsDir: string;
   goalsDir: string;
   /** The folder that receives one run directory per imported run, and the index. */
@@ -37,7 +37,7 @@ export interface ImportOptions {
   strict?: boolean;
 }
 
-export interface ImportedRun {
+interface ImportedRun {
   name: string;
   dir: string;
   source: ImportedRunSource;
@@ -49,7 +49,7 @@ export interface ImportedRun {
 }
 
 /** Where every logged call went; `logged = imported + superseded + unclaimed`. */
-export interface CallAccounting {
+interface CallAccounting {
   /** Valid entries in every `*_llm_log.jsonl` under the reports folder. */
   logged: number;
   /** Calls of the imported trials. */

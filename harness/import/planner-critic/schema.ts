@@ -23,17 +23,17 @@ export const LogEntrySchema = z.object({
 });
 export type LogEntry = z.output<typeof LogEntrySchema>;
 
-export const PredecessorPreconditionSchema = z.object({
+const PredecessorPreconditionSchema = z.object({
   description: z.string().optional(),
   fact: text,
   established_by: z.string().nullish().transform((v) => v ?? null),
   probe: z.unknown().optional(),
 });
 
-export const PredecessorVerificationSchema = z.object({ what: text, how: text, expected: text });
-export const PredecessorRollbackSchema = z.object({ trigger: text, action: text, safety_guard: z.string().default("") });
+const PredecessorVerificationSchema = z.object({ what: text, how: text, expected: text });
+const PredecessorRollbackSchema = z.object({ trigger: text, action: text, safety_guard: z.string().default("") });
 
-export const PredecessorTaskSchema = z.object({
+const PredecessorTaskSchema = z.object({
   id: text,
   description: text,
   action: z.string().default(""),
@@ -46,7 +46,7 @@ export const PredecessorTaskSchema = z.object({
   blast_radius: z.string().default("medium"),
 });
 
-export const PredecessorDependencySchema = z.object({
+const PredecessorDependencySchema = z.object({
   from_task: text,
   to_task: text,
   kind: z.enum(["hard", "soft"]).default("hard"),

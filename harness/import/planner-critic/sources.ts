@@ -22,7 +22,7 @@ export function requireDir(dir: string, option: string): void {
 }
 
 /** Parse and validate one JSON or YAML file; a problem instead of an exception. */
-export function readValidated<S extends z.ZodType>(file: string, schema: S, problems: InputProblem[]): z.output<S> | null {
+function readValidated<S extends z.ZodType>(file: string, schema: S, problems: InputProblem[]): z.output<S> | null {
   try {
     const source = readSource(file);
     const result = schema.safeParse(source.data);

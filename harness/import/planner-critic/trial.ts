@@ -17,13 +17,13 @@ import { note, type ConversionNote } from "./notes.ts";
 import { convertPlan, PLAN_CONVERSION_RULES } from "./plan.ts";
 import { PredecessorCritiqueSchema, PredecessorPlanSchema, type LogEntry, type PredecessorPlan, type Trace } from "./schema.ts";
 
-export const CRITIC_CONVERSION_RULE =
+const CRITIC_CONVERSION_RULE =
   `critic: each finding's heuristic_family, severity, task_id, message and suggested_fix become a raw finding; its evidence comes from the message by ${CLAIM_EXTRACTOR_VERSION} (METHODOLOGY.md), and fieldtest's normalizer judges it on the plan the critic reviewed`;
-export const ROUND_RULE =
+const ROUND_RULE =
   "rounds: one per plan the predecessor accepted from its planner (its revision_count counts these rounds); the final round's plan is trace.json's (after the predecessor's own repairs); status, verdict and escalation reason are the recorded ones, findings, evidence and blocker keys are fieldtest's rescoring (gate findings on synthetic tasks set aside)";
 
 /** The conversion note on an imported trial: where it came from and what did not carry over. */
-export interface TrialConversion {
+interface TrialConversion {
   source: { trace: string; planner_log: string | null; critic_log: string | null };
   rules: string[];
   notes: ConversionNote[];
@@ -36,7 +36,7 @@ export interface ImportedTrialRecord extends TrialRecord {
   conversion: TrialConversion;
 }
 
-export interface TrialSource {
+interface TrialSource {
   goal: CorpusGoal;
   /** What the goal and assertion conversion could not carry over. */
   goal_notes: readonly ConversionNote[];

@@ -11,7 +11,7 @@ function promptFile(name: string): string {
   return readFileSync(new URL(`./${name}`, import.meta.url), "utf8");
 }
 
-export interface UserTemplate {
+interface UserTemplate {
   text: string;
   sha256: string;
 }

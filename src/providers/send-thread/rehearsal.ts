@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { cannedAnswer, createLiveAdapter } from "../adapters.ts";
 import type { LiveProvider } from "../registry.ts";
 
-export interface RehearsalOptions {
+interface RehearsalOptions {
   /** Sends in all, and how many at once. */
   sends?: number;
   parallel?: number;

@@ -5,7 +5,7 @@ import type { LiveProvider } from "../registry.ts";
 import type { RoleConfig } from "../config.ts";
 
 /** What a role's adapter is built from; the thread builds its twin from the same. */
-export interface LiveSetup {
+interface LiveSetup {
   provider: LiveProvider;
   role: RoleConfig;
   apiKey: string | undefined;
