@@ -169,27 +169,10 @@ function prepareImportRoot(out: string, force: boolean): void {
   }
 }
 
-/**
- * `fieldtest import planner-critic`: every trace of an engine run under `reportsDir` (every run
- * group × every engine dimension, see dimensions.ts), with its logs and the goal of the same id
- * under `goalsDir`, becomes a trial; each run group × dimension becomes a run directory under
- * `out` (suite `imported`), split further when its trials used different critic system prompts,
- * so a run never mixes prompt variants. Nothing is written when no trace can be imported.
- */
-export function importPlannerCritic(o: ImportOptions): ImportResult {
-  requireDir(o.reportsDir, "REPORTS");
-  requireDir(o.goalsDir, "--goals");
-  const canary = runCanaries();
-  // The gates rescore every imported plan: a gate that fails its canary would make that meaningless.
-  if (!canary.ok) throw new Error(`canary failed, nothing was imported:\n  ${canary.failures.join("\n  ")}`);
-  const started = o.now().toISOString();
-  const problems: InputProblem[] = [];
-  const { runs: recorded, skipped } = findRecordedRuns(o.reportsDir, problems);
-  if (recorded.length === 0 && problems.length === 0) throw new InputError(o.reportsDir, "REPORTS", "no trace.json of an engine run found");
-  const goalFiles = findGoals(o.goalsDir, problems);
-
+/** Every `*_llm_log.jsonl` under the reports folder, parsed; a log not named by role is a problem, not read. */
+function readLogs(reportsDir: string, problems: InputProblem[]): Map<string, ParsedLog> {
   const logs = new Map<string, ParsedLog>();
-  for (const file of findLogs(o.reportsDir)) {
+  for (const file of findLogs(reportsDir)) {
     const role = LOG_NAME.exec(file)?.[1] as "planner" | "critic" | undefined;
     if (role === undefined) {
       problems.push({ file, where: "(file)", detail: "not named <goal>_planner_llm_log.jsonl or <goal>_critic_llm_log.jsonl: not read" });
@@ -199,14 +182,26 @@ export function importPlannerCritic(o: ImportOptions): ImportResult {
     problems.push(...parsed.problems);
     logs.set(file, parsed);
   }
-  const entriesOf = (file: string | null) => (file === null ? EMPTY_LOG : (logs.get(file) ?? EMPTY_LOG)).entries;
+  return logs;
+}
 
+/**
+ * Each recorded run with its goal converted (once per dimension × goal) and its logged calls
+ * matched; a run whose goal is missing or does not convert is a problem, not imported.
+ */
+function prepareRuns(
+  recorded: readonly RecordedRun[],
+  goalFiles: ReadonlyMap<string, GoalFile>,
+  entriesOf: (file: string | null) => LogEntry[],
+  goalsDir: string,
+  problems: InputProblem[],
+): Prepared[] {
   const converted = new Map<string, (ConvertedGoal & { hash: string }) | null>();
   const prepared: Prepared[] = [];
   for (const r of recorded) {
     const file = goalFiles.get(r.trace.goal_id);
     if (file === undefined) {
-      problems.push({ file: r.file, where: "goal_id", detail: `no goal "${r.trace.goal_id}" under ${o.goalsDir}: not imported` });
+      problems.push({ file: r.file, where: "goal_id", detail: `no goal "${r.trace.goal_id}" under ${goalsDir}: not imported` });
       continue;
     }
     const key = `${r.dimension.name}\u0000${file.goal.id}`;
@@ -224,8 +219,11 @@ export function importPlannerCritic(o: ImportOptions): ImportResult {
   }
   splitSharedLogs(prepared, entriesOf, problems);
   for (const p of prepared) p.criticPrompt = criticPromptOf(p.matched.calls);
+  return prepared;
+}
 
-  // One run per group × dimension, and per critic prompt when the group's trials used several.
+/** One run per group × dimension, and per critic prompt when the group's trials used several; sorted by name. */
+function planRuns(prepared: readonly Prepared[]): { name: string; members: Prepared[] }[] {
   const byRun = new Map<string, Prepared[]>();
   for (const p of prepared) {
     const base = `${p.recorded.group}/${p.recorded.dimension.name}`;
@@ -237,82 +235,99 @@ export function importPlannerCritic(o: ImportOptions): ImportResult {
     for (const v of variants)
       planned.push({ name: variants.length === 1 ? base : `${base}@${v === "" ? "no-critic-call" : v === NOT_RECORDED ? "critic-unlogged" : `critic-${v.slice(0, 8)}`}`, members: members.filter((m) => m.criticPrompt === v) });
   }
-  planned.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return planned.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
 
-  const runs = planned.map(({ name, members }, index) => {
-    const source = runSource(name, members, problems);
-    const trialCount = new Map<string, number>();
-    const trials = members.map((m) => {
-      const trial = trialCount.get(m.goal.goal.id) ?? 0;
-      trialCount.set(m.goal.goal.id, trial + 1);
-      return buildTrial({
-        goal: m.goal.goal,
-        goal_notes: m.goal.notes,
-        item_hash: m.goal.hash,
-        trial,
-        trace: m.recorded.trace,
-        run: m.matched,
-        source: { trace: m.recorded.file, planner_log: m.recorded.plannerLog, critic_log: m.recorded.criticLog },
-        fallback_time: m.recorded.mtime,
-      });
+/** A planned run in memory: its trials (numbered per goal), its manifest, and the calls it supersedes. */
+function buildRun(
+  o: ImportOptions,
+  planned: { name: string; members: Prepared[] },
+  index: number,
+  context: { started: string; canary: ReturnType<typeof runCanaries>; problems: InputProblem[] },
+) {
+  const { name, members } = planned;
+  const source = runSource(name, members, context.problems);
+  const trialCount = new Map<string, number>();
+  const trials = members.map((m) => {
+    const trial = trialCount.get(m.goal.goal.id) ?? 0;
+    trialCount.set(m.goal.goal.id, trial + 1);
+    return buildTrial({
+      goal: m.goal.goal,
+      goal_notes: m.goal.notes,
+      item_hash: m.goal.hash,
+      trial,
+      trace: m.recorded.trace,
+      run: m.matched,
+      source: { trace: m.recorded.file, planner_log: m.recorded.plannerLog, critic_log: m.recorded.criticLog },
+      fallback_time: m.recorded.mtime,
     });
-    const goals = new Map(members.map((m) => [m.goal.goal.id, m] as const));
-    const manifest = importManifest({
-      runId: `${o.runId}-${String(index + 1).padStart(2, "0")}`,
-      command: o.command,
-      harnessVersion: PACKAGE_VERSION,
-      importedAt: { started, finished: o.now().toISOString() },
-      trials,
-      items: Object.fromEntries([...goals].map(([id, m]) => [id, m.goal.hash])),
-      source,
-      canary,
-    });
-    const superseded = members.flatMap((m) => m.matched.unmatched.flat().map((entry) => ({ item_id: m.goal.goal.id, trace: m.recorded.file, entry })));
-    return { name, dir: join(o.out, runSlug(name)), source, manifest, trials, members, goals, superseded };
   });
+  const goals = new Map(members.map((m) => [m.goal.goal.id, m] as const));
+  const manifest = importManifest({
+    runId: `${o.runId}-${String(index + 1).padStart(2, "0")}`,
+    command: o.command,
+    harnessVersion: PACKAGE_VERSION,
+    importedAt: { started: context.started, finished: o.now().toISOString() },
+    trials,
+    items: Object.fromEntries([...goals].map(([id, m]) => [id, m.goal.hash])),
+    source,
+    canary: context.canary,
+  });
+  const superseded = members.flatMap((m) => m.matched.unmatched.flat().map((entry) => ({ item_id: m.goal.goal.id, trace: m.recorded.file, entry })));
+  return { name, dir: join(o.out, runSlug(name)), source, manifest, trials, members, goals, superseded };
+}
 
+type BuiltRun = ReturnType<typeof buildRun>;
+
+/** Where every logged call went; a log no imported trace took is a problem. */
+function accountCalls(logs: ReadonlyMap<string, ParsedLog>, prepared: readonly Prepared[], runs: readonly BuiltRun[], problems: InputProblem[]): CallAccounting {
   const claimed = new Set(prepared.flatMap((p) => [p.recorded.plannerLog, p.recorded.criticLog].filter((f): f is string => f !== null)));
   for (const [file, parsed] of logs)
     if (!claimed.has(file) && parsed.entries.length > 0) problems.push({ file, where: "(file)", detail: `${parsed.entries.length} logged call(s) that no imported trace took: not imported` });
-  const calls: CallAccounting = {
+  return {
     logged: [...logs.values()].reduce((n, l) => n + l.entries.length, 0),
     imported: runs.reduce((n, r) => n + r.trials.reduce((k, t) => k + t.calls.length, 0), 0),
     superseded: runs.reduce((n, r) => n + r.superseded.length, 0),
     unclaimed: [...logs].reduce((n, [file, l]) => n + (claimed.has(file) ? 0 : l.entries.length), 0),
   };
-  const result: ImportResult = { runs: [], goals: new Set(prepared.map((p) => p.goal.goal.id)).size, problems, skipped, calls, written: [] };
-  if (o.strict && problems.length > 0) {
-    const [first] = problems;
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more input problem(s))` : "";
-    throw new InputError(first!.file, first!.where, `${first!.detail}${more}; --strict imports nothing while an input is broken`);
-  }
-  if (runs.length === 0) return { ...result, goals: 0 };
+}
 
-  prepareImportRoot(o.out, o.force);
-  for (const run of runs) {
-    const release = claimOutDir(run.dir, { now: o.now, force: false });
-    try {
-      const log = new TrialLog(run.dir);
-      for (const t of run.trials) log.append(t);
-      log.close();
-      // Laid out as a corpus (goals/<domain>/<id>.json), so `fieldtest report DIR --corpus DIR` judges the expectations.
-      for (const [id, m] of run.goals) {
-        mkdirSync(join(run.dir, IMPORT_FILES.goals, m.goal.goal.domain), { recursive: true });
-        writeJsonAtomic(join(run.dir, IMPORT_FILES.goals, m.goal.goal.domain, `${id}.json`), m.goal.goal);
-      }
-      if (run.superseded.length > 0) writeFileSync(join(run.dir, IMPORT_FILES.superseded), run.superseded.map((s) => JSON.stringify(s)).join("\n") + "\n");
-      writeJsonAtomic(join(run.dir, IMPORT_FILES.report), {
-        source: { format: "planner-critic-0.1.0", reports: o.reportsDir, goals: o.goalsDir, ...run.source },
-        claim_extractor: CLAIM_EXTRACTOR_VERSION,
-        goals: Object.fromEntries([...run.goals].map(([id, m]) => [id, { file: m.file.file, assertions: m.file.assertionsFile, notes: m.goal.notes }])),
-        trials: run.trials.map((t) => ({ item_id: t.item_id, trial: t.trial, trace: t.conversion.source.trace, notes: t.conversion.notes.length, unmatched_log_calls: t.conversion.unmatched_log_calls })),
-        superseded_calls: run.superseded.length,
-      });
-      writeJsonAtomic(join(run.dir, RUN_FILES.manifest), run.manifest);
-    } finally {
-      release();
+/** With --strict, the first input problem stops the import before anything is written. */
+function refuseBrokenInput(problems: readonly InputProblem[]): void {
+  const [first] = problems;
+  if (first === undefined) return;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more input problem(s))` : "";
+  throw new InputError(first.file, first.where, `${first.detail}${more}; --strict imports nothing while an input is broken`);
+}
+
+/** A run's folder: its trials, its goals laid out as a corpus, the calls it supersedes, its import.json and manifest. */
+function writeRun(o: ImportOptions, run: BuiltRun): void {
+  const release = claimOutDir(run.dir, { now: o.now, force: false });
+  try {
+    const log = new TrialLog(run.dir);
+    for (const t of run.trials) log.append(t);
+    log.close();
+    // Laid out as a corpus (goals/<domain>/<id>.json), so `fieldtest report DIR --corpus DIR` judges the expectations.
+    for (const [id, m] of run.goals) {
+      mkdirSync(join(run.dir, IMPORT_FILES.goals, m.goal.goal.domain), { recursive: true });
+      writeJsonAtomic(join(run.dir, IMPORT_FILES.goals, m.goal.goal.domain, `${id}.json`), m.goal.goal);
     }
+    if (run.superseded.length > 0) writeFileSync(join(run.dir, IMPORT_FILES.superseded), run.superseded.map((s) => JSON.stringify(s)).join("\n") + "\n");
+    writeJsonAtomic(join(run.dir, IMPORT_FILES.report), {
+      source: { format: "planner-critic-0.1.0", reports: o.reportsDir, goals: o.goalsDir, ...run.source },
+      claim_extractor: CLAIM_EXTRACTOR_VERSION,
+      goals: Object.fromEntries([...run.goals].map(([id, m]) => [id, { file: m.file.file, assertions: m.file.assertionsFile, notes: m.goal.notes }])),
+      trials: run.trials.map((t) => ({ item_id: t.item_id, trial: t.trial, trace: t.conversion.source.trace, notes: t.conversion.notes.length, unmatched_log_calls: t.conversion.unmatched_log_calls })),
+      superseded_calls: run.superseded.length,
+    });
+    writeJsonAtomic(join(run.dir, RUN_FILES.manifest), run.manifest);
+  } finally {
+    release();
   }
+}
+
+/** The import's index at --out: every run written, where every call went, what was skipped or broken. */
+function writeImportIndex(o: ImportOptions, runs: readonly BuiltRun[], calls: CallAccounting, skipped: readonly SkippedTrace[], problems: readonly InputProblem[]): string {
   const index = join(o.out, IMPORT_FILES.report);
   writeJsonAtomic(index, {
     source: { format: "planner-critic-0.1.0", reports: o.reportsDir, goals: o.goalsDir },
@@ -333,6 +348,40 @@ export function importPlannerCritic(o: ImportOptions): ImportResult {
     skipped_traces: skipped,
     problems,
   });
+  return index;
+}
+
+/**
+ * `fieldtest import planner-critic`: every trace of an engine run under `reportsDir` (every run
+ * group × every engine dimension, see dimensions.ts), with its logs and the goal of the same id
+ * under `goalsDir`, becomes a trial; each run group × dimension becomes a run directory under
+ * `out` (suite `imported`), split further when its trials used different critic system prompts,
+ * so a run never mixes prompt variants. Nothing is written when no trace can be imported.
+ */
+export function importPlannerCritic(o: ImportOptions): ImportResult {
+  requireDir(o.reportsDir, "REPORTS");
+  requireDir(o.goalsDir, "--goals");
+  const canary = runCanaries();
+  // The gates rescore every imported plan: a gate that fails its canary would make that meaningless.
+  if (!canary.ok) throw new Error(`canary failed, nothing was imported:\n  ${canary.failures.join("\n  ")}`);
+  const started = o.now().toISOString();
+  const problems: InputProblem[] = [];
+  const { runs: recorded, skipped } = findRecordedRuns(o.reportsDir, problems);
+  if (recorded.length === 0 && problems.length === 0) throw new InputError(o.reportsDir, "REPORTS", "no trace.json of an engine run found");
+  const goalFiles = findGoals(o.goalsDir, problems);
+  const logs = readLogs(o.reportsDir, problems);
+  const entriesOf = (file: string | null) => (file === null ? EMPTY_LOG : (logs.get(file) ?? EMPTY_LOG)).entries;
+
+  const prepared = prepareRuns(recorded, goalFiles, entriesOf, o.goalsDir, problems);
+  const runs = planRuns(prepared).map((planned, index) => buildRun(o, planned, index, { started, canary, problems }));
+  const calls = accountCalls(logs, prepared, runs, problems);
+  const result: ImportResult = { runs: [], goals: new Set(prepared.map((p) => p.goal.goal.id)).size, problems, skipped, calls, written: [] };
+  if (o.strict) refuseBrokenInput(problems);
+  if (runs.length === 0) return { ...result, goals: 0 };
+
+  prepareImportRoot(o.out, o.force);
+  for (const run of runs) writeRun(o, run);
+  const index = writeImportIndex(o, runs, calls, skipped, problems);
   return {
     ...result,
     runs: runs.map((r) => ({ name: r.name, dir: r.dir, source: r.source, manifest: r.manifest, trials: r.trials, goals: r.goals.size, superseded: r.superseded.length })),
