@@ -54,18 +54,21 @@ interface PlacedCall {
   record: ImportedCallRecord;
 }
 
-/**
- * One recorded engine run as a trial record (DESIGN.md §8). Pure. The planner's accepted answers
- * delimit the rounds; each round's last critic call is its audit; the gates and the normalizer
- * rescore every recorded plan and critic answer.
- */
-export function buildTrial(src: TrialSource): ImportedTrialRecord {
+/** What the trial's sources lack or hold more of: the goal's notes, a missing log, a log of several engine runs. */
+function sourceNotes(src: TrialSource): ConversionNote[] {
   const notes: ConversionNote[] = [...src.goal_notes];
   for (const role of ["planner", "critic"] as const)
     if (src.source[`${role}_log`] === null) notes.push(note("not_recorded", `${role} log`, "no log file beside trace.json: no calls of this role"));
   if (src.run.position !== null)
     notes.push(note("derived", "llm-logs", `the logs hold ${src.run.position.of} engine runs of this goal; trace.json records run ${src.run.position.index + 1} (${src.run.position.by})`));
-  const goal = toGoal(src.goal);
+  return notes;
+}
+
+/**
+ * Each logged call placed in its round (the planner's accepted answers delimit the rounds) with its
+ * attempt number; the accepted plans in order, and per round its last critic call (its audit).
+ */
+function placeCalls(src: TrialSource, notes: ConversionNote[]): { placed: PlacedCall[]; plans: PredecessorPlan[]; audits: Map<number, LogEntry> } {
   const plans: PredecessorPlan[] = [];
   const audits = new Map<number, LogEntry>();
   const attempts = new Map<string, number>();
@@ -90,25 +93,35 @@ export function buildTrial(src: TrialSource): ImportedTrialRecord {
     }
     return { entry, record: toCallRecord(entry, { round, attempt, trial: src.trial, outcome: accepted ? "ok" : "invalid_output" }) };
   });
+  return { placed, plans, audits };
+}
 
-  const finalPlan = PredecessorPlanSchema.safeParse(src.trace.plan);
-  if (src.trace.plan !== null && src.trace.plan !== undefined && !finalPlan.success)
+/** The trace's final plan, when valid, is the last round's plan (or the only round when no plan was logged). */
+function settleFinalPlan(trace: Trace, plans: PredecessorPlan[], notes: ConversionNote[]): void {
+  const finalPlan = PredecessorPlanSchema.safeParse(trace.plan);
+  if (trace.plan !== null && trace.plan !== undefined && !finalPlan.success)
     notes.push(note("inconsistent", "trace.plan", `not a valid plan (${finalPlan.error.issues[0]!.message}): the last logged plan stands`));
-  if (finalPlan.success) {
-    if (plans.length === 0) {
-      notes.push(note("not_recorded", "planner log", "no accepted plan in the logs: the trace's final plan is the only round"));
-      plans.push(finalPlan.data);
-    } else {
-      const logged = structuralHash(convertPlan(plans.at(-1)!).plan);
-      if (logged !== structuralHash(convertPlan(finalPlan.data).plan))
-        notes.push(note("derived", "trace.plan", "differs in structure from the last logged plan (the predecessor's repairs): the final round uses the trace's"));
-      plans[plans.length - 1] = finalPlan.data;
-    }
+  if (!finalPlan.success) return;
+  if (plans.length === 0) {
+    notes.push(note("not_recorded", "planner log", "no accepted plan in the logs: the trace's final plan is the only round"));
+    plans.push(finalPlan.data);
+    return;
   }
+  const logged = structuralHash(convertPlan(plans.at(-1)!).plan);
+  if (logged !== structuralHash(convertPlan(finalPlan.data).plan))
+    notes.push(note("derived", "trace.plan", "differs in structure from the last logged plan (the predecessor's repairs): the final round uses the trace's"));
+  plans[plans.length - 1] = finalPlan.data;
+}
 
-  const status = src.trace.result.status;
-  const reason = escalationReason(src.trace, notes);
-  const rounds = plans.map((p, index): RoundRecord => {
+/** Each plan as a round: converted, rescored by the gates and (its audit) by the normalizer, decided as the trace ended. */
+function scoreRounds(
+  goal: Goal,
+  plans: readonly PredecessorPlan[],
+  audits: ReadonlyMap<number, LogEntry>,
+  ending: { status: Trace["result"]["status"]; reason: RoundRecord["reason"] },
+  notes: ConversionNote[],
+): RoundRecord[] {
+  return plans.map((p, index): RoundRecord => {
     const converted = convertPlan(p);
     notes.push(...converted.notes.map((n) => ({ ...n, subject: `rounds[${index}].${n.subject}` })));
     const { counted, setAside } = setAsideTranslated(runGates(goal, converted.plan), converted.inventedTaskIds);
@@ -116,7 +129,7 @@ export function buildTrial(src: TrialSource): ImportedTrialRecord {
     const critic = entry === undefined ? null : audit(goal, converted.plan, entry, converted.originalTaskIds);
     const judged = judgeRound({ tolerance: goal.risk_tolerance, gateFindings: counted, audit: critic, carried: [] });
     const last = index === plans.length - 1;
-    const decision = !last || status === "error" ? "revise" : status === "approved" ? "approve" : "escalate";
+    const decision = !last || ending.status === "error" ? "revise" : ending.status === "approved" ? "approve" : "escalate";
     return {
       index,
       plan: converted.plan,
@@ -127,17 +140,40 @@ export function buildTrial(src: TrialSource): ImportedTrialRecord {
       carried_forward: [],
       blocker_keys: judged.blockerKeys,
       decision,
-      reason: decision === "escalate" ? reason : null,
+      reason: decision === "escalate" ? ending.reason : null,
       translated: { tasks: converted.inventedTaskIds, gate_findings: setAside },
     };
   });
+}
+
+/** When the trial ran: the span of its logged calls, else the trace file's modification time. */
+function timeSpan(placed: readonly PlacedCall[], fallback: string, notes: ConversionNote[]): { started: string; finished: string } {
+  if (placed.length === 0) {
+    notes.push(note("not_recorded", "started_at/finished_at", "no logged call: the trace file's modification time"));
+    return { started: fallback, finished: fallback };
+  }
+  return {
+    started: new Date(Math.min(...placed.map((p) => startMs(p.entry)))).toISOString(),
+    finished: new Date(Math.max(...placed.map((p) => Date.parse(p.entry.timestamp)))).toISOString(),
+  };
+}
+
+/**
+ * One recorded engine run as a trial record (DESIGN.md §8). Pure. The planner's accepted answers
+ * delimit the rounds; each round's last critic call is its audit; the gates and the normalizer
+ * rescore every recorded plan and critic answer.
+ */
+export function buildTrial(src: TrialSource): ImportedTrialRecord {
+  const notes = sourceNotes(src);
+  const goal = toGoal(src.goal);
+  const { placed, plans, audits } = placeCalls(src, notes);
+  settleFinalPlan(src.trace, plans, notes);
+  const status = src.trace.result.status;
+  const reason = escalationReason(src.trace, notes);
+  const rounds = scoreRounds(goal, plans, audits, { status, reason }, notes);
   const calls = placed.map((p) => p.record);
   checkCounts(src.trace, rounds, calls, notes);
-  const starts = placed.map((p) => startMs(p.entry));
-  const ends = placed.map((p) => Date.parse(p.entry.timestamp));
-  if (calls.length === 0) notes.push(note("not_recorded", "started_at/finished_at", "no logged call: the trace file's modification time"));
-  const started = calls.length === 0 ? src.fallback_time : new Date(Math.min(...starts)).toISOString();
-  const finished = calls.length === 0 ? src.fallback_time : new Date(Math.max(...ends)).toISOString();
+  const { started, finished } = timeSpan(placed, src.fallback_time, notes);
   const duration = src.trace.duration_seconds;
   if (duration === null) notes.push(note("not_recorded", "latency_ms", "trace.json has no duration: the span of the logged calls"));
   return {
