@@ -359,11 +359,7 @@ function sideOf(runs: readonly Snapshot[], pooled: Snapshot, metric: string): Si
 export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, options: Partial<TrendOptions> = {}): TrendResult {
   const opts: TrendOptions = { ...DEFAULT_TREND_OPTIONS, ...options };
   if (!(Number.isInteger(opts.referenceRuns) && opts.referenceRuns >= 2)) throw new InputError("command line", "--reference-runs", "at least 2 runs: a reference needs a spread");
-  const all = [...new Set([...runs.flatMap((r) => Object.keys(r.metrics)), ...Object.keys(baseline?.between_runs ?? {})])].sort();
-  const unknown = opts.metrics?.find((n) => !all.includes(n));
-  // A misspelt name would chart nothing and pass --fail-on-alert: bad input, not an empty trend.
-  if (unknown !== undefined) throw new InputError("command line", "--metrics", `unknown metric "${unknown}": not in any run or the baseline`);
-  const names = opts.metrics ? all.filter((n) => opts.metrics!.includes(n)) : all;
+  const names = chartedMetrics(runs, baseline, opts.metrics);
   refuseRepeatedRuns(runs, baseline);
   const familyOf = (metric: string): MetricFamily => (opts.headline.includes(metric) ? "headline" : "exploratory");
   // The headline family is pre-registered with its harmful directions (the gate's regressions are
@@ -374,19 +370,7 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
   const refRuns = runs.slice(0, first);
   const refSnapshot = baseline ?? (refRuns.length ? pooledItems(refRuns, "reference") : null);
 
-  const refs = names.map((metric): Reference => {
-    if (baseline) {
-      const b = baseline.between_runs[metric];
-      return b ? referenceOf(b.values, b.numerators, b.denominators, true) : referenceOf([], [], [], true);
-    }
-    const m = refRuns.map((r) => r.metrics[metric]);
-    return referenceOf(
-      m.map((x) => x?.value ?? null),
-      m.map((x) => x?.numerator ?? null),
-      m.map((x) => x?.denominator ?? null),
-      false,
-    );
-  });
+  const refs = names.map((metric) => referenceFor(metric, baseline, refRuns));
   const runVariances = names.map((metric) => (baseline ? null : runVarianceOf(metric, refRuns)));
   const trailing = names.map((n) => trailingWindowT(runs.map((r) => r.metrics[n]?.value ?? null), opts.window));
   const points: TrendPoint[][] = names.map(() => []);
@@ -439,44 +423,81 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
 
   const metrics = names.map((metric, m): MetricTrend => {
     const pts = points[m]!;
-    const judged = pts.filter((p) => !p.reference_run);
-    const tested = judged.filter((p) => p.shift !== null).length;
-    const valued = judged.filter((p) => p.value !== null).length;
-    const note =
-      valued === 0
-        ? judged.length === 0
-          ? `no run after the reference's ${first}`
-          : "no run has a value"
-        : tested === 0
-          ? "not tested: no per-item values to pair, no event count to test exactly, and the reference has fewer than two runs with spread"
-          : tested < valued
-            ? `${valued - tested} run(s) with a value not tested`
-            : null;
-    return { metric, family: familyOf(metric), worse: worseOf(metric), reference: state(refs[m]!), note, points: pts, episode: episodeOf(pts, refs[m]!) };
+    return { metric, family: familyOf(metric), worse: worseOf(metric), reference: state(refs[m]!), note: untestedNote(pts, first), points: pts, episode: episodeOf(pts, refs[m]!) };
   });
-  const reference: TrendResult["reference"] = baseline
-    ? { source: "baseline", runs: baseline.runs.length, description: `the baseline ${describeSnapshot(baseline)}` }
-    : { source: "first_runs", runs: first, description: `the first ${first} run(s) of the history (pre-registered with --reference-runs ${opts.referenceRuns}; not judged)` };
+  const reference = referenceSource(baseline, first, opts.referenceRuns);
   return {
     runs: ids,
     reference,
     options: opts,
     families: { headline: names.filter((n) => familyOf(n) === "headline"), exploratory: names.filter((n) => familyOf(n) === "exploratory") },
-    caveat:
-      `Fixed reference: ${reference.description}. Charts: shift (each run against the reference: Fisher's exact test of the counts for rates over trials or items, an exact count test for rates with few events, otherwise paired over the items), ` +
-      `sustained (the mean of the last 2 to ${opts.sustain} runs since the reference), trailing window W ${opts.window}${opts.window < 20 ? " (unreliable below 20)" : ""}; ` +
-      `each chart at ${opts.alpha} false alarms per run within each family (Holm over the tests that can reach it: ${names.filter((n) => familyOf(n) === "headline").length} pre-registered headline metrics, the gate's; the rest exploratory). ` +
-      "Alarms open an investigation; only the gate against the fixed baseline decides a release.",
+    caveat: caveatOf(reference, opts, names.filter((n) => familyOf(n) === "headline").length),
     metrics,
-    alerts: metrics.flatMap((mt) =>
-      mt.points.flatMap((p, index) =>
-        p.alerts.map((chart): TrendAlert => {
-          const tested = chart === "shift" ? p.shift : chart === "sustained" ? p.sustained : null;
-          return { metric: mt.metric, family: mt.family, run: p.run, index, chart, value: p.value, reference_mean: mt.reference.mean, delta: tested?.delta ?? null, z: tested ? tested.z : (p.trailing?.T ?? null) };
-        }),
-      ),
-    ),
+    alerts: alertsOf(metrics),
   };
+}
+
+/** The metrics to chart: every one a run or the baseline has, or those --metrics names (each must be one of them). */
+function chartedMetrics(runs: readonly Snapshot[], baseline: Snapshot | null, wanted: TrendOptions["metrics"]): string[] {
+  const all = [...new Set([...runs.flatMap((r) => Object.keys(r.metrics)), ...Object.keys(baseline?.between_runs ?? {})])].sort();
+  const unknown = wanted?.find((n) => !all.includes(n));
+  // A misspelt name would chart nothing and pass --fail-on-alert: bad input, not an empty trend.
+  if (unknown !== undefined) throw new InputError("command line", "--metrics", `unknown metric "${unknown}": not in any run or the baseline`);
+  return wanted ? all.filter((n) => wanted.includes(n)) : all;
+}
+
+/** A metric's fixed reference: the baseline's between-run values, else those of the history's reference runs. */
+function referenceFor(metric: string, baseline: Snapshot | null, refRuns: readonly Snapshot[]): Reference {
+  if (baseline) {
+    const b = baseline.between_runs[metric];
+    return b ? referenceOf(b.values, b.numerators, b.denominators, true) : referenceOf([], [], [], true);
+  }
+  const m = refRuns.map((r) => r.metrics[metric]);
+  return referenceOf(
+    m.map((x) => x?.value ?? null),
+    m.map((x) => x?.numerator ?? null),
+    m.map((x) => x?.denominator ?? null),
+    false,
+  );
+}
+
+/** Why a metric's judged runs were not all tested, or null when they were. */
+function untestedNote(points: readonly TrendPoint[], first: number): string | null {
+  const judged = points.filter((p) => !p.reference_run);
+  const tested = judged.filter((p) => p.shift !== null).length;
+  const valued = judged.filter((p) => p.value !== null).length;
+  if (valued === 0) return judged.length === 0 ? `no run after the reference's ${first}` : "no run has a value";
+  if (tested === 0) return "not tested: no per-item values to pair, no event count to test exactly, and the reference has fewer than two runs with spread";
+  return tested < valued ? `${valued - tested} run(s) with a value not tested` : null;
+}
+
+/** Where the fixed reference comes from: the baseline, or the history's first runs. */
+function referenceSource(baseline: Snapshot | null, first: number, referenceRuns: number): TrendResult["reference"] {
+  return baseline
+    ? { source: "baseline", runs: baseline.runs.length, description: `the baseline ${describeSnapshot(baseline)}` }
+    : { source: "first_runs", runs: first, description: `the first ${first} run(s) of the history (pre-registered with --reference-runs ${referenceRuns}; not judged)` };
+}
+
+/** What the charts are and what an alarm means, in one paragraph for the report. */
+function caveatOf(reference: TrendResult["reference"], opts: TrendOptions, headlineCount: number): string {
+  return (
+    `Fixed reference: ${reference.description}. Charts: shift (each run against the reference: Fisher's exact test of the counts for rates over trials or items, an exact count test for rates with few events, otherwise paired over the items), ` +
+    `sustained (the mean of the last 2 to ${opts.sustain} runs since the reference), trailing window W ${opts.window}${opts.window < 20 ? " (unreliable below 20)" : ""}; ` +
+    `each chart at ${opts.alpha} false alarms per run within each family (Holm over the tests that can reach it: ${headlineCount} pre-registered headline metrics, the gate's; the rest exploratory). ` +
+    "Alarms open an investigation; only the gate against the fixed baseline decides a release."
+  );
+}
+
+/** Every alarm of every metric, in metric then run order. */
+function alertsOf(metrics: readonly MetricTrend[]): TrendAlert[] {
+  return metrics.flatMap((mt) =>
+    mt.points.flatMap((p, index) =>
+      p.alerts.map((chart): TrendAlert => {
+        const tested = chart === "shift" ? p.shift : chart === "sustained" ? p.sustained : null;
+        return { metric: mt.metric, family: mt.family, run: p.run, index, chart, value: p.value, reference_mean: mt.reference.mean, delta: tested?.delta ?? null, z: tested ? tested.z : (p.trailing?.T ?? null) };
+      }),
+    ),
+  );
 }
 
 /**
