@@ -61,16 +61,9 @@ function systemPrompts(trials: readonly ImportedTrialRecord[], role: "planner" |
   return { variant: opening.length === 0 ? null : opening.length === 1 ? opening[0]! : hashCanonical(opening), opening, all };
 }
 
-/**
- * The manifest of an imported run (DESIGN.md §8), valid under the run manifest schema so every
- * command reads it like any other. Its config describes the recorded run where the logs say so
- * (models, round cap) and fieldtest's defaults elsewhere; `fingerprint.import` says which is which.
- */
-export function importManifest(input: ImportManifestInput): Manifest {
-  const { trials, source } = input;
-  const trialsPerItem = Math.max(1, ...Object.keys(input.items).map((id) => trials.filter((t) => t.item_id === id).length));
-  const roles = { planner: modelOf(trials, "planner"), critic: modelOf(trials, "critic") };
-  const config: RecordedConfig = {
+/** The recorded run's configuration as a run config: its mode, round cap and models; fieldtest's defaults elsewhere. */
+function recordedConfig(source: ImportedRunSource, trialsPerItem: number, models: { planner: string; critic: string }): RecordedConfig {
+  return {
     suites: [IMPORTED_SUITE],
     only: null,
     domain: null,
@@ -80,15 +73,18 @@ export function importManifest(input: ImportManifestInput): Manifest {
     mode: source.mode,
     maxRounds: source.max_rounds,
     client: {
-      planner: { provider: "openai", model: roles.planner },
-      critic: { provider: "openai", model: roles.critic },
+      planner: { provider: "openai", model: models.planner },
+      critic: { provider: "openai", model: models.critic },
       // The predecessor's enforcer made 3 attempts; its logging wrapper turned transport retries off.
       maxOutputAttempts: 3,
       maxRetries: 0,
     },
   };
-  const prompts = { planner: systemPrompts(trials, "planner"), critic: systemPrompts(trials, "critic") };
-  const fingerprint = {
+}
+
+/** What the import adds to the fingerprint: its source, claim extractor and system prompts, and which config fields it describes. */
+function importFingerprint(source: ImportedRunSource, prompts: Record<"planner" | "critic", { all: string[] }>) {
+  return {
     import: {
       format: "planner-critic-0.1.0",
       ...source,
@@ -98,8 +94,11 @@ export function importManifest(input: ImportManifestInput): Manifest {
       not_recorded: [...CALL_FIELDS_NOT_RECORDED],
     },
   };
-  // The logs recorded the messages, so the system prompt is hashed; no user template or schema was logged.
-  const role = (model: string, system: string | null) => ({
+}
+
+/** A role as the logs recorded it: the messages, so the system prompt is hashed; no user template or schema was logged. */
+function recordedRole(model: string, system: string | null) {
+  return {
     provider: "openai",
     model,
     base_url: null,
@@ -108,7 +107,21 @@ export function importManifest(input: ImportManifestInput): Manifest {
     seed: null,
     max_tokens: null,
     prompt: { system_sha256: system, user_template_sha256: null, schema_sha256: null },
-  });
+  };
+}
+
+/**
+ * The manifest of an imported run (DESIGN.md §8), valid under the run manifest schema so every
+ * command reads it like any other. Its config describes the recorded run where the logs say so
+ * (models, round cap) and fieldtest's defaults elsewhere; `fingerprint.import` says which is which.
+ */
+export function importManifest(input: ImportManifestInput): Manifest {
+  const { trials, source } = input;
+  const trialsPerItem = Math.max(1, ...Object.keys(input.items).map((id) => trials.filter((t) => t.item_id === id).length));
+  const roles = { planner: modelOf(trials, "planner"), critic: modelOf(trials, "critic") };
+  const config = recordedConfig(source, trialsPerItem, roles);
+  const prompts = { planner: systemPrompts(trials, "planner"), critic: systemPrompts(trials, "critic") };
+  const fingerprint = importFingerprint(source, prompts);
   const calls = trials.reduce((n, t) => n + t.calls.length, 0);
   const startedAt = trials.map((t) => t.started_at).sort()[0] ?? input.importedAt.started;
   const finishedAt = trials.map((t) => t.finished_at).sort().at(-1) ?? input.importedAt.finished;
@@ -128,7 +141,7 @@ export function importManifest(input: ImportManifestInput): Manifest {
     fingerprint,
     gate_versions: GATE_VERSIONS,
     price_table_version: null,
-    roles: { planner: role(roles.planner, prompts.planner.variant), critic: role(roles.critic, prompts.critic.variant) },
+    roles: { planner: recordedRole(roles.planner, prompts.planner.variant), critic: recordedRole(roles.critic, prompts.critic.variant) },
     corpus: { hash: hashCanonical(items), items },
     plan: { items: Object.keys(input.items).map(planKey).sort(), trials: trialsPerItem, planned: trials.length, shard: null, shard_planned: trials.length },
     operational: { concurrency: 1, budget_usd: null, max_calls: null },
