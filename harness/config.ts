@@ -29,7 +29,7 @@ export function wholeNumber(min?: number, max?: number) {
 /** The most permutation re-splits a comparison takes: a million gives p to three digits in minutes; more only hangs. */
 export const MAX_REPS = 1_000_000;
 
-export const DEFAULT_CONFIG_FILE = "fieldtest.config.yaml";
+const DEFAULT_CONFIG_FILE = "fieldtest.config.yaml";
 
 /** Role settings in the file are partial: unset fields keep the built-in default (the sim). */
 const RolePatchSchema = z.strictObject({ ...RoleConfigSchema.shape, headers: HeadersSchema }).omit({ replay: true }).partial();

@@ -20,7 +20,7 @@ import { existsSync } from "node:fs";
 import { parseApiOptions, PathSchema } from "./options.ts";
 
 /** Where a sweep's options came from, for its one-line errors: the command line's flags, or the API's keys. */
-export interface OptionSource {
+interface OptionSource {
   source: string;
   name(key: keyof RunCli): string;
 }

@@ -32,7 +32,7 @@ export type ReportSection =
   | { id: "checks"; view: "run"; decision: Decision | null }
   | { id: "unstable"; view: "items"; unstable: ItemSummary[]; items: number };
 
-export type SectionId = ReportSection["id"];
+type SectionId = ReportSection["id"];
 export type SectionOf<K extends SectionId> = Extract<ReportSection, { id: K }>;
 /** One rendering per section: a format lists every section, and says null where it shows none. */
 export type Renderings<T> = { [K in SectionId]: (section: SectionOf<K>) => T | null };

@@ -13,7 +13,7 @@ const CALL_LINE = { schema: CallJournalLineSchema, what: "a call journal line" }
  * billed provider. The sim answers the same again for nothing, and a call refused by the budget
  * must be asked again under the resume's.
  */
-export const isJournaled = (call: CallRecord): boolean => isBilled(call.context.provider) && call.error_class !== "budget_exceeded";
+const isJournaled = (call: CallRecord): boolean => isBilled(call.context.provider) && call.error_class !== "budget_exceeded";
 
 /**
  * The call journal of one session: every call a trial makes of a billed provider is appended (and

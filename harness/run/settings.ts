@@ -19,7 +19,7 @@ import { HttpUrlSchema, MAX_TIMEOUT_MS } from "../../src/providers/role-settings
 import { IMPORTED_SUITE, RUN_SUITES, type RecordedConfig, type RunConfig } from "../../src/formats/run-config.ts";
 
 /** A recorded config a sweep can run again (resume): any but an imported run's. */
-export function runnableConfig(config: RecordedConfig, manifestFile: string = RUN_FILES.manifest): RunConfig {
+function runnableConfig(config: RecordedConfig, manifestFile: string = RUN_FILES.manifest): RunConfig {
   const { suites } = config;
   if (isImported(suites)) {
     throw new InputError(manifestFile, "config.suites", "an imported run records trials fieldtest did not run; it cannot be resumed");
@@ -30,7 +30,7 @@ export function runnableConfig(config: RecordedConfig, manifestFile: string = RU
 const isImported = (suites: RecordedConfig["suites"]): suites is [typeof IMPORTED_SUITE] => suites[0] === IMPORTED_SUITE;
 
 /** Everything that cannot change a result: never hashed, free to differ between resume and shards. */
-export interface Operational {
+interface Operational {
   concurrency: number;
   budgetUsd: number | null;
   maxCalls: number | null;
@@ -55,7 +55,7 @@ const DEFAULTS = {
 } as const;
 
 /** The endpoint options of every command that calls a vendor (run, plan), typed. */
-export const EndpointOptionsShape = {
+const EndpointOptionsShape = {
   baseUrl: HttpUrlSchema.optional(),
   header: z.array(HeaderTextSchema).optional(),
   /** Per-request timeout, in seconds. */
@@ -179,7 +179,7 @@ export interface ResolvedRun {
 type EndpointCli = z.output<z.ZodObject<typeof EndpointCliShape>>;
 
 /** A role's endpoint from those options: base URL, extra headers (`K=V`), timeout in ms. */
-export function endpointPatch(cli: EndpointCli): Pick<RolePatch, "baseUrl" | "headers" | "timeoutMs"> {
+function endpointPatch(cli: EndpointCli): Pick<RolePatch, "baseUrl" | "headers" | "timeoutMs"> {
   const patch: Pick<RolePatch, "baseUrl" | "headers" | "timeoutMs"> = {};
   if (cli.baseUrl !== undefined) patch.baseUrl = cli.baseUrl;
   if (cli.timeout !== undefined) patch.timeoutMs = Math.round(cli.timeout * 1000);
@@ -218,7 +218,7 @@ function applyRole(base: RoleConfig, patches: RolePatch[], role: Role): RoleConf
   return out;
 }
 
-export interface ResolveContext {
+interface ResolveContext {
   /** On resume: the recorded run, which takes the place of the built-in defaults (an imported run is refused). */
   recorded?: { config: RecordedConfig; operational: Operational };
   /** Reads a sim profile file (the edge passes loadSimProfile). */

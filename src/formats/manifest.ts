@@ -8,7 +8,7 @@ export const MANIFEST_SCHEMA_VERSION = 2;
 /** A date and time as the runner writes them (ISO 8601, UTC): runs are ordered and reported by them. */
 const timestamp = z.iso.datetime({ error: "expected a date and time (ISO 8601, e.g. 2026-12-05T07:09:59.000Z)" });
 
-export const RUN_STATES = ["running", "completed", "interrupted", "budget_stopped", "canary_failed"] as const;
+const RUN_STATES = ["running", "completed", "interrupted", "budget_stopped", "canary_failed"] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
 const ShardSchema = z.strictObject({ index: z.number().int().min(1), count: z.number().int().min(1) });

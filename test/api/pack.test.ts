@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -55,14 +55,8 @@ describe("the packed package", () => {
 
   it("runs examples/api.mjs from there, which exits with the gate's code", () => {
     copyFileSync(join(app, "node_modules", "fieldtest", "examples", "api.mjs"), join(app, "api.mjs"));
-    let code = 0;
-    let stdout = "";
-    try {
-      stdout = run(process.execPath, ["api.mjs"], app);
-    } catch (e) {
-      ({ status: code, stdout } = e as { status: number; stdout: string });
-    }
-    expect(code).toBe(2);
+    const { status, stdout } = spawnSync(process.execPath, ["api.mjs"], { cwd: app, encoding: "utf8" });
+    expect(status).toBe(2);
     expect(stdout).toMatch(/^sweep: runs\/\S+: 3 goals, 6 trials; engine_flip_rate \S+ over 3 items\ngate: inconclusive \(exit 2\); failed: none; JUnit runs\/\S+\/gate-junit\.xml\n$/);
     expect(readdirSync(join(app, "runs")).length).toBe(2);
   });

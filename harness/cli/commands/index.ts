@@ -1,6 +1,6 @@
 import type { CommandModule } from "../context.ts";
 
-export interface CommandEntry {
+interface CommandEntry {
   name: string;
   /** Imported only when this command runs (or help lists every command): start-up pays for one. */
   load(): Promise<CommandModule>;
