@@ -4,7 +4,7 @@ import { note, type ConversionNote } from "./notes.ts";
 import type { PredecessorPlan, PredecessorTask } from "./schema.ts";
 
 /**
- * The fixed rules of the plan conversion (README "Importing PlannerCritic runs"). They hold for
+ * The fixed rules of the plan conversion (docs/guides/importing.md). They hold for
  * every imported plan, so they are stated once per trial; the notes name the specific tasks.
  */
 export const PLAN_CONVERSION_RULES: readonly string[] = [
