@@ -10,7 +10,7 @@ import { GatePolicySchema } from "../baseline/policy.ts";
 import { realHost } from "../cli/host.ts";
 import { printingStream } from "../cli/printing.ts";
 import { loadConfigFile } from "../config.ts";
-import { PACKAGED_CORPUS } from "../package.ts";
+import { PACKAGED_CORPUS, PACKAGED_POLICY } from "../package.ts";
 import { recordedDecisionInput } from "../report/decision.ts";
 import { readManifest } from "../run/manifest.ts";
 import { SweepOptionsSchema, type RunCli } from "../run/settings.ts";
@@ -35,7 +35,7 @@ export async function startSweep(options: RunCli, corpus: string, host: SweepHos
   if (options.policy !== undefined && options.baseline === undefined) throw new InputError(from.source, from.name("policy"), "needs --baseline FILE");
   // A resume's reports keep the decision its run was started with, unless asked for another.
   const recorded = options.baseline === undefined && options.resume !== undefined ? recordedDecisionInput(readManifest(options.resume)) : null;
-  let decision = options.baseline === undefined ? recorded : { baseline: options.baseline, policy: options.policy ?? "gate.yaml" };
+  let decision = options.baseline === undefined ? recorded : { baseline: options.baseline, policy: options.policy ?? PACKAGED_POLICY };
   // Read both before any spend: a bad baseline or policy is bad input now, not after the sweep.
   if (decision) {
     try {

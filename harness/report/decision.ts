@@ -8,6 +8,7 @@ import { snapshotOfLoaded } from "../baseline/io.ts";
 import { gateVerdict, judge } from "../baseline/judge.ts";
 import type { LoadedRun } from "../run/load.ts";
 import { HEADLINE_METRICS, metricInfo, type Direction } from "../../src/metrics/catalogue.ts";
+import { PACKAGED_POLICY } from "../package.ts";
 
 /** What a report is asked to decide against: a published baseline and the pre-registered policy. */
 export interface DecisionInput {
@@ -72,7 +73,7 @@ function optionValue(argv: readonly string[], name: string): string | null {
 export function recordedDecisionInput(m: { command: readonly string[]; sessions: readonly { command: readonly string[] }[] }): DecisionInput | null {
   for (const argv of [...m.sessions.map((s) => s.command).reverse(), m.command]) {
     const baseline = optionValue(argv, "--baseline");
-    if (baseline !== null) return { baseline, policy: optionValue(argv, "--policy") ?? "gate.yaml" };
+    if (baseline !== null) return { baseline, policy: optionValue(argv, "--policy") ?? PACKAGED_POLICY };
   }
   return null;
 }

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordedDecisionInput } from "../../harness/report/decision.ts";
+import { PACKAGED_POLICY } from "../../harness/package.ts";
 import { fieldtest } from "../helpers/cli.ts";
 
 /** A run started with --baseline keeps leading its reports with the gate's decision when it is resumed. */
@@ -23,7 +24,7 @@ describe("the decision a run was started with", () => {
   it("is read from the latest session that asked for one, in either option form", () => {
     const m = (...commands: string[][]) => ({ command: commands[0]!, sessions: commands.map((command) => ({ command })) });
     expect(recordedDecisionInput(m(["fieldtest", "run"]))).toBeNull();
-    expect(recordedDecisionInput(m(["fieldtest", "run", "--baseline", "b.json"]))).toEqual({ baseline: "b.json", policy: "gate.yaml" });
+    expect(recordedDecisionInput(m(["fieldtest", "run", "--baseline", "b.json"]))).toEqual({ baseline: "b.json", policy: PACKAGED_POLICY });
     expect(recordedDecisionInput(m(["fieldtest", "run", "--baseline", "a.json"], ["fieldtest", "run", "--resume", "d", "--baseline=c.json", "--policy=p.yaml"], ["fieldtest", "run", "--resume", "d"]))).toEqual({ baseline: "c.json", policy: "p.yaml" });
   });
 });

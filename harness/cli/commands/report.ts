@@ -7,6 +7,7 @@ import { formatTable } from "../../run/summary.ts";
 import { EXIT } from "../exit.ts";
 import type { CommandContext } from "../context.ts";
 import { CORPUS_HELP, corpusOption, parseOptions } from "../options.ts";
+import { PACKAGED_POLICY } from "../../package.ts";
 
 const OptionsSchema = z.strictObject({
   corpus: corpusOption,
@@ -21,11 +22,11 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .argument("<dir>", "run directory (manifest.json, trials.jsonl)")
     .option("--corpus <dir>", `corpus the run was made on (ground truth; ${CORPUS_HELP})`)
     .option("--baseline <file>", "published baseline to decide against (the verdict fieldtest gate gives)")
-    .option("--policy <file>", "pre-registered gate policy, with --baseline (default gate.yaml)")
+    .option("--policy <file>", "pre-registered gate policy, with --baseline (default: the shipped gate.yaml)")
     .action(action((dir: string, raw: unknown) => {
       const options = parseOptions(OptionsSchema, raw);
       if (options.policy !== undefined && options.baseline === undefined) throw new InputError("command line", "--policy", "needs --baseline FILE");
-      const decision = options.baseline === undefined ? null : { baseline: options.baseline, policy: options.policy ?? "gate.yaml" };
+      const decision = options.baseline === undefined ? null : { baseline: options.baseline, policy: options.policy ?? PACKAGED_POLICY };
       const written = writeReport(dir, options.corpus, decision);
       // The reports lead with the same warnings: a run with nothing left to report is never silent.
       for (const w of written.warnings) warn(w);

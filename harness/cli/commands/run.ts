@@ -44,7 +44,7 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .option("--replay <dir>", "answer every role from DIR's recorded calls (by request hash and trial index; provider and model per role from DIR's manifest); a miss is the trial's error")
     .option("--replay-fall-through", "with --replay: call the live provider on a miss instead of failing the trial")
     .option("--baseline <file>", "the reports lead with the release gate's decision against this baseline (the exit code stays the run's); --resume keeps the run's own unless given")
-    .option("--policy <file>", "with --baseline: the pre-registered gate policy (default gate.yaml)")
+    .option("--policy <file>", "with --baseline: the pre-registered gate policy (default: the shipped gate.yaml)")
     .action(action(async (raw: unknown) => {
       const options = raw as { shard?: string };
       const cli = parseOptions(RunCliSchema, options.shard === "auto" ? { ...options, shard: shardFromEnv(host.env) } : raw);
