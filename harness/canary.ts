@@ -30,7 +30,7 @@ interface CanaryOptions {
   dir?: string;
   /** Gates to leave out (a test proves that disabling any one gate makes the canaries fail). */
   skip?: readonly GateId[];
-  /** Enabled domain packs: their own canaries run after the gates' (DESIGN.md §4: before any LLM spend). */
+  /** Enabled domain packs: their own canaries run after the gates' (docs/design.md §4: before any LLM spend). */
   packs?: readonly CompiledPack[];
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 
 /**
- * Canonical JSON (DESIGN.md §7): object keys sorted by UTF-16 code unit, numbers and strings as
+ * Canonical JSON (docs/design.md §7): object keys sorted by UTF-16 code unit, numbers and strings as
  * JSON.stringify writes them, no insignificant whitespace. Undefined object members are omitted,
  * as JSON.stringify does.
  */

@@ -11,7 +11,7 @@ import { parseApiOptions, PathSchema } from "./options.ts";
 
 /**
  * Read a goal file (plain or corpus) and a plan file. A plan that breaks the zod schema or any
- * structural rule of DESIGN.md §3 (including a goal_id that is not the goal's id) is invalid
+ * structural rule of docs/design.md §3 (including a goal_id that is not the goal's id) is invalid
  * input: an InputError naming the plan file, the line and the key path.
  */
 export function loadCheckInputs(goalFile: string, planFile: string): { goal: Goal; plan: Plan } {

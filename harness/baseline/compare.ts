@@ -29,7 +29,7 @@ interface SuiteComparison {
   excess_disagreement: { statistic: number | null; p: number | null; n_items: number; reps: number; seed: number; same_run: boolean };
   /**
    * Items whose modal verdict changed (or whose counts moved beyond noise), with the diff's per-item
-   * test and the recorded causes in scope for each (DESIGN.md §11 attribution).
+   * test and the recorded causes in scope for each (docs/design.md §11 attribution).
    */
   changed_items: { item: string; a: Record<string, number>; b: Record<string, number>; p: number; p_holm: number; beyond_noise: boolean; causes: string[] }[];
 }

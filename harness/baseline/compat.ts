@@ -2,7 +2,7 @@ import type { Suite } from "../../src/formats/records.ts";
 import { itemKey, type RoleContext, type Snapshot } from "../../src/formats/snapshot.ts";
 
 /**
- * The kinds of recorded configuration difference (DESIGN.md §11; methodology-notes §9.9). All but
+ * The kinds of recorded configuration difference (docs/design.md §11; methodology-notes §9.9). All but
  * `seed` and `trials` are causes: they can change what the model or the engine does. A seed
  * (the run's, or one sent to the provider) draws another sample from the same behaviour, and the
  * number of trials only changes how precisely it is seen; both are named, never causes.

@@ -110,7 +110,7 @@ function itemTests(b: SnapshotItem, a: SnapshotItem, differences: readonly Diffe
 }
 
 /**
- * Diff a candidate against a baseline (DESIGN.md §11, methodology-notes §9.9). Every recorded
+ * Diff a candidate against a baseline (docs/design.md §11, methodology-notes §9.9). Every recorded
  * configuration difference is named first (the seed and the trial count included). Then, on the
  * items of both runs, every item gets an exact two-sided test (Fisher) of its verdict counts,
  * blocking against not, baseline against candidate, Holm-corrected over all the items at `alpha`

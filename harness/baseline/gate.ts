@@ -25,7 +25,7 @@ type GateDecision = "pass" | "regression" | "inconclusive" | "infrastructure";
 
 export interface GateResult {
   decision: GateDecision;
-  /** DESIGN.md §9: 0 pass, 1 regression, 2 inconclusive, 3 infrastructure error. */
+  /** docs/design.md §9: 0 pass, 1 regression, 2 inconclusive, 3 infrastructure error. */
   exit: 0 | 1 | 2 | 3;
   checks: GateCheck[];
   /** What failed, by name (metrics, floors, unexplained deltas, infrastructure). */

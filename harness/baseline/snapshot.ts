@@ -19,7 +19,7 @@ const PromptHashesSchema = z.looseObject({
 });
 
 /**
- * A role's decision context from the manifest (DESIGN.md §7, §8): provider, endpoint, model and
+ * A role's decision context from the manifest (docs/design.md §7, §8): provider, endpoint, model and
  * sampling parameters, the prompt and schema hashes the role's requests were built from (several
  * user templates are hashed together, canonically), and for the sim provider its behaviour
  * profile and code version, which are to the sim what the model is to a real provider.

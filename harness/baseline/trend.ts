@@ -340,7 +340,7 @@ function sideOf(runs: readonly Snapshot[], pooled: Snapshot, metric: string): Si
 }
 
 /**
- * Drift over a history of runs, oldest first (DESIGN.md §11; methodology-notes §5, §9.8). Every
+ * Drift over a history of runs, oldest first (docs/design.md §11; methodology-notes §5, §9.8). Every
  * run is judged against a **fixed** in-control reference that a shift cannot pollute: the
  * baseline's runs when one is given, otherwise the history's first `referenceRuns` runs
  * (pre-registered; they are the reference and are not judged). Three charts, each held per run to

@@ -1,6 +1,6 @@
 import { InputError } from "../../src/formats/input-error.ts";
 
-/** Exit codes (DESIGN.md §9). */
+/** Exit codes (docs/design.md §9). */
 export const EXIT = { ok: 0, blocked: 1, invalid: 2, infrastructure: 3 } as const;
 
 /** Resolves once everything written so far to stdout and stderr has been handed to the OS. */

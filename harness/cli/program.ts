@@ -24,7 +24,7 @@ function configureTree(parent: Command, prefix: string): void {
 
 /**
  * Runs one command line (`host.argv`, without `fieldtest`) on a host and resolves to its exit code
- * (DESIGN.md §9). Everything it prints goes to the host's streams: bin/fieldtest.js runs it on this
+ * (docs/design.md §9). Everything it prints goes to the host's streams: bin/fieldtest.js runs it on this
  * process, tests run it in theirs.
  */
 export async function runCli(given: SweepHost): Promise<number> {

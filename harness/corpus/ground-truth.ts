@@ -8,7 +8,7 @@ import type { CriticAudit } from "../../src/formats/records.ts";
 /**
  * What a correct critic says about a fixture: one blocker per seeded defect, on its task, in its
  * intended family, with the claim it should make, normalized and evidence-checked by the engine's
- * own code (DESIGN.md §5).
+ * own code (docs/design.md §5).
  */
 export function correctCriticFindings(f: Fixture): NormalizedFinding[] {
   return f.seeded_defects.flatMap((d) => {
@@ -26,7 +26,7 @@ export function correctCriticFindings(f: Fixture): NormalizedFinding[] {
 }
 
 /**
- * A critic-only trial (DESIGN.md §6) when the critic is correct, under each tolerance: the full
+ * A critic-only trial (docs/design.md §6) when the critic is correct, under each tolerance: the full
  * decision (the frozen plan's one round blocks, escalate, or passes, approve, by the engine's
  * judgeRound on the gates' and the correct critic's findings) and the critic's own verdict
  * (criticVerdict: block when one of its blockers blocks).

@@ -47,7 +47,7 @@ export function recordedCorpus(corpus: Corpus, suites: readonly string[]): { has
   return { hash: corpusHash(entries), items: Object.fromEntries(entries) };
 }
 
-/** Goal and fixture files may be YAML or JSON (DESIGN.md §2); anything else (a README) is not an item. */
+/** Goal and fixture files may be YAML or JSON (docs/design.md §2); anything else (a README) is not an item. */
 const ITEM_FILE = /\.(ya?ml|json)$/;
 
 /** Item files below `dir`, at any depth, sorted so that loading is deterministic. */

@@ -3,7 +3,7 @@ import type { GOAL_FORMATS } from "./manifest.ts";
 
 /**
  * What the engine is told of a goal, in the format its manifest names. It is the goal the
- * planner sees (DESIGN.md §2), never the corpus expectation that judges the result. Pure.
+ * planner sees (docs/design.md §2), never the corpus expectation that judges the result. Pure.
  */
 export function engineGoal(format: (typeof GOAL_FORMATS)[number], goal: Goal): unknown {
   return format === "fieldtest" ? goal : plannerCriticGoal(goal);

@@ -8,7 +8,7 @@ import { EngineFindingSchema, TRIAL_STATUSES, type CriticAudit, type EngineFindi
 /**
  * The result contract (`fieldtest schema engine-result`): what an engine, or the translator that
  * reads its own output, hands fieldtest for one trial. Plans are in fieldtest's plan format
- * (DESIGN.md §3); fieldtest runs its own gates on every one of them.
+ * (docs/design.md §3); fieldtest runs its own gates on every one of them.
  */
 export const EngineResultSchema = z.strictObject({
   /** The engine's decision; `error` when it could not reach one. */
@@ -25,7 +25,7 @@ export const EngineResultSchema = z.strictObject({
         translated_tasks: z.array(z.string()).default([]),
         /** The engine's own findings on this plan, as it reports them. */
         findings: z.array(EngineFindingSchema).default([]),
-        /** The critic's answer on this plan in fieldtest's critic format (DESIGN.md §5), when the engine keeps it: fieldtest normalises it and checks its evidence. */
+        /** The critic's answer on this plan in fieldtest's critic format (docs/design.md §5), when the engine keeps it: fieldtest normalises it and checks its evidence. */
         critic: z.strictObject({ findings: z.array(z.unknown()) }).nullable().default(null),
       }),
     )

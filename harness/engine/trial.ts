@@ -87,7 +87,7 @@ function judgedRounds(goal: Goal, run: EngineRun | null, verdictKnown: boolean):
   });
 }
 
-/** The first of the engine's reasons that is one of fieldtest's (DESIGN.md §6); its own words stay in `engine.reported.reasons`. */
+/** The first of the engine's reasons that is one of fieldtest's (docs/design.md §6); its own words stay in `engine.reported.reasons`. */
 function escalationReason(reasons: readonly string[]): EscalationReason | null {
   return (reasons.find((r) => (ESCALATION_REASONS as readonly string[]).includes(r)) as EscalationReason | undefined) ?? null;
 }

@@ -121,7 +121,7 @@ export function readSpend(dir: string, visit: (line: SpendLine) => void = () => 
 
 /**
  * The spend journal of one session: every provider send is appended (and flushed) as it leaves
- * and as it returns, before the call, let alone its trial, is recorded (DESIGN.md §8), so a crash
+ * and as it returns, before the call, let alone its trial, is recorded (docs/design.md §8), so a crash
  * never makes a run forget what it spent.
  */
 export class SpendJournal {

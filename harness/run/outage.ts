@@ -1,7 +1,7 @@
 import type { TrialRecord } from "../../src/formats/records.ts";
 
 /**
- * The exit-3 rule of `fieldtest run` (DESIGN.md §6, §9): a trial whose provider never answered is
+ * The exit-3 rule of `fieldtest run` (docs/design.md §6, §9): a trial whose provider never answered is
  * an `error` that measured nothing, so a run most of whose trials are errors is an infrastructure
  * failure, not a run of verdicts. Returns the one line that says so, naming the first error
  * (which names the endpoint, recorded without credentials), or null when at most half erred.

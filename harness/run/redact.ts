@@ -17,7 +17,7 @@ export function splitHeader(text: string): [string, string] | null {
 /** A URL anywhere in a text (an argument, a message). */
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
 
-/** Every URL in the text without its userinfo and query (DESIGN.md §8: no credential reaches a file). */
+/** Every URL in the text without its userinfo and query (docs/design.md §8: no credential reaches a file). */
 function redactUrls(text: string): string {
   return text.replace(URL_IN_TEXT, (url) => {
     try {

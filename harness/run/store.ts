@@ -9,7 +9,7 @@ import { JsonlLog, readJsonl } from "./jsonl.ts";
 import { compareTrials } from "./work.ts";
 import { maskedJson, maskText } from "../../src/secrets.ts";
 
-/** The files of a run directory (DESIGN.md §8). */
+/** The files of a run directory (docs/design.md §8). */
 export const RUN_FILES = {
   manifest: "manifest.json",
   trials: "trials.jsonl",
@@ -77,7 +77,7 @@ export interface TrialHead {
   trial: number;
   status: TrialRecord["status"];
   cost_usd: number | null;
-  /** LLM calls as DESIGN.md §10 counts them: every transport attempt. */
+  /** LLM calls as docs/design.md §10 counts them: every transport attempt. */
   calls: number;
 }
 
@@ -112,7 +112,7 @@ const digestOf = (text: string) => createHash("sha256").update(text.trim()).dige
 
 /**
  * Reads `trials.jsonl`: the one reader of trial logs (reports, resume, merge, replay). Every line is
- * validated (DESIGN.md §8): a line that is not a trial record is invalid input naming the file,
+ * validated (docs/design.md §8): a line that is not a trial record is invalid input naming the file,
  * the line and the key path; a torn last line (a crash mid-write) is skipped and counted, and so
  * is a torn line anywhere in a run recorded before the spend journal (manifest v1).
  *

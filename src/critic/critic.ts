@@ -57,7 +57,7 @@ export function criticRequest(goal: Goal, plan: Plan, gateFindings: readonly Gat
 /**
  * Ask the critic to audit the whole plan. Never throws for a model failure: that is an unavailable
  * audit. `providerError` says what went wrong when the provider never answered (the trial is then
- * an error, DESIGN.md §6); it is null for every other outcome.
+ * an error, docs/design.md §6); it is null for every other outcome.
  */
 export async function runCritic(
   goal: Goal,

@@ -43,7 +43,7 @@ interface ClaimRule {
 const isOutputCheckOf = (v: Task, t: Task) =>
   v.kind === "verify" && v.verifies?.task === t.id && v.verifies.subject === "mutation_output";
 
-/** The evidence table of DESIGN.md §5, one rule per claim kind. */
+/** The evidence table of docs/design.md §5, one rule per claim kind. */
 const CLAIMS: Record<string, ClaimRule> = {
   misordered: {
     tasks: 2,
@@ -146,7 +146,7 @@ const CLAIMS: Record<string, ClaimRule> = {
 };
 
 /**
- * Check a critic finding's evidence against the plan (DESIGN.md §5). Pure. A reference to a task
+ * Check a critic finding's evidence against the plan (docs/design.md §5). Pure. A reference to a task
  * the plan does not have outranks everything; otherwise the claim's own rule decides, and a claim
  * the table does not know, or with the wrong number of tasks or facts, is uncheckable.
  */

@@ -24,7 +24,7 @@ export type CriticItem =
   | { index: number; finding: null; malformed: string; raw: unknown };
 
 /**
- * A critic response read item by item (DESIGN.md §5), before it is summed up as an audit. An
+ * A critic response read item by item (docs/design.md §5), before it is summed up as an audit. An
  * unusable one keeps the items it had (all malformed, or none when there was no findings array).
  */
 type CriticReading =
@@ -59,7 +59,7 @@ function strayReferences(item: Record<string, unknown>, evidence: CriticEvidence
 }
 
 /**
- * `critic:family:task_id:claim:evidence tasks:evidence facts` (DESIGN.md §6). The facts are part of
+ * `critic:family:task_id:claim:evidence tasks:evidence facts` (docs/design.md §6). The facts are part of
  * the key, so a finding about other facts is another blocker and cannot stand in for this one.
  */
 function criticKey(f: Pick<NormalizedFinding, "family" | "task_id" | "evidence">): string {
@@ -68,7 +68,7 @@ function criticKey(f: Pick<NormalizedFinding, "family" | "task_id" | "evidence">
 }
 
 /**
- * Why an entry of a findings array is malformed and must be dropped (DESIGN.md §5); null when it is
+ * Why an entry of a findings array is malformed and must be dropped (docs/design.md §5); null when it is
  * well-formed. A message of blanks is not empty: dropping it would drop the blocker it carries (its
  * family, severity and evidence are what code judges, never its prose), and with another finding
  * well-formed beside it the audit would read clean.
@@ -82,7 +82,7 @@ function malformedReason(item: unknown): string | null {
 /**
  * A dropped item that meant to block: an object whose raw severity reads blocker once lower-cased
  * and trimmed (as rule 1 reads it). Code cannot tell on what it meant to block, so the answer fails
- * closed (DESIGN.md §5) instead of losing the blocker.
+ * closed (docs/design.md §5) instead of losing the blocker.
  */
 const isMalformedBlocker = (item: unknown): boolean => malformedReason(item) !== null && isRecord(item) && fold(item.severity) === "blocker";
 
@@ -90,7 +90,7 @@ const EVERY_FINDING_MALFORMED = "every finding is malformed (each needs to be an
 const MALFORMED_BLOCKER = "a blocker is malformed, so what it blocks is unknown (each finding needs to be an object with a non-empty message)";
 
 /**
- * Why a findings array is no audit (DESIGN.md §5): a malformed blocker among its items, or items
+ * Why a findings array is no audit (docs/design.md §5): a malformed blocker among its items, or items
  * of which every one is malformed. null when an audit may rest on it: empty, or with at least one
  * well-formed finding and no malformed blocker.
  */
@@ -101,7 +101,7 @@ export function unusableFindings(findings: readonly unknown[]): string | null {
 }
 
 /**
- * Normalize one finding: the five rules of DESIGN.md §5, in order, on the current values, each
+ * Normalize one finding: the five rules of docs/design.md §5, in order, on the current values, each
  * recorded at most once. Returns a reason string when the item is malformed and must be dropped.
  */
 export function normalizeFinding(goal: Goal, plan: Plan, raw: unknown): NormalizedFinding | string {
@@ -206,7 +206,7 @@ function auditOf(reading: CriticReading, rawText: string | null): CriticAudit {
   return { outcome: "ok", reason: null, raw_text: rawText, findings, malformed_findings: malformedCount(reading) };
 }
 
-/** Normalize a critic's raw answer into an audit (DESIGN.md §5). Pure; keeps the raw text. */
+/** Normalize a critic's raw answer into an audit (docs/design.md §5). Pure; keeps the raw text. */
 export function normalizeCriticResponse(goal: Goal, plan: Plan, rawText: string | null): CriticAudit {
   return auditOf(readCriticResponse(goal, plan, rawText), rawText);
 }

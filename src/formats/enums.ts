@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Enum accepted after lower-casing (DESIGN.md §3 field rules); anything else is invalid. */
+/** Enum accepted after lower-casing (docs/design.md §3 field rules); anything else is invalid. */
 export function lowerEnum<const T extends readonly [string, ...string[]]>(values: T) {
   return z.preprocess((v) => (typeof v === "string" ? v.toLowerCase() : v), z.enum(values));
 }
@@ -15,7 +15,7 @@ export const FAMILIES = [
 ] as const;
 export type Family = (typeof FAMILIES)[number];
 
-/** Families in which a critic blocker may block (DESIGN.md §5 rule 4). */
+/** Families in which a critic blocker may block (docs/design.md §5 rule 4). */
 export const BLOCKER_ELIGIBLE_FAMILIES: readonly Family[] = [
   "unsafe_sequencing",
   "weak_rollback",

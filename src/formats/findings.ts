@@ -14,7 +14,7 @@ export const GATE_IDS = [
 ] as const;
 export type GateId = (typeof GATE_IDS)[number];
 
-/** Every gate code with its gate and family (DESIGN.md §4). */
+/** Every gate code with its gate and family (docs/design.md §4). */
 export const GATE_CODES = {
   schema_invalid: { gate: "schema_valid", family: "feasibility" },
   dependency_cycle: { gate: "no_dep_cycles", family: "unsafe_sequencing" },
@@ -43,7 +43,7 @@ export function isGateCode(code: string): code is GateCode {
   return Object.hasOwn(GATE_CODES, code);
 }
 
-/** A domain pack's rules report as gate `pack.<pack name>` (DESIGN.md §4 keys: `pack.<name>:code:task_id:detail`). */
+/** A domain pack's rules report as gate `pack.<pack name>` (docs/design.md §4 keys: `pack.<name>:code:task_id:detail`). */
 export type PackGateId = `pack.${string}`;
 export const PACK_NAME_PATTERN = /^[a-z][a-z0-9-]*$/;
 /** A pack rule's gate code: its own namespace inside its pack, never a built-in code. */
@@ -93,7 +93,7 @@ export const EVIDENCE_STATUSES = ["supported", "contradicted", "unsupported_refe
 export type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
 
 /**
- * The critic's structured-output schema (DESIGN.md §5). family, severity and claim are free
+ * The critic's structured-output schema (docs/design.md §5). family, severity and claim are free
  * strings here on purpose: code, not the provider, judges them during normalization.
  */
 export const CriticEvidenceSchema = z.object({
@@ -136,7 +136,7 @@ export const NormalizedFindingSchema = z.strictObject({
   evidence_status: z.enum(EVIDENCE_STATUSES),
   evidence_reason: z.string(),
   normalization: z.array(z.enum(NORMALIZATION_RULES)),
-  /** `critic:family:task_id:claim:evidence tasks` (DESIGN.md §6). */
+  /** `critic:family:task_id:claim:evidence tasks` (docs/design.md §6). */
   key: z.string(),
 });
 export type NormalizedFinding = z.output<typeof NormalizedFindingSchema>;

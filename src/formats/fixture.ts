@@ -43,11 +43,11 @@ export const FixtureSchema = z.strictObject({
   plan: PlanSchema,
   seeded_defects: z.array(SeededDefectSchema).default([]),
   expected_gate_findings: z.array(ExpectedGateFindingSchema).default([]),
-  /** The correct full decision (DESIGN.md §6) under each tolerance, for a correct critic. */
+  /** The correct full decision (docs/design.md §6) under each tolerance, for a correct critic. */
   expected_verdict: z.strictObject({ strict: VerdictSchema, balanced: VerdictSchema }),
   /**
-   * What a correct critic's own verdict is under each tolerance (`critic_verdict`, DESIGN.md §6):
-   * `block` when one of its blockers blocks. The base of `critic_miss_rate` (DESIGN.md §10).
+   * What a correct critic's own verdict is under each tolerance (`critic_verdict`, docs/design.md §6):
+   * `block` when one of its blockers blocks. The base of `critic_miss_rate` (docs/design.md §10).
    */
   expected_critic_verdict: z.strictObject({ strict: CriticVerdictSchema, balanced: CriticVerdictSchema }),
 });

@@ -3,7 +3,7 @@ import { CATEGORIES, FAMILIES, REPLAN_POLICIES, RISK_TOLERANCES, ESCALATION_REAS
 
 export const ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
-/** An explicit null means absent (DESIGN.md §3), so optional fields accept null. */
+/** An explicit null means absent (docs/design.md §3), so optional fields accept null. */
 const nullish = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
 
 const ConstraintsSchema = z

@@ -37,7 +37,7 @@ const SessionSchema = z.strictObject({
 });
 export type Session = z.output<typeof SessionSchema>;
 
-/** `manifest.json` (DESIGN.md §8), validated when read back by resume and merge. */
+/** `manifest.json` (docs/design.md §8), validated when read back by resume and merge. */
 export const ManifestSchema = z.strictObject({
   schema_version: z.literal(MANIFEST_SCHEMA_VERSION, { error: `expected ${MANIFEST_SCHEMA_VERSION} (a manifest of another fieldtest version)` }),
   run_id: z.string(),
@@ -78,7 +78,7 @@ export const ManifestSchema = z.strictObject({
   canary: z.strictObject({ ok: z.boolean(), failures: z.array(z.string()), results: z.unknown() }).nullable(),
   sessions: z.array(SessionSchema),
   /**
-   * The run's spend over every session, from its journal (DESIGN.md §8); `cost_usd_is_lower_bound`
+   * The run's spend over every session, from its journal (docs/design.md §8); `cost_usd_is_lower_bound`
    * marks a cost that is not whole. null: the run has no journal (an imported run), its spend is unknown.
    */
   spend: SpendSchema.nullable(),

@@ -106,7 +106,7 @@ export type PlanInput = z.input<typeof PlanSchema>;
 export type Task = z.output<typeof TaskSchema>;
 export type Precondition = z.output<typeof PreconditionSchema>;
 
-/** A task is high-blast when risk or blast radius is high/critical, or it is irreversible (DESIGN.md §3). */
+/** A task is high-blast when risk or blast radius is high/critical, or it is irreversible (docs/design.md §3). */
 export function isHighBlast(t: Task): boolean {
   return isHighLevel(t.risk) || isHighLevel(t.blast_radius) || t.reversibility === "irreversible";
 }

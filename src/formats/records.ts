@@ -6,7 +6,7 @@ import { PlanSchema } from "./plan.ts";
 export const ROLES = ["planner", "critic"] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Request-side decision context of one LLM call (DESIGN.md §7). Unset parameters are null. */
+/** Request-side decision context of one LLM call (docs/design.md §7). Unset parameters are null. */
 export const DecisionContextSchema = z.strictObject({
   provider: z.string(),
   base_url: z.string().nullable(),
@@ -103,7 +103,7 @@ const ROUND_DECISIONS = ["approve", "revise", "escalate"] as const;
 const RoundRecordSchema = z.strictObject({
   index: z.number().int().min(0),
   plan: PlanSchema,
-  /** SHA-256 of the plan's structural content (DESIGN.md §6). */
+  /** SHA-256 of the plan's structural content (docs/design.md §6). */
   structural_hash: z.string(),
   gate_findings: z.array(GateFindingSchema),
   repairs: z.array(RepairNoteSchema),
@@ -113,7 +113,7 @@ const RoundRecordSchema = z.strictObject({
   carried_forward: z.array(NormalizedFindingSchema),
   /**
    * Critic blockers in force after the previous round that lapsed on this plan because a task they
-   * cite is gone (renamed or removed), each with that old task id (DESIGN.md §6). Absent from
+   * cite is gone (renamed or removed), each with that old task id (docs/design.md §6). Absent from
    * records written before it was recorded, and from imported ones.
    */
   carry_forward_lapsed: z.array(z.strictObject({ key: z.string(), task_id: z.string() })).optional(),
@@ -179,7 +179,7 @@ const EngineTrialSchema = z.strictObject({
 });
 export type EngineTrial = z.output<typeof EngineTrialSchema>;
 
-/** The identifying head of a trial line (DESIGN.md §8): its first fields, checked before the rest. */
+/** The identifying head of a trial line (docs/design.md §8): its first fields, checked before the rest. */
 export const TrialHeadSchema = z.looseObject({
   schema_version: z.literal(TRIAL_SCHEMA_VERSION),
   suite: z.enum(SUITES),
@@ -188,10 +188,10 @@ export const TrialHeadSchema = z.looseObject({
   status: z.enum(TRIAL_STATUSES),
 });
 
-/** One line of trials.jsonl: one finished trial (DESIGN.md §8). */
+/** One line of trials.jsonl: one finished trial (docs/design.md §8). */
 export const TrialRecordSchema = z.strictObject({
   ...TrialHeadSchema.shape,
-  /** The first escalation reason by DESIGN.md §6 order; null when approved. */
+  /** The first escalation reason by docs/design.md §6 order; null when approved. */
   escalation_reason: z.enum(ESCALATION_REASONS).nullable(),
   /** Every reason that applied (includes critic_unavailable / planner_unavailable whenever they happened). */
   escalation_reasons: z.array(z.enum(ESCALATION_REASONS)),
@@ -236,7 +236,7 @@ export type EngineOutcome = Pick<
 export const SPEND_SCHEMA_VERSION = 1;
 
 /**
- * One line of a run's spend journal (DESIGN.md §8), written as a provider send leaves ("sent") and
+ * One line of a run's spend journal (docs/design.md §8), written as a provider send leaves ("sent") and
  * as it returns ("returned"), paired by (session, id). A send with no return was in flight when
  * its process died: it counts as a call, and its cost is unknown unless the provider is the sim.
  */

@@ -3,11 +3,11 @@ import { SUITES } from "./records.ts";
 import { MetricCoreSchema } from "./summary.ts";
 import { VERDICT_CATEGORIES } from "../metrics/trial-facts.ts";
 
-/** `{value, ci_low, ci_high, n_items, n_trials}` (DESIGN.md §10), with `numerator`/`denominator` on rates of events. */
+/** `{value, ci_low, ci_high, n_items, n_trials}` (docs/design.md §10), with `numerator`/`denominator` on rates of events. */
 const MetricSchema = MetricCoreSchema;
 export type Metric = z.output<typeof MetricSchema>;
 
-/** The request-side decision context of one role, as the run's manifest records it (DESIGN.md §7). */
+/** The request-side decision context of one role, as the run's manifest records it (docs/design.md §7). */
 const RoleContextSchema = z.strictObject({
   provider: z.string().nullable(),
   base_url: z.string().nullable(),
@@ -130,7 +130,7 @@ export const SnapshotSchema = z.strictObject({
   decision_context: z.record(z.string(), RoleContextSchema.nullable()),
   /**
    * Per role, every model name its answers reported (sorted; null reports left out): what the
-   * provider said it served, kept beside the decision context and never in it (DESIGN.md §7). A
+   * provider said it served, kept beside the decision context and never in it (docs/design.md §7). A
    * requested alias that a provider moved to a new snapshot shows here, not in the request.
    * Absent in a baseline published before it was recorded: then there is nothing to compare.
    */

@@ -5,7 +5,7 @@ import { SpendSchema } from "./records.ts";
 export const SUMMARY_SCHEMA_VERSION = 2;
 
 /**
- * `{value, ci_low, ci_high, n_items, n_trials}` (DESIGN.md §10); null when unknown. Rates of
+ * `{value, ci_low, ci_high, n_items, n_trials}` (docs/design.md §10); null when unknown. Rates of
  * events also carry `numerator` (events) and `denominator` (the units they are counted over),
  * which exact floors and the zero-reference drift test need.
  */
@@ -46,7 +46,7 @@ const RunSpendSchema = z.strictObject({ ...SpendSchema.shape, sessions: z.array(
 export type RunSpend = z.output<typeof RunSpendSchema>;
 
 /**
- * `summary.json` (DESIGN.md §10): the metrics summary with the run's identity, its spend and the
+ * `summary.json` (docs/design.md §10): the metrics summary with the run's identity, its spend and the
  * per-item reductions. Keys that later releases add are allowed; the ones read here are typed.
  */
 export const SummaryFileSchema = z.looseObject({

@@ -15,7 +15,7 @@ import { verificationPresent } from "./verification-present.ts";
 import type { CompiledPack } from "../packs/compile.ts";
 import { attributeOwners, packFindings } from "../packs/evaluate.ts";
 
-/** The gates in their fixed run order (DESIGN.md §4). Bump a version whenever its gate's output can change. */
+/** The gates in their fixed run order (docs/design.md §4). Bump a version whenever its gate's output can change. */
 const GATES: readonly { id: GateId; version: number; run: Gate }[] = [
   { id: "schema_valid", version: 1, run: schemaValid },
   { id: "no_dep_cycles", version: 1, run: noDepCycles },

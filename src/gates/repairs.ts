@@ -14,7 +14,7 @@ interface RepairResult {
 }
 
 /**
- * The deterministic repairs of DESIGN.md §4, at most one per call: the topological reorder when
+ * The deterministic repairs of docs/design.md §4, at most one per call: the topological reorder when
  * every blocker is `order_violates_dependency` and there is no cycle, otherwise the precondition
  * closer. A repair only moves tasks (it never invents one) and is adopted only when the re-run gates
  * say it helped. `gates` are the options the findings were made with (the enabled packs), so the

@@ -4,7 +4,7 @@ import type { PlanGraph } from "../graph/plan-graph.ts";
 import { gateFinding, listIds, type Gate } from "./finding.ts";
 
 /**
- * Does something provide `item`, a rollback requirement of the task at `pos` (DESIGN.md §4,
+ * Does something provide `item`, a rollback requirement of the task at `pos` (docs/design.md §4,
  * `rollback_requires_unestablished`)? A goal fact; established or produced by a task that runs
  * before it; or named in the mutates or destroys of any task (then it is a resource of the plan's
  * world). The critic's `unestablished_fact` claim on a rollback requirement asks exactly this

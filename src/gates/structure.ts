@@ -4,7 +4,7 @@ import { TASK_ID_PATTERN, type Plan } from "../formats/plan.ts";
 import { graphOf } from "../graph/plan-graph.ts";
 import { gateFinding, type Gate } from "./finding.ts";
 
-/** One broken structural rule of DESIGN.md §3, located by key path. */
+/** One broken structural rule of docs/design.md §3, located by key path. */
 export interface StructuralViolation {
   /** `tasks[3].verifies`, `dependencies[2].to`, `goal_id`. */
   path: string;
@@ -18,7 +18,7 @@ export interface StructuralViolation {
 }
 
 /**
- * The structural rules of DESIGN.md §3 (everything the zod schema cannot say alone), in the order
+ * The structural rules of docs/design.md §3 (everything the zod schema cannot say alone), in the order
  * of the plan's fields. A plan file breaking any of them is invalid input; inside the loop each
  * becomes a `schema_invalid` blocker.
  */

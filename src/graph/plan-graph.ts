@@ -5,7 +5,7 @@ import type { Plan, Task } from "../formats/plan.ts";
  * `runsBefore` is O(1). Every gate, repair and evidence check asks this module instead of
  * re-deriving order itself.
  *
- * "A runs before B" (DESIGN.md §3): A is listed before B and they do not share a parallel group.
+ * "A runs before B" (docs/design.md §3): A is listed before B and they do not share a parallel group.
  * Dependencies whose endpoints are not tasks of the plan are ignored here (schema_valid reports
  * them); duplicate edges count once.
  */
@@ -229,7 +229,7 @@ export class PlanGraph {
   private cyclesCache: number[][] | undefined;
 
   /**
-   * "a depends on b" (DESIGN.md §5): a hard edge b → a, or a precondition of a that b
+   * "a depends on b" (docs/design.md §5): a hard edge b → a, or a precondition of a that b
    * establishes (named or not), or a is a verify task with subject `mutation_output` whose
    * verifies.task is b. A pre-state or constraint check must run before its mutation (§4), so it
    * never depends on it.

@@ -22,7 +22,7 @@ interface CarriedForward {
 }
 
 /**
- * Carry-forward (DESIGN.md §6): which earlier critic blockers are in force on a revised plan. Each
+ * Carry-forward (docs/design.md §6): which earlier critic blockers are in force on a revised plan. Each
  * is re-checked on the new plan. One with supported evidence is in force in every round whose plan
  * supports it, whether or not the critic repeats it: an edit elsewhere cannot clear it, nor can a
  * revision that removes its task (the claim then names no task) followed by one that puts it

@@ -15,7 +15,7 @@ interface CriticTrialDeps {
 }
 
 /**
- * A critic-only trial on a boundary fixture (DESIGN.md §6): the frozen plan is gated (no repairs:
+ * A critic-only trial on a boundary fixture (docs/design.md §6): the frozen plan is gated (no repairs:
  * it is frozen), the critic reviews it whatever the gates say, with the gate findings in its
  * context. `critic_verdict` is the critic's own say under the fixture goal's tolerance; `verdict`
  * is the full decision of a single round that cannot be revised, so an escalation names who

@@ -3,7 +3,7 @@ import type { GateFinding, NormalizedFinding } from "../formats/findings.ts";
 import type { CriticAudit, CriticVerdict } from "../formats/records.ts";
 
 /**
- * Does a normalized critic finding block (DESIGN.md §6)? Only blockers can. Under strict a blocker
+ * Does a normalized critic finding block (docs/design.md §6)? Only blockers can. Under strict a blocker
  * blocks unless its evidence was rejected; under balanced only supported evidence blocks. The
  * evidence guard also covers carried-forward blockers, whose evidence is re-checked on each plan.
  */
@@ -34,7 +34,7 @@ interface RoundJudgement {
 }
 
 /**
- * Judge one round (DESIGN.md §6): a gate blocker always blocks; a critic blocker blocks as
+ * Judge one round (docs/design.md §6): a gate blocker always blocks; a critic blocker blocks as
  * `criticBlocks` says; warnings and info never block; an unavailable critic fails closed.
  */
 export function judgeRound(input: RoundInput): RoundJudgement {

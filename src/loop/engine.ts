@@ -55,7 +55,7 @@ const plannerFailure = (result: Extract<PlannerResult, { ok: false }>): Escalati
 const providerError = (result: Extract<PlannerResult, { ok: false }>): string | null => (result.outcome === "provider_error" ? result.error : null);
 
 /**
- * Run the engine on one goal (DESIGN.md §6): the planner drafts, each round gates, repairs and
+ * Run the engine on one goal (docs/design.md §6): the planner drafts, each round gates, repairs and
  * (by mode) critiques the plan, code decides, and the planner revises until the plan is approved
  * or an escalation reason applies. Model failures never throw: they are escalations (and a
  * provider that never answered makes the outcome an error). The per-goal budget is asked before

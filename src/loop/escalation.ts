@@ -23,7 +23,7 @@ const sameSet = (a: readonly string[], b: readonly string[]) => {
 };
 
 /**
- * Every escalation reason that applies after a failing round, in the order of DESIGN.md §6
+ * Every escalation reason that applies after a failing round, in the order of docs/design.md §6
  * (the first is the trial's reason). Empty: the loop may revise. Pure.
  */
 export function failingRoundReasons(ctx: FailingRoundContext): EscalationReason[] {

@@ -3,10 +3,10 @@ import type { CallRecord, CriticVerdict, EngineOutcome, RoundRecord } from "../f
 
 /**
  * The engine's result from its rounds and calls. Approved exactly when no escalation reason
- * applied; the trial's reason is the first in the order of DESIGN.md §6. A role whose provider
+ * applied; the trial's reason is the first in the order of docs/design.md §6. A role whose provider
  * never answered (`providerError`, what went wrong) measured nothing about the model: the engine
  * still fails closed (verdict escalate, the unavailable role as its reason), but the trial's
- * status is `error` (DESIGN.md §6, model failure versus infrastructure failure).
+ * status is `error` (docs/design.md §6, model failure versus infrastructure failure).
  */
 export function engineOutcome(
   rounds: RoundRecord[],

@@ -14,7 +14,7 @@ function structuralTasks(plan: Plan): unknown[] {
 const dependencyTexts = (plan: Plan): string[] => [...new Set(plan.dependencies.map((d) => canonicalJson(d)))].sort();
 
 /**
- * A plan's structural content (DESIGN.md §6): its tasks and dependencies without the prose
+ * A plan's structural content (docs/design.md §6): its tasks and dependencies without the prose
  * and without the plan header (`id`, `version`, `parent_id`). Two plans with equal content
  * behave identically under every gate.
  */

@@ -4,7 +4,7 @@ import type { ItemTrials } from "./items.ts";
 
 /**
  * An unavailable role is a measured model behaviour only when the provider answered: an error
- * trial (provider_error) measured nothing and counts in trial_error_rate alone (DESIGN.md §6).
+ * trial (provider_error) measured nothing and counts in trial_error_rate alone (docs/design.md §6).
  */
 export const answered = (t: TrialRecord) => t.status !== "error";
 

@@ -726,7 +726,7 @@ export function metricInfo(name: string): MetricInfo {
   return { name, direction: def.direction, meaning: `${def.meaning}${part}` };
 }
 
-/** The metrics to show first, in this order (DESIGN.md §10); a report shows those its summary has. */
+/** The metrics to show first, in this order (docs/design.md §10); a report shows those its summary has. */
 export const HEADLINE_METRICS: readonly string[] = METRIC_DEFS.filter((d) => d.headline !== null)
   .sort((a, b) => a.headline! - b.headline!)
   .map((d) => d.id);

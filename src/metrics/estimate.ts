@@ -49,7 +49,7 @@ function noFalseCertainty(m: MetricValue, range: readonly [number, number], conf
 }
 
 /**
- * The interval of a rate that saw no event, or only events, among `units` (DESIGN.md §10): the
+ * The interval of a rate that saw no event, or only events, among `units` (docs/design.md §10): the
  * exact one-sided bound, never [0, 0] or [1, 1]; a signed rate at 0 is bounded on both sides.
  * null when the value is not at such an edge or the metric is not a rate.
  */

@@ -53,7 +53,7 @@ function blockerFamilies(round: RoundRecord): Set<string> {
   return families;
 }
 
-/** DESIGN.md §2: the expect block of a corpus goal, judged on one engine trial's final round. */
+/** docs/design.md §2: the expect block of a corpus goal, judged on one engine trial's final round. */
 export function goalChecks(goal: CorpusGoal, trial: TrialRecord): Check[] {
   const { expect } = goal;
   const got = trial.status === "approved" ? "approve" : "escalate";

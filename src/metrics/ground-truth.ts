@@ -22,7 +22,7 @@ export function hasCriticalDefect(fixture: Fixture): boolean {
   });
 }
 
-/** The engine approved a plan: its full decision (DESIGN.md §6), whoever could have blocked it. */
+/** The engine approved a plan: its full decision (docs/design.md §6), whoever could have blocked it. */
 export const approvedByEngine = (t: TrialRecord) => t.verdict === "approve";
 /** The critic let the plan through: none of its own blockers blocks. */
 export const passedByCritic = (t: TrialRecord) => t.critic_verdict === "pass";

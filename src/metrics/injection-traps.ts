@@ -16,7 +16,7 @@ interface Pair {
 /**
  * The paired injection effect of one trap: its critic_verdict disagreement with its control minus
  * the control's own trial-to-trial disagreement, so that pure sampling noise reads 0 in
- * expectation (DESIGN.md §10 `injection_effect`). null when the control has fewer than two
+ * expectation (docs/design.md §10 `injection_effect`). null when the control has fewer than two
  * counted trials or the trap none.
  */
 export function pairedEffect(trap: readonly number[], control: readonly number[]): number | null {

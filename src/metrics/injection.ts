@@ -3,7 +3,7 @@ import { countedVerdictCounts, type ItemTrials } from "./items.ts";
 import { pairedEffect, passRate } from "./injection-traps.ts";
 
 /**
- * One (injection twin, control) pair's verdict terms (DESIGN.md §10), each a per-pair value of its
+ * One (injection twin, control) pair's verdict terms (docs/design.md §10), each a per-pair value of its
  * metric: the raw shift Q^AB, the twin's critic_verdict disagreement with its control over all
  * N_twin × N_control pairs of trials (`injection_verdict_shift.raw`, sampling noise included); the
  * effect Q^AB − Q_control, the control's own unbiased disagreement taken off so that pure noise

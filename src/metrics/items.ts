@@ -103,7 +103,7 @@ export function summarizeItem(item: ItemTrials): ItemSummary {
   const reasons: Record<string, number> = {};
   for (const t of item.trials) {
     tally([verdictLabel(t)], verdicts);
-    // An error trial's blockers and reasons are the outage's, not the item's (DESIGN.md §6).
+    // An error trial's blockers and reasons are the outage's, not the item's (docs/design.md §6).
     if (t.status === "error") continue;
     tally(new Set(t.escalation_reasons), reasons);
     if (!isCounted(t)) continue;

@@ -31,11 +31,11 @@ function perGoalMean(items: readonly ItemTrials[], value: (t: TrialRecord) => nu
 }
 
 /**
- * Engine operations per corpus goal (DESIGN.md §10 operational keys). Latency quantiles pool
+ * Engine operations per corpus goal (docs/design.md §10 operational keys). Latency quantiles pool
  * trials of one status; per-goal means reduce each goal over its trials first. Blockers are
  * distinct keys over all rounds of a decided trial (approved or escalated); escalations are per
  * 100 decided trials by every recorded reason; carry-forward lapses (critic blockers escaped
- * because their task is gone, DESIGN.md §6) are per 100 decided trials that record them; LLM
+ * because their task is gone, docs/design.md §6) are per 100 decided trials that record them; LLM
  * calls count transport attempts of every trial.
  */
 export function engineOperational(goals: readonly ItemTrials[], ctx: EstimateContext): MetricMap {

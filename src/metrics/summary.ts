@@ -20,7 +20,7 @@ export interface Summary {
     /** Items in the trials with no fixture or goal definition: ground-truth metrics skip them. */
     unmatched_items: string[];
   };
-  /** `metrics.<name>` (DESIGN.md §10, METHODOLOGY.md §3–4). */
+  /** `metrics.<name>` (docs/design.md §10, METHODOLOGY.md §3–4). */
   metrics: MetricMap;
   /** Intended × observed family counts behind family_migration_rate. */
   family_confusion: FamilyConfusion;

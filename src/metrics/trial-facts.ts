@@ -55,7 +55,7 @@ export function plannerWasUnavailable(trial: Pick<TrialRecord, "escalation_reaso
  * The trial's verdict label: critic_verdict or status, including the uncounted outcomes. An
  * infrastructure error is `error` in both schemes, never an unavailable critic. An engine trial
  * whose critic or planner was unavailable is `unavailable`: its escalation is the outage, not a
- * decision, and DESIGN.md §10 keeps critic-unavailable trials out of verdict agreement (the same
+ * decision, and docs/design.md §10 keeps critic-unavailable trials out of verdict agreement (the same
  * reasoning holds for the planner).
  */
 export function verdictLabel(trial: TrialRecord): string {

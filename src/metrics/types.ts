@@ -29,7 +29,7 @@ export interface MetricsOptions {
 export type IntervalMethod = "t_clustered" | "paired_t" | "wilson" | "cluster_bootstrap" | "clopper_pearson" | "poisson_exact" | "none";
 
 /**
- * One metric (DESIGN.md §10). value is null when it cannot be computed (no item qualifies); the
+ * One metric (docs/design.md §10). value is null when it cannot be computed (no item qualifies); the
  * interval is null below two items. n_items and n_trials count what entered the value.
  */
 export interface MetricValue {

@@ -44,7 +44,7 @@ function render(rule: CompiledRule, bindings: Record<string, unknown>): string {
  * Judge a plan with one pack (pure). Each per-task rule runs once per task in list order and
  * reports that task; a plan rule runs once and reports no task. A rule sees only the prose-free
  * view of the plan (src/packs/view.ts), so descriptions, rollback actions and the goal's text
- * cannot move a finding. Keys are `pack.<name>:<code>:<task>:` (DESIGN.md §4); a mistyped attribute
+ * cannot move a finding. Keys are `pack.<name>:<code>:<task>:` (docs/design.md §4); a mistyped attribute
  * is `pack.<name>:attribute_mistyped:<task>:<attribute>`.
  */
 export function judgePlan(goal: Goal, plan: Plan, pack: CompiledPack, owners: AttributeOwners = attributeOwners([pack])): PackJudgement {

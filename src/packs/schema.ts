@@ -3,7 +3,7 @@ import { FAMILIES } from "../formats/enums.ts";
 import { PACK_CODE_PATTERN, PACK_NAME_PATTERN } from "../formats/findings.ts";
 import { ATTRIBUTE_NAME_PATTERN } from "../formats/plan.ts";
 
-/** The value types a task attribute may have (DESIGN.md §3 `attributes`). */
+/** The value types a task attribute may have (docs/design.md §3 `attributes`). */
 const ATTRIBUTE_TYPES = ["string", "number", "boolean", "string_list"] as const;
 export type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
 

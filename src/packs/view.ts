@@ -7,7 +7,7 @@ import { T, type CelType } from "./types.ts";
  * What a pack rule sees: the goal and the plan without their prose (no title, no description, no
  * rollback action, no plan id or version), so that no wording can move a pack finding, plus three
  * derived facts per task: `index` (list position), `step` (tasks of one parallel group share a
- * step; "a runs before b" is `a.step < b.step`) and `high_blast` (DESIGN.md §3); and per plan
+ * step; "a runs before b" is `a.step < b.step`) and `high_blast` (docs/design.md §3); and per plan
  * `first_step`, the step of the first task of each kind present. Absent optional
  * values are null, absent lists are []. A task's `attributes` hold exactly the attributes the pack
  * declares: null (a string_list: []) when the task does not set one.

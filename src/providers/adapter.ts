@@ -13,7 +13,7 @@ export interface Conversation {
   corrections: { rawText: string; feedback: string }[];
 }
 
-/** The request-side facts the decision context reads back from a wire request (DESIGN.md §7). */
+/** The request-side facts the decision context reads back from a wire request (docs/design.md §7). */
 export interface WireFacts {
   model: string;
   temperature: number | null;

@@ -5,7 +5,7 @@ import { textMemo } from "../text-memo.ts";
 import type { ProviderAdapter } from "./adapter.ts";
 
 /**
- * The decision context of DESIGN.md §7, read from the wire body the client is about to send (never
+ * The decision context of docs/design.md §7, read from the wire body the client is about to send (never
  * from a response). The user template is the one input the wire cannot carry, so it comes from the
  * request; a body another program built (an engine behind the proxy) has none: null.
  */

@@ -43,7 +43,7 @@ export function sdkEndpoint(url: string): { baseURL: string; defaultQuery?: Reco
   return { baseURL: withoutCredentials(url), ...(Object.keys(query).length > 0 ? { defaultQuery: query } : {}) };
 }
 
-/** The effective endpoint as recorded (DESIGN.md §7): scheme, host, port and path; never credentials or query. */
+/** The effective endpoint as recorded (docs/design.md §7): scheme, host, port and path; never credentials or query. */
 export function publicBaseUrl(url: string): string {
   return withoutCredentials(url).replace(/\/+$/, "");
 }

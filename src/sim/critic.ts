@@ -19,7 +19,7 @@ interface PerceivedDefect {
 
 export type GateRunner = (goal: Goal, plan: Plan) => GateFinding[];
 
-/** Where an advisory-family report of a real defect goes (DESIGN.md §5: not blocker-eligible). */
+/** Where an advisory-family report of a real defect goes (docs/design.md §5: not blocker-eligible). */
 const MIGRATION_FAMILIES = ["risk", "missing_steps"] as const;
 
 const VERIFICATION_ORDER_CODES: ReadonlySet<string> = new Set<GateCode>([
@@ -38,7 +38,7 @@ function unestablishedFact(goal: Goal, g: PlanGraph, taskId: string): string | u
     .find((f) => !goal.constraints.facts.includes(f) && !g.anyRunsBefore(g.whoEstablishes(f), pos));
 }
 
-/** The evidence a careful critic gives for a gate's finding (DESIGN.md §5 claims); `other` when none fits. */
+/** The evidence a careful critic gives for a gate's finding (docs/design.md §5 claims); `other` when none fits. */
 function claimForGateFinding(goal: Goal, g: PlanGraph, f: GateFinding): Claim {
   const t = f.task_id;
   const other: Claim = { claim: "other", tasks: t ? [t] : [], facts: [] };

@@ -13,7 +13,7 @@ function agreeingPairs(counts: readonly number[]): number {
 }
 
 /**
- * Q_i = 1 − Σ_c n_ic(n_ic − 1) / (N_i(N_i − 1)) (DESIGN.md §10): the unbiased probability that two
+ * Q_i = 1 − Σ_c n_ic(n_ic − 1) / (N_i(N_i − 1)) (docs/design.md §10): the unbiased probability that two
  * distinct trials of the item disagree. null when the item has fewer than two trials.
  */
 export function pairwiseDisagreement(counts: readonly number[]): number | null {

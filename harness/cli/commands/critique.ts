@@ -39,7 +39,7 @@ function itemLine(item: CriticItem, tolerance: RiskTolerance): string {
 }
 
 /**
- * What `critique` prints and exits with for a recorded response (DESIGN.md §9). Pure: an
+ * What `critique` prints and exits with for a recorded response (docs/design.md §9). Pure: an
  * unusable response fails closed (exit 1), exactly as inside the loop.
  */
 export function critiqueReport(goal: Goal, plan: Plan, rawText: string, json: boolean): { output: string; exitCode: number } {

@@ -3,7 +3,7 @@ import type { CallRecord } from "../../../src/formats/records.ts";
 import { incompleteFinish } from "../../../src/providers/incomplete.ts";
 import type { LogEntry } from "./schema.ts";
 
-/** Stands where DESIGN.md §7 wants a hash the predecessor's log cannot give (never a made-up hash). */
+/** Stands where docs/design.md §7 wants a hash the predecessor's log cannot give (never a made-up hash). */
 export const NOT_RECORDED = "not_recorded";
 
 /** Request fields the predecessor's LoggingProvider did not write (predecessor-notes.md §7.4): null or NOT_RECORDED. */
@@ -56,7 +56,7 @@ export function systemPromptHash(entry: LogEntry): string {
   return system.length === 0 ? NOT_RECORDED : sha256(system.join("\n"));
 }
 
-/** One logged call as a CallRecord (DESIGN.md §7): hashes from the logged messages, unlogged fields null and listed. Pure. */
+/** One logged call as a CallRecord (docs/design.md §7): hashes from the logged messages, unlogged fields null and listed. Pure. */
 export function toCallRecord(entry: LogEntry, place: CallPlace): ImportedCallRecord {
   const system = textOf(entry, "system");
   const user = textOf(entry, "user");

@@ -48,7 +48,7 @@ const NEGATION = /\b(not|never|no longer)\b|n't\b/i;
  * "A … before … B" (A is placed before B) and "A must … after … B" (A has to wait for B): the
  * message names exactly two plan tasks, and the text between the first mention of each holds
  * exactly one ordering word and no negation. The first task named is a, the second b
- * (DESIGN.md §5): claim `misordered` [a, b]. The other readings ("A must finish before B",
+ * (docs/design.md §5): claim `misordered` [a, b]. The other readings ("A must finish before B",
  * "A runs after B") name the prerequisite first or describe the plan, so they are not extracted.
  */
 function orderingClaim(message: string, mentions: Mention[]): ExtractedClaim | null {

@@ -10,7 +10,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 /**
  * One predecessor finding ({heuristic_family, severity, task_id, message, suggested_fix}) as a
- * DESIGN.md §5 raw finding, its evidence extracted from the message. Anything that is not an
+ * docs/design.md §5 raw finding, its evidence extracted from the message. Anything that is not an
  * object passes through unchanged, so the normalizer counts it as malformed like any other.
  */
 function toRawFinding(item: unknown, taskIds: readonly string[]): unknown {

@@ -28,7 +28,7 @@ const UNMAPPED_REASON: Record<string, string> = {
 };
 
 /**
- * A predecessor goal and its assertions in corpus-goal form (DESIGN.md §2). Pure. Every key that
+ * A predecessor goal and its assertions in corpus-goal form (docs/design.md §2). Pure. Every key that
  * has no meaning in fieldtest is named in a note; the returned string is why the goal cannot be
  * imported at all (it then fails fieldtest's own goal schema).
  */

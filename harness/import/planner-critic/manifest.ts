@@ -111,7 +111,7 @@ function recordedRole(model: string, system: string | null) {
 }
 
 /**
- * The manifest of an imported run (DESIGN.md §8), valid under the run manifest schema so every
+ * The manifest of an imported run (docs/design.md §8), valid under the run manifest schema so every
  * command reads it like any other. Its config describes the recorded run where the logs say so
  * (models, round cap) and fieldtest's defaults elsewhere; `fingerprint.import` says which is which.
  */

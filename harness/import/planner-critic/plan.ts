@@ -29,7 +29,7 @@ interface ConvertedPlan {
   inventedTaskIds: string[];
 }
 
-/** A predecessor PlanVersion in DESIGN.md §3 form. Pure. */
+/** A predecessor PlanVersion in docs/design.md §3 form. Pure. */
 export function convertPlan(source: PredecessorPlan): ConvertedPlan {
   const notes: ConversionNote[] = [];
   const ids = new Set(source.tasks.map((t) => t.id));
@@ -61,7 +61,7 @@ export function convertPlan(source: PredecessorPlan): ConvertedPlan {
     }
   });
   if (verifyIds.size > 0) notes.push(note("derived", "tasks[].verification", `synthetic verify tasks: ${[...verifyIds.values()].join(", ")}`));
-  if (source.branches.length > 0) notes.push(note("not_convertible", "branches", `${source.branches.length} branch(es) dropped: DESIGN.md §3 has no branches`));
+  if (source.branches.length > 0) notes.push(note("not_convertible", "branches", `${source.branches.length} branch(es) dropped: docs/design.md §3 has no branches`));
   return {
     plan: {
       id: source.id,

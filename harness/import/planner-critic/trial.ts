@@ -159,7 +159,7 @@ function timeSpan(placed: readonly PlacedCall[], fallback: string, notes: Conver
 }
 
 /**
- * One recorded engine run as a trial record (DESIGN.md §8). Pure. The planner's accepted answers
+ * One recorded engine run as a trial record (docs/design.md §8). Pure. The planner's accepted answers
  * delimit the rounds; each round's last critic call is its audit; the gates and the normalizer
  * rescore every recorded plan and critic answer.
  */
