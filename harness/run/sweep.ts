@@ -361,45 +361,28 @@ function refreshSpend(manifest: Manifest, tally: SpendTally, loggedLines: number
   manifest.spend = tally.total();
 }
 
+/** One session of a run as its steps share it: the heads hold one per trial key, the earlier records' and this session's. */
+interface SessionRun {
+  prep: Prepared;
+  session: Session;
+  heads: Map<string, TrialHead>;
+  host: SweepHost;
+}
+
 /** Runs the pending trials of a prepared run whose lock the caller holds. */
 async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: SweepHost, started: Date): Promise<number> {
   const { dir, resolved, manifest, spent: tally } = prep;
   refreshSpend(manifest, tally, prep.loggedLines);
-  const session: Session = {
-    id: `${manifest.sessions.length + 1}-${host.randomId()}`,
-    command: ["fieldtest", ...redactArgv(host.argv)],
-    started_at: started.toISOString(),
-    finished_at: null,
-    outcome: "running",
-    trials_written: 0,
-    log_lines_at_start: prep.loggedLines,
-    spend: NO_SPEND,
-  };
+  const session = newSession(prep, host, started);
   const before = tally.total();
   const journal = new SpendJournal(dir, session.id, host.now);
   const calls = new CallJournal(dir, session.id);
   const log = new TrialLog(dir);
-  manifest.sessions.push(session);
   const pending = pendingTrials(prep.owned, prep.recorded, cli.retryErrors === true);
-  // A completed run resumed with nothing left to run stays completed while this session rewrites
-  // its reports: a session killed meanwhile must not leave it marked running.
-  if (!(pending.length === 0 && manifest.state === "completed")) {
-    manifest.state = "running";
-    manifest.finished_at = null;
-  }
-  manifest.spend = before;
-  manifest.operational = { concurrency: resolved.operational.concurrency, budget_usd: resolved.operational.budgetUsd, max_calls: resolved.operational.maxCalls };
-  const saveManifest = () => writeJsonAtomic(join(dir, RUN_FILES.manifest), manifest);
-  saveManifest();
-  if (before.unknown_cost_calls > 0) {
-    host.stderr.write(`fieldtest: note: ${before.unknown_cost_calls} earlier call(s) have unknown cost (no usage reported, a timeout, or in flight at a crash); the run has spent ${formatSpend(before)}\n`);
-  }
+  markRunning(prep, session, pending, before, host);
+  const run: SessionRun = { prep, session, host, heads: new Map(prep.recorded.map((h) => [trialKey(h), h])) };
+  const answered = callsToAnswer(dir, pending, run.heads);
 
-  const heads = new Map(prep.recorded.map((h) => [trialKey(h), h]));
-  // A trial an earlier session cut off (a crash, Ctrl-C, a budget) runs again from its start, its
-  // answered calls taken from the call journal: only the call that was in flight is sent again.
-  const again = new Set(pending.map((t) => t.key).filter((key) => !heads.has(key)));
-  const answered = answeredCalls(readJournaledCalls(dir, (key) => again.has(key)));
   const stop = new StopControl();
   const guard = new BudgetGuard(resolved.operational, before, {
     dearest: tally.dearest,
@@ -410,85 +393,31 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
   let loop: LoopMonitor | null = null;
   let closeExecutor: () => Promise<void> = async () => {};
   try {
-    const canary = engine.runCanaries(resolved.config);
-    manifest.canary = canary;
-    // Recorded at once: a run killed later still says its canaries passed.
-    if (canary.ok) saveManifest();
-    if (!canary.ok) {
-      host.stderr.write(`fieldtest: canary failed, no LLM call was made:\n  ${canary.failures.join("\n  ")}\n`);
-      return finish("canary_failed", 3);
-    }
+    if (!passedCanaries(prep, engine, host)) return finish(run, "canary_failed", 3);
 
     const written = new Set<string>();
     loop = host.monitorEventLoop?.() ?? null;
     const sendLoop = engine.watchSendLoop?.(resolved.config) ?? null;
     const progress = new Progress(prep.owned, pending, host.now().getTime(), () => tally.session(session.id), () => loop?.read() ?? null);
-    const stopWhenTripped = () => {
-      if (guard.tripped !== null && stop.mode === "run") stop.stop("drain", guard.tripped);
-    };
-    /** A record that cannot be written stops all spending at once; the sweep then ends on that error. */
-    let storageFailure: unknown = null;
-    const recorded = <T>(write: () => T): T => {
-      try {
-        return write();
-      } catch (e) {
-        if (isStorageFailure(e)) {
-          storageFailure ??= e;
-          guard.close("storage");
-          stop.stop("abandon", "storage");
-        }
-        throw e;
-      }
-    };
+    const storage = new StorageWatch(guard, stop);
     const executor = engine.createExecutor(resolved.config, prep.corpus, {
-      beforeCall: (role, trialKey) => {
-        const verdict = guard.beforeCall(role, trialKey);
-        stopWhenTripped();
-        return verdict;
-      },
-      onAttempt: (event, trialKey) => {
-        const line = recorded(() => journal.record(event, trialKey));
-        tally.add(line);
-        guard.onSpend(line);
-        stopWhenTripped();
-      },
-      onCall: (record, trialKey, failure) => {
-        if (trialKey !== null) recorded(() => calls.record(trialKey, record, failure));
-      },
+      ...spendHooks(tally, guard, stop, storage, journal, calls),
       answered,
     });
     closeExecutor = once(async () => executor.close?.());
-    // The first Ctrl-C drains, whatever else is already stopping the run (a budget drains too, and
-    // its in-flight trials are paid for); a second one, or SIGTERM, abandons them.
-    let interrupts = 0;
-    /** The first signal: its exit code is the run's (Ctrl-C then SIGTERM is still an interrupted run). */
-    let stoppedBy: keyof typeof EXIT_SIGNALLED | null = null;
-    disposeSignals = host.onSignal((signal) => {
-      stoppedBy ??= signal;
-      if (signal === "SIGINT" && interrupts++ === 0 && stop.mode !== "abandon") {
-        const already = stop.mode === "drain" ? `already stopping (${stop.reason})` : "stopping";
-        host.stderr.write(`\nfieldtest: ${already}: finishing the trials in flight (Ctrl-C again to abandon them)\n`);
-        stop.stop("drain", "interrupted");
-      } else {
-        stop.stop("abandon", "interrupted");
-        guard.close("interrupted");
-      }
-    });
+    const signals = stopOnSignals(host, stop, guard);
+    disposeSignals = signals.dispose;
     const itemHash = new Map(prep.items.map((it) => [itemKey(it), it.item_hash]));
     host.stderr.write(`fieldtest: run ${dir}: ${pending.length} of ${prep.owned.length} trials to run${manifest.plan.shard ? ` (shard ${manifest.plan.shard.index}/${manifest.plan.shard.count})` : ""}\n`);
-    const clock = () => host.now().getTime();
-    // ink (with its layout engine) is loaded only for a terminal: CI and piped runs never need it.
-    reporter = isInteractive(host.stderr, host.env)
-      ? (await import("./progress-view.tsx")).startProgress(progress, clock, rawStream(host.stderr), host.env)
-      : startPlainProgress(progress, clock, host.stderr);
+    reporter = await startReporter(host, progress);
     await executeTrials({
       trials: pending,
       concurrency: resolved.operational.concurrency,
       execute: executor,
       itemHash: (w) => itemHash.get(itemKey(w))!,
       write: (record) => {
-        recorded(() => log.append(record));
-        heads.set(trialKey(record), trialHead(record));
+        storage.recorded(() => log.append(record));
+        run.heads.set(trialKey(record), trialHead(record));
         written.add(trialKey(record));
         session.trials_written++;
       },
@@ -504,24 +433,8 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     manifest.operational.event_loop = loop?.stop() ?? null;
     loop = null;
     manifest.operational.http_thread_loop = (await sendLoop?.stop()) ?? null;
-    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows what `recorded` caught, as it came
-    if (storageFailure !== null) throw storageFailure;
-
-    if (stop.reason === "interrupted") {
-      host.stderr.write(`fieldtest: interrupted; every finished trial is saved. Resume with:\n  ${resumeCommand(dir)}\n`);
-      return finish("interrupted", EXIT_SIGNALLED[stoppedBy ?? "SIGINT"]);
-    }
-    // A limit reached by the session's last calls cut nothing short: its work is done. (Its own
-    // work list: a --retry-errors session left error records behind it that it had to re-run.)
-    if (stop.mode !== "run" && pending.some((t) => !written.has(t.key))) {
-      // A higher limit cannot help a cost that is unknown: each resume goes on to the next such call.
-      const resume = guard.stoppedByUnknownCost
-        ? `Resume with (it stops again at its next call of unknown cost):\n  ${resumeCommand(dir)}`
-        : `Resume (raising the limit) with:\n  ${resumeCommand(dir)} --budget-usd X | --max-calls N`;
-      host.stderr.write(`fieldtest: budget reached (${stop.reason}); stopped cleanly, spent ${formatSpend(tally.total())}. ${resume}\n`);
-      return finish("budget_stopped", 3);
-    }
-    return complete();
+    storage.rethrow();
+    return sessionEnd(run, { pending, written, stop, guard, stoppedBy: signals.stoppedBy() }, cli, engine);
   } finally {
     reporter?.stop();
     loop?.stop();
@@ -531,54 +444,226 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     journal.close();
     calls.close();
   }
+}
 
-  /** One head per trial key: the run's earlier records and the ones this session wrote (each written before it is counted). */
-  function recordedHeads(): TrialHead[] {
-    return [...heads.values()].sort(compareTrials);
+function newSession(prep: Prepared, host: SweepHost, started: Date): Session {
+  return {
+    id: `${prep.manifest.sessions.length + 1}-${host.randomId()}`,
+    command: ["fieldtest", ...redactArgv(host.argv)],
+    started_at: started.toISOString(),
+    finished_at: null,
+    outcome: "running",
+    trials_written: 0,
+    log_lines_at_start: prep.loggedLines,
+    spend: NO_SPEND,
+  };
+}
+
+const saveManifest = ({ dir, manifest }: Prepared) => writeJsonAtomic(join(dir, RUN_FILES.manifest), manifest);
+
+/** Records the session in the manifest, the run as running under this session's limits, before any trial runs. */
+function markRunning(prep: Prepared, session: Session, pending: readonly TrialWork[], before: Spend, host: SweepHost): void {
+  const { manifest, resolved } = prep;
+  manifest.sessions.push(session);
+  // A completed run resumed with nothing left to run stays completed while this session rewrites
+  // its reports: a session killed meanwhile must not leave it marked running.
+  if (!(pending.length === 0 && manifest.state === "completed")) {
+    manifest.state = "running";
+    manifest.finished_at = null;
+  }
+  manifest.spend = before;
+  manifest.operational = { concurrency: resolved.operational.concurrency, budget_usd: resolved.operational.budgetUsd, max_calls: resolved.operational.maxCalls };
+  saveManifest(prep);
+  if (before.unknown_cost_calls > 0) {
+    host.stderr.write(`fieldtest: note: ${before.unknown_cost_calls} earlier call(s) have unknown cost (no usage reported, a timeout, or in flight at a crash); the run has spent ${formatSpend(before)}\n`);
+  }
+}
+
+/** Runs the canaries and records their outcome; false (said on stderr) when one failed. */
+function passedCanaries(prep: Prepared, engine: SweepEngine, host: SweepHost): boolean {
+  const canary = engine.runCanaries(prep.resolved.config);
+  prep.manifest.canary = canary;
+  // Recorded at once: a run killed later still says its canaries passed.
+  if (canary.ok) saveManifest(prep);
+  else host.stderr.write(`fieldtest: canary failed, no LLM call was made:\n  ${canary.failures.join("\n  ")}\n`);
+  return canary.ok;
+}
+
+/** A trial an earlier session cut off (a crash, Ctrl-C, a budget) runs again from its start, its answered calls taken from the call journal: only the call that was in flight is sent again. */
+function callsToAnswer(dir: string, pending: readonly TrialWork[], heads: ReadonlyMap<string, TrialHead>): AnsweredCalls {
+  const again = new Set(pending.map((t) => t.key).filter((key) => !heads.has(key)));
+  return answeredCalls(readJournaledCalls(dir, (key) => again.has(key)));
+}
+
+/** A record that cannot be written stops all spending at once; the sweep then ends on that error. */
+class StorageWatch {
+  private failure: unknown = null;
+
+  constructor(
+    private readonly guard: BudgetGuard,
+    private readonly stop: StopControl,
+  ) {}
+
+  recorded<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (e) {
+      if (isStorageFailure(e)) {
+        this.failure ??= e;
+        this.guard.close("storage");
+        this.stop.stop("abandon", "storage");
+      }
+      throw e;
+    }
   }
 
-  function finish(state: RunState, code: number): number {
-    manifest.state = state;
-    manifest.finished_at = state === "completed" ? host.now().toISOString() : null;
-    session.finished_at = host.now().toISOString();
-    session.outcome = state;
-    session.spend = tally.session(session.id);
-    manifest.spend = tally.total();
-    manifest.totals = totalsOf(recordedHeads());
-    saveManifest();
-    return code;
+  /** Throws the first storage failure a write met, once the trials have stopped. */
+  rethrow(): void {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows what `recorded` caught, as it came
+    if (this.failure !== null) throw this.failure;
   }
+}
 
-  function complete(): number {
-    const recorded = recordedHeads();
-    const missing = pendingTrials(prep.owned, recorded, false).map((t) => t.key);
-    if (missing.length > 0) {
-      host.stderr.write(`fieldtest: ${missing.length} trials have no record (first: ${missing[0]}); resume with:\n  ${resumeCommand(dir)}\n`);
-      return finish("interrupted", 3);
+/** The budget's say over every send, and the spend and call journals each send is written to first. */
+function spendHooks(tally: SpendTally, guard: BudgetGuard, stop: StopControl, storage: StorageWatch, journal: SpendJournal, calls: CallJournal): Omit<CallHooks, "answered"> {
+  const stopWhenTripped = () => {
+    if (guard.tripped !== null && stop.mode === "run") stop.stop("drain", guard.tripped);
+  };
+  return {
+    beforeCall: (role, trialKey) => {
+      const verdict = guard.beforeCall(role, trialKey);
+      stopWhenTripped();
+      return verdict;
+    },
+    onAttempt: (event, trialKey) => {
+      const line = storage.recorded(() => journal.record(event, trialKey));
+      tally.add(line);
+      guard.onSpend(line);
+      stopWhenTripped();
+    },
+    onCall: (record, trialKey, failure) => {
+      if (trialKey !== null) storage.recorded(() => calls.record(trialKey, record, failure));
+    },
+  };
+}
+
+/**
+ * The first Ctrl-C drains, whatever else is already stopping the run (a budget drains too, and its
+ * in-flight trials are paid for); a second one, or SIGTERM, abandons them. `stoppedBy` is the first
+ * signal: its exit code is the run's (Ctrl-C then SIGTERM is still an interrupted run).
+ */
+function stopOnSignals(host: SweepHost, stop: StopControl, guard: BudgetGuard): { dispose: () => void; stoppedBy: () => keyof typeof EXIT_SIGNALLED | null } {
+  let interrupts = 0;
+  let stoppedBy: keyof typeof EXIT_SIGNALLED | null = null;
+  const dispose = host.onSignal((signal) => {
+    stoppedBy ??= signal;
+    if (signal === "SIGINT" && interrupts++ === 0 && stop.mode !== "abandon") {
+      const already = stop.mode === "drain" ? `already stopping (${stop.reason})` : "stopping";
+      host.stderr.write(`\nfieldtest: ${already}: finishing the trials in flight (Ctrl-C again to abandon them)\n`);
+      stop.stop("drain", "interrupted");
+    } else {
+      stop.stop("abandon", "interrupted");
+      guard.close("interrupted");
     }
-    finish("completed", 0);
-    const paths = [join(dir, RUN_FILES.manifest), join(dir, RUN_FILES.trials), join(dir, RUN_FILES.spend)];
-    // A shard's numbers mean little alone: the merged run gets the report.
-    const report = engine.writeReport && !manifest.plan.shard ? engine.writeReport(dir) : null;
-    if (report) paths.push(...report.paths);
-    const out = host.stdout;
-    out.write(`\n${formatSummary(summarizeByCategory(recorded, prep.items))}\n`);
-    if (report?.headline.length) out.write(`\n${report.headline.join("\n")}\n`);
-    const spent = tally.total();
-    out.write(`\nspent ${spent.calls} calls, ${formatSpend(spent)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}${loopText(manifest.operational.event_loop ?? null)}${loopText(manifest.operational.http_thread_loop ?? null, "HTTP thread")}\n`);
-    if (manifest.plan.shard) out.write(`shard ${manifest.plan.shard.index}/${manifest.plan.shard.count}: merge the shards with  npx --no-install fieldtest merge DIR... --out DIR\n`);
-    out.write(`wrote:\n${paths.map((p) => `  ${p}`).join("\n")}\n`);
-    // Errors carry no verdict: a run of mostly errors is an outage, whatever its summary says.
-    const outage = manifest.totals.errors * 2 > manifest.totals.recorded ? mostlyErrors(readTrialLog(dir, (r) => r).records) : null;
-    if (outage) {
-      host.stderr.write(`fieldtest: ${outage}; fix the provider, then re-run them with:  ${resumeCommand(dir)} --retry-errors\n`);
-      return 3;
-    }
-    const failed = cli.failOnExpectations ? (report?.expectationFailures ?? []) : [];
-    if (failed.length > 0) {
-      host.stderr.write(`fieldtest: ${failed.length} item(s) failed their expectation: ${failed.slice(0, 10).join(", ")}${failed.length > 10 ? ", ..." : ""}\n`);
-      return 1;
-    }
-    return 0;
+  });
+  return { dispose, stoppedBy: () => stoppedBy };
+}
+
+/** ink (with its layout engine) is loaded only for a terminal: CI and piped runs never need it. */
+async function startReporter(host: SweepHost, progress: Progress): Promise<{ stop(): void }> {
+  const clock = () => host.now().getTime();
+  return isInteractive(host.stderr, host.env)
+    ? (await import("./progress-view.tsx")).startProgress(progress, clock, rawStream(host.stderr), host.env)
+    : startPlainProgress(progress, clock, host.stderr);
+}
+
+/** How the session's trials stopped: what it ran, what it wrote, and what stopped it. */
+interface Stopped {
+  pending: readonly TrialWork[];
+  written: ReadonlySet<string>;
+  stop: StopControl;
+  guard: BudgetGuard;
+  stoppedBy: keyof typeof EXIT_SIGNALLED | null;
+}
+
+/** Ends the session as its trials stopped: interrupted, stopped by its budget, or run to the end. */
+function sessionEnd(run: SessionRun, { pending, written, stop, guard, stoppedBy }: Stopped, cli: RunCli, engine: SweepEngine): number {
+  const { dir, spent: tally } = run.prep;
+  const { stderr } = run.host;
+  if (stop.reason === "interrupted") {
+    stderr.write(`fieldtest: interrupted; every finished trial is saved. Resume with:\n  ${resumeCommand(dir)}\n`);
+    return finish(run, "interrupted", EXIT_SIGNALLED[stoppedBy ?? "SIGINT"]);
   }
+  // A limit reached by the session's last calls cut nothing short: its work is done. (Its own
+  // work list: a --retry-errors session left error records behind it that it had to re-run.)
+  if (stop.mode !== "run" && pending.some((t) => !written.has(t.key))) {
+    // A higher limit cannot help a cost that is unknown: each resume goes on to the next such call.
+    const resume = guard.stoppedByUnknownCost
+      ? `Resume with (it stops again at its next call of unknown cost):\n  ${resumeCommand(dir)}`
+      : `Resume (raising the limit) with:\n  ${resumeCommand(dir)} --budget-usd X | --max-calls N`;
+    stderr.write(`fieldtest: budget reached (${stop.reason}); stopped cleanly, spent ${formatSpend(tally.total())}. ${resume}\n`);
+    return finish(run, "budget_stopped", 3);
+  }
+  return complete(run, cli, engine);
+}
+
+/** One head per trial key: the run's earlier records and the ones this session wrote (each written before it is counted). */
+function recordedHeads(run: SessionRun): TrialHead[] {
+  return [...run.heads.values()].sort(compareTrials);
+}
+
+/** Records how the session and the run ended, and returns the command's exit code. */
+function finish(run: SessionRun, state: RunState, code: number): number {
+  const { prep, session, host } = run;
+  const { manifest, spent: tally } = prep;
+  manifest.state = state;
+  manifest.finished_at = state === "completed" ? host.now().toISOString() : null;
+  session.finished_at = host.now().toISOString();
+  session.outcome = state;
+  session.spend = tally.session(session.id);
+  manifest.spend = tally.total();
+  manifest.totals = totalsOf(recordedHeads(run));
+  saveManifest(prep);
+  return code;
+}
+
+/** A session that ran its trials to the end: the run completed (or not, with trials missing), its report and summary written. */
+function complete(run: SessionRun, cli: RunCli, engine: SweepEngine): number {
+  const { prep, host } = run;
+  const { dir, manifest } = prep;
+  const recorded = recordedHeads(run);
+  const missing = pendingTrials(prep.owned, recorded, false).map((t) => t.key);
+  if (missing.length > 0) {
+    host.stderr.write(`fieldtest: ${missing.length} trials have no record (first: ${missing[0]}); resume with:\n  ${resumeCommand(dir)}\n`);
+    return finish(run, "interrupted", 3);
+  }
+  finish(run, "completed", 0);
+  // A shard's numbers mean little alone: the merged run gets the report.
+  const report = engine.writeReport && !manifest.plan.shard ? engine.writeReport(dir) : null;
+  printCompleted(run, recorded, report);
+  // Errors carry no verdict: a run of mostly errors is an outage, whatever its summary says.
+  const outage = manifest.totals.errors * 2 > manifest.totals.recorded ? mostlyErrors(readTrialLog(dir, (r) => r).records) : null;
+  if (outage) {
+    host.stderr.write(`fieldtest: ${outage}; fix the provider, then re-run them with:  ${resumeCommand(dir)} --retry-errors\n`);
+    return 3;
+  }
+  const failed = cli.failOnExpectations ? (report?.expectationFailures ?? []) : [];
+  if (failed.length > 0) {
+    host.stderr.write(`fieldtest: ${failed.length} item(s) failed their expectation: ${failed.slice(0, 10).join(", ")}${failed.length > 10 ? ", ..." : ""}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+/** A completed run's summary on stdout: by category, the headline metrics, the spend and the files written. */
+function printCompleted({ prep, host }: SessionRun, recorded: readonly TrialHead[], report: RunReport | null): void {
+  const { dir, manifest, spent: tally } = prep;
+  const paths = [join(dir, RUN_FILES.manifest), join(dir, RUN_FILES.trials), join(dir, RUN_FILES.spend), ...(report?.paths ?? [])];
+  const out = host.stdout;
+  out.write(`\n${formatSummary(summarizeByCategory(recorded, prep.items))}\n`);
+  if (report?.headline.length) out.write(`\n${report.headline.join("\n")}\n`);
+  const spent = tally.total();
+  out.write(`\nspent ${spent.calls} calls, ${formatSpend(spent)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}${loopText(manifest.operational.event_loop ?? null)}${loopText(manifest.operational.http_thread_loop ?? null, "HTTP thread")}\n`);
+  if (manifest.plan.shard) out.write(`shard ${manifest.plan.shard.index}/${manifest.plan.shard.count}: merge the shards with  npx --no-install fieldtest merge DIR... --out DIR\n`);
+  out.write(`wrote:\n${paths.map((p) => `  ${p}`).join("\n")}\n`);
 }
