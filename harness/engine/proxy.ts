@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { canonicalJson, sha256 } from "../../src/canonical.ts";
 import { ROLES, type CallRecord, type Role } from "../../src/formats/records.ts";
@@ -67,73 +67,44 @@ interface OpenTrial {
 
 const newTokenDefault = () => `ft-${randomBytes(24).toString("hex")}`;
 
+/** Why the proxy turned a request away, as the engine's SDK is answered. */
+interface Refusal {
+  status: number;
+  code: string;
+  message: string;
+}
+
 export async function startRecordingProxy(options: ProxyOptions): Promise<RecordingProxy> {
   const trials = new Map<string, OpenTrial>();
-  let opened = 0;
-  const rules = options.normalize.map((r) => ({ pattern: new RegExp(r.pattern, "g"), replace: r.replace }));
-  const keyText = (body: Record<string, unknown>): string | undefined => {
-    if (rules.length === 0) return undefined;
-    return rules.reduce((text, r) => text.replace(r.pattern, r.replace), canonicalJson(body));
-  };
-
-  const server = createServer((req, res) => {
+  const keyText = normalizedKeyText(options.normalize);
+  const { server, url } = await listen((req, res) => {
     handle(req, res).catch((e: unknown) => answerError(res, options.speaks, 500, "proxy_error", `fieldtest's proxy failed: ${(e as Error).message}`));
   });
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const route = /^\/t\/([^/]+)\/([a-z]+)(\/.*)$/.exec((req.url ?? "").split("?")[0]!);
-    const trial = route ? trials.get(route[1]!) : undefined;
-    const role = route?.[2] as Role | undefined;
-    if (!route || trial === undefined || !ROLES.includes(role!)) {
+    const routed = routeOf(req, trials);
+    if (routed === null) {
       req.resume();
       return answerError(res, options.speaks, 404, "not_found", `no open trial at ${req.url}: each trial's roles have their own base URL`);
     }
-    const refuse = (status: number, code: string, message: string) => {
+    const { trial, role } = routed;
+    const request = await admitted(req, routed, options.speaks);
+    if ("refusal" in request) {
       trial.refused++;
       req.resume();
-      answerError(res, options.speaks, status, code, message);
-    };
-    if (trial.closed) return refuse(410, "trial_closed", "this trial has ended");
-    if (!tokenMatches(req, trial.tokens[role!])) return refuse(401, "invalid_token", `the ${role} token of this trial was not sent (Authorization: Bearer <token>, or x-api-key)`);
-    if (req.method !== "POST" || route[3] !== WIRE_PATHS[options.speaks]) {
-      return refuse(404, "not_found", `this engine speaks ${options.speaks}: POST <base_url>${WIRE_PATHS[options.speaks].slice(3)}, not ${req.method} ${route[3]}`);
+      return answerError(res, options.speaks, request.refusal.status, request.refusal.code, request.refusal.message);
     }
-    const text = await readBody(req);
-    if (text === null) return refuse(413, "too_large", `the request body is larger than ${MAX_REQUEST_BYTES} bytes`);
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return refuse(400, "invalid_json", "the request body is not JSON");
-    }
-    if (typeof body !== "object" || body === null || Array.isArray(body)) return refuse(400, "invalid_request", "the request body is not a JSON object");
-    const request = body as Record<string, unknown>;
-    if (request.stream === true) return refuse(400, "streaming_unsupported", "fieldtest's proxy does not stream: send the request without stream: true");
-
     const seq = trial.calls.length;
     const slot: OpenTrial["calls"][number] = { seq, record: null };
     trial.calls.push(slot);
-    if (role === "planner" && trial.criticSinceRound) {
-      trial.round++;
-      trial.criticSinceRound = false;
-    }
-    if (role === "critic") trial.criticSinceRound = true;
-    const key = keyText(request);
-    const identity = `${role}\n${sha256(key ?? canonicalJson(request))}`;
-    const earlier = trial.seen.get(identity);
-    trial.seen.set(identity, earlier ? { first: earlier.first, count: earlier.count + 1 } : { first: seq, count: 1 });
+    countRound(trial, role);
+    const key = keyText(request.body);
+    const earlier = sameRequestBefore(trial, `${role}\n${sha256(key ?? canonicalJson(request.body))}`, seq);
     const work = options.forwarder
-      .forward({ role: role!, wire: options.speaks, body: request, keyText: key, itemId: trial.itemId, trial: trial.trial, round: trial.round, attempt: earlier?.count ?? 0, trialKey: trial.trialKey })
+      .forward({ role, wire: options.speaks, body: request.body, keyText: key, itemId: trial.itemId, trial: trial.trial, round: trial.round, attempt: earlier?.count ?? 0, trialKey: trial.trialKey })
       .then((result) => {
         slot.record = { ...result.record, proxy: { seq, user_agent: headerText(req.headers["user-agent"]), retry_of: earlier?.first ?? null } };
-        answer(res, options.speaks, result, request, seq);
+        answer(res, options.speaks, result, request.body, seq);
       });
     trial.inFlight.add(work);
     try {
@@ -143,45 +114,126 @@ export async function startRecordingProxy(options: ProxyOptions): Promise<Record
     }
   }
 
+  let opened = 0;
   return {
     url,
-    open({ trialKey, itemId, trial }) {
-      const id = `${trialKey.replaceAll("/", ".")}.${opened++}`;
-      const token = () => {
-        const t = (options.newToken ?? newTokenDefault)();
-        options.onToken?.(t);
-        return t;
-      };
-      const roles = Object.fromEntries(ROLES.map((role) => [role, { base_url: `${url}/t/${id}/${role}${options.speaks === "openai" ? "/v1" : ""}`, token: token() }])) as Record<Role, RoleEndpoint>;
-      const state: OpenTrial = {
-        trialKey,
-        itemId,
-        trial,
-        tokens: Object.fromEntries(ROLES.map((role) => [role, Buffer.from(roles[role].token)])) as Record<Role, Buffer>,
-        calls: [],
-        inFlight: new Set(),
-        closed: false,
-        refused: 0,
-        round: 0,
-        criticSinceRound: false,
-        seen: new Map(),
-      };
-      trials.set(id, state);
-      return {
-        roles,
-        async close() {
-          state.closed = true;
-          while (state.inFlight.size > 0) await Promise.allSettled([...state.inFlight]);
-          trials.delete(id);
-          return { calls: state.calls.flatMap((c) => (c.record ? [c.record] : [])), refused: state.refused };
-        },
-      };
-    },
+    open: (trial) => openTrial(trials, options, url, trial, `${trial.trialKey.replaceAll("/", ".")}.${opened++}`),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** The text a request is keyed by when the engine's manifest normalizes it (undefined: its canonical body). */
+function normalizedKeyText(normalize: ProxyOptions["normalize"]): (body: Record<string, unknown>) => string | undefined {
+  const rules = normalize.map((r) => ({ pattern: new RegExp(r.pattern, "g"), replace: r.replace }));
+  return (body) => {
+    if (rules.length === 0) return undefined;
+    return rules.reduce((text, r) => text.replace(r.pattern, r.replace), canonicalJson(body));
+  };
+}
+
+/** An HTTP server on a free local port. */
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${port}` };
+}
+
+/** The open trial and role a request's URL names, and the API path under them; null when it names none. */
+function routeOf(req: IncomingMessage, trials: ReadonlyMap<string, OpenTrial>): { trial: OpenTrial; role: Role; path: string } | null {
+  const route = /^\/t\/([^/]+)\/([a-z]+)(\/.*)$/.exec((req.url ?? "").split("?")[0]!);
+  const trial = route ? trials.get(route[1]!) : undefined;
+  const role = route?.[2] as Role | undefined;
+  if (!route || trial === undefined || !ROLES.includes(role!)) return null;
+  return { trial, role: role!, path: route[3]! };
+}
+
+/** The request's JSON body when the proxy takes it: an open trial, the role's token, the wire's path, a JSON object that asks for no stream. */
+async function admitted(
+  req: IncomingMessage,
+  { trial, role, path }: { trial: OpenTrial; role: Role; path: string },
+  speaks: EngineWire,
+): Promise<{ body: Record<string, unknown> } | { refusal: Refusal }> {
+  const refuse = (status: number, code: string, message: string) => ({ refusal: { status, code, message } });
+  if (trial.closed) return refuse(410, "trial_closed", "this trial has ended");
+  if (!tokenMatches(req, trial.tokens[role])) return refuse(401, "invalid_token", `the ${role} token of this trial was not sent (Authorization: Bearer <token>, or x-api-key)`);
+  if (req.method !== "POST" || path !== WIRE_PATHS[speaks]) {
+    return refuse(404, "not_found", `this engine speaks ${speaks}: POST <base_url>${WIRE_PATHS[speaks].slice(3)}, not ${req.method} ${path}`);
+  }
+  const text = await readBody(req);
+  if (text === null) return refuse(413, "too_large", `the request body is larger than ${MAX_REQUEST_BYTES} bytes`);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return refuse(400, "invalid_json", "the request body is not JSON");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return refuse(400, "invalid_request", "the request body is not a JSON object");
+  const request = body as Record<string, unknown>;
+  if (request.stream === true) return refuse(400, "streaming_unsupported", "fieldtest's proxy does not stream: send the request without stream: true");
+  return { body: request };
+}
+
+/** A planner call after a critic call opens the next round. */
+function countRound(trial: OpenTrial, role: Role): void {
+  if (role === "planner" && trial.criticSinceRound) {
+    trial.round++;
+    trial.criticSinceRound = false;
+  }
+  if (role === "critic") trial.criticSinceRound = true;
+}
+
+/** The first and the count of the same requests (per role and key) before this one, which it now joins; undefined for the first. */
+function sameRequestBefore(trial: OpenTrial, identity: string, seq: number): { first: number; count: number } | undefined {
+  const earlier = trial.seen.get(identity);
+  trial.seen.set(identity, earlier ? { first: earlier.first, count: earlier.count + 1 } : { first: seq, count: 1 });
+  return earlier;
+}
+
+/** Opens a trial under `id`: a base URL and a new token per role. */
+function openTrial(
+  trials: Map<string, OpenTrial>,
+  options: ProxyOptions,
+  url: string,
+  { trialKey, itemId, trial }: { trialKey: string; itemId: string; trial: number },
+  id: string,
+): ProxySession {
+  const token = () => {
+    const t = (options.newToken ?? newTokenDefault)();
+    options.onToken?.(t);
+    return t;
+  };
+  const roles = Object.fromEntries(ROLES.map((role) => [role, { base_url: `${url}/t/${id}/${role}${options.speaks === "openai" ? "/v1" : ""}`, token: token() }])) as Record<Role, RoleEndpoint>;
+  const state: OpenTrial = {
+    trialKey,
+    itemId,
+    trial,
+    tokens: Object.fromEntries(ROLES.map((role) => [role, Buffer.from(roles[role].token)])) as Record<Role, Buffer>,
+    calls: [],
+    inFlight: new Set(),
+    closed: false,
+    refused: 0,
+    round: 0,
+    criticSinceRound: false,
+    seen: new Map(),
+  };
+  trials.set(id, state);
+  return {
+    roles,
+    async close() {
+      state.closed = true;
+      while (state.inFlight.size > 0) await Promise.allSettled([...state.inFlight]);
+      trials.delete(id);
+      return { calls: state.calls.flatMap((c) => (c.record ? [c.record] : [])), refused: state.refused };
+    },
   };
 }
 
