@@ -178,98 +178,124 @@ interface Prepared {
   estimate: SweepEstimate;
 }
 
+/** What a command asks and runs with: its options, the configuration file, the engine and the process edge. */
+interface SweepCommand {
+  cli: RunCli;
+  file: ConfigFile;
+  engine: SweepEngine;
+  host: SweepHost;
+  started: Date;
+  lockOptions: LockOptions;
+}
+
 /** `fieldtest run`: a fresh sweep or `--resume DIR`. Returns the exit code. */
 export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngine, host: SweepHost): Promise<number> {
-  const started = host.now();
-  /** The corpus, once the configuration is known: a live provider's SDK loads on its thread meanwhile. */
-  const loadCorpusFor = ({ config, operational }: ResolvedRun) => {
-    if (!cli.dryRun) engine.warmUp?.(config, operational.concurrency);
-    return engine.loadCorpus();
-  };
   const lockOptions: LockOptions = { now: host.now, breakLock: cli.breakLock === true, notify: (line) => host.stderr.write(`fieldtest: ${line}\n`) };
-  const refused = (refusal: string) => {
-    host.stderr.write(`fieldtest: budget refused: ${refusal}; nothing was called (see --dry-run)\n`);
-    return 3;
-  };
+  const command: SweepCommand = { cli, file, engine, host, started: host.now(), lockOptions };
+  return cli.resume !== undefined ? resumeSweep(command, cli.resume) : freshSweep(command);
+}
 
-  if (cli.resume !== undefined) {
-    const stray = FRESH_ONLY.find((k) => cli[k] !== undefined);
-    if (stray) throw new InputError("command line", `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, "cannot be combined with --resume (the recorded run's value stands)");
-    const dir = cli.resume;
-    const manifest = readManifest(dir);
-    if (manifest.spend === null && manifest.config.suites[0] !== IMPORTED_SUITE) {
-      throw new InputError(join(dir, RUN_FILES.manifest), "schema_version", "recorded by an older fieldtest, without a spend journal: what it spent is unknown, so a resume could not keep to a budget; run it again");
-    }
-    const resolved = resolveRun(file, cli, {
-      recorded: {
-        config: manifest.config,
-        operational: { concurrency: manifest.operational.concurrency, budgetUsd: manifest.operational.budget_usd, maxCalls: manifest.operational.max_calls, shard: manifest.plan.shard },
-      },
-      loadProfile: engine.loadProfile,
-    });
-    const corpus = loadCorpusFor(resolved);
-    const described = engine.describe(resolved.config);
-    const hash = configHash(resolved.config, described.fingerprint);
-    if (hash !== manifest.config_hash) {
-      const diff = [
-        ...diffValues(manifest.config, recordedConfig(resolved.config), "config"),
-        ...diffValues(manifest.fingerprint, described.fingerprint, "fingerprint"),
-      ];
-      // One line, as every bad-input message: the differences side by side.
-      throw new InputError(dir, "config", `differs from the recorded run, refusing to resume: ${diff.join("; ") || "(hash differs)"}`);
-    }
-    const now = recordedCorpus(corpus, resolved.config.suites);
-    if (now.hash !== manifest.corpus.hash) {
-      const changed = diffValues(manifest.corpus.items, now.items).map((l) => l.split(":")[0]);
-      throw new InputError(dir, "corpus", `changed since the run started, refusing to resume (items: ${changed.slice(0, 8).join(", ")}${changed.length > 8 ? ", ..." : ""})`);
-    }
-    const items = selectItems(corpusItems(corpus), resolved.config);
-    const plan = planTrials(items, resolved.config.trials);
-    const owned = shardTrials(plan, manifest.plan.shard);
-    const missing = cli.dryRun ? [] : missingCredentials(resolved.config, manifest.withheld_credentials);
-    if (missing.length) throw new InputError("command line", "--header/--base-url", `the run used credentials that are never recorded; pass them again: ${missing.join(", ")}`);
-    return onRunFolder(dir, host, async () => {
-      // The lock first: the journal and the log are read as no one else is writing them.
-      const release = cli.dryRun ? () => {} : acquireLock(dir, lockOptions);
-      if (!cli.dryRun) host.onRunFolder?.(dir);
-      try {
-        const log = readTrialLog(dir, trialHead);
-        const { tally } = readSpend(dir);
-        const pending = pendingTrials(owned, log.records, cli.retryErrors === true);
-        const est = estimateOf(pending, resolved, engine);
-        if (cli.dryRun) {
-          printEstimate(host.stdout, est, countsOf(pending), ` left of ${owned.length} (resume of ${dir})`);
-          printSpent(host.stdout, tally.total(), tally.sessionIds().length, resolved.operational, est);
-          return 0;
-        }
-        const refusal = refuseByEstimate(est, resolved.operational, tally.total());
-        if (refusal) {
-          refreshSpend(manifest, tally, log.lines);
-          // No session runs now: a run its last session left `running` (a crash) stands stopped by its budget, with its totals from the log.
-          if (manifest.state === "running") manifest.state = "budget_stopped";
-          manifest.totals = totalsOf(log.records);
-          writeJsonAtomic(join(dir, RUN_FILES.manifest), manifest);
-          return refused(`${refusal}; raise the limit on resume (--budget-usd X, --max-calls N)`);
-        }
-        engine.checkApiKeys(resolved.config);
-        if (log.torn > 0) host.stderr.write(`fieldtest: ${join(dir, RUN_FILES.trials)}: ignored a torn last line from an interrupted write\n`);
-        if (log.duplicates.length > 0) host.stderr.write(`fieldtest: warning: ${dir}: ${duplicatesWarning(log.duplicates)}\n`);
-        return await execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: log.records, loggedLines: log.lines, spent: tally, estimate: est }, cli, engine, host, started);
-      } finally {
-        release();
-      }
-    });
-  }
+/** The corpus, once the configuration is known: a live provider's SDK loads on its thread meanwhile. */
+function loadCorpusFor({ cli, engine }: SweepCommand, { config, operational }: ResolvedRun): Corpus {
+  if (!cli.dryRun) engine.warmUp?.(config, operational.concurrency);
+  return engine.loadCorpus();
+}
 
-  const resolved = resolveRun(file, cli, { loadProfile: engine.loadProfile, readReplaySource: readManifest, identifyEngine: engine.identifyEngine });
-  const corpus = loadCorpusFor(resolved);
+function refused(host: SweepHost, refusal: string): number {
+  host.stderr.write(`fieldtest: budget refused: ${refusal}; nothing was called (see --dry-run)\n`);
+  return 3;
+}
+
+/** `--resume DIR`: the recorded run, checked unchanged, goes on under its lock. */
+async function resumeSweep(command: SweepCommand, dir: string): Promise<number> {
+  const { cli, host } = command;
+  const { manifest, resolved, corpus } = resumable(command, dir);
   const items = selectItems(corpusItems(corpus), resolved.config);
-  if (items.length === 0) {
-    // The selection may come from the flags or from the config file's only, domain and category: say which.
-    const fromFlags = cli.only !== undefined || cli.domain !== undefined || cli.category !== undefined;
-    const where = fromFlags ? ["command line", "--only/--domain/--category"] : [cli.config ?? "fieldtest.config.yaml", "only/domain/category"];
-    throw new InputError(where[0]!, where[1]!, "the selection matches no corpus goal or boundary fixture");
+  const plan = planTrials(items, resolved.config.trials);
+  const owned = shardTrials(plan, manifest.plan.shard);
+  const missing = cli.dryRun ? [] : missingCredentials(resolved.config, manifest.withheld_credentials);
+  if (missing.length) throw new InputError("command line", "--header/--base-url", `the run used credentials that are never recorded; pass them again: ${missing.join(", ")}`);
+  return onRunFolder(dir, host, async () => {
+    // The lock first: the journal and the log are read as no one else is writing them.
+    const release = cli.dryRun ? () => {} : acquireLock(dir, command.lockOptions);
+    if (!cli.dryRun) host.onRunFolder?.(dir);
+    try {
+      return await resumeLocked(command, { dir, resolved, corpus, items, plan, owned, manifest });
+    } finally {
+      release();
+    }
+  });
+}
+
+/** The recorded run to resume, its configuration resolved; bad input when the command line, the configuration or the corpus no longer match it. */
+function resumable(command: SweepCommand, dir: string): { manifest: Manifest; resolved: ResolvedRun; corpus: Corpus } {
+  const { cli, file, engine } = command;
+  const stray = FRESH_ONLY.find((k) => cli[k] !== undefined);
+  if (stray) throw new InputError("command line", `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, "cannot be combined with --resume (the recorded run's value stands)");
+  const manifest = readManifest(dir);
+  if (manifest.spend === null && manifest.config.suites[0] !== IMPORTED_SUITE) {
+    throw new InputError(join(dir, RUN_FILES.manifest), "schema_version", "recorded by an older fieldtest, without a spend journal: what it spent is unknown, so a resume could not keep to a budget; run it again");
   }
+  const resolved = resolveRun(file, cli, {
+    recorded: {
+      config: manifest.config,
+      operational: { concurrency: manifest.operational.concurrency, budgetUsd: manifest.operational.budget_usd, maxCalls: manifest.operational.max_calls, shard: manifest.plan.shard },
+    },
+    loadProfile: engine.loadProfile,
+  });
+  const corpus = loadCorpusFor(command, resolved);
+  const described = engine.describe(resolved.config);
+  const hash = configHash(resolved.config, described.fingerprint);
+  if (hash !== manifest.config_hash) {
+    const diff = [
+      ...diffValues(manifest.config, recordedConfig(resolved.config), "config"),
+      ...diffValues(manifest.fingerprint, described.fingerprint, "fingerprint"),
+    ];
+    // One line, as every bad-input message: the differences side by side.
+    throw new InputError(dir, "config", `differs from the recorded run, refusing to resume: ${diff.join("; ") || "(hash differs)"}`);
+  }
+  const now = recordedCorpus(corpus, resolved.config.suites);
+  if (now.hash !== manifest.corpus.hash) {
+    const changed = diffValues(manifest.corpus.items, now.items).map((l) => l.split(":")[0]);
+    throw new InputError(dir, "corpus", `changed since the run started, refusing to resume (items: ${changed.slice(0, 8).join(", ")}${changed.length > 8 ? ", ..." : ""})`);
+  }
+  return { manifest, resolved, corpus };
+}
+
+/** A resume whose lock is held: its dry run, its budget check against what was spent, then the trials left. */
+async function resumeLocked(command: SweepCommand, run: Omit<Prepared, "recorded" | "loggedLines" | "spent" | "estimate">): Promise<number> {
+  const { cli, engine, host } = command;
+  const { dir, resolved, owned, manifest } = run;
+  const log = readTrialLog(dir, trialHead);
+  const { tally } = readSpend(dir);
+  const pending = pendingTrials(owned, log.records, cli.retryErrors === true);
+  const est = estimateOf(pending, resolved, engine);
+  if (cli.dryRun) {
+    printEstimate(host.stdout, est, countsOf(pending), ` left of ${owned.length} (resume of ${dir})`);
+    printSpent(host.stdout, tally.total(), tally.sessionIds().length, resolved.operational, est);
+    return 0;
+  }
+  const refusal = refuseByEstimate(est, resolved.operational, tally.total());
+  if (refusal) {
+    refreshSpend(manifest, tally, log.lines);
+    // No session runs now: a run its last session left `running` (a crash) stands stopped by its budget, with its totals from the log.
+    if (manifest.state === "running") manifest.state = "budget_stopped";
+    manifest.totals = totalsOf(log.records);
+    writeJsonAtomic(join(dir, RUN_FILES.manifest), manifest);
+    return refused(host, `${refusal}; raise the limit on resume (--budget-usd X, --max-calls N)`);
+  }
+  engine.checkApiKeys(resolved.config);
+  if (log.torn > 0) host.stderr.write(`fieldtest: ${join(dir, RUN_FILES.trials)}: ignored a torn last line from an interrupted write\n`);
+  if (log.duplicates.length > 0) host.stderr.write(`fieldtest: warning: ${dir}: ${duplicatesWarning(log.duplicates)}\n`);
+  return execute({ ...run, recorded: log.records, loggedLines: log.lines, spent: tally, estimate: est }, cli, engine, host, command.started);
+}
+
+/** A new run: its selection planned and priced, its folder claimed, its manifest written by the first session. */
+async function freshSweep(command: SweepCommand): Promise<number> {
+  const { cli, file, engine, host, started } = command;
+  const resolved = resolveRun(file, cli, { loadProfile: engine.loadProfile, readReplaySource: readManifest, identifyEngine: engine.identifyEngine });
+  const corpus = loadCorpusFor(command, resolved);
+  const items = selectedItems(corpus, resolved, cli);
   const plan = planTrials(items, resolved.config.trials);
   const owned = shardTrials(plan, resolved.operational.shard);
   const described = engine.describe(resolved.config);
@@ -280,47 +306,72 @@ export async function runSweep(cli: RunCli, file: ConfigFile, engine: SweepEngin
     return 0;
   }
   const refusal = refuseByEstimate(est, resolved.operational);
-  if (refusal) return refused(refusal);
+  if (refusal) return refused(host, refusal);
   engine.checkApiKeys(resolved.config);
   // A replayed run's trials are read before --out is claimed: a source that cannot be read is bad
   // input that leaves no half-made run folder behind (a rerun would need --force).
   for (const runDir of new Set(ROLES.flatMap((role) => resolved.config.client[role].replay?.runDir ?? []))) readTrialLog(runDir, trialHead);
   const runId = runIdFor(started, host.randomId());
   const dir = cli.out ?? join("runs", runId);
-  const release = claimOutDir(dir, { ...lockOptions, force: cli.force === true });
+  const release = claimOutDir(dir, { ...command.lockOptions, force: cli.force === true });
   host.onRunFolder?.(dir);
   try {
-    const git = await host.git();
-    const manifest: Manifest = {
-      schema_version: MANIFEST_SCHEMA_VERSION,
-      run_id: runId,
-      state: "running",
-      started_at: started.toISOString(),
-      finished_at: null,
-      harness: { name: "fieldtest", version: host.harnessVersion },
-      git,
-      node: process.version,
-      command: ["fieldtest", ...redactArgv(host.argv)],
-      config: recordedConfig(resolved.config),
-      config_hash: configHash(resolved.config, described.fingerprint),
-      fingerprint: described.fingerprint,
-      gate_versions: described.gateVersions,
-      price_table_version: described.priceTableVersion,
-      roles: described.roles,
-      corpus: recordedCorpus(corpus, resolved.config.suites),
-      plan: { items: items.map(itemKey).sort(), trials: resolved.config.trials, planned: plan.length, shard, shard_planned: owned.length },
-      operational: { concurrency: resolved.operational.concurrency, budget_usd: resolved.operational.budgetUsd, max_calls: resolved.operational.maxCalls },
-      canary: null,
-      sessions: [],
-      spend: NO_SPEND,
-      withheld_credentials: withheldCredentials(resolved.config),
-      totals: { recorded: 0, errors: 0, calls: 0, cost_usd: 0 },
-      merged_from: null,
-    };
+    const manifest = newManifest(runId, resolved, described, corpus, { items, plan, owned }, started, host, await host.git());
     return await onRunFolder(dir, host, () => execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: [], loggedLines: 0, spent: new SpendTally(), estimate: est }, cli, engine, host, started));
   } finally {
     release();
   }
+}
+
+/** The items the run selects; bad input, naming where the selection came from, when it selects none. */
+function selectedItems(corpus: Corpus, resolved: ResolvedRun, cli: RunCli): WorkItem[] {
+  const items = selectItems(corpusItems(corpus), resolved.config);
+  if (items.length === 0) {
+    // The selection may come from the flags or from the config file's only, domain and category: say which.
+    const fromFlags = cli.only !== undefined || cli.domain !== undefined || cli.category !== undefined;
+    const where = fromFlags ? ["command line", "--only/--domain/--category"] : [cli.config ?? "fieldtest.config.yaml", "only/domain/category"];
+    throw new InputError(where[0]!, where[1]!, "the selection matches no corpus goal or boundary fixture");
+  }
+  return items;
+}
+
+/** A fresh run's manifest: what it runs, with what, on what, before any session. */
+function newManifest(
+  runId: string,
+  resolved: ResolvedRun,
+  described: ReturnType<SweepEngine["describe"]>,
+  corpus: Corpus,
+  { items, plan, owned }: { items: WorkItem[]; plan: TrialWork[]; owned: TrialWork[] },
+  started: Date,
+  host: SweepHost,
+  git: Manifest["git"],
+): Manifest {
+  return {
+    schema_version: MANIFEST_SCHEMA_VERSION,
+    run_id: runId,
+    state: "running",
+    started_at: started.toISOString(),
+    finished_at: null,
+    harness: { name: "fieldtest", version: host.harnessVersion },
+    git,
+    node: process.version,
+    command: ["fieldtest", ...redactArgv(host.argv)],
+    config: recordedConfig(resolved.config),
+    config_hash: configHash(resolved.config, described.fingerprint),
+    fingerprint: described.fingerprint,
+    gate_versions: described.gateVersions,
+    price_table_version: described.priceTableVersion,
+    roles: described.roles,
+    corpus: recordedCorpus(corpus, resolved.config.suites),
+    plan: { items: items.map(itemKey).sort(), trials: resolved.config.trials, planned: plan.length, shard: resolved.operational.shard, shard_planned: owned.length },
+    operational: { concurrency: resolved.operational.concurrency, budget_usd: resolved.operational.budgetUsd, max_calls: resolved.operational.maxCalls },
+    canary: null,
+    sessions: [],
+    spend: NO_SPEND,
+    withheld_credentials: withheldCredentials(resolved.config),
+    totals: { recorded: 0, errors: 0, calls: 0, cost_usd: 0 },
+    merged_from: null,
+  };
 }
 
 /**
