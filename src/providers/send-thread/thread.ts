@@ -76,9 +76,7 @@ const THREAD_SCRIPT = new URL("./worker.js", import.meta.url);
  */
 export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
   const setups: LiveSetup[] = [];
-  const waiting = new Map<number, Waiting>();
-  /** Answers to report-loop, in the order asked (the thread answers in order). */
-  const loopReports: ((loop: LoopDelay | null) => void)[] = [];
+  const awaited = new AwaitedAnswers();
   let sends = 0;
   let worker: Worker | null = null;
   /** How many setups the running thread has been given. */
@@ -88,7 +86,10 @@ export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
     if (worker === null) {
       // No inherited flags: a preload or a profiler meant for the process is not the thread's.
       const started = new Worker(script, { execArgv: [] });
-      started.on("message", received);
+      started.on("message", (m: FromThread) => {
+        awaited.received(m);
+        holdOpenWhileAwaited();
+      });
       started.on("error", (e) => stopped(started, e.message));
       started.on("exit", (code) => stopped(started, `it exited with code ${code}`));
       worker = started;
@@ -102,43 +103,20 @@ export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
   function stopped(which: Worker, why: string): void {
     if (worker !== which) return;
     worker = null;
-    const lost = [...waiting.values()];
-    waiting.clear();
-    for (const w of lost) w.reject(new Error(`the HTTP thread stopped: ${why}`));
-    for (const report of loopReports.splice(0)) report(null);
+    awaited.lose(why);
   }
 
   /** One rule for the process's liveness: the thread holds it open exactly while a send or a loop report is awaited. */
   function holdOpenWhileAwaited(): void {
-    if (waiting.size + loopReports.length > 0) worker?.ref();
+    if (awaited.count > 0) worker?.ref();
     else worker?.unref();
-  }
-
-  function received(m: FromThread): void {
-    if (m.kind === "loop") {
-      const report = loopReports.shift();
-      holdOpenWhileAwaited();
-      return report?.(m.loop);
-    }
-    settle(m);
-  }
-
-  function settle(m: SendEnd): void {
-    const w = waiting.get(m.id);
-    if (w === undefined) return;
-    waiting.delete(m.id);
-    holdOpenWhileAwaited();
-    if (w.timing) Object.assign(w.timing, { startedAt: m.startedAt, endedAt: m.endedAt });
-    if (m.reply) return w.resolve(m.reply);
-    if (m.failure) return w.reject(new TransportError(m.failure.errorClass, m.failure.message, m.failure.httpStatus, m.failure.retryAfterMs));
-    w.reject(Object.assign(new Error(m.thrown?.message ?? "no answer from the HTTP thread"), { name: m.thrown?.name ?? "Error" }));
   }
 
   function send(adapter: number, bodyJson: string, options: SendOptions): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const thread = running();
       const id = sends++;
-      waiting.set(id, { resolve, reject, timing: options.timing });
+      awaited.send(id, { resolve, reject, timing: options.timing });
       holdOpenWhileAwaited();
       thread.postMessage({ kind: "send", id, adapter, json: bodyJson, timeoutMs: options.timeoutMs, attempt: options.attempt, wire: options.wire === true } satisfies ToThread);
     });
@@ -157,7 +135,7 @@ export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
           new Promise<LoopDelay | null>((resolve) => {
             // The same thread, or none: a thread started since never watched this window.
             if (worker !== thread) return resolve(null);
-            loopReports.push(resolve);
+            awaited.loopReport(resolve);
             holdOpenWhileAwaited();
             thread.postMessage({ kind: "report-loop" } satisfies ToThread);
           }),
@@ -168,6 +146,49 @@ export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
       return { ...adapter, send: (bodyJson, options) => send(index, bodyJson, options) };
     },
   };
+}
+
+/** What the client awaits from the thread: its sends in flight, by id, and its loop reports, in the order asked (the thread answers in order). */
+class AwaitedAnswers {
+  private readonly sends = new Map<number, Waiting>();
+  private readonly loopReports: ((loop: LoopDelay | null) => void)[] = [];
+
+  get count(): number {
+    return this.sends.size + this.loopReports.length;
+  }
+
+  send(id: number, waiting: Waiting): void {
+    this.sends.set(id, waiting);
+  }
+
+  loopReport(report: (loop: LoopDelay | null) => void): void {
+    this.loopReports.push(report);
+  }
+
+  /** Answers what a message of the thread answers. */
+  received(m: FromThread): void {
+    if (m.kind === "loop") return this.loopReports.shift()?.(m.loop);
+    const w = this.sends.get(m.id);
+    if (w === undefined) return;
+    this.sends.delete(m.id);
+    settle(w, m);
+  }
+
+  /** The thread stopped: every send in flight fails, and every loop report asked is of none. */
+  lose(why: string): void {
+    const lost = [...this.sends.values()];
+    this.sends.clear();
+    for (const w of lost) w.reject(new Error(`the HTTP thread stopped: ${why}`));
+    for (const report of this.loopReports.splice(0)) report(null);
+  }
+}
+
+/** Ends an awaited send as the thread says it ended: its reply, its transport failure, or what was thrown. */
+function settle(w: Waiting, m: SendEnd): void {
+  if (w.timing) Object.assign(w.timing, { startedAt: m.startedAt, endedAt: m.endedAt });
+  if (m.reply) return w.resolve(m.reply);
+  if (m.failure) return w.reject(new TransportError(m.failure.errorClass, m.failure.message, m.failure.httpStatus, m.failure.retryAfterMs));
+  w.reject(Object.assign(new Error(m.thrown?.message ?? "no answer from the HTTP thread"), { name: m.thrown?.name ?? "Error" }));
 }
 
 let shared: SendThread | undefined;
