@@ -41,7 +41,6 @@ import { identifyEngine, type EngineIdentity } from "./engine/identity.ts";
 import { loadEngineManifest } from "./engine/manifest.ts";
 import { PACKAGED_CORPUS } from "./package.ts";
 
-
 function promptHashes(p: PromptDescriptor<string>) {
   return {
     version: p.version,
@@ -121,7 +120,8 @@ export function engineExecutor(
   if (config.engine) {
     const loaded = loadEngineManifest(config.engine.file);
     // A resume runs the engine the run started with, or none.
-    if (loaded.sha256 !== config.engine.manifest_sha256) throw new InputError(config.engine.file, "", "changed since the run recorded it (its hash differs): the trials would not be of one engine");
+    if (loaded.sha256 !== config.engine.manifest_sha256)
+      throw new InputError(config.engine.file, "", "changed since the run recorded it (its hash differs): the trials would not be of one engine");
     const models = { planner: config.client.planner.model, critic: config.client.critic.model };
     // The per-trial tokens are credentials too: masked wherever they could be written.
     return createEngineExecutor({ engine: loaded, goals, forwarder: client, models, env, onToken: registerSecret });
@@ -167,9 +167,16 @@ export function reportRun(dir: string, corpusRoot = PACKAGED_CORPUS, decisionInp
     const v = summary.metrics[m]!;
     return `${m.padEnd(width)}  ${fmtMetric(v as unknown as MetricValue).padEnd(24)} items ${v.n_items}, trials ${v.n_trials}`;
   });
-  const failed = [...summary.expectations.goals.failing_items.map((id) => `corpus/${id}`), ...summary.expectations.fixtures.failing_items.map((id) => `boundary/${id}`)];
+  const failed = [
+    ...summary.expectations.goals.failing_items.map((id) => `corpus/${id}`),
+    ...summary.expectations.fixtures.failing_items.map((id) => `boundary/${id}`),
+  ];
   const warned = warnings.map((w) => `warning: ${w}`);
-  return { paths, headline: [...headline, ...(warned.length ? ["", ...warned] : []), ...(decision ? ["", decision.verdict] : [])], expectationFailures: failed };
+  return {
+    paths,
+    headline: [...headline, ...(warned.length ? ["", ...warned] : []), ...(decision ? ["", decision.verdict] : [])],
+    expectationFailures: failed,
+  };
 }
 
 /** The real system behind `fieldtest run` (the corpus root is a parameter for tests). */

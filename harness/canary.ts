@@ -49,7 +49,14 @@ export function runCanaries(options: CanaryOptions = {}): CanaryReport {
   const gates = judgeCanaries(files, {
     codes: GATE_CODE_NAMES,
     describe: (code) => ({ owner: isGateCode(code) ? GATE_CODES[code].gate : code, name: code }),
-    fire: (goal, plan) => ({ fired: new Set(runGates(goal, plan, { skip: options.skip }).map((f) => f.code).filter(isGateCode)), errors: [] }),
+    fire: (goal, plan) => ({
+      fired: new Set(
+        runGates(goal, plan, { skip: options.skip })
+          .map((f) => f.code)
+          .filter(isGateCode),
+      ),
+      errors: [],
+    }),
   });
   const packs = (options.packs ?? []).map(judgePackCanaries);
   const results = [...gates.results, ...packs.flatMap((p) => p.results)];

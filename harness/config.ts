@@ -32,7 +32,10 @@ export const MAX_REPS = 1_000_000;
 const DEFAULT_CONFIG_FILE = "fieldtest.config.yaml";
 
 /** Role settings in the file are partial: unset fields keep the built-in default (the sim). */
-const RolePatchSchema = z.strictObject({ ...RoleConfigSchema.shape, headers: HeadersSchema }).omit({ replay: true }).partial();
+const RolePatchSchema = z
+  .strictObject({ ...RoleConfigSchema.shape, headers: HeadersSchema })
+  .omit({ replay: true })
+  .partial();
 export type RolePatch = z.output<typeof RolePatchSchema>;
 
 /** Token assumptions behind `--dry-run` and the budget refusal (see harness/run/budget.ts). */

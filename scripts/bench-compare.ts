@@ -18,7 +18,9 @@ import { compareSnapshots, type Comparison } from "../harness/baseline/compare.t
 import type { Snapshot } from "../src/formats/snapshot.ts";
 import { pct, range, simProfile, simSweeps } from "./sim-sweeps.ts";
 
-const { values: args } = parseArgs({ options: { pairs: { type: "string", default: "20" }, work: { type: "string" }, reps: { type: "string", default: "1000" } } });
+const { values: args } = parseArgs({
+  options: { pairs: { type: "string", default: "20" }, work: { type: "string" }, reps: { type: "string", default: "1000" } },
+});
 const N = Number(args.pairs);
 const reps = Number(args.reps);
 const sweeps = simSweeps(args.work);
@@ -39,12 +41,16 @@ for (const [name, pairs, required] of series) {
   const results: Comparison[] = pairs.map(([a, b]) => compareSnapshots(a, b, { reps, seed: 0 }));
   const differs = results.filter((c) => c.verdict.differs).length;
   const tested = results.map((c) => c.metrics.filter((m) => m.p !== null).length);
-  console.log(`${name}: "differs" ${pct(differs, N)}, "no difference beyond noise" ${pct(N - differs, N)}   (${required}); metrics tested per pair ${Math.min(...tested)}-${Math.max(...tested)}`);
+  console.log(
+    `${name}: "differs" ${pct(differs, N)}, "no difference beyond noise" ${pct(N - differs, N)}   (${required}); metrics tested per pair ${Math.min(...tested)}-${Math.max(...tested)}`,
+  );
   console.log(`  metrics beyond noise: ${tally(results.flatMap((c) => c.verdict.metrics))}`);
   const profile = results.map((c) => c.profile.distance);
   const different = profile.filter((d) => d.p !== null && d.p <= 0.05).length;
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-  console.log(`  defect-family profile: "different" (permutation p ≤ 0.05) ${pct(different, N)}; mean distance ${mean(profile.map((d) => d.statistic ?? 0)).toFixed(3)}; mean Δ all blockers per goal ${mean(results.map((c) => c.profile.total.delta)).toFixed(4)}`);
+  console.log(
+    `  defect-family profile: "different" (permutation p ≤ 0.05) ${pct(different, N)}; mean distance ${mean(profile.map((d) => d.statistic ?? 0)).toFixed(3)}; mean Δ all blockers per goal ${mean(results.map((c) => c.profile.total.delta)).toFixed(4)}`,
+  );
 }
 const cpu = process.cpuUsage();
 console.log(

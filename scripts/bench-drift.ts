@@ -67,12 +67,16 @@ const doubleMiss = await sweeps.series("double-miss", range(8000 + OFFSET, H), s
 const histories = Array.from({ length: H }, (_, h) => {
   // The first set's draws are seeded by h alone, as they were before the offset existed.
   const rng = OFFSET === 0 ? createRng(h, "bench-drift") : createRng(h, OFFSET, "bench-drift");
-  const order = pool.map((run) => ({ run, key: rng() })).sort((a, b) => a.key - b.key).map((x) => x.run);
+  const order = pool
+    .map((run) => ({ run, key: rng() }))
+    .sort((a, b) => a.key - b.key)
+    .map((x) => x.run);
   const shifted = (runs: Snapshot[]) => range(0, SHIFTED).map((i) => runs[(h + i) % H]!);
   return { stable: order.slice(0, IN_CONTROL + STABLE), highMiss: shifted(highMiss), doubleMiss: shifted(doubleMiss) };
 });
 
-const alarming = (t: TrendResult, from: number, family?: "headline") => new Set(t.alerts.filter((a) => a.index >= from && (family === undefined || a.family === family)).map((a) => a.metric));
+const alarming = (t: TrendResult, from: number, family?: "headline") =>
+  new Set(t.alerts.filter((a) => a.index >= from && (family === undefined || a.family === family)).map((a) => a.metric));
 /** The shifted run (1-based) of the first alarm among the runs from `from` on, or null. */
 const firstAlarm = (t: TrendResult, from: number, family?: "headline") => {
   const at = t.alerts.filter((a) => a.index >= from && (family === undefined || a.family === family)).map((a) => a.index - from + 1);
@@ -96,7 +100,9 @@ console.log(
 );
 for (const withBaseline of [false, true]) {
   const ref = withBaseline ? baseline : null;
-  const label = withBaseline ? `against the baseline ${args.baseline} (${baseline.runs.length} runs)` : `without a baseline (the first ${IN_CONTROL} runs are the reference)`;
+  const label = withBaseline
+    ? `against the baseline ${args.baseline} (${baseline.runs.length} runs)`
+    : `without a baseline (the first ${IN_CONTROL} runs are the reference)`;
   console.log(`\n${label}:`);
   const stable = histories.map((x) => trend(withBaseline ? x.stable.slice(IN_CONTROL) : x.stable, ref, options));
   const from = withBaseline ? 0 : IN_CONTROL;
@@ -107,7 +113,15 @@ for (const withBaseline of [false, true]) {
       `  ${STABLE} stable runs, alarming metrics (${name}): mean ${(counts.reduce((a, b) => a + b, 0) / H).toFixed(2)}, max ${Math.max(...counts)}; histories with more than one ${pct(counts.filter((c) => c > 1).length, H)}; with any ${pct(counts.filter((c) => c > 0).length, H)}   (required: at most 1)`,
     );
   }
-  const which = stable.flatMap((t) => [...alarming(t, from)].map((m) => `${m} (${t.alerts.filter((a) => a.metric === m && a.index >= from).map((a) => a.chart).join("+")})`));
+  const which = stable.flatMap((t) =>
+    [...alarming(t, from)].map(
+      (m) =>
+        `${m} (${t.alerts
+          .filter((a) => a.metric === m && a.index >= from)
+          .map((a) => a.chart)
+          .join("+")})`,
+    ),
+  );
   if (which.length) console.log(`    false alarms: ${[...new Set(which)].map((w) => `${w} ×${which.filter((x) => x === w).length}`).join("; ")}`);
   for (const [name, pick] of [
     ["high-miss", (x: (typeof histories)[number]) => x.highMiss],
@@ -119,10 +133,14 @@ for (const withBaseline of [false, true]) {
     for (const family of ["headline", undefined] as const) {
       const first = shifted.map((t) => firstAlarm(t, start, family));
       const by = (k: number) => pct(first.filter((f) => f !== null && f <= k).length, H);
-      console.log(`  ${name} after ${IN_CONTROL} in-control runs (${family ?? "any family"}): alarm on shifted run 1 ${by(1)}; by run 2 ${by(2)}; by run 3 ${by(3)}`);
+      console.log(
+        `  ${name} after ${IN_CONTROL} in-control runs (${family ?? "any family"}): alarm on shifted run 1 ${by(1)}; by run 2 ${by(2)}; by run 3 ${by(3)}`,
+      );
     }
     const metrics = shifted.flatMap((t) => [...alarming(t, start, "headline")]);
-    console.log(`    alarming headline metrics: ${[...new Set(metrics)].map((m) => `${m} ×${metrics.filter((x) => x === m).length}`).join("; ") || "none"}${withBaseline ? `; histories alarming on the 3 in-control runs before the shift: ${before}` : ""}`);
+    console.log(
+      `    alarming headline metrics: ${[...new Set(metrics)].map((m) => `${m} ×${metrics.filter((x) => x === m).length}`).join("; ") || "none"}${withBaseline ? `; histories alarming on the 3 in-control runs before the shift: ${before}` : ""}`,
+    );
   }
 }
 const cpu = process.cpuUsage();

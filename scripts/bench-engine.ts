@@ -58,10 +58,14 @@ const agent = new Agent({ keepAlive: true });
 /** One POST on node:http (far less of the caller's own CPU than fetch, so the figures are the servers', not the caller's). */
 function post(url: string, token: string, body: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${token}` } }, (res) => {
-      res.resume();
-      res.on("end", () => resolve());
-    });
+    const req = request(
+      url,
+      { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), authorization: `Bearer ${token}` } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve());
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -122,12 +126,23 @@ async function proxyOverhead(): Promise<void> {
   const ANSWER_MS = 20;
   let url = "";
   const started = new Promise<void>((resolve) => {
-    void child([join(PACKAGE_ROOT, "dist", "test", "providers", "upstream-server.js"), "--planner-ms", String(ANSWER_MS), "--critic-ms", String(ANSWER_MS), "--spread", "0"], (line) => {
-      if (line.startsWith("listening ")) {
-        url = line.slice("listening ".length);
-        resolve();
-      }
-    });
+    void child(
+      [
+        join(PACKAGE_ROOT, "dist", "test", "providers", "upstream-server.js"),
+        "--planner-ms",
+        String(ANSWER_MS),
+        "--critic-ms",
+        String(ANSWER_MS),
+        "--spread",
+        "0",
+      ],
+      (line) => {
+        if (line.startsWith("listening ")) {
+          url = line.slice("listening ".length);
+          resolve();
+        }
+      },
+    );
   });
   await started;
   const role = { provider: "openai" as const, model: "bench", baseUrl: url };
@@ -136,7 +151,16 @@ async function proxyOverhead(): Promise<void> {
   const client = createModelClient({ planner: role, critic: role }, { env: {}, sendThread });
   // The proxy's own work: a proxy whose forwarder sends nothing and answers after the same time
   // with a real call's result (taken once), against a bare server that does the same.
-  const sample = await client.forward({ role: "planner", wire: "openai", body: { model: "bench", messages: [{ role: "user", content: PROMPT }] }, itemId: "bench", trial: 0, round: 0, attempt: 0, trialKey: "corpus/bench/9" });
+  const sample = await client.forward({
+    role: "planner",
+    wire: "openai",
+    body: { model: "bench", messages: [{ role: "user", content: PROMPT }] },
+    itemId: "bench",
+    trial: 0,
+    round: 0,
+    attempt: 0,
+    trialKey: "corpus/bench/9",
+  });
   const answerLater: WireForwarder = { forward: () => new Promise((resolve) => setTimeout(() => resolve(sample), ANSWER_MS)) };
   const bare = await bareServer(ANSWER_MS);
   const hop = await startRecordingProxy({ forwarder: answerLater, speaks: "openai", normalize: [] });
@@ -144,7 +168,8 @@ async function proxyOverhead(): Promise<void> {
   const hopSession = hop.open({ trialKey: "corpus/bench/0", itemId: "bench", trial: 0 });
   const session = proxy.open({ trialKey: "corpus/bench/1", itemId: "bench", trial: 1 });
   const script = join(PACKAGE_ROOT, "dist", "scripts", "bench-engine.js");
-  const batch = async (target: string, token: string, n: number) => JSON.parse(await child([script, "caller", target, token, String(C), String(n)])) as number[];
+  const batch = async (target: string, token: string, n: number) =>
+    JSON.parse(await child([script, "caller", target, token, String(C), String(n)])) as number[];
   const runs = { bare: [] as number[], hop: [] as number[], direct: [] as number[], proxied: [] as number[] };
   const targets: [keyof typeof runs, string, string][] = [
     ["bare", bare.url, "none"],
@@ -160,7 +185,9 @@ async function proxyOverhead(): Promise<void> {
   await hop.close();
   await proxy.close();
   bare.close();
-  console.log(`proxy, C = ${C} callers in a process of their own, ${runs.bare.length} calls each way, answers in ${ANSWER_MS} ms (load ${loadavg()[0]!.toFixed(2)}):`);
+  console.log(
+    `proxy, C = ${C} callers in a process of their own, ${runs.bare.length} calls each way, answers in ${ANSWER_MS} ms (load ${loadavg()[0]!.toFixed(2)}):`,
+  );
   printAdded("the proxy's own hop", runs.bare, runs.hop, "a bare server", "the proxy");
   printAdded("end to end", runs.direct, runs.proxied, "direct to upstream", `through the proxy and fieldtest's client (${calls.length} recorded)`);
 }
@@ -180,10 +207,26 @@ async function protocols(): Promise<void> {
   const C = 8;
   const upstream = await startUpstreamServer({ plannerMs: 110, criticMs: 48, spread: 0.25 });
   const dir = mkdtempSync(join(tmpdir(), "ft-bench-engine-"));
-  const roles = Object.fromEntries(["PLANNER", "CRITIC"].flatMap((r) => [[`STANDIN_${r}_URL`, `{${r.toLowerCase()}.base_url}`], [`STANDIN_${r}_KEY`, `{${r.toLowerCase()}.token}`], [`STANDIN_${r}_MODEL`, `{${r.toLowerCase()}.model}`]]));
+  const roles = Object.fromEntries(
+    ["PLANNER", "CRITIC"].flatMap((r) => [
+      [`STANDIN_${r}_URL`, `{${r.toLowerCase()}.base_url}`],
+      [`STANDIN_${r}_KEY`, `{${r.toLowerCase()}.token}`],
+      [`STANDIN_${r}_MODEL`, `{${r.toLowerCase()}.model}`],
+    ]),
+  );
   const manifests = {
-    command: { name: "stand-in", protocol: "command", speaks: "openai", start: { argv: [process.execPath, STAND_IN, "--goal", "{goal_file}", "--start-delay-ms", "1000"], env: roles } },
-    worker: { name: "stand-in", protocol: "worker", speaks: "openai", start: { argv: [process.execPath, STAND_IN, "--protocol", "worker", "--start-delay-ms", "1000"] } },
+    command: {
+      name: "stand-in",
+      protocol: "command",
+      speaks: "openai",
+      start: { argv: [process.execPath, STAND_IN, "--goal", "{goal_file}", "--start-delay-ms", "1000"], env: roles },
+    },
+    worker: {
+      name: "stand-in",
+      protocol: "worker",
+      speaks: "openai",
+      start: { argv: [process.execPath, STAND_IN, "--protocol", "worker", "--start-delay-ms", "1000"] },
+    },
   };
   console.log(`protocols, C = ${C}, 8 goals × 3 trials, an engine that takes 1 s to start:`);
   for (const [protocol, manifest] of Object.entries(manifests)) {
@@ -193,14 +236,25 @@ async function protocols(): Promise<void> {
     const quiet = { isTTY: false, write: () => true } as unknown as NodeJS.WriteStream;
     const host = { ...realHost(["run"]), stdout: quiet, stderr: quiet };
     const started = performance.now();
-    const cli = RunCliSchema.parse({ engine: file, provider: "openai", model: "bench", baseUrl: upstream.url, only: "db-0*,dns-0*", trials: "3", concurrency: String(C), out });
+    const cli = RunCliSchema.parse({
+      engine: file,
+      provider: "openai",
+      model: "bench",
+      baseUrl: upstream.url,
+      only: "db-0*,dns-0*",
+      trials: "3",
+      concurrency: String(C),
+      out,
+    });
     await runSweep(cli, {}, { ...realEngine(process.env), writeReport: undefined }, host);
     const trials = readTrialLog(out).records as TrialRecord[];
     const starts = trials.map((t) => Date.parse(t.started_at));
     const ends = trials.map((t) => Date.parse(t.finished_at));
     const window = Math.max(...ends) - Math.min(...starts);
     const ideal = idealMs(trials, C);
-    console.log(`  ${protocol.padEnd(7)}: ${trials.length} trials, window ${(window / 1000).toFixed(2)} s, ideal ${(ideal / 1000).toFixed(2)} s, window / ideal ${(window / ideal).toFixed(2)} (command ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(
+      `  ${protocol.padEnd(7)}: ${trials.length} trials, window ${(window / 1000).toFixed(2)} s, ideal ${(ideal / 1000).toFixed(2)} s, window / ideal ${(window / ideal).toFixed(2)} (command ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+    );
   }
   await upstream.close();
 }

@@ -43,7 +43,6 @@ const headline = headlineFamily(policy);
 const overlap = baseline.runs.map((r) => r.seed).filter((s) => s !== null && (AA_SEEDS.includes(s) || HM_SEEDS.includes(s)));
 if (overlap.length) throw new Error(`the baseline's seeds ${overlap.join(", ")} overlap the benchmark's: A/A would not be independent`);
 
-
 const wallStart = performance.now();
 const aa = await sweeps.series("aa", AA_SEEDS);
 const hm = await sweeps.series("high-miss", HM_SEEDS, simProfile("high-miss"));
@@ -55,11 +54,14 @@ const judge = (s: Snapshot) => {
 const aaJudged = aa.map(judge);
 const hmJudged = hm.map(judge);
 
-console.log(`gate calibration: ${N} independent seeds per series; baseline ${args.baseline} (seeds ${baseline.runs.map((r) => r.seed).join(", ")}); policy ${args.policy}`);
+console.log(
+  `gate calibration: ${N} independent seeds per series; baseline ${args.baseline} (seeds ${baseline.runs.map((r) => r.seed).join(", ")}); policy ${args.policy}`,
+);
 const aaPass = aaJudged.filter((j) => j.gate.exit === 0).length;
 console.log(`A/A gate pass rate (exit 0):           ${pct(aaPass, N)}   (required ≥ 0.95)`);
 const aaFailed = aaJudged.flatMap((j) => j.gate.checks.filter((c) => c.outcome !== "pass").map((c) => `${c.name} ${c.outcome}`));
-if (aaFailed.length) console.log(`  A/A checks not passing: ${[...new Set(aaFailed)].map((n) => `${n} ×${aaFailed.filter((x) => x === n).length}`).join("; ")}`);
+if (aaFailed.length)
+  console.log(`  A/A checks not passing: ${[...new Set(aaFailed)].map((n) => `${n} ×${aaFailed.filter((x) => x === n).length}`).join("; ")}`);
 const hmFail = hmJudged.filter((j) => j.gate.exit === 1).length;
 console.log(`high-miss gate failure rate (exit 1):  ${pct(hmFail, N)}   (required ≥ 0.95)`);
 const hmNames = hmJudged.flatMap((j) => j.gate.failed);
@@ -69,7 +71,9 @@ const noise = aaJudged.map((j) => j.diff.counts.noise);
 console.log(
   `unexplained deltas per A/A diff:        mean ${(unexplained.reduce((a, b) => a + b, 0) / N).toFixed(3)}, max ${Math.max(...unexplained)}; diffs with any: ${pct(unexplained.filter((u) => u > 0).length, N)}   (required mean ≤ 0.1)`,
 );
-console.log(`  (noise deltas per A/A diff: mean ${(noise.reduce((a, b) => a + b, 0) / N).toFixed(1)}; cause deltas: ${aaJudged.reduce((s, j) => s + j.diff.counts.cause, 0)})`);
+console.log(
+  `  (noise deltas per A/A diff: mean ${(noise.reduce((a, b) => a + b, 0) / N).toFixed(1)}; cause deltas: ${aaJudged.reduce((s, j) => s + j.diff.counts.cause, 0)})`,
+);
 
 const alarmsOf = (t: TrendResult, from = 0) => t.alerts.filter((a) => a.index >= from);
 const stable = trend(aa, baseline, { headline });
@@ -98,7 +102,9 @@ for (const m of policy.non_inferiority) {
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const sdMeans = sampleSd(means);
   const hmDelta = avg(hm.map((s) => metricDelta(m.metric, baseline, s, sign)?.mean ?? NaN));
-  console.log(`  ${m.metric.padEnd(34)} margin ${String(m.margin).padEnd(5)} A/A Δ mean ${avg(means).toFixed(4)}, SD over seeds ${sdMeans.toFixed(4)}, mean SE ${avg(ses).toFixed(4)} (margin/SE ${(m.margin / avg(ses)).toFixed(1)}); high-miss Δ ${hmDelta.toFixed(4)}`);
+  console.log(
+    `  ${m.metric.padEnd(34)} margin ${String(m.margin).padEnd(5)} A/A Δ mean ${avg(means).toFixed(4)}, SD over seeds ${sdMeans.toFixed(4)}, mean SE ${avg(ses).toFixed(4)} (margin/SE ${(m.margin / avg(ses)).toFixed(1)}); high-miss Δ ${hmDelta.toFixed(4)}`,
+  );
 }
 const cpu = process.cpuUsage();
 console.log(

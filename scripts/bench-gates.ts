@@ -37,7 +37,11 @@ function leastCpuMsPerPlan(copies: readonly Plan[]): number {
   return least;
 }
 
-const SHAPES = [["chain", chain], ["fan", fan], ["groups", groups]] as const;
+const SHAPES = [
+  ["chain", chain],
+  ["fan", fan],
+  ["groups", groups],
+] as const;
 const cases = SHAPES.flatMap(([shape, build]) =>
   SIZES.map((n) => ({ shape, n, copies: Array.from({ length: Math.max(1, Math.round(10_000 / n)) }, () => PlanSchema.parse(build(n))) })),
 );

@@ -6,7 +6,14 @@ import type { PlanInput } from "../src/formats/plan.ts";
 
 type TaskInput = PlanInput["tasks"][number];
 /** The goal every benchmark plan is for. */
-export const BENCH_GOAL: z.input<typeof GoalSchema> = { id: "bench", domain: "bench", title: "Bench", description: "Gate benchmark", risk_tolerance: "strict", constraints: { facts: ["window_booked"] } };
+export const BENCH_GOAL: z.input<typeof GoalSchema> = {
+  id: "bench",
+  domain: "bench",
+  title: "Bench",
+  description: "Gate benchmark",
+  risk_tolerance: "strict",
+  constraints: { facts: ["window_booked"] },
+};
 
 /** A high-risk change guarded as the gates want it: snapshot, change with a credible rollback, output check. */
 function guardedChange(i: number): TaskInput[] {
@@ -28,9 +35,10 @@ function guardedChange(i: number): TaskInput[] {
 
 /** Guarded changes in one long chain: every task has a hard edge from the one before. */
 export function chain(n: number): PlanInput {
-  const tasks = Array.from({ length: Math.ceil(n / 3) }, (_, i) => guardedChange(i)).flat().slice(0, n - (n % 3)).concat(
-    Array.from({ length: n % 3 }, (_, i) => ({ id: `tail${i}`, description: "tail", kind: "notify" as const })),
-  );
+  const tasks = Array.from({ length: Math.ceil(n / 3) }, (_, i) => guardedChange(i))
+    .flat()
+    .slice(0, n - (n % 3))
+    .concat(Array.from({ length: n % 3 }, (_, i) => ({ id: `tail${i}`, description: "tail", kind: "notify" as const })));
   const dependencies = tasks.slice(1).map((t, i) => ({ from: tasks[i]!.id, to: t.id }));
   return { id: "chain", goal_id: "bench", tasks, dependencies };
 }
@@ -46,7 +54,10 @@ export function fan(n: number): PlanInput {
     preconditions: [{ fact: "root_ready", established_by: "root" }],
   }));
   const join: TaskInput = { id: "join", description: "join", kind: "notify", preconditions: [{ fact: "root_ready" }] };
-  const dependencies = members.flatMap((m) => [{ from: "root", to: m.id }, { from: m.id, to: "join" }]);
+  const dependencies = members.flatMap((m) => [
+    { from: "root", to: m.id },
+    { from: m.id, to: "join" },
+  ]);
   return { id: "fan", goal_id: "bench", tasks: [root, ...members, join], dependencies };
 }
 

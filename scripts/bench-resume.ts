@@ -44,7 +44,6 @@ function fieldtest(args: string[], killAfterMs: number | null): Promise<boolean>
   );
 }
 
-
 /** Sends of `session` that never returned: in flight when its process died. */
 function inFlight(dir: string, session: string): number {
   const open = new Set<number>();
@@ -82,7 +81,25 @@ let duplicated = 0;
 let trials = 0;
 while (kills < KILLS) {
   const dir = join(work, `run-${runs++}`);
-  const fresh = ["run", "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", upstream.url, "--only", "db-*,dns-*,cache-*,cdn-*", "--suite", "corpus", "--trials", "2", "--concurrency", "8", "--out", dir];
+  const fresh = [
+    "run",
+    "--provider",
+    "openai",
+    "--model",
+    "gpt-4o-mini",
+    "--base-url",
+    upstream.url,
+    "--only",
+    "db-*,dns-*,cache-*,cdn-*",
+    "--suite",
+    "corpus",
+    "--trials",
+    "2",
+    "--concurrency",
+    "8",
+    "--out",
+    dir,
+  ];
   for (;;) {
     // A kill before the run folder was made leaves nothing to resume: the run starts afresh (--force: a lock may be left).
     const started = existsSync(join(dir, RUN_FILES.manifest));

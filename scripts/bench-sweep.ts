@@ -66,7 +66,14 @@ const quiet = createWriteStream("/dev/null") as unknown as NodeJS.WriteStream;
 const host: SweepHost = { ...realHost(["run"]), stdout: quiet, stderr: quiet, env: { CI: "1" } };
 
 /** The trial window: first trial start to last trial end, from the records. */
-const windowOf = (r: TrialRecord) => ({ suite: r.suite, item_id: r.item_id, trial: r.trial, start: Date.parse(r.started_at), end: Date.parse(r.finished_at), attempts: r.calls.reduce((n, c) => n + c.transport_attempts.length, 0) });
+const windowOf = (r: TrialRecord) => ({
+  suite: r.suite,
+  item_id: r.item_id,
+  trial: r.trial,
+  start: Date.parse(r.started_at),
+  end: Date.parse(r.finished_at),
+  attempts: r.calls.reduce((n, c) => n + c.transport_attempts.length, 0),
+});
 
 async function sweep(name: string, raw: Record<string, unknown>): Promise<{ dir: string; wallMs: number; windowMs: number; attempts: number; trials: number }> {
   const dir = join(root, name);
@@ -81,14 +88,27 @@ async function sweep(name: string, raw: Record<string, unknown>): Promise<{ dir:
 
 async function scaling(): Promise<void> {
   const profile = join(root, "fixed-latency.yaml");
-  writeFileSync(profile, stringify({ ...DEFAULT_SIM_PROFILE, name: "bench-fixed", planner: { ...DEFAULT_SIM_PROFILE.planner, latency_ms: LATENCY_MS }, critic: { ...DEFAULT_SIM_PROFILE.critic, latency_ms: LATENCY_MS } }));
-  const only = loadCorpus("corpus").goals.slice(0, SCALING_GOALS).map((g) => g.goal.id).join(",");
+  writeFileSync(
+    profile,
+    stringify({
+      ...DEFAULT_SIM_PROFILE,
+      name: "bench-fixed",
+      planner: { ...DEFAULT_SIM_PROFILE.planner, latency_ms: LATENCY_MS },
+      critic: { ...DEFAULT_SIM_PROFILE.critic, latency_ms: LATENCY_MS },
+    }),
+  );
+  const only = loadCorpus("corpus")
+    .goals.slice(0, SCALING_GOALS)
+    .map((g) => g.goal.id)
+    .join(",");
   console.log(`scaling: sim latency L = ${LATENCY_MS} ms per call, ${SCALING_GOALS} goals, trials = C`);
   console.log("   C  trials  calls   ideal (calls×L/C)   trial window   ratio   (whole command)");
   for (const c of [1, 8, 32]) {
     const r = await sweep(`scaling-${c}`, { only, suite: "corpus", trials: String(c), concurrency: String(c), simProfile: profile });
     const ideal = (r.attempts * LATENCY_MS) / c;
-    console.log(`${String(c).padStart(4)}  ${String(r.trials).padStart(6)}  ${String(r.attempts).padStart(5)}   ${(ideal / 1000).toFixed(2).padStart(8)} s          ${(r.windowMs / 1000).toFixed(2).padStart(6)} s  ${(r.windowMs / ideal).toFixed(3)}   (${(r.wallMs / 1000).toFixed(2)} s)`);
+    console.log(
+      `${String(c).padStart(4)}  ${String(r.trials).padStart(6)}  ${String(r.attempts).padStart(5)}   ${(ideal / 1000).toFixed(2).padStart(8)} s          ${(r.windowMs / 1000).toFixed(2).padStart(6)} s  ${(r.windowMs / ideal).toFixed(3)}   (${(r.wallMs / 1000).toFixed(2)} s)`,
+    );
   }
 }
 
@@ -97,7 +117,9 @@ async function full(): Promise<void> {
   const r = await sweep("full", {});
   const rssMb = process.resourceUsage().maxRSS / 1024;
   console.log(`full: ${corpus.goals.length} goals + ${corpus.fixtures.length} fixtures × 5 trials = ${r.trials} trials, ${r.attempts} calls, zero latency`);
-  console.log(`  wall ${(r.wallMs / 1000).toFixed(2)} s (target < 20 s), peak RSS ${rssMb.toFixed(0)} MB (target < 400 MB), ${(r.trials / (r.wallMs / 1000)).toFixed(0)} trials/s`);
+  console.log(
+    `  wall ${(r.wallMs / 1000).toFixed(2)} s (target < 20 s), peak RSS ${rssMb.toFixed(0)} MB (target < 400 MB), ${(r.trials / (r.wallMs / 1000)).toFixed(0)} trials/s`,
+  );
 }
 
 /** The window C slots take for these durations, each trial starting on the first free slot in the given order. */
@@ -170,7 +192,22 @@ const meetsTargets = (c: number, x: LiveCase) => x.ratio <= 1.05 && (c !== 64 ||
 function liveCase(packageRoot: string, upstream: Upstream, c: number, name: string): LiveCase {
   const dir = join(root, name);
   const usageFile = join(root, `${name}.usage.json`);
-  const args = ["--import", join(PACKAGE_ROOT, "dist/scripts/bench-usage.js"), join(packageRoot, "bin/fieldtest.js"), "run", "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", upstream.url, "--concurrency", String(c), "--out", dir];
+  const args = [
+    "--import",
+    join(PACKAGE_ROOT, "dist/scripts/bench-usage.js"),
+    join(packageRoot, "bin/fieldtest.js"),
+    "run",
+    "--provider",
+    "openai",
+    "--model",
+    "gpt-4o-mini",
+    "--base-url",
+    upstream.url,
+    "--concurrency",
+    String(c),
+    "--out",
+    dir,
+  ];
   const serverBefore = processCpuMs(upstream.pid);
   const r = spawnSync(process.execPath, args, { env: { ...process.env, CI: "1", FT_USAGE_FILE: usageFile }, encoding: "utf8" });
   const serverAfter = processCpuMs(upstream.pid);
@@ -187,7 +224,10 @@ function liveCase(packageRoot: string, upstream: Upstream, c: number, name: stri
   trials.sort((a, b) => a.start - b.start);
   const calls = trials.flatMap((t) => t.calls);
   if (calls.some((call) => call.delay === null)) throw new Error(`${name}: a call without the server's delay`);
-  const idealMs = listSchedule(trials.map((t) => t.calls.reduce((ms, call) => ms + call.delay!, 0)), c);
+  const idealMs = listSchedule(
+    trials.map((t) => t.calls.reduce((ms, call) => ms + call.delay!, 0)),
+    c,
+  );
   const windowMs = Math.max(...trials.map((t) => t.end)) - Math.min(...trials.map((t) => t.start));
   const overhead = calls.map((call) => call.latency - call.delay!);
   const usage = JSON.parse(readFileSync(usageFile, "utf8")) as { cpuMs: number };
@@ -215,25 +255,41 @@ function liveCase(packageRoot: string, upstream: Upstream, c: number, name: stri
 async function live(rounds: number): Promise<void> {
   const upstream = await startUpstream();
   const seen = new Map<number, LiveCase[]>();
-  console.log(`live: fieldtest run --provider openai against the upstream-shaped server (planner ~110 ms, critic ~48 ms); load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-  console.log("   C  trials  calls   ideal    window  ratio   overhead/call ms (mean p50 p95)   loop p99 ms (main, HTTP thread)  busy ms/call  CPU ms/call (trials, command, SDK+HTTP, rest, server)  load");
+  console.log(
+    `live: fieldtest run --provider openai against the upstream-shaped server (planner ~110 ms, critic ~48 ms); load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  console.log(
+    "   C  trials  calls   ideal    window  ratio   overhead/call ms (mean p50 p95)   loop p99 ms (main, HTTP thread)  busy ms/call  CPU ms/call (trials, command, SDK+HTTP, rest, server)  load",
+  );
   try {
     // Rounds alternate the concurrencies, so a change in the shared host's state spreads over all of them.
-    for (let round = 0; round < rounds; round++) for (const c of [8, 32, 64]) {
-      const x = liveCase(PACKAGE_ROOT, upstream, c, `live-${c}-${round}`);
-      const floor = transportFloorCpuMs(upstream.url, c, x.calls) / x.calls;
-      seen.set(c, [...(seen.get(c) ?? []), x]);
-      console.log(
-        `${String(c).padStart(4)}  ${String(x.trials).padStart(6)}  ${String(x.calls).padStart(5)}  ${(x.idealMs / 1000).toFixed(2).padStart(6)} s  ${(x.windowMs / 1000).toFixed(2).padStart(6)} s  ${x.ratio.toFixed(3)}   ${x.overheadMs.toFixed(2).padStart(6)} ${x.overheadP50Ms.toFixed(2).padStart(6)} ${x.overheadP95Ms.toFixed(2).padStart(6)}              ${x.loopP99Ms.toFixed(1).padStart(6)} ${(x.threadLoopP99Ms?.toFixed(1) ?? "n/a").padStart(6)}           ${x.busyMs.toFixed(2).padStart(6)}       ${x.cpuMs.toFixed(2).padStart(6)} ${x.commandCpuMs.toFixed(2).padStart(6)} ${floor.toFixed(2).padStart(6)} ${(x.cpuMs - floor).toFixed(2).padStart(6)} ${(x.serverCpuMs?.toFixed(2) ?? "n/a").padStart(6)}        ${loadavg()[0]!.toFixed(2)}`,
-      );
-    }
+    for (let round = 0; round < rounds; round++)
+      for (const c of [8, 32, 64]) {
+        const x = liveCase(PACKAGE_ROOT, upstream, c, `live-${c}-${round}`);
+        const floor = transportFloorCpuMs(upstream.url, c, x.calls) / x.calls;
+        seen.set(c, [...(seen.get(c) ?? []), x]);
+        console.log(
+          `${String(c).padStart(4)}  ${String(x.trials).padStart(6)}  ${String(x.calls).padStart(5)}  ${(x.idealMs / 1000).toFixed(2).padStart(6)} s  ${(x.windowMs / 1000).toFixed(2).padStart(6)} s  ${x.ratio.toFixed(3)}   ${x.overheadMs.toFixed(2).padStart(6)} ${x.overheadP50Ms.toFixed(2).padStart(6)} ${x.overheadP95Ms.toFixed(2).padStart(6)}              ${x.loopP99Ms.toFixed(1).padStart(6)} ${(x.threadLoopP99Ms?.toFixed(1) ?? "n/a").padStart(6)}           ${x.busyMs.toFixed(2).padStart(6)}       ${x.cpuMs.toFixed(2).padStart(6)} ${x.commandCpuMs.toFixed(2).padStart(6)} ${floor.toFixed(2).padStart(6)} ${(x.cpuMs - floor).toFixed(2).padStart(6)} ${(x.serverCpuMs?.toFixed(2) ?? "n/a").padStart(6)}        ${loadavg()[0]!.toFixed(2)}`,
+        );
+      }
     if (rounds > 1) {
       console.log(`over ${rounds} rounds (min / median / max):`);
       const spread = (xs: number[], digits: number) => [Math.min(...xs), percentile(xs, 0.5), Math.max(...xs)].map((x) => x.toFixed(digits)).join(" / ");
       for (const [c, cases] of seen) {
         const met = cases.filter((x) => meetsTargets(c, x)).length;
         console.log(
-          `  C = ${String(c).padStart(2)}: ratio ${spread(cases.map((x) => x.ratio), 3)}; overhead ${spread(cases.map((x) => x.overheadMs), 2)} ms; CPU ${spread(cases.map((x) => x.cpuMs), 2)} ms/call; targets met in ${met}/${cases.length}`,
+          `  C = ${String(c).padStart(2)}: ratio ${spread(
+            cases.map((x) => x.ratio),
+            3,
+          )}; overhead ${spread(
+            cases.map((x) => x.overheadMs),
+            2,
+          )} ms; CPU ${spread(
+            cases.map((x) => x.cpuMs),
+            2,
+          )} ms/call; targets met in ${met}/${cases.length}`,
         );
       }
     }
@@ -267,7 +323,11 @@ async function paired(otherRoot: string, pairs: number, c: number): Promise<void
     { name: "overhead p95 ms", of: (x) => x.overheadP95Ms, digits: 2 },
     { name: "CPU ms/call", of: (x) => x.cpuMs, digits: 2 },
   ];
-  console.log(`paired: this build (${PACKAGE_ROOT}) against ${other}, ${pairs} pairs at C = ${c}, lower is better; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.log(
+    `paired: this build (${PACKAGE_ROOT}) against ${other}, ${pairs} pairs at C = ${c}, lower is better; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
   console.log(`  pair  first   ${figures.map((f) => `${f.name} (this, other)`).join("   ")}`);
   const cases: Record<string, LiveCase[]> = { this: [], other: [] };
   try {
@@ -275,7 +335,9 @@ async function paired(otherRoot: string, pairs: number, c: number): Promise<void
       const order = pair % 2 === 0 ? builds : [...builds].reverse();
       for (const b of order) cases[b.name]!.push(liveCase(b.root, upstream, c, `paired-${pair}-${b.name}`));
       const [mine, theirs] = [cases.this![pair]!, cases.other![pair]!];
-      console.log(`  ${String(pair + 1).padStart(4)}  ${order[0]!.name.padEnd(5)}   ${figures.map((f) => `${f.of(mine).toFixed(f.digits)}, ${f.of(theirs).toFixed(f.digits)}`.padEnd(f.name.length + 15)).join("   ")}`);
+      console.log(
+        `  ${String(pair + 1).padStart(4)}  ${order[0]!.name.padEnd(5)}   ${figures.map((f) => `${f.of(mine).toFixed(f.digits)}, ${f.of(theirs).toFixed(f.digits)}`.padEnd(f.name.length + 15)).join("   ")}`,
+      );
     }
     console.log(`this - other over ${pairs} pairs (mean, 95% interval; pairs where this build is lower / higher; exact sign test):`);
     for (const f of figures) {
@@ -284,8 +346,11 @@ async function paired(otherRoot: string, pairs: number, c: number): Promise<void
       const delta = pairedDelta(mine, theirs);
       const lower = mine.filter((v, i) => v < theirs[i]!).length;
       const higher = mine.filter((v, i) => v > theirs[i]!).length;
-      const interval = delta === null || delta.low === null || delta.high === null ? "n/a" : `[${delta.low.toFixed(f.digits + 1)}, ${delta.high.toFixed(f.digits + 1)}]`;
-      console.log(`  ${f.name.padEnd(18)} ${(delta?.mean.toFixed(f.digits + 1) ?? "n/a").padStart(8)}  ${interval.padEnd(22)} lower in ${lower}/${pairs}, higher in ${higher}/${pairs}, p = ${mcnemarExact(lower, higher).toFixed(3)}`);
+      const interval =
+        delta === null || delta.low === null || delta.high === null ? "n/a" : `[${delta.low.toFixed(f.digits + 1)}, ${delta.high.toFixed(f.digits + 1)}]`;
+      console.log(
+        `  ${f.name.padEnd(18)} ${(delta?.mean.toFixed(f.digits + 1) ?? "n/a").padStart(8)}  ${interval.padEnd(22)} lower in ${lower}/${pairs}, higher in ${higher}/${pairs}, p = ${mcnemarExact(lower, higher).toFixed(3)}`,
+      );
     }
   } finally {
     upstream.stop();
@@ -294,7 +359,9 @@ async function paired(otherRoot: string, pairs: number, c: number): Promise<void
 
 /** The transport floor of `calls` sends at concurrency c, in a fresh process (this script's `transport-floor` mode): its CPU ms. */
 function transportFloorCpuMs(url: string, c: number, calls: number): number {
-  const r = spawnSync(process.execPath, [join(PACKAGE_ROOT, "dist/scripts/bench-sweep.js"), "transport-floor", url, String(c), String(calls)], { encoding: "utf8" });
+  const r = spawnSync(process.execPath, [join(PACKAGE_ROOT, "dist/scripts/bench-sweep.js"), "transport-floor", url, String(c), String(calls)], {
+    encoding: "utf8",
+  });
   if (r.status !== 0) throw new Error(`transport floor C=${c}: exit ${r.status}\n${r.stderr}`);
   return (JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { cpuMs: number }).cpuMs;
 }
@@ -306,7 +373,9 @@ async function transportFloor(url: string, c: number, calls: number): Promise<vo
   const unused: ModelClient = { structured: () => Promise.reject(new Error("the floor sends through the adapter alone")) };
   const bodies = loadCorpus("corpus").goals.map(({ goal }) => {
     const request = plannerRequest(goal, "decompose", { client: unused, itemId: goal.id, trial: 0, round: 0 });
-    return canonicalJson(adapter.render({ system: request.system, user: request.user, schemaName: request.schemaName, schema: request.schema, corrections: [] }, "json_schema"));
+    return canonicalJson(
+      adapter.render({ system: request.system, user: request.user, schemaName: request.schemaName, schema: request.schema, corrections: [] }, "json_schema"),
+    );
   });
   let next = 0;
   const cpuSince = process.cpuUsage();

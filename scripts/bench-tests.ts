@@ -16,7 +16,10 @@ import { procCpuMs } from "../test/helpers/proc-cpu.ts";
 
 const TOP = 15;
 const byFile = join(mkdtempSync(join(tmpdir(), "ft-bench-tests-")), "cpu-by-file.jsonl");
-const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 
 const loadBefore = load();
 const started = performance.now();
@@ -47,8 +50,15 @@ const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 console.log(`vitest run ${process.argv.slice(2).join(" ")}: exit ${code}`);
 if (code !== 0) console.log("  some tests failed: `npm test` shows which (this script keeps vitest's report quiet)");
-console.log(`  wall ${s(wallMs)}, CPU ${s(treeCpuMs)} (${(treeCpuMs / wallMs).toFixed(2)} cores busy on average); load average before ${loadBefore}, after ${load()}`);
-console.log(`  ${rows.length} test files: ${s(sum((r) => r.self_ms))} in the workers, ${s(sum((r) => r.children_ms))} in the processes they started; the rest is vitest's own`);
+console.log(
+  `  wall ${s(wallMs)}, CPU ${s(treeCpuMs)} (${(treeCpuMs / wallMs).toFixed(2)} cores busy on average); load average before ${loadBefore}, after ${load()}`,
+);
+console.log(
+  `  ${rows.length} test files: ${s(sum((r) => r.self_ms))} in the workers, ${s(sum((r) => r.children_ms))} in the processes they started; the rest is vitest's own`,
+);
 console.log(`  most CPU (worker + children):`);
-for (const r of rows.slice(0, TOP)) console.log(`  ${s(r.self_ms + r.children_ms).padStart(8)}  ${s(r.self_ms).padStart(7)} + ${s(r.children_ms).padStart(7)}  ${relative(PACKAGE_ROOT, r.file)}`);
+for (const r of rows.slice(0, TOP))
+  console.log(
+    `  ${s(r.self_ms + r.children_ms).padStart(8)}  ${s(r.self_ms).padStart(7)} + ${s(r.children_ms).padStart(7)}  ${relative(PACKAGE_ROOT, r.file)}`,
+  );
 process.exitCode = code ?? 1;

@@ -47,7 +47,9 @@ console.log(`fault rate ${faultRate}, ${trials} trials per item, exit ${code}, $
 console.log(`requests served: planner ${requests("planner")}, critic ${requests("critic")}`);
 console.log(`critic faults served: ${JSON.stringify(sim.served.critic)}`);
 console.log(`trials ${records.length}: approved ${byStatus("approved")}, escalated ${byStatus("escalated")}, error ${byStatus("error")}`);
-console.log(`critic audits ${audits.length}: ok ${audits.filter((a) => a.outcome === "ok").length}, unavailable invalid_output ${unavailable("invalid_output")}, provider_error ${unavailable("provider_error")}`);
+console.log(
+  `critic audits ${audits.length}: ok ${audits.filter((a) => a.outcome === "ok").length}, unavailable invalid_output ${unavailable("invalid_output")}, provider_error ${unavailable("provider_error")}`,
+);
 console.log(`critic answers without a well-formed finding: ${shapeless.length}; accepted as ok: ${shapeless.filter((c) => c.outcome === "ok").length}`);
 console.log(`clean (ok) audits resting on such an answer: ${audits.filter((a) => a.outcome === "ok" && lacksWellFormedFinding(a.raw_text)).length}`);
 const ended = records.flatMap((r) => r.calls).filter((c) => c.error_class === "incomplete");

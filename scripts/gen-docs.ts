@@ -65,7 +65,11 @@ function leafCommands(cmd: Command, prefix: string): { name: string; cmd: Comman
   });
 }
 
-const anchor = (heading: string) => heading.toLowerCase().replace(/[^a-z0-9 _-]/g, "").replace(/ /g, "-");
+const anchor = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, "")
+    .replace(/ /g, "-");
 
 function argumentRows(args: readonly Argument[]): string[][] {
   return args.map((a) => [
@@ -79,7 +83,11 @@ function optionRows(options: readonly Option[]): string[][] {
   return options.map((o) => [
     code(o.flags),
     cell(
-      [o.description, o.argChoices ? `one of ${o.argChoices.map((c) => `\`${c}\``).join(", ")}` : "", o.defaultValue !== undefined ? `default \`${JSON.stringify(o.defaultValue)}\`` : ""]
+      [
+        o.description,
+        o.argChoices ? `one of ${o.argChoices.map((c) => `\`${c}\``).join(", ")}` : "",
+        o.defaultValue !== undefined ? `default \`${JSON.stringify(o.defaultValue)}\`` : "",
+      ]
         .filter(Boolean)
         .join("; "),
     ),
@@ -213,17 +221,27 @@ function rows(s: JsonSchema, path: string, required: boolean, stop: ReadonlySet<
   if (variants.filter(isObject).length > 1) {
     return [
       ...own,
-      ...variants.flatMap((v, k) => rows(v, path, required, stop).filter((r) => r.path !== path).map((r) => ({ ...r, rules: [`(${shapeLabel(v, k)})`, ...r.rules] }))),
+      ...variants.flatMap((v, k) =>
+        rows(v, path, required, stop)
+          .filter((r) => r.path !== path)
+          .map((r) => ({ ...r, rules: [`(${shapeLabel(v, k)})`, ...r.rules] })),
+      ),
     ];
   }
   if (isObject(s) && s.properties) {
     const req = new Set(s.required ?? []);
     const fields = Object.entries(s.properties).flatMap(([key, p]) => rows(p, path ? `${path}.${key}` : key, req.has(key), stop));
-    const more = s.additionalProperties === false ? [] : s.additionalProperties && s.additionalProperties !== true ? rows(s.additionalProperties, `${path ? `${path}.` : ""}<key>`, false, stop) : [];
+    const more =
+      s.additionalProperties === false
+        ? []
+        : s.additionalProperties && s.additionalProperties !== true
+          ? rows(s.additionalProperties, `${path ? `${path}.` : ""}<key>`, false, stop)
+          : [];
     return [...own, ...fields, ...more];
   }
   if (isObject(s) && s.additionalProperties && s.additionalProperties !== true) return [...own, ...rows(s.additionalProperties, `${path}.<key>`, false, stop)];
-  if (s.type === "array" && s.items && (isObject(s.items) || (s.items.anyOf ?? s.items.oneOf))) return [...own, ...rows(s.items, `${path}[]`, false, stop).slice(1)];
+  if (s.type === "array" && s.items && (isObject(s.items) || (s.items.anyOf ?? s.items.oneOf)))
+    return [...own, ...rows(s.items, `${path}[]`, false, stop).slice(1)];
   return own;
 }
 
@@ -244,17 +262,23 @@ const openTo = (s: JsonSchema) => (s.additionalProperties === false ? "Unknown k
 /** What each format is, where it lives and who reads it; one sentence or two. */
 const FORMAT_INTROS: Record<string, string> = {
   goal: "A goal, YAML or JSON: what `fieldtest check --goal` and `fieldtest plan --goal` read ([docs/design.md §2](../design.md#2-goal-format-yaml-or-json)). A corpus goal file (below) is accepted too.",
-  "corpus-goal": "A goal of the corpus (`corpus/goals/<domain>/<id>.yaml`): a goal with its category and the expectation the sweep checks. Its `domain` equals its folder's name.",
+  "corpus-goal":
+    "A goal of the corpus (`corpus/goals/<domain>/<id>.yaml`): a goal with its category and the expectation the sweep checks. Its `domain` equals its folder's name.",
   plan: "A structured change plan: what a planner writes and `fieldtest check --plan` reads ([docs/design.md §3](../design.md#3-plan-format)). The structural rules the `schema_valid` gate adds (ids unique, references that name a task, verify and rollback only where they belong, contiguous parallel groups) are in §3; the id rules are stated here too.",
-  critic: "A critic's answer, as `fieldtest critique --response` reads it and as the critic must return it ([docs/design.md §5](../design.md#5-critic-output-and-normalization)). `family`, `severity` and `evidence.claim` are free strings: code, not the model, judges them.",
+  critic:
+    "A critic's answer, as `fieldtest critique --response` reads it and as the critic must return it ([docs/design.md §5](../design.md#5-critic-output-and-normalization)). `family`, `severity` and `evidence.claim` are free strings: code, not the model, judges them.",
   pack: "A domain pack's `pack.yaml`: its rules and the task attributes they read ([Domain packs](../guides/domain-packs.md)).",
   engine: "An external engine's manifest, as `fieldtest engine check` and `fieldtest run --engine` read it ([the engine protocol](engine-protocol.md)).",
   "engine-result": "What an external engine writes for each trial ([the engine protocol](engine-protocol.md#the-result-fieldtest-schema-engine-result)).",
   trial: "One line of a run's `trials.jsonl`: one finished trial, its rounds and every LLM call it made ([docs/design.md §8](../design.md#8-run-directory)).",
-  manifest: "A run's `manifest.json`: what ran, how, and what it spent. A version 1 manifest (written before the spend journal) is still read, as version 2 with its spend unknown ([CHANGELOG](../../CHANGELOG.md)).",
-  summary: "A run's `summary.json`: every metric with its interval and counts ([docs/design.md §10](../design.md#10-summary-keys), [METHODOLOGY.md](../../METHODOLOGY.md)); `fieldtest report DIR` writes it again from the trials.",
-  journal: "One line of a run's `spend.jsonl`: every provider send, journaled as it leaves (`sent`) and as it returns (`returned`), before its trial is recorded.",
-  calls: "One line of a run's `calls.jsonl`: a call of a billed provider as its trial will record it, journaled as it completes, so that a resume answers a cut-off trial's earlier calls from here instead of buying them again.",
+  manifest:
+    "A run's `manifest.json`: what ran, how, and what it spent. A version 1 manifest (written before the spend journal) is still read, as version 2 with its spend unknown ([CHANGELOG](../../CHANGELOG.md)).",
+  summary:
+    "A run's `summary.json`: every metric with its interval and counts ([docs/design.md §10](../design.md#10-summary-keys), [METHODOLOGY.md](../../METHODOLOGY.md)); `fieldtest report DIR` writes it again from the trials.",
+  journal:
+    "One line of a run's `spend.jsonl`: every provider send, journaled as it leaves (`sent`) and as it returns (`returned`), before its trial is recorded.",
+  calls:
+    "One line of a run's `calls.jsonl`: a call of a billed provider as its trial will record it, journaled as it completes, so that a resume answers a cut-off trial's earlier calls from here instead of buying them again.",
 };
 
 async function formatsReference(): Promise<string> {
@@ -263,7 +287,10 @@ async function formatsReference(): Promise<string> {
   if (formats.length === 0) throw new Error("gen-docs: `fieldtest schema` offers no formats");
   const missing = formats.filter((f) => !(f in FORMAT_INTROS));
   const gone = Object.keys(FORMAT_INTROS).filter((f) => !formats.includes(f));
-  if (missing.length + gone.length > 0) throw new Error(`gen-docs: FORMAT_INTROS must name exactly the formats of \`fieldtest schema\` (missing: ${missing.join(", ") || "none"}; gone: ${gone.join(", ") || "none"})`);
+  if (missing.length + gone.length > 0)
+    throw new Error(
+      `gen-docs: FORMAT_INTROS must name exactly the formats of \`fieldtest schema\` (missing: ${missing.join(", ") || "none"}; gone: ${gone.join(", ") || "none"})`,
+    );
   const sections = formats.map((format) => {
     const s = jsonSchemaOf(format as never) as JsonSchema;
     const version = s.properties?.schema_version?.const;
@@ -272,7 +299,7 @@ async function formatsReference(): Promise<string> {
       "",
       `${FORMAT_INTROS[format]!}${version !== undefined ? ` Schema version ${JSON.stringify(version)}.` : ""}`,
       "",
-      `\`npx --no-install fieldtest schema ${format}\` prints its JSON Schema. ${s.oneOf ?? s.anyOf ? "" : openTo(s)}`.trimEnd(),
+      `\`npx --no-install fieldtest schema ${format}\` prints its JSON Schema. ${(s.oneOf ?? s.anyOf) ? "" : openTo(s)}`.trimEnd(),
       "",
       schemaTable(s),
       "",
@@ -301,16 +328,33 @@ async function formatsReference(): Promise<string> {
 
 /** What each file of a run folder holds, and which format describes it (a heading of formats.md). */
 const RUN_FILE_NOTES: Record<keyof typeof RUN_FILES, { what: string; format?: string }> = {
-  manifest: { what: "what ran: the command line, configuration and its hash, corpus and item hashes, gate and pack versions, canary results, per role the provider, model, sampling and prompt hashes; the sessions and their spend; the run's state. Written first, rewritten as the run goes.", format: "manifest" },
-  trials: { what: "one line per finished trial, appended as it finishes (the last line of a trial key is its record; a torn last line is ignored).", format: "trial" },
+  manifest: {
+    what: "what ran: the command line, configuration and its hash, corpus and item hashes, gate and pack versions, canary results, per role the provider, model, sampling and prompt hashes; the sessions and their spend; the run's state. Written first, rewritten as the run goes.",
+    format: "manifest",
+  },
+  trials: {
+    what: "one line per finished trial, appended as it finishes (the last line of a trial key is its record; a torn last line is ignored).",
+    format: "trial",
+  },
   lock: { what: "the lock of the process writing the run (host, pid, start): two processes never write one run. Gone when the run ends." },
-  spend: { what: "every provider send, journaled as it leaves and as it returns, in every session (killed ones included): the run's spend is the sum of this journal.", format: "journal" },
-  calls: { what: "every call of a billed provider, journaled as it completes (absent for a run of the sim alone): a resume answers a cut-off trial's earlier calls from it and sends again only what was in flight.", format: "calls" },
-  summary: { what: "every metric with its interval and counts, the operational figures, the expectations and the spend. Derived: `fieldtest report DIR` writes it again.", format: "summary" },
+  spend: {
+    what: "every provider send, journaled as it leaves and as it returns, in every session (killed ones included): the run's spend is the sum of this journal.",
+    format: "journal",
+  },
+  calls: {
+    what: "every call of a billed provider, journaled as it completes (absent for a run of the sim alone): a resume answers a cut-off trial's earlier calls from it and sends again only what was in flight.",
+    format: "calls",
+  },
+  summary: {
+    what: "every metric with its interval and counts, the operational figures, the expectations and the spend. Derived: `fieldtest report DIR` writes it again.",
+    format: "summary",
+  },
   reportMd: { what: "the report in Markdown. Derived." },
   reportHtml: { what: "the report as one self-contained page (no network): [Reading the report](../guides/reading-the-report.md). Derived." },
   csv: { what: "one row per trial, for a spreadsheet (a text cell that starts with `=`, `+`, `-` or `@` gets a leading `'`). Derived." },
-  junit: { what: "the release gate's decision as JUnit XML, for a CI system: `fieldtest gate DIR` writes it here unless `--junit FILE` names another place. Derived." },
+  junit: {
+    what: "the release gate's decision as JUnit XML, for a CI system: `fieldtest gate DIR` writes it here unless `--junit FILE` names another place. Derived.",
+  },
 };
 
 function runFolderReference(): string {
@@ -351,7 +395,8 @@ function runFolderReference(): string {
 
 /** What each key of the configuration file does; `role.*` are the fields of `provider` and `roles.<role>`. */
 const CONFIG_NOTES: Record<string, string> = {
-  suites: "The suites to run after the gate canaries (which always run first): `corpus` (goals through the full engine), `boundary` (fixtures through the critic alone), `security` (the CWE oracle), `injection` (traps with their controls). As `--suite`; default `[corpus, boundary]`.",
+  suites:
+    "The suites to run after the gate canaries (which always run first): `corpus` (goals through the full engine), `boundary` (fixtures through the critic alone), `security` (the CWE oracle), `injection` (traps with their controls). As `--suite`; default `[corpus, boundary]`.",
   only: "Item id globs, matched on `<id>` and `<suite>/<id>` (`* ** ? {a,b}`); null is everything. As `--only`.",
   domain: "Corpus domains to run; null is all. As `--domain`.",
   category: "Corpus categories to run (leaves out boundary fixtures); null is all. As `--category`.",
@@ -370,7 +415,8 @@ const CONFIG_NOTES: Record<string, string> = {
   maxOutputAttempts: "Structured-output attempts per call: the first ask plus the feedback retries (default 3).",
   maxRetries: "Transport retries per attempt: 429, 5xx, timeouts, resets (default 4).",
   concurrency: "Trials in flight at once (default 8). Not part of the config hash. As `--concurrency`.",
-  budgetUsd: "Refuse to start when the spend so far plus the estimate exceeds it; stop cleanly when the spend reaches it. Not part of the config hash. As `--budget-usd`.",
+  budgetUsd:
+    "Refuse to start when the spend so far plus the estimate exceeds it; stop cleanly when the spend reaches it. Not part of the config hash. As `--budget-usd`.",
   maxCalls: "The same, counted in LLM calls (every transport attempt). Not part of the config hash. As `--max-calls`.",
   estimate: "The token assumptions behind `--dry-run` and the budget refusal.",
   "estimate.roundsPerGoal": "Mean rounds per engine trial (a round is one planner call and at most one critic call).",
@@ -404,7 +450,10 @@ function configurationReference(): string {
   const keys = [...top, ...role].map((r) => r.path);
   const missing = keys.filter((k) => !(k in CONFIG_NOTES));
   const gone = Object.keys(CONFIG_NOTES).filter((k) => !keys.includes(k));
-  if (missing.length + gone.length > 0) throw new Error(`gen-docs: CONFIG_NOTES must describe exactly the keys of ConfigFileSchema (missing: ${missing.join(", ") || "none"}; gone: ${gone.join(", ") || "none"})`);
+  if (missing.length + gone.length > 0)
+    throw new Error(
+      `gen-docs: CONFIG_NOTES must describe exactly the keys of ConfigFileSchema (missing: ${missing.join(", ") || "none"}; gone: ${gone.join(", ") || "none"})`,
+    );
   const render = (found: Row[], strip: string) =>
     table(
       ["key", "type", "rules", "what"],

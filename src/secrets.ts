@@ -18,7 +18,9 @@ const REGEX_FORMS = 64;
 
 /** The characters of `base64(shift zero bytes + bytes)` that depend on `bytes` alone: what any base64 text holding them shows. */
 function base64Core(bytes: Buffer, shift: 0 | 1 | 2): string {
-  const text = Buffer.concat([Buffer.alloc(shift), bytes]).toString("base64").replace(/=+$/, "");
+  const text = Buffer.concat([Buffer.alloc(shift), bytes])
+    .toString("base64")
+    .replace(/=+$/, "");
   // A character carries 6 bits: the first ones mix in the shift's zero bits, the last one the bits of whatever follows.
   const lead = [0, 2, 3][shift]!;
   const trail = (shift + bytes.length) % 3 === 0 ? 0 : 1;
@@ -126,7 +128,7 @@ function prefixIndex(forms: readonly string[]): Map<string, string[]> {
 function replaceByPrefix(text: string, index: Map<string, string[]>): string {
   let out = "";
   let last = 0;
-  for (let i = 0; i + MIN_SECRET_LENGTH <= text.length; ) {
+  for (let i = 0; i + MIN_SECRET_LENGTH <= text.length;) {
     const form = index.get(text.slice(i, i + MIN_SECRET_LENGTH))?.find((f) => text.startsWith(f, i));
     if (form === undefined) {
       i++;

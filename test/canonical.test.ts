@@ -4,9 +4,7 @@ import { canonicalJson, deepFreeze, sha256 } from "../src/canonical.ts";
 
 describe("canonicalJson", () => {
   it("sorts keys by code unit and drops whitespace", () => {
-    expect(canonicalJson({ b: 1, a: [1, "x", null], B: { z: true, y: 1.5 } })).toBe(
-      '{"B":{"y":1.5,"z":true},"a":[1,"x",null],"b":1}',
-    );
+    expect(canonicalJson({ b: 1, a: [1, "x", null], B: { z: true, y: 1.5 } })).toBe('{"B":{"y":1.5,"z":true},"a":[1,"x",null],"b":1}');
   });
   it("omits undefined members like JSON.stringify", () => {
     expect(canonicalJson({ a: undefined, b: 2 })).toBe('{"b":2}');

@@ -44,7 +44,9 @@ export async function startSweep(options: RunCli, corpus: string, host: SweepHos
     } catch (e) {
       // A recorded one that moved away is no reason to refuse the resume: its reports go without it, said so.
       if (decision !== recorded || !(e instanceof InputError)) throw e;
-      warn(`the run's reports decided against ${recorded.baseline} with ${recorded.policy}, which cannot be read now (${e.message}): they are written without a decision`);
+      warn(
+        `the run's reports decided against ${recorded.baseline} with ${recorded.policy}, which cannot be read now (${e.message}): they are written without a decision`,
+      );
       decision = null;
     }
   }

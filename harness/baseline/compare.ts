@@ -82,7 +82,14 @@ export interface Comparison {
 
 type ChangedItem = SuiteComparison["changed_items"][number];
 
-function compareSuite(suite: string, items: [SnapshotItem, SnapshotItem][], changed: ChangedItem[], sameRun: boolean, reps: number, seed: number): SuiteComparison {
+function compareSuite(
+  suite: string,
+  items: [SnapshotItem, SnapshotItem][],
+  changed: ChangedItem[],
+  sameRun: boolean,
+  reps: number,
+  seed: number,
+): SuiteComparison {
   const scheme = items[0]?.[0].scheme ?? "critic";
   const labels = VERDICT_CATEGORIES[scheme];
   const blocking = labels[0];
@@ -113,7 +120,14 @@ function compareSuite(suite: string, items: [SnapshotItem, SnapshotItem][], chan
     n_items: n,
     transitions,
     mcnemar: { b, c, ...mcnemar(b, c) },
-    excess_disagreement: { statistic, p: sameRun && statistic !== null ? 1 : excess.p, n_items: excess.nItems, reps: sameRun ? 0 : reps, seed, same_run: sameRun },
+    excess_disagreement: {
+      statistic,
+      p: sameRun && statistic !== null ? 1 : excess.p,
+      n_items: excess.nItems,
+      reps: sameRun ? 0 : reps,
+      seed,
+      same_run: sameRun,
+    },
     changed_items: changed.filter((x) => x.item.startsWith(`${suite}/`)),
   };
 }
@@ -130,17 +144,23 @@ function coefficientDelta(metric: string, f: (counts: number[][]) => number | nu
     .filter(([ai]) => ai.scheme === "critic")
     .map(([ai, bi]) => ({ a: counts(ai), b: counts(bi), cluster: bi.cluster }))
     .filter((r) => r.a.reduce((s, n) => s + n, 0) >= 2 && r.b.reduce((s, n) => s + n, 0) >= 2);
-  const boot = clusterBootstrap(rows, (sample) => {
-    const [x, y] = [f(sample.map((r) => r.a)), f(sample.map((r) => r.b))];
-    return x === null || y === null ? null : x - y;
-  }, { reps: opts.reps, seed: opts.seed, stream: `compare-${metric}`, clusterOf: (r) => r.cluster });
+  const boot = clusterBootstrap(
+    rows,
+    (sample) => {
+      const [x, y] = [f(sample.map((r) => r.a)), f(sample.map((r) => r.b))];
+      return x === null || y === null ? null : x - y;
+    },
+    { reps: opts.reps, seed: opts.seed, stream: `compare-${metric}`, clusterOf: (r) => r.cluster },
+  );
   const p = boot.value === null || boot.se === null ? null : boot.se > 0 ? 2 * (1 - normalCdf(Math.abs(boot.value / boot.se))) : boot.value === 0 ? 1 : null;
   return { delta: boot.value, ci_low: boot.low, ci_high: boot.high, se: boot.se, p, n_items: rows.length };
 }
 
 /** Every shared item has one and the same value in both runs: nothing varied, nothing to test. */
 function noVariation(metric: string, a: Snapshot, b: Snapshot): boolean {
-  const values = pairedItems(a, b).flatMap(([ai, bi]) => [ai.values[metric], bi.values[metric]]).filter((v) => v !== null && v !== undefined);
+  const values = pairedItems(a, b)
+    .flatMap(([ai, bi]) => [ai.values[metric], bi.values[metric]])
+    .filter((v) => v !== null && v !== undefined);
   return values.every((v) => v === values[0]);
 }
 
@@ -161,30 +181,88 @@ function compareMetric(metric: string, a: Snapshot, b: Snapshot, opts: { reps: n
   if (def.pairing === null) return { ...unpaired, note: "it has no per-item value (a figure of the whole run): not paired; gate it with a floor" };
   if (isRatioMetric(metric, a, b)) {
     const d = ratioDelta(metric, a, b);
-    if (d && seOf(d.se) === 0 && d.mean === 0) return { ...base, method: "delta_method", delta: 0, ci_low: null, ci_high: null, se: d.se, p: null, n_items: d.n, note: "no variation in either run: no test" };
-    return { ...base, method: "delta_method", delta: d?.mean ?? null, ci_low: d?.low ?? null, ci_high: d?.high ?? null, se: d?.se ?? null, p: d ? twoSidedP(d.mean, seOf(d.se), d.clusters - 1) : null, n_items: d?.n ?? 0, note: d ? null : "no unit of this ratio on the shared items in one of the runs" };
+    if (d && seOf(d.se) === 0 && d.mean === 0)
+      return {
+        ...base,
+        method: "delta_method",
+        delta: 0,
+        ci_low: null,
+        ci_high: null,
+        se: d.se,
+        p: null,
+        n_items: d.n,
+        note: "no variation in either run: no test",
+      };
+    return {
+      ...base,
+      method: "delta_method",
+      delta: d?.mean ?? null,
+      ci_low: d?.low ?? null,
+      ci_high: d?.high ?? null,
+      se: d?.se ?? null,
+      p: d ? twoSidedP(d.mean, seOf(d.se), d.clusters - 1) : null,
+      n_items: d?.n ?? 0,
+      note: d ? null : "no unit of this ratio on the shared items in one of the runs",
+    };
   }
   if (def.statistic) {
     return { ...base, method: "cluster_bootstrap", ...coefficientDelta(metric, def.statistic, a, b, opts), note: null };
   }
   const d = metricDelta(metric, b, a);
   if (d !== null && d.se !== null && seOf(d.se) === 0 && d.mean === 0 && noVariation(metric, a, b)) {
-    return { ...base, method: "paired_t", delta: d.mean, ci_low: d.low, ci_high: d.high, se: d.se, p: null, n_items: d.n, note: "no variation in either run: no test" };
+    return {
+      ...base,
+      method: "paired_t",
+      delta: d.mean,
+      ci_low: d.low,
+      ci_high: d.high,
+      se: d.se,
+      p: null,
+      n_items: d.n,
+      note: "no variation in either run: no test",
+    };
   }
   if (d !== null && def.pairing === "mantel_haenszel") {
     const mh = mantelHaenszel(
       pairedItems(a, b).flatMap(([ai, bi]) => {
         const [va, vb] = [ai.values[metric], bi.values[metric]];
-        return va === null || va === undefined || vb === null || vb === undefined ? [] : [{ aEvents: Math.round(va * ai.n_counted), aTrials: ai.n_counted, bEvents: Math.round(vb * bi.n_counted), bTrials: bi.n_counted }];
+        return va === null || va === undefined || vb === null || vb === undefined
+          ? []
+          : [{ aEvents: Math.round(va * ai.n_counted), aTrials: ai.n_counted, bEvents: Math.round(vb * bi.n_counted), bTrials: bi.n_counted }];
       }),
     );
-    return { ...base, method: "mantel_haenszel", delta: d.mean, ci_low: d.low, ci_high: d.high, se: d.se, p: mh?.p ?? null, n_items: d.n, note: mh ? null : "no event in either run: no test" };
+    return {
+      ...base,
+      method: "mantel_haenszel",
+      delta: d.mean,
+      ci_low: d.low,
+      ci_high: d.high,
+      se: d.se,
+      p: mh?.p ?? null,
+      n_items: d.n,
+      note: mh ? null : "no event in either run: no test",
+    };
   }
   if (d === null) {
     const kept = [...a.items, ...b.items].some((i) => metric in i.values || metric in i.ratios);
-    return { ...unpaired, note: kept ? "no shared item with a value in both runs" : "no item of either run has a value or count of it (none is in its base, or a baseline published before they were recorded)" };
+    return {
+      ...unpaired,
+      note: kept
+        ? "no shared item with a value in both runs"
+        : "no item of either run has a value or count of it (none is in its base, or a baseline published before they were recorded)",
+    };
   }
-  return { ...base, method: "paired_t", delta: d.mean, ci_low: d.low, ci_high: d.high, se: d.se, p: twoSidedP(d.mean, seOf(d.se), d.clusters - 1), n_items: d.n, note: null };
+  return {
+    ...base,
+    method: "paired_t",
+    delta: d.mean,
+    ci_low: d.low,
+    ci_high: d.high,
+    se: d.se,
+    p: twoSidedP(d.mean, seOf(d.se), d.clusters - 1),
+    n_items: d.n,
+    note: null,
+  };
 }
 
 const f3 = (x: number | null) => (x === null ? "n/a" : Number(x.toPrecision(3)).toString());
@@ -219,7 +297,9 @@ export function compareSnapshots(a: Snapshot, b: Snapshot, opts: { reps?: number
   const paired = pairedItems(a, b);
   const suites = [...new Set(paired.map(([ai]) => ai.suite))].sort();
   // Every summary metric of either run, paired when the snapshots carry its per-item parts.
-  const names = [...new Set([...Object.keys(a.metrics), ...Object.keys(b.metrics), ...paired.flatMap(([ai]) => [...Object.keys(ai.values), ...Object.keys(ai.ratios)])])].sort();
+  const names = [
+    ...new Set([...Object.keys(a.metrics), ...Object.keys(b.metrics), ...paired.flatMap(([ai]) => [...Object.keys(ai.values), ...Object.keys(ai.ratios)])]),
+  ].sort();
   // The bootstrap and the permutation tests need far fewer replicates than the excess-disagreement test's p near 0.05.
   const resampling = { reps: Math.min(reps, 2000), seed };
   const rows = names.map((m) => compareMetric(m, a, b, resampling));
@@ -244,7 +324,16 @@ export function compareSnapshots(a: Snapshot, b: Snapshot, opts: { reps?: number
     b: { name: b.name, runs: describeSnapshot(b) },
     differences: diff.differences,
     coverage: coverage(b, a),
-    suites: suites.map((s) => compareSuite(s, paired.filter(([ai]) => ai.suite === s), changed, same, reps, seed)),
+    suites: suites.map((s) =>
+      compareSuite(
+        s,
+        paired.filter(([ai]) => ai.suite === s),
+        changed,
+        same,
+        reps,
+        seed,
+      ),
+    ),
     metrics,
     profile: defectProfile(a, b, resampling),
     verdict: verdictOf(metrics, diff.differences, alpha),

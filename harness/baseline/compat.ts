@@ -90,7 +90,8 @@ export function configDifferences(b: Snapshot, a: Snapshot): Difference[] {
   for (const field of ["mode", "max_rounds"] as const) {
     if (b.loop[field] !== a.loop[field]) out.push({ kind: "loop", part: `loop.${field}`, role: "planner", baseline: b.loop[field], candidate: a.loop[field] });
   }
-  if (b.trials_per_run !== a.trials_per_run) out.push({ kind: "trials", part: "trials per run", role: null, baseline: b.trials_per_run, candidate: a.trials_per_run });
+  if (b.trials_per_run !== a.trials_per_run)
+    out.push({ kind: "trials", part: "trials per run", role: null, baseline: b.trials_per_run, candidate: a.trials_per_run });
   const gates = [...new Set([...Object.keys(b.gate_versions), ...Object.keys(a.gate_versions)])].sort();
   for (const gate of gates) {
     const vb = b.gate_versions[gate] ?? null;
@@ -143,12 +144,7 @@ function rolesFor(suite: Suite): readonly string[] {
  * never a cause, and a corpus-wide hash change alone explains nothing: only the items whose own
  * hash changed moved.
  */
-export function causesForItem(
-  differences: readonly Difference[],
-  suite: Suite,
-  baselineHash: string,
-  candidateHash: string,
-): Difference[] {
+export function causesForItem(differences: readonly Difference[], suite: Suite, baselineHash: string, candidateHash: string): Difference[] {
   const roles = rolesFor(suite);
   const out = differences.filter((d) => isCause(d) && (d.kind === "gate_version" || d.kind === "engine" || (d.role !== null && roles.includes(d.role))));
   if (baselineHash !== candidateHash) {
@@ -168,14 +164,24 @@ export function poolingProblem(runs: readonly Snapshot[]): { index: number; part
   for (let i = 1; i < runs.length; i++) {
     const r = runs[i]!;
     const d = configDifferences(first, r).find((x) => x.kind !== "seed");
-    if (d) return { index: i, part: d.part, message: `is ${JSON.stringify(d.candidate)} but ${JSON.stringify(d.baseline)} in the first run: a baseline pools runs of one configuration` };
+    if (d)
+      return {
+        index: i,
+        part: d.part,
+        message: `is ${JSON.stringify(d.candidate)} but ${JSON.stringify(d.baseline)} in the first run: a baseline pools runs of one configuration`,
+      };
     const cov = coverage(first, r);
-    if (cov.changed.length + cov.only_baseline.length + cov.only_candidate.length > 0) return { index: i, part: "items", message: "the runs cover different items (or item versions): a baseline pools runs of one corpus selection" };
+    if (cov.changed.length + cov.only_baseline.length + cov.only_candidate.length > 0)
+      return { index: i, part: "items", message: "the runs cover different items (or item versions): a baseline pools runs of one corpus selection" };
     const earlier = runs.slice(0, i);
     if (earlier.some((e) => e.runs[0]!.run_id === r.runs[0]!.run_id)) return { index: i, part: "run_id", message: "is given twice" };
     const sim = Object.values(r.decision_context).some((c) => c?.provider === "sim");
     if (sim && earlier.some((e) => e.runs[0]!.seed === r.runs[0]!.seed))
-      return { index: i, part: "config.seed", message: `${r.runs[0]!.seed} is the seed of an earlier run: the sim repeats its draws for a seed, so it adds no independent sample` };
+      return {
+        index: i,
+        part: "config.seed",
+        message: `${r.runs[0]!.seed} is the seed of an earlier run: the sim repeats its draws for a seed, so it adds no independent sample`,
+      };
   }
   return null;
 }

@@ -53,10 +53,7 @@ function infrastructureChecks(policy: GatePolicy, a: Snapshot): GateCheck[] {
     name: "error_rate",
     kind: "infrastructure",
     outcome: ok ? "pass" : "error",
-    message:
-      rate === null
-        ? "the run has no trials"
-        : `${a.error_trials} of ${a.total_trials} trials errored (${fmt(rate)}; limit ${policy.max_error_rate})`,
+    message: rate === null ? "the run has no trials" : `${a.error_trials} of ${a.total_trials} trials errored (${fmt(rate)}; limit ${policy.max_error_rate})`,
   });
   return out;
 }
@@ -109,10 +106,20 @@ function floorCheck(floor: Floor, a: Snapshot, alpha: number): GateCheck {
   const name = `floor:${floor.metric}`;
   const x = m ? floorValue(floor, m, alpha) : null;
   if (x === null || m === undefined) {
-    return { name, kind: "floor", outcome: "inconclusive", message: `${floor.metric} is unknown in the candidate (${m ? `n_items ${m.n_items}` : "not in summary"})` };
+    return {
+      name,
+      kind: "floor",
+      outcome: "inconclusive",
+      message: `${floor.metric} is unknown in the candidate (${m ? `n_items ${m.n_items}` : "not in summary"})`,
+    };
   }
   const ok = floor.max !== undefined ? x <= floor.max : x >= floor.min!;
-  const on = floor.on === "value" ? "" : floor.on.startsWith("ci") ? `${floor.on} ` : `exact ${fmt(100 * (1 - alpha))}% ${floor.on === "exact_upper" ? "upper" : "lower"} bound (${m.numerator} of ${m.denominator}) `;
+  const on =
+    floor.on === "value"
+      ? ""
+      : floor.on.startsWith("ci")
+        ? `${floor.on} `
+        : `exact ${fmt(100 * (1 - alpha))}% ${floor.on === "exact_upper" ? "upper" : "lower"} bound (${m.numerator} of ${m.denominator}) `;
   const relation = floor.max !== undefined ? (ok ? "≤" : ">") : ok ? "≥" : "<";
   return {
     name,
@@ -199,7 +206,13 @@ function marginChecks(policy: GatePolicy, b: Snapshot, a: Snapshot): GateCheck[]
     const delta = { mean: d.mean, se: d.se, n: d.n, upper, margin: m.margin, p_holm: p };
     const worse = m.direction === "lower_is_better" ? "higher" : "lower";
     if (upper <= m.margin) {
-      return { name, kind: "non_inferiority", outcome: "pass", delta, message: `${name}: Δ ${fmt(d.mean)}, upper bound ${fmt(upper)} ≤ margin ${m.margin} (n ${d.n})` } satisfies GateCheck;
+      return {
+        name,
+        kind: "non_inferiority",
+        outcome: "pass",
+        delta,
+        message: `${name}: Δ ${fmt(d.mean)}, upper bound ${fmt(upper)} ≤ margin ${m.margin} (n ${d.n})`,
+      } satisfies GateCheck;
     }
     if (p !== null && p <= policy.alpha && d.mean > m.margin) {
       return {

@@ -60,7 +60,10 @@ export function pooledItems(snapshots: readonly Snapshot[], name: string): Snaps
       }),
     );
     const ratios = Object.fromEntries(
-      [...new Set(present.flatMap((i) => Object.keys(i.ratios)))].map((n) => [n, { num: present.reduce((s, i) => s + (i.ratios[n]?.num ?? 0), 0), den: present.reduce((s, i) => s + (i.ratios[n]?.den ?? 0), 0) }]),
+      [...new Set(present.flatMap((i) => Object.keys(i.ratios)))].map((n) => [
+        n,
+        { num: present.reduce((s, i) => s + (i.ratios[n]?.num ?? 0), 0), den: present.reduce((s, i) => s + (i.ratios[n]?.den ?? 0), 0) },
+      ]),
     );
     return [{ ...item, values, ratios }];
   });

@@ -45,9 +45,12 @@ const MarginSchema = z
     if (def === undefined) return refuse("metric", `"${m.metric}" is not a metric fieldtest computes (src/metrics/catalogue.ts)`);
     const where = `src/metrics/catalogue.ts, METHODOLOGY.md §${def.methodology}`;
     if (def.direction === "neutral") {
-      return m.direction === undefined ? refuse("direction", `"${m.metric}" has no better direction (${where}): say which way its margin guards`) : { ...m, direction: m.direction };
+      return m.direction === undefined
+        ? refuse("direction", `"${m.metric}" has no better direction (${where}): say which way its margin guards`)
+        : { ...m, direction: m.direction };
     }
-    if (m.direction !== undefined && m.direction !== def.direction) return refuse("direction", `"${m.metric}" is ${def.direction} (${where}), not ${m.direction}`);
+    if (m.direction !== undefined && m.direction !== def.direction)
+      return refuse("direction", `"${m.metric}" is ${def.direction} (${where}), not ${m.direction}`);
     return { ...m, direction: def.direction };
   });
 
@@ -85,8 +88,11 @@ export function policyProblem(policy: GatePolicy, candidate: Snapshot, baseline:
   const floor = policy.floors.findIndex((f) => !(f.metric in candidate.metrics));
   if (floor >= 0) return { path: `floors[${floor}].metric`, message: `"${policy.floors[floor]!.metric}" is not a summary metric` };
   // A rate this run has no item of (a boundary metric of a corpus-only run) is unknown, judged inconclusive; it is still a rate.
-  const exact = policy.floors.findIndex((f) => f.on.startsWith("exact") && candidate.metrics[f.metric]!.n_items > 0 && candidate.metrics[f.metric]!.denominator === undefined);
-  if (exact >= 0) return { path: `floors[${exact}].on`, message: `"${policy.floors[exact]!.metric}" is not a rate with an event count; judge it on value or ci_high` };
+  const exact = policy.floors.findIndex(
+    (f) => f.on.startsWith("exact") && candidate.metrics[f.metric]!.n_items > 0 && candidate.metrics[f.metric]!.denominator === undefined,
+  );
+  if (exact >= 0)
+    return { path: `floors[${exact}].on`, message: `"${policy.floors[exact]!.metric}" is not a rate with an event count; judge it on value or ci_high` };
   const paired = new Set(baseline.items.flatMap((i) => Object.keys(i.values)));
   const margin = policy.non_inferiority.findIndex((m) => !paired.has(m.metric));
   if (margin < 0) return null;

@@ -69,13 +69,23 @@ export function defectProfile(a: Snapshot, b: Snapshot, opts: { reps: number; se
   const all = pairedItems(a, b);
   const goals = all.some(([ai]) => ai.scheme === "engine") ? all.filter(([ai]) => ai.scheme === "engine") : all;
   const used = goals.filter(([ai, bi]) => ai.n_counted > 0 && bi.n_counted > 0);
-  const cells = [...new Map(used.flatMap(([ai, bi]) => [...Object.keys(ai.blocker_key_counts), ...Object.keys(bi.blocker_key_counts)]).map((k) => [cellName(blockerKeyCell(k)), blockerKeyCell(k)])).values()].sort((x, y) => (cellName(x) < cellName(y) ? -1 : 1));
+  const cells = [
+    ...new Map(
+      used
+        .flatMap(([ai, bi]) => [...Object.keys(ai.blocker_key_counts), ...Object.keys(bi.blocker_key_counts)])
+        .map((k) => [cellName(blockerKeyCell(k)), blockerKeyCell(k)]),
+    ).values(),
+  ].sort((x, y) => (cellName(x) < cellName(y) ? -1 : 1));
   const vector = (counts: Record<string, number>, n: number) => {
     const v = cells.map(() => 0);
     for (const [key, c] of Object.entries(counts)) v[cells.findIndex((cell) => cellName(cell) === cellName(blockerKeyCell(key)))]! += c / n;
     return v;
   };
-  const units: PairedVectors[] = used.map(([ai, bi]) => ({ a: vector(ai.blocker_key_counts, ai.n_counted), b: vector(bi.blocker_key_counts, bi.n_counted), cluster: bi.cluster }));
+  const units: PairedVectors[] = used.map(([ai, bi]) => ({
+    a: vector(ai.blocker_key_counts, ai.n_counted),
+    b: vector(bi.blocker_key_counts, bi.n_counted),
+    cluster: bi.cluster,
+  }));
   const clusters = units.map((u) => u.cluster);
   const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
   const paired = (pick: (u: PairedVectors, side: "a" | "b") => number) => {
@@ -84,7 +94,13 @@ export function defectProfile(a: Snapshot, b: Snapshot, opts: { reps: number; se
       0.95,
       clusters,
     );
-    return { a: mean(units.map((u) => pick(u, "a"))), b: mean(units.map((u) => pick(u, "b"))), delta: ci?.mean ?? 0, ci_low: ci?.low ?? null, ci_high: ci?.high ?? null };
+    return {
+      a: mean(units.map((u) => pick(u, "a"))),
+      b: mean(units.map((u) => pick(u, "b"))),
+      delta: ci?.mean ?? 0,
+      ci_low: ci?.low ?? null,
+      ci_high: ci?.high ?? null,
+    };
   };
   const sumOf = (v: readonly number[]) => v.reduce((s, x) => s + x, 0);
   const test = pairedSwapTest(units, distanceOf, opts);

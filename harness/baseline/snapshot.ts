@@ -8,13 +8,24 @@ import { itemContexts } from "../../src/metrics/run-items.ts";
 import { sdOf, statsOf } from "../../src/stats/drift.ts";
 import type { Manifest } from "../../src/formats/manifest.ts";
 import { itemRatios, itemValues } from "./item-values.ts";
-import { itemKey, SNAPSHOT_SCHEMA_VERSION, type BetweenRuns, type Metric, type RoleContext, type Snapshot, type SnapshotItem } from "../../src/formats/snapshot.ts";
+import {
+  itemKey,
+  SNAPSHOT_SCHEMA_VERSION,
+  type BetweenRuns,
+  type Metric,
+  type RoleContext,
+  type Snapshot,
+  type SnapshotItem,
+} from "../../src/formats/snapshot.ts";
 
 /** The prompt hashes the runner records per role (`roles.<role>.prompt`). */
 const PromptHashesSchema = z.looseObject({
   system_sha256: z.string().nullable().default(null),
   /** One template hash, or one per template name. */
-  user_template_sha256: z.union([z.string(), z.record(z.string(), z.string())]).nullable().default(null),
+  user_template_sha256: z
+    .union([z.string(), z.record(z.string(), z.string())])
+    .nullable()
+    .default(null),
   schema_sha256: z.string().nullable().default(null),
 });
 
@@ -186,7 +197,10 @@ function runMeanValues(runs: readonly RunPart[], fixtures: readonly Fixture[]): 
     }
   }
   return new Map(
-    [...sums].map(([key, acc]) => [key, { values: Object.fromEntries(Object.entries(acc.values).map(([name, a]) => [name, a.n ? a.sum / a.n : null])), ratios: acc.ratios }]),
+    [...sums].map(([key, acc]) => [
+      key,
+      { values: Object.fromEntries(Object.entries(acc.values).map(([name, a]) => [name, a.n ? a.sum / a.n : null])), ratios: acc.ratios },
+    ]),
   );
 }
 
@@ -223,12 +237,20 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
     schema_version: SNAPSHOT_SCHEMA_VERSION,
     kind: "fieldtest-snapshot",
     name: input.name,
-    runs: input.runs.map(({ manifest: m }) => ({ run_id: m.run_id, config_hash: m.config_hash, seed: m.config.seed, started_at: m.started_at, git_sha: m.git.sha })),
+    runs: input.runs.map(({ manifest: m }) => ({
+      run_id: m.run_id,
+      config_hash: m.config_hash,
+      seed: m.config.seed,
+      started_at: m.started_at,
+      git_sha: m.git.sha,
+    })),
     corpus_hash: manifest.corpus.hash,
     gate_versions: gateVersions(manifest.gate_versions),
     canary_passed: canaries.includes(null) ? null : canaries.every((ok) => ok === true),
     decision_context: { planner: roleContext(manifest, "planner", trials), critic: roleContext(manifest, "critic", trials) },
-    engine: manifest.config.engine ? { name: manifest.config.engine.name, version: manifest.config.engine.version, manifest_sha256: manifest.config.engine.manifest_sha256 } : null,
+    engine: manifest.config.engine
+      ? { name: manifest.config.engine.name, version: manifest.config.engine.version, manifest_sha256: manifest.config.engine.manifest_sha256 }
+      : null,
     reported_models: reportedModels(trials),
     loop: { mode: manifest.config.mode, max_rounds: manifest.config.maxRounds },
     trials_per_run: manifest.config.trials,

@@ -1,5 +1,15 @@
 import { normalQuantile } from "../../src/stats/distributions.ts";
-import { clusterRunVariance, countDispersion, pairedShiftScore, predictionScore, referenceShiftScore, sdOf, statsOf, trailingWindowT, type RunningStats } from "../../src/stats/drift.ts";
+import {
+  clusterRunVariance,
+  countDispersion,
+  pairedShiftScore,
+  predictionScore,
+  referenceShiftScore,
+  sdOf,
+  statsOf,
+  trailingWindowT,
+  type RunningStats,
+} from "../../src/stats/drift.ts";
 import { InputError } from "../../src/formats/input-error.ts";
 import { ROUNDING } from "../../src/metrics/estimate.ts";
 import { binomialTails, hypergeometricTails, type CountTails } from "../../src/stats/exact.ts";
@@ -162,7 +172,12 @@ interface Reference {
   excess: boolean;
 }
 
-function referenceOf(values: readonly (number | null)[], numerators: readonly (number | null)[], denominators: readonly (number | null)[], isBaseline: boolean): Reference {
+function referenceOf(
+  values: readonly (number | null)[],
+  numerators: readonly (number | null)[],
+  denominators: readonly (number | null)[],
+  isBaseline: boolean,
+): Reference {
   const known = values.map((v, i) => ({ v, k: numerators[i] ?? null, u: denominators[i] ?? null })).filter((x) => x.v !== null);
   const counted = known.length > 0 && known.every((x) => x.k !== null && x.u !== null);
   const dispersion = counted ? countDispersion(known.map((x) => ({ events: x.k!, units: x.u! }))) : null;
@@ -176,7 +191,14 @@ function referenceOf(values: readonly (number | null)[], numerators: readonly (n
 }
 
 function state(ref: Reference): ReferenceState {
-  return { n: ref.stats.n, mean: ref.stats.n ? ref.stats.mean : null, sd: sdOf(ref.stats), events: ref.events, units: ref.units, dispersion_p: ref.dispersion?.p ?? null };
+  return {
+    n: ref.stats.n,
+    mean: ref.stats.n ? ref.stats.mean : null,
+    sd: sdOf(ref.stats),
+    events: ref.events,
+    units: ref.units,
+    dispersion_p: ref.dispersion?.p ?? null,
+  };
 }
 
 /** Below this many events per run (or non-events, for a rate near 1) a rate is tested by its counts as Poisson counts. */
@@ -190,7 +212,6 @@ const RARE_EVENTS = 5;
  * out what all items share.
  */
 const OVERDISPERSED = 0.05;
-
 
 /**
  * A count test's two-sided p (one-sided, more events, when `oneSided`), its mid-p normal score
@@ -237,7 +258,13 @@ const CONTINUOUS = { up: 0, down: 0 };
  *   baseline's between-run variance, pairedShiftScore);
  * - the prediction t of the values on the reference runs' spread; else no test.
  */
-function groupTest(metric: string, ref: Reference, refSnapshot: Snapshot, runVariance: { variance: number; df: number } | null, group: Side): Omit<TestResult, "p_holm"> | null {
+function groupTest(
+  metric: string,
+  ref: Reference,
+  refSnapshot: Snapshot,
+  runVariance: { variance: number; df: number } | null,
+  group: Side,
+): Omit<TestResult, "p_holm"> | null {
   const x = group.value;
   if (x === null) return null;
   const j = group.runs;
@@ -251,7 +278,8 @@ function groupTest(metric: string, ref: Reference, refSnapshot: Snapshot, runVar
       const c = countResult(binomialTails(units - events, units - events + ref.units - ref.events, q), false);
       return { test: "exact", runs: j, delta: null, T: null, ...c, z: -c.z, attainable: { up: c.attainable.down, down: c.attainable.up }, sd_run: null };
     }
-    if (perRun(ref.events) < RARE_EVENTS) return { test: "exact", runs: j, delta: null, T: null, ...countResult(binomialTails(events, events + ref.events, q), ref.events === 0), sd_run: null };
+    if (perRun(ref.events) < RARE_EVENTS)
+      return { test: "exact", runs: j, delta: null, T: null, ...countResult(binomialTails(events, events + ref.events, q), ref.events === 0), sd_run: null };
     const ratio = [group.snapshot, refSnapshot].some((s) => s.items.some((i) => metric in i.ratios));
     if (!ratio && !ref.excess) {
       const pooled = (events + ref.events) / (units + ref.units);
@@ -265,14 +293,23 @@ function groupTest(metric: string, ref: Reference, refSnapshot: Snapshot, runVar
       };
     }
   }
-  const paired = isRatioMetric(metric, group.snapshot, refSnapshot) ? ratioDelta(metric, group.snapshot, refSnapshot) : metricDelta(metric, refSnapshot, group.snapshot);
+  const paired = isRatioMetric(metric, group.snapshot, refSnapshot)
+    ? ratioDelta(metric, group.snapshot, refSnapshot)
+    : metricDelta(metric, refSnapshot, group.snapshot);
   // Spread below rounding is none: items that all moved alike leave an SE of 1e-17, not 0.
   const se = paired && paired.se !== null && paired.clusters >= 2 ? { se: paired.se < ROUNDING ? 0 : paired.se, df: paired.clusters - 1 } : null;
   // With the reference's own runs at hand, one run's variance comes from them (clusterRunVariance)
   // and from the group's items, the more conservative kept; against a baseline, from the items or
   // the baseline's between-run SD.
-  const score = !paired ? null : runVariance ? referenceShiftScore(paired.mean, runVariance, j, ref.stats.n, se) : se ? pairedShiftScore(paired.mean, se.se, se.df, j, ref.stats) : null;
-  if (score) return { test: "paired", runs: j, delta: paired!.mean, T: score.T, z: score.z, p: score.p, one_sided: false, attainable: CONTINUOUS, sd_run: score.sd };
+  const score = !paired
+    ? null
+    : runVariance
+      ? referenceShiftScore(paired.mean, runVariance, j, ref.stats.n, se)
+      : se
+        ? pairedShiftScore(paired.mean, se.se, se.df, j, ref.stats)
+        : null;
+  if (score)
+    return { test: "paired", runs: j, delta: paired!.mean, T: score.T, z: score.z, p: score.p, one_sided: false, attainable: CONTINUOUS, sd_run: score.sd };
   const t = predictionScore(ref.stats, x, j);
   return t ? { test: "t", runs: j, delta: x - ref.stats.mean, T: t.T, z: t.z, p: t.p, one_sided: false, attainable: CONTINUOUS, sd_run: t.sd } : null;
 }
@@ -288,7 +325,9 @@ function runVarianceOf(metric: string, runs: readonly Snapshot[]): { variance: n
   const maps = runs.map((r) => new Map(r.items.map((i) => [itemKey(i), i])));
   const rows = runs[0]!.items.flatMap((item) => {
     const all = maps.map((m) => m.get(itemKey(item)));
-    const ok = all.every((o) => o !== undefined && o.item_hash === item.item_hash && (ratio ? metric in o.ratios : o.values[metric] !== null && o.values[metric] !== undefined));
+    const ok = all.every(
+      (o) => o !== undefined && o.item_hash === item.item_hash && (ratio ? metric in o.ratios : o.values[metric] !== null && o.values[metric] !== undefined),
+    );
     return ok ? [{ cluster: item.cluster, runs: all as SnapshotItem[] }] : [];
   });
   if (rows.length === 0) return null;
@@ -358,7 +397,8 @@ function sideOf(runs: readonly Snapshot[], pooled: Snapshot, metric: string): Si
  */
 export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, options: Partial<TrendOptions> = {}): TrendResult {
   const opts: TrendOptions = { ...DEFAULT_TREND_OPTIONS, ...options };
-  if (!(Number.isInteger(opts.referenceRuns) && opts.referenceRuns >= 2)) throw new InputError("command line", "--reference-runs", "at least 2 runs: a reference needs a spread");
+  if (!(Number.isInteger(opts.referenceRuns) && opts.referenceRuns >= 2))
+    throw new InputError("command line", "--reference-runs", "at least 2 runs: a reference needs a spread");
   const names = chartedMetrics(runs, baseline, opts.metrics);
   refuseRepeatedRuns(runs, baseline);
   const familyOf = (metric: string): MetricFamily => (opts.headline.includes(metric) ? "headline" : "exploratory");
@@ -372,7 +412,12 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
 
   const refs = names.map((metric) => referenceFor(metric, baseline, refRuns));
   const runVariances = names.map((metric) => (baseline ? null : runVarianceOf(metric, refRuns)));
-  const trailing = names.map((n) => trailingWindowT(runs.map((r) => r.metrics[n]?.value ?? null), opts.window));
+  const trailing = names.map((n) =>
+    trailingWindowT(
+      runs.map((r) => r.metrics[n]?.value ?? null),
+      opts.window,
+    ),
+  );
   const points: TrendPoint[][] = names.map(() => []);
 
   runs.forEach((run, t) => {
@@ -423,7 +468,15 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
 
   const metrics = names.map((metric, m): MetricTrend => {
     const pts = points[m]!;
-    return { metric, family: familyOf(metric), worse: worseOf(metric), reference: state(refs[m]!), note: untestedNote(pts, first), points: pts, episode: episodeOf(pts, refs[m]!) };
+    return {
+      metric,
+      family: familyOf(metric),
+      worse: worseOf(metric),
+      reference: state(refs[m]!),
+      note: untestedNote(pts, first),
+      points: pts,
+      episode: episodeOf(pts, refs[m]!),
+    };
   });
   const reference = referenceSource(baseline, first, opts.referenceRuns);
   return {
@@ -475,7 +528,11 @@ function untestedNote(points: readonly TrendPoint[], first: number): string | nu
 function referenceSource(baseline: Snapshot | null, first: number, referenceRuns: number): TrendResult["reference"] {
   return baseline
     ? { source: "baseline", runs: baseline.runs.length, description: `the baseline ${describeSnapshot(baseline)}` }
-    : { source: "first_runs", runs: first, description: `the first ${first} run(s) of the history (pre-registered with --reference-runs ${referenceRuns}; not judged)` };
+    : {
+        source: "first_runs",
+        runs: first,
+        description: `the first ${first} run(s) of the history (pre-registered with --reference-runs ${referenceRuns}; not judged)`,
+      };
 }
 
 /** What the charts are and what an alarm means, in one paragraph for the report. */
@@ -494,7 +551,17 @@ function alertsOf(metrics: readonly MetricTrend[]): TrendAlert[] {
     mt.points.flatMap((p, index) =>
       p.alerts.map((chart): TrendAlert => {
         const tested = chart === "shift" ? p.shift : chart === "sustained" ? p.sustained : null;
-        return { metric: mt.metric, family: mt.family, run: p.run, index, chart, value: p.value, reference_mean: mt.reference.mean, delta: tested?.delta ?? null, z: tested ? tested.z : (p.trailing?.T ?? null) };
+        return {
+          metric: mt.metric,
+          family: mt.family,
+          run: p.run,
+          index,
+          chart,
+          value: p.value,
+          reference_mean: mt.reference.mean,
+          delta: tested?.delta ?? null,
+          z: tested ? tested.z : (p.trailing?.T ?? null),
+        };
       }),
     ),
   );

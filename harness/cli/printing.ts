@@ -15,7 +15,8 @@ const terminalText = (text: string): string => text.replace(CONTROL, (c) => `\\x
  * `\x9b`, no JSON escape: they are escaped here as JSON escapes them, so the output stays valid
  * JSON of the same value.
  */
-export const jsonText = (value: unknown): string => `${JSON.stringify(value, null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
+export const jsonText = (value: unknown): string =>
+  `${JSON.stringify(value, null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
 
 /** Text as a command prints it: every credential masked (src/secrets.ts), every control character shown, not acted on. */
 const printable = (text: string): string => terminalText(maskText(text));
@@ -28,7 +29,8 @@ const printable = (text: string): string => terminalText(maskText(text));
  * the stream's own.
  */
 export function printingStream<S extends NodeJS.WritableStream>(stream: S): S {
-  const write = (chunk: unknown, ...rest: unknown[]) => (stream.write as (...a: unknown[]) => boolean)(typeof chunk === "string" ? printable(chunk) : chunk, ...rest);
+  const write = (chunk: unknown, ...rest: unknown[]) =>
+    (stream.write as (...a: unknown[]) => boolean)(typeof chunk === "string" ? printable(chunk) : chunk, ...rest);
   return new Proxy(stream, {
     get(target, prop) {
       if (prop === "write") return write;
@@ -40,4 +42,4 @@ export function printingStream<S extends NodeJS.WritableStream>(stream: S): S {
 }
 
 /** The stream a printing stream prints to (the stream itself when it is none): for a view that draws only what the harness counts. */
-export const rawStream = <S extends NodeJS.WritableStream>(stream: S): S => ((stream as unknown as Record<symbol, S | undefined>)[RAW] ?? stream);
+export const rawStream = <S extends NodeJS.WritableStream>(stream: S): S => (stream as unknown as Record<symbol, S | undefined>)[RAW] ?? stream;

@@ -50,9 +50,11 @@ async function runCommand(host: SweepHost): Promise<number> {
   let code: number = EXIT.ok;
   const context: CommandContext = {
     host,
-    action: (run) => async (...args) => {
-      code = await run(...args);
-    },
+    action:
+      (run) =>
+      async (...args) => {
+        code = await run(...args);
+      },
     warn: (line) => host.stderr.write(`fieldtest: warning: ${line}\n`),
   };
   const program = new Command("fieldtest")
@@ -66,7 +68,12 @@ async function runCommand(host: SweepHost): Promise<number> {
       outputError: (text, write) => write(`fieldtest: ${text.replace(/^error: /, "")}`),
     })
     .exitOverride()
-    .addHelpText("after", `\nEnvironment (limits in MiB; docs/reference/read-limits.md):\n${Object.values(READ_LIMITS).map((l) => `  ${l.env.padEnd(22)} ${l.what} (default ${l.mb})`).join("\n")}\n`);
+    .addHelpText(
+      "after",
+      `\nEnvironment (limits in MiB; docs/reference/read-limits.md):\n${Object.values(READ_LIMITS)
+        .map((l) => `  ${l.env.padEnd(22)} ${l.what} (default ${l.mb})`)
+        .join("\n")}\n`,
+    );
 
   const commands = commandsFor(host.argv);
   // Before any command module builds a schema: zod compiles each schema to a fast path on its first

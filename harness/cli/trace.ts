@@ -31,7 +31,9 @@ function engineLines(outcome: EngineOutcome): string[] {
   for (const c of outcome.calls) {
     const ctx = c.context;
     const retry = c.proxy?.retry_of != null ? `, resends #${c.proxy.retry_of}` : "";
-    lines.push(`  #${c.proxy?.seq ?? "?"} ${c.role} round ${c.round}: ${c.outcome}${c.error_class ? ` (${c.error_class})` : ""}; model ${ctx.model}, temperature ${ctx.temperature ?? "not sent"}, max_tokens ${ctx.max_tokens ?? "not sent"}, ${ctx.response_format}${retry}`);
+    lines.push(
+      `  #${c.proxy?.seq ?? "?"} ${c.role} round ${c.round}: ${c.outcome}${c.error_class ? ` (${c.error_class})` : ""}; model ${ctx.model}, temperature ${ctx.temperature ?? "not sent"}, max_tokens ${ctx.max_tokens ?? "not sent"}, ${ctx.response_format}${retry}`,
+    );
   }
   if (e.refused_requests > 0) lines.push(`  ${e.refused_requests} request(s) refused by the proxy (wrong token, not JSON, streaming)`);
   if (e.stderr_tail !== null && e.outcome !== "ok") lines.push(`  stderr (last lines): ${e.stderr_tail.trim().split("\n").slice(-5).join(" | ")}`);

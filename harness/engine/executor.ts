@@ -72,7 +72,8 @@ export function createEngineExecutor(o: EngineExecutorOptions): EngineExecutor {
   const launchOf = launcher(o);
   const runner: EngineRunner = { o, root, processes, launchOf, pool: new WorkerPool(root, processes, launchOf) };
   let proxy: Promise<RecordingProxy> | null = null;
-  const proxyOf = () => (proxy ??= startRecordingProxy({ forwarder: o.forwarder, speaks: manifest.speaks, normalize: manifest.replay.normalize, onToken: o.onToken }));
+  const proxyOf = () =>
+    (proxy ??= startRecordingProxy({ forwarder: o.forwarder, speaks: manifest.speaks, normalize: manifest.replay.normalize, onToken: o.onToken }));
 
   const executor = (async (work: TrialWork): Promise<EngineOutcome> => {
     const goal = o.goals.get(work.item_id);
@@ -162,7 +163,9 @@ function templateFailure(e: TemplateError): EngineTurn {
 async function workerTurn({ o, pool }: EngineRunner, work: TrialWork, translated: unknown, session: ProxySession): Promise<EngineTurn> {
   const slot = pool.take();
   try {
-    const roles = Object.fromEntries(ROLES.map((role) => [role, { base_url: session.roles[role].base_url, model: o.models[role], token: session.roles[role].token }]));
+    const roles = Object.fromEntries(
+      ROLES.map((role) => [role, { base_url: session.roles[role].base_url, model: o.models[role], token: session.roles[role].token }]),
+    );
     const turn = await slot.run(work.key, { trial_key: work.key, goal: translated, roles }, o.engine.manifest.start.timeout_s * 1000);
     const reported: EngineRun | null = turn.error !== null ? { status: "error", reasons: [], error: turn.error, rounds: [] } : null;
     return { ending: turn.ending, stderrTail: turn.stderrTail, data: turn.result, reported };
@@ -172,13 +175,21 @@ async function workerTurn({ o, pool }: EngineRunner, work: TrialWork, translated
 }
 
 /** The trial as a command of its own: its goal (and config) written to files, its result read from stdout or a file. */
-async function commandTurn({ o, processes, launchOf }: EngineRunner, work: TrialWork, translated: unknown, session: ProxySession, trialDir: string): Promise<EngineTurn> {
+async function commandTurn(
+  { o, processes, launchOf }: EngineRunner,
+  work: TrialWork,
+  translated: unknown,
+  session: ProxySession,
+  trialDir: string,
+): Promise<EngineTurn> {
   const { manifest } = o.engine;
-  const roleValues = Object.fromEntries(ROLES.flatMap((role) => [
-    [`${role}.base_url`, session.roles[role].base_url],
-    [`${role}.model`, o.models[role]],
-    [`${role}.token`, session.roles[role].token],
-  ]));
+  const roleValues = Object.fromEntries(
+    ROLES.flatMap((role) => [
+      [`${role}.base_url`, session.roles[role].base_url],
+      [`${role}.model`, o.models[role]],
+      [`${role}.token`, session.roles[role].token],
+    ]),
+  );
   const base = { ...roleValues, trial_dir: trialDir, goal_id: work.item_id, trial: String(work.trial), trial_key: work.key };
   const goalFile = resolve(trialDir, expand(manifest.goal.path, base, o.env));
   const configFile = manifest.config ? resolve(trialDir, expand(manifest.config.path, { ...base, goal_file: goalFile }, o.env)) : "";

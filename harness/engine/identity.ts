@@ -24,10 +24,16 @@ function engineVersion(engine: LoadedEngine, env: NodeJS.ProcessEnv): string | n
   if (command === undefined) return null;
   const argv = command.argv.map((a) => expand(a, {}, env));
   const added = Object.fromEntries(Object.entries(command.env).map(([k, v]) => [k, expand(v, {}, env)]));
-  const out = spawnSync(argv[0]!, argv.slice(1), { cwd: dirname(resolve(engine.file)), env: { ...engineEnvironment(env), ...added }, encoding: "utf8", timeout: VERSION_TIMEOUT_MS });
+  const out = spawnSync(argv[0]!, argv.slice(1), {
+    cwd: dirname(resolve(engine.file)),
+    env: { ...engineEnvironment(env), ...added },
+    encoding: "utf8",
+    timeout: VERSION_TIMEOUT_MS,
+  });
   const said = (out.stderr ?? "").trim().split("\n").at(-1)?.slice(0, 200) ?? "";
   if (out.error) throw new InputError(engine.file, "version.argv", `${argv.join(" ")} could not be run: ${out.error.message}`);
-  if (out.status !== 0) throw new InputError(engine.file, "version.argv", `${argv.join(" ")} exited with ${out.status ?? out.signal}${said ? `: ${said}` : ""}`);
+  if (out.status !== 0)
+    throw new InputError(engine.file, "version.argv", `${argv.join(" ")} exited with ${out.status ?? out.signal}${said ? `: ${said}` : ""}`);
   const version = (out.stdout ?? "").trim().split("\n")[0]?.trim() ?? "";
   if (version === "") throw new InputError(engine.file, "version.argv", `${argv.join(" ")} printed no version`);
   return version;

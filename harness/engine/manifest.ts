@@ -94,7 +94,8 @@ export const EngineManifestSchema = z
     if (m.protocol === "worker") {
       if (m.result.from !== "stdout") issue(["result", "from"], "a worker answers on stdout, one JSON line per trial");
       if (m.config !== undefined) issue(["config"], "a worker gets each trial's roles in its input line, not in a file");
-      if (m.start.ok_exit_codes.length !== 1 || m.start.ok_exit_codes[0] !== 0) issue(["start", "ok_exit_codes"], "a worker's exit ends its slot, whatever its code");
+      if (m.start.ok_exit_codes.length !== 1 || m.start.ok_exit_codes[0] !== 0)
+        issue(["start", "ok_exit_codes"], "a worker's exit ends its slot, whatever its code");
     }
     const startNames: readonly string[] = m.protocol === "command" ? TRIAL_PLACEHOLDERS : WORKER_PLACEHOLDERS;
     const fields: [PropertyKey[], string, readonly string[]][] = [
@@ -104,14 +105,18 @@ export const EngineManifestSchema = z
       ...(m.version?.argv ?? []).map((a, i): [PropertyKey[], string, readonly string[]] => [["version", "argv", i], a, []]),
       ...Object.entries(m.version?.env ?? {}).map(([k, v]): [PropertyKey[], string, readonly string[]] => [["version", "env", k], v, []]),
       [["goal", "path"], m.goal.path, TRIAL_PLACEHOLDERS.filter((p) => p !== "goal_file")],
-      ...(m.config ? [[["config", "path"], m.config.path, TRIAL_PLACEHOLDERS.filter((p) => p !== "config_file")] as [PropertyKey[], string, readonly string[]]] : []),
+      ...(m.config
+        ? [[["config", "path"], m.config.path, TRIAL_PLACEHOLDERS.filter((p) => p !== "config_file")] as [PropertyKey[], string, readonly string[]]]
+        : []),
       ...(m.result.path === undefined ? [] : [[["result", "path"], m.result.path, TRIAL_PLACEHOLDERS] as [PropertyKey[], string, readonly string[]]]),
     ];
     for (const [path, value, allowed] of fields) {
       const unknown = placeholdersIn(value).find((p) => !allowed.includes(p));
-      if (unknown !== undefined) issue(path, `{${unknown}} is not filled here (${allowed.length ? allowed.map((p) => `{${p}}`).join(", ") : "no {placeholder} is"})`);
+      if (unknown !== undefined)
+        issue(path, `{${unknown}} is not filled here (${allowed.length ? allowed.map((p) => `{${p}}`).join(", ") : "no {placeholder} is"})`);
       const credential = variablesIn(value).find((v) => CREDENTIAL_VARIABLE.test(v));
-      if (credential !== undefined) issue(path, `\${${credential}} looks like a credential: an engine never gets one (give it {planner.token} or {critic.token})`);
+      if (credential !== undefined)
+        issue(path, `\${${credential}} looks like a credential: an engine never gets one (give it {planner.token} or {critic.token})`);
     }
   });
 export type EngineManifest = z.output<typeof EngineManifestSchema>;
@@ -135,9 +140,15 @@ export function loadEngineManifest(file: string): LoadedEngine {
     const templateFile = resolve(dirname(file), manifest.config.template);
     template = readText(templateFile);
     const unknown = placeholdersIn(template).find((p) => !(TRIAL_PLACEHOLDERS as readonly string[]).includes(p));
-    if (unknown !== undefined) throw new InputError(templateFile, "", `{${unknown}} is not a placeholder fieldtest fills (${TRIAL_PLACEHOLDERS.map((p) => `{${p}}`).join(", ")}; {{ for a literal {)`);
+    if (unknown !== undefined)
+      throw new InputError(
+        templateFile,
+        "",
+        `{${unknown}} is not a placeholder fieldtest fills (${TRIAL_PLACEHOLDERS.map((p) => `{${p}}`).join(", ")}; {{ for a literal {)`,
+      );
     const credential = variablesIn(template).find((v) => CREDENTIAL_VARIABLE.test(v));
-    if (credential !== undefined) throw new InputError(templateFile, "", `\${${credential}} looks like a credential: an engine never gets one (give it {planner.token} or {critic.token})`);
+    if (credential !== undefined)
+      throw new InputError(templateFile, "", `\${${credential}} looks like a credential: an engine never gets one (give it {planner.token} or {critic.token})`);
   }
   return { file, manifest, template, sha256: sha256(`${manifestText}\n${template ?? ""}`) };
 }

@@ -101,7 +101,17 @@ export async function startRecordingProxy(options: ProxyOptions): Promise<Record
     const key = keyText(request.body);
     const earlier = sameRequestBefore(trial, `${role}\n${sha256(key ?? canonicalJson(request.body))}`, seq);
     const work = options.forwarder
-      .forward({ role, wire: options.speaks, body: request.body, keyText: key, itemId: trial.itemId, trial: trial.trial, round: trial.round, attempt: earlier?.count ?? 0, trialKey: trial.trialKey })
+      .forward({
+        role,
+        wire: options.speaks,
+        body: request.body,
+        keyText: key,
+        itemId: trial.itemId,
+        trial: trial.trial,
+        round: trial.round,
+        attempt: earlier?.count ?? 0,
+        trialKey: trial.trialKey,
+      })
       .then((result) => {
         slot.record = { ...result.record, proxy: { seq, user_agent: headerText(req.headers["user-agent"]), retry_of: earlier?.first ?? null } };
         answer(res, options.speaks, result, request.body, seq);
@@ -164,7 +174,8 @@ async function admitted(
 ): Promise<{ body: Record<string, unknown> } | { refusal: Refusal }> {
   const refuse = (status: number, code: string, message: string) => ({ refusal: { status, code, message } });
   if (trial.closed) return refuse(410, "trial_closed", "this trial has ended");
-  if (!tokenMatches(req, trial.tokens[role])) return refuse(401, "invalid_token", `the ${role} token of this trial was not sent (Authorization: Bearer <token>, or x-api-key)`);
+  if (!tokenMatches(req, trial.tokens[role]))
+    return refuse(401, "invalid_token", `the ${role} token of this trial was not sent (Authorization: Bearer <token>, or x-api-key)`);
   if (req.method !== "POST" || path !== WIRE_PATHS[speaks]) {
     return refuse(404, "not_found", `this engine speaks ${speaks}: POST <base_url>${WIRE_PATHS[speaks].slice(3)}, not ${req.method} ${path}`);
   }
@@ -211,7 +222,9 @@ function openTrial(
     options.onToken?.(t);
     return t;
   };
-  const roles = Object.fromEntries(ROLES.map((role) => [role, { base_url: `${url}/t/${id}/${role}${options.speaks === "openai" ? "/v1" : ""}`, token: token() }])) as Record<Role, RoleEndpoint>;
+  const roles = Object.fromEntries(
+    ROLES.map((role) => [role, { base_url: `${url}/t/${id}/${role}${options.speaks === "openai" ? "/v1" : ""}`, token: token() }]),
+  ) as Record<Role, RoleEndpoint>;
   const state: OpenTrial = {
     trialKey,
     itemId,
@@ -302,14 +315,24 @@ function wireAnswer(speaks: EngineWire, reply: Reply, request: Record<string, un
   const model = reply.reportedModel ?? (typeof request.model === "string" ? request.model : "");
   const forced = forcedTool(speaks, request.tool_choice);
   if (speaks === "openai") {
-    const message = forced ? { role: "assistant", content: null, tool_calls: [{ id: `call_fieldtest_${seq}`, type: "function", function: { name: forced, arguments: reply.text } }] } : { role: "assistant", content: reply.text };
+    const message = forced
+      ? { role: "assistant", content: null, tool_calls: [{ id: `call_fieldtest_${seq}`, type: "function", function: { name: forced, arguments: reply.text } }] }
+      : { role: "assistant", content: reply.text };
     return {
       id: `chatcmpl-fieldtest-${seq}`,
       object: "chat.completion",
       created: 0,
       model,
       choices: [{ index: 0, message, finish_reason: reply.incomplete ? "length" : forced ? "tool_calls" : "stop" }],
-      ...(reply.usage ? { usage: { prompt_tokens: reply.usage.input_tokens, completion_tokens: reply.usage.output_tokens, total_tokens: reply.usage.input_tokens + reply.usage.output_tokens } } : {}),
+      ...(reply.usage
+        ? {
+            usage: {
+              prompt_tokens: reply.usage.input_tokens,
+              completion_tokens: reply.usage.output_tokens,
+              total_tokens: reply.usage.input_tokens + reply.usage.output_tokens,
+            },
+          }
+        : {}),
       ...(reply.fingerprint ? { system_fingerprint: reply.fingerprint } : {}),
     };
   }

@@ -26,7 +26,10 @@ export const EngineResultSchema = z.strictObject({
         /** The engine's own findings on this plan, as it reports them. */
         findings: z.array(EngineFindingSchema).default([]),
         /** The critic's answer on this plan in fieldtest's critic format (docs/design.md §5), when the engine keeps it: fieldtest normalises it and checks its evidence. */
-        critic: z.strictObject({ findings: z.array(z.unknown()) }).nullable().default(null),
+        critic: z
+          .strictObject({ findings: z.array(z.unknown()) })
+          .nullable()
+          .default(null),
       }),
     )
     .default([]),

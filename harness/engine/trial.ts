@@ -34,7 +34,11 @@ export interface TrialEvidence {
  * an engine that resends a failed request and gets its answer has lost nothing.
  */
 function unrecoveredFailures(calls: readonly CallRecord[]): CallRecord[] {
-  return calls.filter((c, i) => c.outcome === "error" && !calls.slice(i + 1).some((later) => later.role === c.role && later.request_sha256 === c.request_sha256 && later.outcome === "ok"));
+  return calls.filter(
+    (c, i) =>
+      c.outcome === "error" &&
+      !calls.slice(i + 1).some((later) => later.role === c.role && later.request_sha256 === c.request_sha256 && later.outcome === "ok"),
+  );
 }
 
 function describeEnding(e: EngineEnding): string {
@@ -54,7 +58,11 @@ function outcomeOf(ev: TrialEvidence, failed: readonly CallRecord[]): { kind: En
   const miss = failed.find((c) => c.error_class === "replay_miss");
   if (miss) return { kind: "replay_miss", detail: `the recorded run has no ${miss.role} answer for request ${miss.request_sha256.slice(0, 12)}` };
   const provider = failed.find((c) => c.error_class !== "budget_exceeded");
-  if (provider) return { kind: "provider_error", detail: `a ${provider.role} call failed after ${provider.transport_attempts.length} attempt(s): ${provider.error_class}${provider.http_status ? ` (HTTP ${provider.http_status})` : ""}` };
+  if (provider)
+    return {
+      kind: "provider_error",
+      detail: `a ${provider.role} call failed after ${provider.transport_attempts.length} attempt(s): ${provider.error_class}${provider.http_status ? ` (HTTP ${provider.http_status})` : ""}`,
+    };
   if (ev.ending.kind === "timeout") return { kind: "engine_timeout", detail: describeEnding(ev.ending) };
   if (ev.ending.kind === "failed" || (ev.ending.kind === "exited" && !ev.ending.ok)) return { kind: "engine_error", detail: describeEnding(ev.ending) };
   if (ev.result === null) return { kind: "engine_error", detail: "it wrote no result" };

@@ -63,7 +63,12 @@ export class WorkerSlot {
     const p = this.pending;
     const answer = answerLine(line);
     if (p === null || answer === null || answer.trial_key !== p.trialKey) {
-      const what = answer === null ? "a line that is not a JSON object" : p === null ? "a line while no trial was given to it" : `an answer for ${JSON.stringify(answer.trial_key)}`;
+      const what =
+        answer === null
+          ? "a line that is not a JSON object"
+          : p === null
+            ? "a line while no trial was given to it"
+            : `an answer for ${JSON.stringify(answer.trial_key)}`;
       return this.fail(child, `the worker broke the protocol: it wrote ${what} on stdout (${line.slice(0, 120)})`);
     }
     this.pending = null;

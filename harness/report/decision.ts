@@ -128,7 +128,8 @@ export function decide(run: LoadedRun, input: DecisionInput): Decision {
               message: check.message,
             }
           : null,
-      floor: floor && floorCheck ? { outcome: floorCheck.outcome, max: floor.max ?? null, min: floor.min ?? null, on: floor.on, message: floorCheck.message } : null,
+      floor:
+        floor && floorCheck ? { outcome: floorCheck.outcome, max: floor.max ?? null, min: floor.min ?? null, on: floor.on, message: floorCheck.message } : null,
     };
   });
   return {

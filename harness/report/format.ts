@@ -50,7 +50,8 @@ export function spendRows(spend: RunSpend): string[][] {
 
 /** Says when the cost is not whole (the calls of unknown cost make it a lower bound), or not known at all. */
 export function spendNote(spend: RunSpend | null): string {
-  if (spend === null) return "The run has no spend journal (an imported run, or one recorded before fieldtest kept one): what it spent is unknown; its trials carry the cost of their calls where it is known.";
+  if (spend === null)
+    return "The run has no spend journal (an imported run, or one recorded before fieldtest kept one): what it spent is unknown; its trials carry the cost of their calls where it is known.";
   return spend.cost_usd_is_lower_bound
     ? `The cost is a lower bound: ${spend.unknown_cost_calls} call(s) have unknown cost (no usage reported, a timeout or cut body the provider may have billed, or in flight at a crash).`
     : "Every call's cost is known.";

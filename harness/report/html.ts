@@ -23,11 +23,21 @@ export const FOREST_CHART_ID = "chart-forest";
 /** Rows of the items table per page. */
 export const ITEMS_PER_PAGE = 50;
 
-export const EVIDENCE_COLORS: Record<string, string> = { supported: "#4f9d69", contradicted: "#c44e52", unsupported_reference: "#e07b39", uncheckable: "#9aa3ad" };
+export const EVIDENCE_COLORS: Record<string, string> = {
+  supported: "#4f9d69",
+  contradicted: "#c44e52",
+  unsupported_reference: "#e07b39",
+  uncheckable: "#9aa3ad",
+};
 const STATUS_COLORS: Record<string, string> = { approved: "#4f9d69", escalated: "#e07b39", error: "#c44e52" };
 const OUTCOME_COLORS: Record<string, string> = { pass: "#1e7b34", fail: "#b3261e", inconclusive: "#d08a1d", error: "#6a2c8a" };
 
-const DECISION_TITLES: Record<string, string> = { pass: "PASS", regression: "REGRESSION", inconclusive: "INCONCLUSIVE", infrastructure: "INFRASTRUCTURE ERROR" };
+const DECISION_TITLES: Record<string, string> = {
+  pass: "PASS",
+  regression: "REGRESSION",
+  inconclusive: "INCONCLUSIVE",
+  infrastructure: "INFRASTRUCTURE ERROR",
+};
 
 function metricTable(metrics: Record<string, MetricValue>, names: string[]): string {
   const rows = names.map((n) => {
@@ -60,12 +70,23 @@ function charts(run: LoadedRun, items: ItemSummary[]): string {
   const flip = unstable.length
     ? barChart({
         id: "chart-flip",
-        bars: unstable.map((i) => ({ label: i.item_id, value: i.disagreement, title: `${i.item_id}: Q = ${fmt(i.disagreement)}; verdicts ${verdictText(i.verdict_counts)}` })),
+        bars: unstable.map((i) => ({
+          label: i.item_id,
+          value: i.disagreement,
+          title: `${i.item_id}: Q = ${fmt(i.disagreement)}; verdicts ${verdictText(i.verdict_counts)}`,
+        })),
         max: 1,
       })
     : emptyChart("chart-flip", `no boundary fixture flipped (${boundary.length} fixtures)`);
   const conf = summary.family_confusion;
-  const confusion = heatmap({ id: "chart-confusion", rows: [...conf.rows], cols: [...conf.columns], cells: conf.counts, rowTitle: "intended", colTitle: "observed" });
+  const confusion = heatmap({
+    id: "chart-confusion",
+    rows: [...conf.rows],
+    cols: [...conf.columns],
+    cells: conf.counts,
+    rowTitle: "intended",
+    colTitle: "observed",
+  });
   const ev = evidenceByFamily(trials);
   const evidence = stackedBars({
     id: "chart-evidence",
@@ -127,7 +148,10 @@ function banner(decision: Decision | null): string {
   }
   const r = decision.result;
   const listed = r.checks.filter((c) => c.outcome !== "pass");
-  const items = listed.map((c) => `<li data-check="${esc(c.name)}" data-outcome="${esc(c.outcome)}"><b>${esc(c.outcome === "error" ? "error" : c.outcome)}</b> <code>${esc(c.name)}</code>: ${esc(c.message)}</li>`);
+  const items = listed.map(
+    (c) =>
+      `<li data-check="${esc(c.name)}" data-outcome="${esc(c.outcome)}"><b>${esc(c.outcome === "error" ? "error" : c.outcome)}</b> <code>${esc(c.name)}</code>: ${esc(c.message)}</li>`,
+  );
   return `<div class="banner ${esc(r.decision)}" id="verdict" data-decision="${esc(r.decision)}" data-exit="${r.exit}" data-failed="${esc(r.failed.join(","))}">
 <h2>${esc(DECISION_TITLES[r.decision]!)}</h2><p><code>${esc(decision.verdict)}</code> (exit ${r.exit}, as <code>fieldtest gate</code> decides)</p>
 <p>against baseline <b>${esc(decision.baseline.name)}</b>${decision.baseline.run_id ? ` (${esc(decision.baseline.run_id)})` : ""} with policy <code>${esc(decision.policy.file)}</code>: ${r.checks.length} checks, ${r.checks.length - listed.length} passed</p>
@@ -150,15 +174,28 @@ ${checks.length ? `<p id="failed-checks">By check: ${checks.map((c) => `<span da
 
 /** The headline metrics the run measured, with their direction and meaning: the first screen's answer without a baseline. */
 function headlinePanel({ rows, unmeasured }: SectionOf<"headline">): string {
-  const body = rows.map((r) => `<tr data-metric="${esc(r.name)}"><td><code>${esc(r.name)}</code></td><td class="num nowrap">${esc(fmtMetric(r.value))}</td><td class="nowrap">${esc(directionMark(r.direction))}</td><td>${esc(r.meaning)}</td><td class="num">${r.value.n_items}</td></tr>`);
+  const body = rows.map(
+    (r) =>
+      `<tr data-metric="${esc(r.name)}"><td><code>${esc(r.name)}</code></td><td class="num nowrap">${esc(fmtMetric(r.value))}</td><td class="nowrap">${esc(directionMark(r.direction))}</td><td>${esc(r.meaning)}</td><td class="num">${r.value.n_items}</td></tr>`,
+  );
   return `<section id="headline"><h2>Headline metrics</h2>${
-    rows.length ? `<table><thead><tr><th>metric</th><th>value [95% interval]</th><th>direction</th><th>meaning</th><th>items</th></tr></thead><tbody>${body.join("")}</tbody></table>` : "<p>No headline metric has an item in this run.</p>"
+    rows.length
+      ? `<table><thead><tr><th>metric</th><th>value [95% interval]</th><th>direction</th><th>meaning</th><th>items</th></tr></thead><tbody>${body.join("")}</tbody></table>`
+      : "<p>No headline metric has an item in this run.</p>"
   }${unmeasured.length ? `<p class="muted">No item in this run for ${esc(unmeasured.join(", "))}.</p>` : ""}</section>`;
 }
 
 function gateCell(r: ForestRow): string {
   const part = (label: string, o: string) => `<span style="color:${OUTCOME_COLORS[o]}">${esc(label)} ${esc(o)}</span>`;
-  const parts = [r.gate ? part("margin", r.gate.outcome) : "", r.floor ? part(`floor ${r.floor.on === "value" ? "" : `(${r.floor.on.replace("_", " ")}) `}${r.floor.max !== null ? `≤ ${fmt(r.floor.max)}` : `≥ ${fmt(r.floor.min)}`}`, r.floor.outcome) : ""].filter(Boolean);
+  const parts = [
+    r.gate ? part("margin", r.gate.outcome) : "",
+    r.floor
+      ? part(
+          `floor ${r.floor.on === "value" ? "" : `(${r.floor.on.replace("_", " ")}) `}${r.floor.max !== null ? `≤ ${fmt(r.floor.max)}` : `≥ ${fmt(r.floor.min)}`}`,
+          r.floor.outcome,
+        )
+      : "",
+  ].filter(Boolean);
   return parts.length ? parts.join("<br>") : "not gated";
 }
 
@@ -185,7 +222,9 @@ function failedCheckLinks(d: ItemDetail): string {
     .map(([check, n]) => {
       const first = d.trials.find((t) => t.failures.some((f) => f.startsWith(`${check}: `)));
       const label = esc(`${check} ×${n}`);
-      return first === undefined ? label : `<a href="${esc(trialHref(d.row.key, first.trial))}" title="transcript of trial ${first.trial}, the first to fail it">${label}</a>`;
+      return first === undefined
+        ? label
+        : `<a href="${esc(trialHref(d.row.key, first.trial))}" title="transcript of trial ${first.trial}, the first to fail it">${label}</a>`;
     })
     .join(", ");
 }
@@ -194,7 +233,9 @@ function itemsView(details: readonly ItemDetail[]): string {
   const suites = [...new Set(details.map((d) => d.row.suite))].sort();
   const body = details.map((d) => {
     const r = d.row;
-    const failed = Object.entries(r.failed_checks).map(([c, n]) => `${c} ×${n}`).join(", ");
+    const failed = Object.entries(r.failed_checks)
+      .map(([c, n]) => `${c} ×${n}`)
+      .join(", ");
     return `<tr data-key="${esc(r.key)}" data-suite="${esc(r.suite)}" data-expectation="${r.expectation}" data-unstable="${(r.disagreement ?? 0) > 0}">
 <td data-v="${esc(r.key)}"><a href="#item/${esc(encodeURIComponent(r.key))}">${esc(r.item_id)}</a></td><td data-v="${esc(r.suite)}">${esc(r.suite)}</td><td data-v="${esc(r.expected ?? "")}">${esc(r.expected ?? "–")}</td><td data-v="${esc(verdictText(r.verdict_counts))}">${esc(verdictText(r.verdict_counts))}</td><td data-v="${esc(r.modal_verdict ?? "")}">${esc(r.modal_verdict ?? "n/a")}</td><td class="num" data-v="${r.disagreement ?? ""}">${fmt(r.disagreement)}</td><td data-v="${r.expectation}" class="${r.expectation === "fail" ? "bad" : ""}">${esc(r.expectation.replace("_", " "))}</td><td data-v="${esc(failed)}">${failedCheckLinks(d)}</td><td class="num" data-v="${r.blocker_keys}">${r.blocker_keys}</td></tr>`;
   });
@@ -286,21 +327,34 @@ function runPanel({ manifest: m, spend }: SectionOf<"run">): string {
   ];
   return `<section><h2>Run</h2><table><tbody>${facts.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join("")}</tbody></table>
 <h3>Roles</h3><table><thead><tr><th>role</th><th>provider</th><th>model</th><th>temperature</th><th>system prompt</th></tr></thead><tbody>${role("planner")}${role("critic")}</tbody></table>
-<h3>Spend</h3>${spend ? `<table id="spend"><thead><tr>${SPEND_COLUMNS.map((c) => `<th>${esc(c)}</th>`).join("")}</tr></thead><tbody>${spendRows(spend).map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`).join("")}</tbody></table>` : ""}<p>${esc(spendNote(spend))}</p></section>`;
+<h3>Spend</h3>${
+    spend
+      ? `<table id="spend"><thead><tr>${SPEND_COLUMNS.map((c) => `<th>${esc(c)}</th>`).join("")}</tr></thead><tbody>${spendRows(spend)
+          .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`)
+          .join("")}</tbody></table>`
+      : ""
+  }<p>${esc(spendNote(spend))}</p></section>`;
 }
 
 /** Every check of the gate, the recorded configuration differences and the per-item deltas: the decision's detail. */
 function checksPanel(decision: Decision | null): string {
   return decision
     ? `<section><h2>Every gate check</h2><table id="gate-checks"><thead><tr><th>outcome</th><th>check</th><th>kind</th><th>message</th></tr></thead><tbody>${decision.result.checks
-        .map((c) => `<tr data-check="${esc(c.name)}"><td style="color:${OUTCOME_COLORS[c.outcome]}">${esc(c.outcome)}</td><td><code>${esc(c.name)}</code></td><td>${esc(c.kind)}</td><td>${esc(c.message)}</td></tr>`)
+        .map(
+          (c) =>
+            `<tr data-check="${esc(c.name)}"><td style="color:${OUTCOME_COLORS[c.outcome]}">${esc(c.outcome)}</td><td><code>${esc(c.name)}</code></td><td>${esc(c.kind)}</td><td>${esc(c.message)}</td></tr>`,
+        )
         .join("")}</tbody></table>
 <h3>Configuration differences from the baseline (recorded causes)</h3>${
         decision.differences.length
           ? `<ul>${decision.differences.map((d) => `<li><code>${esc(d.part)}</code> (${esc(d.kind)}): ${esc(String(d.baseline))} → ${esc(String(d.candidate))}</li>`).join("")}</ul>`
           : "<p>none: the same recorded configuration</p>"
       }
-<h3>Per-item deltas</h3><p>${esc(Object.entries(decision.deltas.counts).map(([k, n]) => `${k} ${n}`).join(" · "))}</p>${
+<h3>Per-item deltas</h3><p>${esc(
+        Object.entries(decision.deltas.counts)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(" · "),
+      )}</p>${
         decision.deltas.unexplained.length
           ? `<ul>${decision.deltas.unexplained.map((d) => `<li class="bad">${esc(d.item)} ${esc(d.kind)}${d.key ? ` ${esc(d.key)}` : ""}: ${esc(String(d.baseline))} → ${esc(String(d.candidate))}</li>`).join("")}</ul>`
           : ""
@@ -319,13 +373,16 @@ function badges(run: LoadedRun): string {
 
 function headerFacts(run: LoadedRun): string {
   const m = run.manifest;
-  return esc(`run ${m.run_id} · ${m.state} · ${m.started_at} · planner ${modelLabel(m.roles.planner)} · critic ${modelLabel(m.roles.critic)} · ${m.plan.trials} trials/item · ${run.trials.length} trials`);
+  return esc(
+    `run ${m.run_id} · ${m.state} · ${m.started_at} · planner ${modelLabel(m.roles.planner)} · critic ${modelLabel(m.roles.critic)} · ${m.plan.trials} trials/item · ${run.trials.length} trials`,
+  );
 }
 
 const RENDER: Renderings<string> = {
   warnings: (s) => warningsPanel(s.warnings),
   decision: (s) => decisionPanel(s.decision),
-  metrics: (s) => `<section><h2>Headline metrics</h2>${metricTable(s.metrics, s.headline)}<details><summary>All ${s.names.length} metrics</summary>${metricTable(s.metrics, s.names)}</details></section>`,
+  metrics: (s) =>
+    `<section><h2>Headline metrics</h2>${metricTable(s.metrics, s.headline)}<details><summary>All ${s.names.length} metrics</summary>${metricTable(s.metrics, s.names)}</details></section>`,
   suites: (s) => `\n${suitesHtml(s.metrics)}`,
   expectations: (s) => expectationsPanel(s.expectations),
   headline: headlinePanel,

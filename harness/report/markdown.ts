@@ -1,13 +1,32 @@
 import { gateOutcome, type Decision } from "./decision.ts";
 import type { MetricValue } from "../../src/metrics/types.ts";
-import { directionMark, fmt, fmtMetric, forestDelta, mdText, modelLabel, runOrigin, SPEND_COLUMNS, spendNote, spendRows, table, verdictText } from "./format.ts";
+import {
+  directionMark,
+  fmt,
+  fmtMetric,
+  forestDelta,
+  mdText,
+  modelLabel,
+  runOrigin,
+  SPEND_COLUMNS,
+  spendNote,
+  spendRows,
+  table,
+  verdictText,
+} from "./format.ts";
 import { metricInfo } from "../../src/metrics/catalogue.ts";
 import { simProfileOf, type LoadedRun } from "../run/load.ts";
 import { suitesMarkdown } from "./suites.ts";
 import { renderSections, type Renderings, type ReportModel } from "./model.ts";
 
 function metricRows(metrics: Record<string, MetricValue>, names: string[]): string[][] {
-  return names.map((n) => [`\`${n}\``, fmtMetric(metrics[n]!), directionMark(metricInfo(n).direction), String(metrics[n]!.n_items), String(metrics[n]!.n_trials)]);
+  return names.map((n) => [
+    `\`${n}\``,
+    fmtMetric(metrics[n]!),
+    directionMark(metricInfo(n).direction),
+    String(metrics[n]!.n_items),
+    String(metrics[n]!.n_trials),
+  ]);
 }
 
 /** The gate's verdict with every check that did not pass, and the forest plot as a table. */
@@ -50,7 +69,16 @@ const RENDER: Renderings<string[]> = {
       : e.failing.length
         ? table(
             ["item", "expected", "verdicts", "failed checks (trials)"],
-            e.failing.map((r) => [mdText(r.key), r.expected ?? "–", verdictText(r.verdict_counts), mdText(Object.entries(r.failed_checks).map(([c, n]) => `${c} ×${n}`).join(", "))]),
+            e.failing.map((r) => [
+              mdText(r.key),
+              r.expected ?? "–",
+              verdictText(r.verdict_counts),
+              mdText(
+                Object.entries(r.failed_checks)
+                  .map(([c, n]) => `${c} ×${n}`)
+                  .join(", "),
+              ),
+            ]),
           )
         : "Every judged item met its expectation.",
     "",

@@ -47,9 +47,7 @@ export function failuresByCheck(details: readonly ItemDetail[]): CheckFailures[]
       entry.trials += trials;
       byCheck.set(check, entry);
     }
-  return [...byCheck]
-    .map(([check, e]) => ({ check, items: e.items.size, trials: e.trials }))
-    .sort((a, b) => b.items - a.items || (a.check < b.check ? -1 : 1));
+  return [...byCheck].map(([check, e]) => ({ check, items: e.items.size, trials: e.trials })).sort((a, b) => b.items - a.items || (a.check < b.check ? -1 : 1));
 }
 
 const range = (values: number[]) => {
@@ -62,7 +60,9 @@ function simNoise(p: SimProfile, roles: { planner: boolean; critic: boolean }): 
   const out: string[] = [];
   if (roles.planner)
     out.push(
-      `its planner plants defects in fresh plans (${Object.entries(p.planner.defect_rate).map(([d, r]) => `${d} ${fmt(r)}`).join(", ")}), which a revision fixes with probability ${fmt(p.planner.fix_rate)}, so a goal whose defects outlast its rounds escalates`,
+      `its planner plants defects in fresh plans (${Object.entries(p.planner.defect_rate)
+        .map(([d, r]) => `${d} ${fmt(r)}`)
+        .join(", ")}), which a revision fixes with probability ${fmt(p.planner.fix_rate)}, so a goal whose defects outlast its rounds escalates`,
     );
   if (roles.critic)
     out.push(
@@ -85,10 +85,18 @@ export function expectationMeaning(run: LoadedRun): string {
   if (!simulated.planner && !simulated.critic)
     return `Both roles are models (${models}): each failure is an item this engine decided otherwise than its expectation says, a finding about the model or its prompts to read in the failing trial's transcript.`;
   const parsed = SimProfileSchema.safeParse(client.sim?.profile);
-  const who = simulated.planner && simulated.critic ? "Both roles are the simulator" : simulated.planner ? `The planner is the simulator (the critic is ${modelLabel(m.roles.critic)})` : `The critic is the simulator (the planner is ${modelLabel(m.roles.planner)})`;
+  const who =
+    simulated.planner && simulated.critic
+      ? "Both roles are the simulator"
+      : simulated.planner
+        ? `The planner is the simulator (the critic is ${modelLabel(m.roles.critic)})`
+        : `The critic is the simulator (the planner is ${modelLabel(m.roles.planner)})`;
   if (!parsed.success) return `${who}, whose profile this run did not record: its failures are the simulator's, not a model's.`;
   const p = parsed.data;
   const noise = simNoise(p, simulated);
-  const prose = simulated.planner && simulated.critic ? "; and neither role reads a goal's prose, so a goal that must escalate for a risk only its description states is approved" : "";
+  const prose =
+    simulated.planner && simulated.critic
+      ? "; and neither role reads a goal's prose, so a goal that must escalate for a risk only its description states is approved"
+      : "";
   return `${who}, sim profile ${p.name}${p.description ? ` (${p.description.trim().replace(/\.$/, "")})` : ""}. By design ${noise.join("; ")}${prose}. These failures measure the profile, not a model: src/sim/README.md gives the rates to expect.`;
 }

@@ -76,7 +76,16 @@ export function jsonScript(id: string, data: unknown): string {
   return `<script type="application/json" id="${esc(id)}">${JSON.stringify(data).replace(/</g, "\\u003c")}</script>`;
 }
 
-export function page(opts: { title: string; heading: string; badges: string; facts: string; views: View[]; data: string; script: string; css?: string }): string {
+export function page(opts: {
+  title: string;
+  heading: string;
+  badges: string;
+  facts: string;
+  views: View[];
+  data: string;
+  script: string;
+  css?: string;
+}): string {
   const tabs = opts.views.map((v) => `<a href="#${esc(v.id)}">${esc(v.title)}</a>`).join("");
   const views = opts.views.map((v) => `<div class="view" id="view-${esc(v.id)}">${v.body}</div>`).join("\n");
   return `<!doctype html>

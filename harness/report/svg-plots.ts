@@ -70,20 +70,32 @@ export function forestPlot(opts: { id: string; rows: ForestPlotRow[] }): string 
   const rowH = 22;
   const top = 24;
   const height = top + rowH * Math.max(1, rows.length) + 26;
-  const [lo, hi] = extent(rows.flatMap((r) => [r.delta, r.low, r.high, r.bound, r.margin]), [0]);
+  const [lo, hi] = extent(
+    rows.flatMap((r) => [r.delta, r.low, r.high, r.bound, r.margin]),
+    [0],
+  );
   const x = scale(lo, hi, labelW, labelW + plotW);
   const parts: string[] = [
     `<line x1="${x(0)}" y1="${top - 6}" x2="${x(0)}" y2="${height - 22}" stroke="#555"/>`,
     `<text x="${x(0)}" y="${top - 10}" text-anchor="middle" fill="#56616d">0 = no change</text>`,
-    ...((ts) => ts.map((t, i) => `<line x1="${x(t)}" y1="${height - 24}" x2="${x(t)}" y2="${height - 20}" stroke="#555"/><text x="${x(t)}" y="${height - 6}" text-anchor="middle" fill="#56616d">${esc(tickLabels(ts, fmtTick)[i]!)}</text>`))(ticks(lo, hi)),
+    ...((ts) =>
+      ts.map(
+        (t, i) =>
+          `<line x1="${x(t)}" y1="${height - 24}" x2="${x(t)}" y2="${height - 20}" stroke="#555"/><text x="${x(t)}" y="${height - 6}" text-anchor="middle" fill="#56616d">${esc(tickLabels(ts, fmtTick)[i]!)}</text>`,
+      ))(ticks(lo, hi)),
   ];
   rows.forEach((r, i) => {
     const y = top + i * rowH + rowH / 2;
     const g: string[] = [`<title>${esc(r.title)}</title>`, `<text x="${labelW - 8}" y="${y + 4}" text-anchor="end">${esc(r.label)}</text>`];
     g.push(`<line x1="${labelW}" y1="${y}" x2="${labelW + plotW}" y2="${y}" stroke="#eef0f3"/>`);
-    if (r.margin !== null) g.push(`<line class="margin" x1="${x(r.margin)}" y1="${y - 8}" x2="${x(r.margin)}" y2="${y + 8}" stroke="#b3261e" stroke-dasharray="3 2" stroke-width="2"/>`);
-    if (r.low !== null && r.high !== null) g.push(`<line class="ci" x1="${x(r.low)}" y1="${y}" x2="${x(r.high)}" y2="${y}" stroke="${r.color}" stroke-width="2"/>`);
-    if (r.bound !== null) g.push(`<line class="bound" x1="${x(r.bound)}" y1="${y - 5}" x2="${x(r.bound)}" y2="${y + 5}" stroke="${r.color}" stroke-width="3"/>`);
+    if (r.margin !== null)
+      g.push(
+        `<line class="margin" x1="${x(r.margin)}" y1="${y - 8}" x2="${x(r.margin)}" y2="${y + 8}" stroke="#b3261e" stroke-dasharray="3 2" stroke-width="2"/>`,
+      );
+    if (r.low !== null && r.high !== null)
+      g.push(`<line class="ci" x1="${x(r.low)}" y1="${y}" x2="${x(r.high)}" y2="${y}" stroke="${r.color}" stroke-width="2"/>`);
+    if (r.bound !== null)
+      g.push(`<line class="bound" x1="${x(r.bound)}" y1="${y - 5}" x2="${x(r.bound)}" y2="${y + 5}" stroke="${r.color}" stroke-width="3"/>`);
     if (r.delta !== null) g.push(`<circle class="mark" cx="${x(r.delta)}" cy="${y}" r="4.5" fill="${r.color}"/>`);
     else g.push(`<text x="${labelW + 4}" y="${y + 4}" fill="#56616d">n/a</text>`);
     if (r.note !== null) g.push(`<text class="no-interval" x="${labelW + plotW + 12}" y="${y + 4}" fill="#56616d" font-size="11">${esc(r.note)}</text>`);
@@ -131,7 +143,14 @@ export function seriesChart(opts: {
   const width = small ? Math.max(260, 70 + 30 * labels.length) : Math.max(520, 90 + 56 * labels.length);
   const left = 56;
   const right = 14;
-  const key = series.length > 1 ? legend(series.map((s, k) => ({ name: s.name, color: s.color ?? PALETTE[k % PALETTE.length]! })), left, width - left - right) : null;
+  const key =
+    series.length > 1
+      ? legend(
+          series.map((s, k) => ({ name: s.name, color: s.color ?? PALETTE[k % PALETTE.length]! })),
+          left,
+          width - left - right,
+        )
+      : null;
   const top = small ? 14 : 10 + 18 * (key?.rows ?? 1);
   const bottom = small ? 30 : 46;
   const height = (small ? 86 : 156) + top + bottom;
@@ -143,11 +162,19 @@ export function seriesChart(opts: {
   const x = (i: number) => num(left + 10 + i * step + (labels.length > 1 ? 0 : (width - left - right - 20) / 2));
   const parts: string[] = [];
   if (key) parts.push(...key.parts);
-  if (limits) parts.push(`<rect class="limits" x="${left}" y="${y(limits.high)}" width="${width - left - right}" height="${num(y(limits.low) - y(limits.high))}" fill="#e8f1e8"/>`);
-  if (center !== null) parts.push(`<line class="center" x1="${left}" y1="${y(center)}" x2="${width - right}" y2="${y(center)}" stroke="#4f9d69" stroke-dasharray="5 3"/>`);
+  if (limits)
+    parts.push(
+      `<rect class="limits" x="${left}" y="${y(limits.high)}" width="${width - left - right}" height="${num(y(limits.low) - y(limits.high))}" fill="#e8f1e8"/>`,
+    );
+  if (center !== null)
+    parts.push(`<line class="center" x1="${left}" y1="${y(center)}" x2="${width - right}" y2="${y(center)}" stroke="#4f9d69" stroke-dasharray="5 3"/>`);
   parts.push(`<line x1="${left}" y1="${top}" x2="${left}" y2="${height - bottom}" stroke="#555"/>`);
   const yTicks = ticks(lo, hi, small ? 3 : 4);
-  tickLabels(yTicks, format).forEach((label, i) => parts.push(`<line x1="${left - 3}" y1="${y(yTicks[i]!)}" x2="${left}" y2="${y(yTicks[i]!)}" stroke="#555"/><text class="tick" x="${left - 5}" y="${y(yTicks[i]!) + 4}" text-anchor="end">${esc(label)}</text>`));
+  tickLabels(yTicks, format).forEach((label, i) =>
+    parts.push(
+      `<line x1="${left - 3}" y1="${y(yTicks[i]!)}" x2="${left}" y2="${y(yTicks[i]!)}" stroke="#555"/><text class="tick" x="${left - 5}" y="${y(yTicks[i]!) + 4}" text-anchor="end">${esc(label)}</text>`,
+    ),
+  );
   labels.forEach((l, i) => {
     const short = l.length > 14 ? `${l.slice(0, 13)}…` : l;
     parts.push(`<text transform="translate(${x(i)},${height - bottom + 12}) rotate(30)" font-size="10"><title>${esc(l)}</title>${esc(short)}</text>`);
@@ -157,12 +184,19 @@ export function seriesChart(opts: {
     const color = s.color ?? PALETTE[k % PALETTE.length]!;
     const dx = (k - (series.length - 1) / 2) * jitter;
     const known = s.points.map((p, i) => [p, i] as const).filter(([p]) => p.value !== null);
-    if (known.length > 1) parts.push(`<polyline points="${known.map(([p, i]) => `${num(x(i) + dx)},${y(p.value!)}`).join(" ")}" fill="none" stroke="${color}" stroke-opacity="0.55"/>`);
+    if (known.length > 1)
+      parts.push(
+        `<polyline points="${known.map(([p, i]) => `${num(x(i) + dx)},${y(p.value!)}`).join(" ")}" fill="none" stroke="${color}" stroke-opacity="0.55"/>`,
+      );
     for (const [p, i] of known) {
       const g = [`<title>${esc(p.title)}</title>`];
       if (p.low !== null && p.low !== undefined && p.high !== null && p.high !== undefined)
-        g.push(`<line class="ci" x1="${num(x(i) + dx)}" y1="${y(clip(p.low))}" x2="${num(x(i) + dx)}" y2="${y(clip(p.high))}" stroke="${color}" stroke-width="1.5"/>`);
-      g.push(`<circle class="mark${p.hollow ? " hollow" : ""}" cx="${num(x(i) + dx)}" cy="${y(p.value!)}" r="4" fill="${p.hollow ? "#fff" : color}" stroke="${color}" stroke-width="1.5"/>`);
+        g.push(
+          `<line class="ci" x1="${num(x(i) + dx)}" y1="${y(clip(p.low))}" x2="${num(x(i) + dx)}" y2="${y(clip(p.high))}" stroke="${color}" stroke-width="1.5"/>`,
+        );
+      g.push(
+        `<circle class="mark${p.hollow ? " hollow" : ""}" cx="${num(x(i) + dx)}" cy="${y(p.value!)}" r="4" fill="${p.hollow ? "#fff" : color}" stroke="${color}" stroke-width="1.5"/>`,
+      );
       if (p.alarm) g.push(`<circle class="alarm" cx="${num(x(i) + dx)}" cy="${y(p.value!)}" r="8" fill="none" stroke="#b3261e" stroke-width="2"/>`);
       parts.push(`<g>${g.join("")}</g>`);
     }

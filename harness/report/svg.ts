@@ -96,7 +96,11 @@ const colorOf = (s: Series, k: number) => s.color ?? PALETTE[k % PALETTE.length]
  * 18 px as fit within `maxWidth` so that no entry is cut at the chart's edge. Returns the svg
  * parts, the width used and the rows.
  */
-export function legend(series: readonly { name: string; color: string }[], x0: number, maxWidth = Number.POSITIVE_INFINITY): { parts: string[]; width: number; rows: number } {
+export function legend(
+  series: readonly { name: string; color: string }[],
+  x0: number,
+  maxWidth = Number.POSITIVE_INFINITY,
+): { parts: string[]; width: number; rows: number } {
   let x = x0;
   let row = 0;
   let widest = 0;
@@ -125,7 +129,10 @@ export function stackedBars(opts: { id: string; categories: string[]; series: Se
   const max = Math.max(1e-9, ...totals);
   const legendH = 22;
   const height = legendH + 10 + rowH * Math.max(1, categories.length);
-  const key = legend(series.map((s, k) => ({ name: s.name, color: colorOf(s, k) })), labelW);
+  const key = legend(
+    series.map((s, k) => ({ name: s.name, color: colorOf(s, k) })),
+    labelW,
+  );
   const parts: string[] = [...key.parts];
   categories.forEach((c, i) => {
     const y = legendH + 8 + i * rowH;
@@ -135,7 +142,9 @@ export function stackedBars(opts: { id: string; categories: string[]; series: Se
       const v = s.values[i] ?? 0;
       if (v <= 0) return;
       const w = num((plotW * v) / max);
-      parts.push(`<g><title>${esc(`${c}, ${s.name}: ${format(v)}`)}</title><rect class="mark" x="${num(x)}" y="${y + 2}" width="${w}" height="${rowH - 6}" fill="${colorOf(s, k)}"/></g>`);
+      parts.push(
+        `<g><title>${esc(`${c}, ${s.name}: ${format(v)}`)}</title><rect class="mark" x="${num(x)}" y="${y + 2}" width="${w}" height="${rowH - 6}" fill="${colorOf(s, k)}"/></g>`,
+      );
       x += w;
     });
     parts.push(`<text x="${num(x) + 4}" y="${y + 13}" fill="#333">${esc(format(totals[i]!))}</text>`);
@@ -167,7 +176,10 @@ export function histogram(opts: { id: string; groups: Series[]; bins?: number; u
   const plotW = width - left - 10;
   const plotH = height - top - bottom;
   const bw = plotW / bins;
-  const parts: string[] = legend(groups.map((g, k) => ({ name: `${g.name} (${g.values.length})`, color: colorOf(g, k) })), left).parts;
+  const parts: string[] = legend(
+    groups.map((g, k) => ({ name: `${g.name} (${g.values.length})`, color: colorOf(g, k) })),
+    left,
+  ).parts;
   for (let b = 0; b < bins; b++) {
     let y = top + plotH;
     counts.forEach((c, k) => {
@@ -185,6 +197,8 @@ export function histogram(opts: { id: string; groups: Series[]; bins?: number; u
   parts.push(`<line x1="${left}" y1="${top + plotH}" x2="${left + plotW}" y2="${top + plotH}" stroke="#555"/>`);
   parts.push(`<line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotH}" stroke="#555"/>`);
   parts.push(`<text x="${left - 4}" y="${top + 8}" text-anchor="end">${maxCount}</text><text x="${left - 4}" y="${top + plotH}" text-anchor="end">0</text>`);
-  parts.push(`<text x="${left}" y="${height - 8}">${lo.toFixed(0)} ${esc(unit)}</text><text x="${left + plotW}" y="${height - 8}" text-anchor="end">${hi.toFixed(0)} ${esc(unit)}</text>`);
+  parts.push(
+    `<text x="${left}" y="${height - 8}">${lo.toFixed(0)} ${esc(unit)}</text><text x="${left + plotW}" y="${height - 8}" text-anchor="end">${hi.toFixed(0)} ${esc(unit)}</text>`,
+  );
   return svgRoot(id, width, height, parts.join(""));
 }

@@ -30,7 +30,11 @@ export function summaryFile(run: LoadedRun, items: ItemSummary[] = itemSummaries
  * paths, the decision and what the run spent. With a baseline and a policy the reports lead with
  * the release gate's decision.
  */
-export function writeReport(dir: string, corpusRoot = "corpus", decisionInput: DecisionInput | null = null): { paths: string[]; decision: Decision | null; spend: RunSpend | null; warnings: string[] } {
+export function writeReport(
+  dir: string,
+  corpusRoot = "corpus",
+  decisionInput: DecisionInput | null = null,
+): { paths: string[]; decision: Decision | null; spend: RunSpend | null; warnings: string[] } {
   const run = loadRun(dir, corpusRoot);
   const decision = decisionInput === null ? null : decide(run, decisionInput);
   const items = itemSummaries(run.trials);

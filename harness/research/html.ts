@@ -8,7 +8,6 @@ import type { MetricSeries, Point, Research } from "./model.ts";
 
 /** research.html: self-contained, hash-routed views over a series of runs. Chart ids are stable for the browser test. */
 
-
 export const chartId = (name: string) => `chart-${name.replace(/[^A-Za-z0-9-]/g, "-")}`;
 /** Runs are R1, R2, ... on every axis; the Runs tab maps them to their names. */
 export const runKey = (i: number) => `R${i + 1}`;
@@ -24,7 +23,14 @@ function series(name: string, r: Research, points: (Point & { reference_run?: bo
   return {
     name,
     ...(color ? { color } : {}),
-    points: points.map((p, i) => ({ ...p, low: p.ci_low, high: p.ci_high, alarm: alarms?.[i] ?? false, hollow: p.reference_run ?? false, title: pointTitle(`${runKey(i)} ${r.runs[i]!.label}${p.reference_run ? " (reference run)" : ""}`, p) })),
+    points: points.map((p, i) => ({
+      ...p,
+      low: p.ci_low,
+      high: p.ci_high,
+      alarm: alarms?.[i] ?? false,
+      hollow: p.reference_run ?? false,
+      title: pointTitle(`${runKey(i)} ${r.runs[i]!.label}${p.reference_run ? " (reference run)" : ""}`, p),
+    })),
   };
 }
 
@@ -41,7 +47,15 @@ function metricChart(m: MetricSeries, r: Research, small: boolean): string {
   return seriesChart({
     id: chartId(`${small ? "small" : "metric"}-${m.metric}`),
     labels: r.runs.map((_, i) => runKey(i)),
-    series: [series(m.metric, r, m.points, undefined, m.points.map((p) => p.alerts.length > 0))],
+    series: [
+      series(
+        m.metric,
+        r,
+        m.points,
+        undefined,
+        m.points.map((p) => p.alerts.length > 0),
+      ),
+    ],
     center: mu0,
     limits,
     range: rangeOf(m.metric),
@@ -57,7 +71,9 @@ function metricFigure(m: MetricSeries, r: Research): string {
   const reference = m.reference.source === "baseline" ? `the baseline's ${m.reference.runs} runs` : `the first ${m.reference.runs} runs, not judged`;
   const lines = [
     `${m.meaning} Dots: each run's value with its 95% interval.`,
-    mu0 === null ? `The reference (${reference}) has no value: nothing to chart against.` : `Dashed line: the reference (${reference}; hollow dots), μ0 ${fmt(mu0)}.`,
+    mu0 === null
+      ? `The reference (${reference}) has no value: nothing to chart against.`
+      : `Dashed line: the reference (${reference}; hollow dots), μ0 ${fmt(mu0)}.`,
     limits ? `Band: μ0 ± 3σ0, σ0 the SD of one run the shift test used, within [${rangeOf(m.metric).join(", ")}].` : "",
     `Ringed: runs on which the shift, sustained or trailing-window chart alarmed${alarms.length ? `: ${alarms.join(", ")}` : " (none)"}.`,
     m.note && mu0 !== null ? `${m.note[0]!.toUpperCase()}${m.note.slice(1)}.` : "",
@@ -82,7 +98,10 @@ function alarmsView(r: Research): string {
     ? `<table id="alarms-table"><thead><tr><th>metric</th><th>family</th><th>run</th><th>value</th><th>reference</th><th>Δ</th><th>z</th><th>charts</th></tr></thead><tbody>${rows.join("")}</tbody></table>`
     : "";
   const small = r.metrics.filter((m) => m.family === "headline");
-  const multiples = small.map((m) => `<figure class="small"><h3><a href="#metrics/${encodeURIComponent(m.metric)}"><code>${esc(m.metric)}</code></a></h3>${metricChart(m, r, true)}</figure>`);
+  const multiples = small.map(
+    (m) =>
+      `<figure class="small"><h3><a href="#metrics/${encodeURIComponent(m.metric)}"><code>${esc(m.metric)}</code></a></h3>${metricChart(m, r, true)}</figure>`,
+  );
   return `<section><h2>Drift alarms</h2>${summary}<p class="muted">Reference: ${esc(r.reference)}. Each alarm links to its chart.</p>${table}</section>
 <section><h2>Headline metrics (the gate's), over runs</h2><div class="multiples">${multiples.join("") || '<p class="muted">No headline metric has a value in these runs.</p>'}</div></section>`;
 }
@@ -115,7 +134,14 @@ function criticView(r: Research): string {
   const labels = r.runs.map((_, i) => runKey(i));
   const downgrade = Object.entries(r.critic.downgrade)
     .filter(([, points]) => points.some((p) => p.value !== null))
-    .map(([k, points], j) => series(k === "downgrade_rate" ? "all families" : k.slice("downgrade_rate.".length), r, points, k === "downgrade_rate" ? "#1d2733" : PALETTE[j % PALETTE.length]));
+    .map(([k, points], j) =>
+      series(
+        k === "downgrade_rate" ? "all families" : k.slice("downgrade_rate.".length),
+        r,
+        points,
+        k === "downgrade_rate" ? "#1d2733" : PALETTE[j % PALETTE.length],
+      ),
+    );
   const raw = Object.entries(r.critic.raw_blockers).filter(([, v]) => v.some((n) => n > 0));
   const anyFinding = Object.values(r.critic.evidence_status).some((v) => v.some((n) => n > 0));
   return `<section><h2>The critic over runs</h2><p>Every completed critic audit of each run, whatever its suite (boundary, corpus, imported): the signs that the judge itself drifts, before a verdict moves.</p><div class="charts">
@@ -129,11 +155,21 @@ ${figure("Unsupported evidence", seriesChart({ id: "chart-unsupported", labels, 
 
 function confusionView(r: Research): string {
   const shown = r.confusion.map((c, i) => ({ ...c, i })).filter((c) => c.defects > 0);
-  const none = r.confusion.map((c, i) => ({ ...c, i })).filter((c) => c.defects === 0).map((c) => runKey(c.i));
+  const none = r.confusion
+    .map((c, i) => ({ ...c, i }))
+    .filter((c) => c.defects === 0)
+    .map((c) => runKey(c.i));
   const charts = shown.map((c) =>
     figure(
       `${runKey(c.i)} ${c.label}`,
-      heatmap({ id: `chart-confusion-${c.i + 1}`, rows: [...c.confusion.rows], cols: [...c.confusion.columns], cells: c.confusion.counts, rowTitle: "intended", colTitle: "observed" }),
+      heatmap({
+        id: `chart-confusion-${c.i + 1}`,
+        rows: [...c.confusion.rows],
+        cols: [...c.confusion.columns],
+        cells: c.confusion.counts,
+        rowTitle: "intended",
+        colTitle: "observed",
+      }),
       `${c.defects} seeded defect × trial pairs: the intended family (rows) × the family the critic filed it under (columns).`,
     ),
   );
@@ -141,7 +177,8 @@ function confusionView(r: Research): string {
 }
 
 function swapView(r: Research): string {
-  if (r.swap === null) return `<section><h2>Model swap</h2><p>A comparison needs two runs: <code>fieldtest research RUNS... --a RUN --b RUN</code>.</p></section>`;
+  if (r.swap === null)
+    return `<section><h2>Model swap</h2><p>A comparison needs two runs: <code>fieldtest research RUNS... --a RUN --b RUN</code>.</p></section>`;
   const c = r.swap.comparison;
   const key = (label: string) => runKey(r.runs.findIndex((x) => x.label === label));
   const suites = c.suites.map((s) => {
@@ -150,11 +187,14 @@ function swapView(r: Research): string {
     const cols = [...new Set(pairs.map((p) => p[1]))].sort();
     const cells = rows.map((b) => cols.map((a) => pairs.find((p) => p[0] === b && p[1] === a)?.[2] ?? 0));
     const changed = s.changed_items.map(
-      (ch) => `<tr data-item="${esc(ch.item)}"><td>${esc(ch.item)}</td><td>${esc(verdictText(ch.b))}</td><td>${esc(verdictText(ch.a))}</td><td>${esc(ch.causes.join(", ") || "none recorded")}</td></tr>`,
+      (ch) =>
+        `<tr data-item="${esc(ch.item)}"><td>${esc(ch.item)}</td><td>${esc(verdictText(ch.b))}</td><td>${esc(verdictText(ch.a))}</td><td>${esc(ch.causes.join(", ") || "none recorded")}</td></tr>`,
     );
     return `<h3>${esc(s.suite)}: ${s.n_items} paired items</h3>${figure(
       "Modal verdict transitions (B rows → A columns)",
-      rows.length ? heatmap({ id: chartId(`transitions-${s.suite}`), rows, cols, cells, rowTitle: "B", colTitle: "A" }) : emptyChart(chartId(`transitions-${s.suite}`), "no item with a verdict in both runs"),
+      rows.length
+        ? heatmap({ id: chartId(`transitions-${s.suite}`), rows, cols, cells, rowTitle: "B", colTitle: "A" })
+        : emptyChart(chartId(`transitions-${s.suite}`), "no item with a verdict in both runs"),
       `McNemar (${s.mcnemar.method}) on item-level blocking: ${s.mcnemar.b} newly blocking in A, ${s.mcnemar.c} no longer blocking, p ${fmt(s.mcnemar.p)}; excess disagreement ${fmt(s.excess_disagreement.statistic)} (permutation p ${fmt(s.excess_disagreement.p)}).`,
     )}
 <table class="flips"><thead><tr><th>item that flipped</th><th>B verdicts</th><th>A verdicts</th><th>recorded causes</th></tr></thead><tbody>${changed.join("") || `<tr><td colspan="4">no modal verdict changed</td></tr>`}</tbody></table>`;
@@ -164,9 +204,15 @@ function swapView(r: Research): string {
     : "<p>No recorded configuration difference.</p>";
   const metrics = c.metrics
     .filter((m) => m.n_items > 0)
-    .map((m) => `<tr${m.beyond_noise ? ' class="bad"' : ""}><td><code>${esc(m.metric)}</code></td><td class="num">${fmt(m.b)}</td><td class="num">${fmt(m.a)}</td><td class="num">${fmt(m.delta)}${m.ci_low !== null ? ` [${fmt(m.ci_low)}, ${fmt(m.ci_high)}]` : ""}</td><td class="num">${fmt(m.p_holm)}</td><td class="num">${m.n_items}</td></tr>`);
+    .map(
+      (m) =>
+        `<tr${m.beyond_noise ? ' class="bad"' : ""}><td><code>${esc(m.metric)}</code></td><td class="num">${fmt(m.b)}</td><td class="num">${fmt(m.a)}</td><td class="num">${fmt(m.delta)}${m.ci_low !== null ? ` [${fmt(m.ci_low)}, ${fmt(m.ci_high)}]` : ""}</td><td class="num">${fmt(m.p_holm)}</td><td class="num">${m.n_items}</td></tr>`,
+    );
   const p = c.profile;
-  const profile = p.cells.map((x) => `<tr><td>${esc(x.origin)}</td><td>${esc(x.family)}</td><td class="num">${fmt(x.b)}</td><td class="num">${fmt(x.a)}</td><td class="num">${fmt(x.delta)}${x.ci_low !== null ? ` [${fmt(x.ci_low)}, ${fmt(x.ci_high)}]` : ""}</td></tr>`);
+  const profile = p.cells.map(
+    (x) =>
+      `<tr><td>${esc(x.origin)}</td><td>${esc(x.family)}</td><td class="num">${fmt(x.b)}</td><td class="num">${fmt(x.a)}</td><td class="num">${fmt(x.delta)}${x.ci_low !== null ? ` [${fmt(x.ci_low)}, ${fmt(x.ci_high)}]` : ""}</td></tr>`,
+  );
   const d = p.distance;
   return `<section><h2>Model swap: A ${esc(key(r.swap.a))} ${esc(r.swap.a)} against B ${esc(key(r.swap.b))} ${esc(r.swap.b)}</h2>
 <p id="swap-verdict" class="${c.verdict.differs ? "bad" : "ok"}">${esc(c.verdict.line)}</p>
@@ -197,7 +243,11 @@ export function renderResearchHtml(r: Research): string {
   const views: View[] = [
     { id: "alarms", title: `Alarms (${r.alarms.length})`, body: alarmsView(r) },
     { id: "runs", title: `Runs (${r.runs.length})`, body: runsView(r) },
-    { id: "metrics", title: "Metrics over runs", body: `<section><h2>Headline metrics over runs</h2><p class="muted">${esc(r.trend_caveat)}</p><div class="charts">${r.metrics.map((m) => metricFigure(m, r)).join("\n")}</div></section>` },
+    {
+      id: "metrics",
+      title: "Metrics over runs",
+      body: `<section><h2>Headline metrics over runs</h2><p class="muted">${esc(r.trend_caveat)}</p><div class="charts">${r.metrics.map((m) => metricFigure(m, r)).join("\n")}</div></section>`,
+    },
     { id: "critic", title: "Critic drift", body: criticView(r) },
     { id: "confusion", title: "Confusion", body: confusionView(r) },
     { id: "swap", title: "Model swap", body: swapView(r) },
@@ -208,7 +258,9 @@ export function renderResearchHtml(r: Research): string {
     title: `fieldtest research: ${r.runs.length} runs`,
     heading: "fieldtest research",
     badges: simulated ? `<span class="badge sim">SIMULATED · ${simulated} of ${r.runs.length} runs on the sim provider</span>` : "",
-    facts: esc(`${r.runs.length} runs from ${r.runs[0]?.started_at ?? "?"} to ${r.runs.at(-1)?.started_at ?? "?"} · ${r.runs.reduce((n, x) => n + x.trials, 0)} trials · ${r.prompts.length} critic prompt variant(s)`),
+    facts: esc(
+      `${r.runs.length} runs from ${r.runs[0]?.started_at ?? "?"} to ${r.runs.at(-1)?.started_at ?? "?"} · ${r.runs.reduce((n, x) => n + x.trials, 0)} trials · ${r.prompts.length} critic prompt variant(s)`,
+    ),
     views,
     data: "",
     script: SORT_SCRIPT + METRIC_ROUTE,

@@ -48,7 +48,9 @@ export function loadResearchRuns(paths: readonly string[], corpusRoot: string, w
   const loaded = dirs.map((dir) => loadRun(dir, corpusRoot));
   for (const line of loaded.flatMap(runWarnings)) warn?.(line);
   loaded.sort((a, b) => (a.manifest.started_at < b.manifest.started_at ? -1 : a.manifest.started_at > b.manifest.started_at ? 1 : a.dir < b.dir ? -1 : 1));
-  const names = labels(loaded.map((r) => ({ dir: r.dir, imported: ((r.manifest.fingerprint.import as { run?: unknown } | undefined)?.run as string | undefined) ?? null })));
+  const names = labels(
+    loaded.map((r) => ({ dir: r.dir, imported: ((r.manifest.fingerprint.import as { run?: unknown } | undefined)?.run as string | undefined) ?? null })),
+  );
   return loaded.map((run, i) => ({ label: names[i]!, run, snapshot: snapshotOfLoaded(run, names[i]) }));
 }
 

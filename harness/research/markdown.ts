@@ -2,7 +2,8 @@ import { fmt, mdText, table, verdictText } from "../report/format.ts";
 import { runKey, short } from "./html.ts";
 import type { Point, Research } from "./model.ts";
 
-const pt = (p: Point) => (p.value === null ? "n/a" : p.ci_low !== null && p.ci_high !== null ? `${fmt(p.value)} [${fmt(p.ci_low)}, ${fmt(p.ci_high)}]` : fmt(p.value));
+const pt = (p: Point) =>
+  p.value === null ? "n/a" : p.ci_low !== null && p.ci_high !== null ? `${fmt(p.value)} [${fmt(p.ci_low)}, ${fmt(p.ci_high)}]` : fmt(p.value);
 
 /** research.md: the same numbers as research.html, as tables. */
 export function renderResearchMarkdown(r: Research): string {
@@ -16,7 +17,16 @@ export function renderResearchMarkdown(r: Research): string {
     r.alarms.length
       ? table(
           ["metric", "family", "run", "value", "reference", "Δ", "z", "charts"],
-          r.alarms.map((a) => [`\`${a.metric}\``, a.family, `${keys[a.run]} ${mdText(r.runs[a.run]!.label)}`, fmt(a.value), fmt(a.reference_mean), fmt(a.delta), fmt(a.z), a.charts.join(", ")]),
+          r.alarms.map((a) => [
+            `\`${a.metric}\``,
+            a.family,
+            `${keys[a.run]} ${mdText(r.runs[a.run]!.label)}`,
+            fmt(a.value),
+            fmt(a.reference_mean),
+            fmt(a.delta),
+            fmt(a.z),
+            a.charts.join(", "),
+          ]),
         )
       : "No drift alarm.",
     "",
@@ -24,21 +34,44 @@ export function renderResearchMarkdown(r: Research): string {
     "",
     table(
       ["run", "name", "started", "critic", "critic prompt", "mode", "items", "trials", "calls"],
-      r.runs.map((x, i) => [keys[i]!, mdText(x.label), mdText(x.started_at), mdText(x.critic), mdText(short(x.critic_prompt)), `${x.mode}, ≤ ${x.max_rounds} rounds`, String(x.items), String(x.trials), String(x.calls)]),
+      r.runs.map((x, i) => [
+        keys[i]!,
+        mdText(x.label),
+        mdText(x.started_at),
+        mdText(x.critic),
+        mdText(short(x.critic_prompt)),
+        `${x.mode}, ≤ ${x.max_rounds} rounds`,
+        String(x.items),
+        String(x.trials),
+        String(x.calls),
+      ]),
     ),
     "",
     "## Critic prompt variants",
     "",
     table(
       ["critic prompt", "runs", "audits", "raw blockers", "advisory raw blockers", "per audit", "downgrade rate"],
-      r.prompts.map((p) => [mdText(short(p.critic_prompt)), p.runs.map((l) => keys[r.runs.findIndex((x) => x.label === l)]).join(", "), String(p.audits), String(p.raw_blockers), String(p.advisory_raw_blockers), fmt(p.advisory_blockers_per_audit), fmt(p.downgrade_rate["downgrade_rate"])]),
+      r.prompts.map((p) => [
+        mdText(short(p.critic_prompt)),
+        p.runs.map((l) => keys[r.runs.findIndex((x) => x.label === l)]).join(", "),
+        String(p.audits),
+        String(p.raw_blockers),
+        String(p.advisory_raw_blockers),
+        fmt(p.advisory_blockers_per_audit),
+        fmt(p.downgrade_rate["downgrade_rate"]),
+      ]),
     ),
     "",
     "## Headline metrics over runs",
     "",
     table(
       ["metric", ...keys, "reference μ0", "alarms"],
-      r.metrics.map((m) => [`\`${m.metric}\``, ...m.points.map(pt), fmt(m.reference.mu0), m.points.flatMap((p, i) => (p.alerts.length ? [`${keys[i]} (${p.alerts.join(", ")})`] : [])).join("; ") || "none"]),
+      r.metrics.map((m) => [
+        `\`${m.metric}\``,
+        ...m.points.map(pt),
+        fmt(m.reference.mu0),
+        m.points.flatMap((p, i) => (p.alerts.length ? [`${keys[i]} (${p.alerts.join(", ")})`] : [])).join("; ") || "none",
+      ]),
     ),
     "",
     r.trend_caveat,
@@ -63,7 +96,10 @@ export function renderResearchMarkdown(r: Research): string {
     table(
       ["measure", ...keys],
       [
-        ["spend (USD; ≥: a lower bound, n/a: unknown)", ...r.operations.cost_usd.map((c, i) => (c !== null && r.operations.cost_is_lower_bound[i] ? `≥ ${fmt(c)}` : fmt(c)))],
+        [
+          "spend (USD; ≥: a lower bound, n/a: unknown)",
+          ...r.operations.cost_usd.map((c, i) => (c !== null && r.operations.cost_is_lower_bound[i] ? `≥ ${fmt(c)}` : fmt(c))),
+        ],
         ["trial latency p50 (ms)", ...r.operations.latency_ms_p50.map(fmt)],
         ["trial latency p95 (ms)", ...r.operations.latency_ms_p95.map(fmt)],
         ["calls per trial", ...r.operations.calls_per_trial.map(fmt)],
@@ -77,12 +113,28 @@ export function renderResearchMarkdown(r: Research): string {
           "",
           `Verdict: ${mdText(swap.comparison.verdict.line)}`,
           "",
-          swap.comparison.differences.length ? swap.comparison.differences.map((d) => `- ${mdText(d.part)} (${d.kind}): ${mdText(String(d.baseline))} → ${mdText(String(d.candidate))}`).join("\n") : "No recorded configuration difference.",
+          swap.comparison.differences.length
+            ? swap.comparison.differences
+                .map((d) => `- ${mdText(d.part)} (${d.kind}): ${mdText(String(d.baseline))} → ${mdText(String(d.candidate))}`)
+                .join("\n")
+            : "No recorded configuration difference.",
           "",
           ...swap.comparison.suites.flatMap((s) => [
-            `${s.suite}: ${s.n_items} paired items; transitions ${Object.entries(s.transitions).map(([t, n]) => `${t} ${n}`).join(", ") || "none"}; McNemar (${s.mcnemar.method}) b ${s.mcnemar.b}, c ${s.mcnemar.c}, p ${fmt(s.mcnemar.p)}`,
+            `${s.suite}: ${s.n_items} paired items; transitions ${
+              Object.entries(s.transitions)
+                .map(([t, n]) => `${t} ${n}`)
+                .join(", ") || "none"
+            }; McNemar (${s.mcnemar.method}) b ${s.mcnemar.b}, c ${s.mcnemar.c}, p ${fmt(s.mcnemar.p)}`,
             "",
-            ...(s.changed_items.length ? [table(["item", "B", "A", "recorded causes"], s.changed_items.map((c) => [mdText(c.item), verdictText(c.b), verdictText(c.a), mdText(c.causes.join(", ")) || "none recorded"])), ""] : []),
+            ...(s.changed_items.length
+              ? [
+                  table(
+                    ["item", "B", "A", "recorded causes"],
+                    s.changed_items.map((c) => [mdText(c.item), verdictText(c.b), verdictText(c.a), mdText(c.causes.join(", ")) || "none recorded"]),
+                  ),
+                  "",
+                ]
+              : []),
           ]),
         ]),
   ].join("\n");

@@ -167,7 +167,12 @@ interface ResearchOptions {
 
 const ADVISORY = FAMILIES.filter((f) => !BLOCKER_ELIGIBLE_FAMILIES.includes(f)) as string[];
 
-const point = (m: Pick<MetricValue, "value" | "ci_low" | "ci_high" | "n_items"> | undefined): Point => ({ value: m?.value ?? null, ci_low: m?.ci_low ?? null, ci_high: m?.ci_high ?? null, n_items: m?.n_items ?? 0 });
+const point = (m: Pick<MetricValue, "value" | "ci_low" | "ci_high" | "n_items"> | undefined): Point => ({
+  value: m?.value ?? null,
+  ci_low: m?.ci_low ?? null,
+  ci_high: m?.ci_high ?? null,
+  n_items: m?.n_items ?? 0,
+});
 
 function runInfo(r: ResearchRun): RunInfo {
   const m = r.run.manifest;
@@ -192,7 +197,15 @@ function runInfo(r: ResearchRun): RunInfo {
 }
 
 /** Per run: every critic finding of every completed audit, counted and rated over all items. */
-function criticOf(r: ResearchRun): { audits: number; downgrade: Record<string, MetricValue>; unsupported: MetricValue; advisory: MetricValue; raw: Record<string, number>; status: Record<string, number>; advisoryRaw: number } {
+function criticOf(r: ResearchRun): {
+  audits: number;
+  downgrade: Record<string, MetricValue>;
+  unsupported: MetricValue;
+  advisory: MetricValue;
+  raw: Record<string, number>;
+  status: Record<string, number>;
+  advisoryRaw: number;
+} {
   // The run summary's own estimate settings, so these intervals are made as its metrics' are.
   const ctx: EstimateContext = { conf: r.run.summary.conf, seed: r.run.summary.seed, reps: r.run.summary.bootstrap_reps };
   const items = groupTrials(r.run.trials);
@@ -228,7 +241,13 @@ function criticOf(r: ResearchRun): { audits: number; downgrade: Record<string, M
   };
 }
 
-const quantile = (values: number[], p: number) => (values.length === 0 ? null : quantileSorted([...values].sort((a, b) => a - b), p));
+const quantile = (values: number[], p: number) =>
+  values.length === 0
+    ? null
+    : quantileSorted(
+        [...values].sort((a, b) => a - b),
+        p,
+      );
 
 function promptVariants(runs: readonly ResearchRun[], infos: readonly RunInfo[], critic: ReturnType<typeof criticOf>[]): PromptVariant[] {
   const keys = [...new Set(infos.map((i) => i.critic_prompt))];
@@ -290,7 +309,18 @@ export function research(runs: readonly ResearchRun[], o: ResearchOptions): Rese
       m.points.flatMap((p, i): Alarm[] => {
         if (p.alerts.length === 0) return [];
         const tested = p.shift && p.alerts.includes("shift") ? p.shift : (p.sustained ?? p.shift);
-        return [{ metric: m.metric, family: m.family, run: i, charts: p.alerts, value: p.value, reference_mean: m.reference.mean, delta: tested?.delta ?? null, z: tested?.z ?? null }];
+        return [
+          {
+            metric: m.metric,
+            family: m.family,
+            run: i,
+            charts: p.alerts,
+            value: p.value,
+            reference_mean: m.reference.mean,
+            delta: tested?.delta ?? null,
+            z: tested?.z ?? null,
+          },
+        ];
       }),
     )
     .sort((a, b) => (a.family === b.family ? a.run - b.run : a.family === "headline" ? -1 : 1));
@@ -307,21 +337,40 @@ export function research(runs: readonly ResearchRun[], o: ResearchOptions): Rese
     trend_caveat: t.caveat,
     critic: {
       audits: perRun((c) => c.audits),
-      downgrade: Object.fromEntries(["downgrade_rate", ...DOWNGRADE_GROUPS.map((g) => `downgrade_rate.${g}`)].map((k) => [k, perRun((c) => point(c.downgrade[k]))])),
+      downgrade: Object.fromEntries(
+        ["downgrade_rate", ...DOWNGRADE_GROUPS.map((g) => `downgrade_rate.${g}`)].map((k) => [k, perRun((c) => point(c.downgrade[k]))]),
+      ),
       unsupported_evidence: perRun((c) => point(c.unsupported)),
       advisory_blockers_per_audit: perRun((c) => point(c.advisory)),
       raw_blockers: Object.fromEntries(DOWNGRADE_GROUPS.map((g) => [g, perRun((c) => c.raw[g] ?? 0)])),
       evidence_status: Object.fromEntries(EVIDENCE_STATUSES.map((s) => [s, perRun((c) => c.status[s] ?? 0)])),
     },
-    confusion: runs.map((r) => ({ label: r.label, confusion: r.run.summary.family_confusion, defects: r.run.summary.family_confusion.counts.flat().reduce((a, b) => a + b, 0) })),
+    confusion: runs.map((r) => ({
+      label: r.label,
+      confusion: r.run.summary.family_confusion,
+      defects: r.run.summary.family_confusion.counts.flat().reduce((a, b) => a + b, 0),
+    })),
     operations: {
       cost_usd: runs.map((r) => r.run.spend?.cost_usd ?? null),
       cost_is_lower_bound: runs.map((r) => r.run.spend?.cost_usd_is_lower_bound ?? false),
-      latency_ms_p50: runs.map((r) => quantile(r.run.trials.map((x) => x.latency_ms), 0.5)),
-      latency_ms_p95: runs.map((r) => quantile(r.run.trials.map((x) => x.latency_ms), 0.95)),
+      latency_ms_p50: runs.map((r) =>
+        quantile(
+          r.run.trials.map((x) => x.latency_ms),
+          0.5,
+        ),
+      ),
+      latency_ms_p95: runs.map((r) =>
+        quantile(
+          r.run.trials.map((x) => x.latency_ms),
+          0.95,
+        ),
+      ),
       calls_per_trial: runs.map((r) => (r.run.trials.length === 0 ? null : r.run.trials.reduce((n, x) => n + x.calls.length, 0) / r.run.trials.length)),
       engine: {
-        latency_ms_p50: { approved: operational("latency_ms_p50.approved").map((p) => p.value), escalated: operational("latency_ms_p50.escalated").map((p) => p.value) },
+        latency_ms_p50: {
+          approved: operational("latency_ms_p50.approved").map((p) => p.value),
+          escalated: operational("latency_ms_p50.escalated").map((p) => p.value),
+        },
         blockers_per_goal: { gate: operational("blockers_per_goal.gate"), critic: operational("blockers_per_goal.critic") },
         escalations_per_100_goals: operational("escalations_per_100_goals"),
         critic_calls_per_goal: operational("llm_calls_per_goal.critic"),

@@ -43,7 +43,11 @@ export function estimateSweep(
   const attempts = config.client.maxOutputAttempts ?? 1;
   const criticPerRound = config.mode === "gates-only" ? 0 : 1;
   const perRole = {
-    planner: { calls: counts.corpusTrials * rounds, max: counts.corpusTrials * config.maxRounds * attempts, why: `${counts.corpusTrials} engine trials × ${rounds} rounds` },
+    planner: {
+      calls: counts.corpusTrials * rounds,
+      max: counts.corpusTrials * config.maxRounds * attempts,
+      why: `${counts.corpusTrials} engine trials × ${rounds} rounds`,
+    },
     critic: {
       calls: counts.corpusTrials * rounds * criticPerRound + counts.boundaryTrials,
       max: (counts.corpusTrials * config.maxRounds * criticPerRound + counts.boundaryTrials) * attempts,
@@ -186,7 +190,12 @@ export class BudgetGuard {
     const spent = `$${this.spentUsd.toFixed(4)} spent${reserved}`;
     if (this.spentUsd + this.reservedUsd >= budget) return `--budget-usd ${budget} reached (${spent})`;
     const out = this.inFlight.planner + this.inFlight.critic;
-    const committed = this.spentUsd + this.reservedUsd + this.inFlight.planner * this.costOfSend("planner") + this.inFlight.critic * this.costOfSend("critic") + this.costOfSend(role);
+    const committed =
+      this.spentUsd +
+      this.reservedUsd +
+      this.inFlight.planner * this.costOfSend("planner") +
+      this.inFlight.critic * this.costOfSend("critic") +
+      this.costOfSend(role);
     if (committed <= budget) return null;
     return `--budget-usd ${budget} reached (${spent}${out > 0 ? `, ${out} send(s) in flight` : ""}; another ${role} send may cost $${this.costOfSend(role).toFixed(4)}, the dearest so far)`;
   }

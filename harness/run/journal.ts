@@ -19,7 +19,15 @@ interface SessionTally {
   pending: Map<number, boolean>;
 }
 
-const emptyTally = (): SessionTally => ({ calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0, unknown_returned: 0, usage_reported: 0, pending: new Map() });
+const emptyTally = (): SessionTally => ({
+  calls: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  cost_usd: 0,
+  unknown_returned: 0,
+  usage_reported: 0,
+  pending: new Map(),
+});
 
 function spendOf(t: SessionTally): Spend {
   const unknown = t.unknown_returned + [...t.pending.values()].filter(Boolean).length;
@@ -143,8 +151,33 @@ export class SpendJournal {
     // Whole literals, no spread of a shared head: V8 builds a spread followed by this many members on its slow path (several µs a line).
     const line: SpendLine =
       event.phase === "sent"
-        ? { schema_version: SPEND_SCHEMA_VERSION, session, id, at, event: "sent", trial_key: trialKey, role: event.role, provider: event.provider, model: event.model, round: event.round, attempt: event.attempt, index: event.index }
-        : { schema_version: SPEND_SCHEMA_VERSION, session, id, at, event: "returned", role: event.role, outcome: event.outcome, error_class: event.error_class, http_status: event.http_status, usage: event.usage, cost_usd: event.cost_usd };
+        ? {
+            schema_version: SPEND_SCHEMA_VERSION,
+            session,
+            id,
+            at,
+            event: "sent",
+            trial_key: trialKey,
+            role: event.role,
+            provider: event.provider,
+            model: event.model,
+            round: event.round,
+            attempt: event.attempt,
+            index: event.index,
+          }
+        : {
+            schema_version: SPEND_SCHEMA_VERSION,
+            session,
+            id,
+            at,
+            event: "returned",
+            role: event.role,
+            outcome: event.outcome,
+            error_class: event.error_class,
+            http_status: event.http_status,
+            usage: event.usage,
+            cost_usd: event.cost_usd,
+          };
     this.log.append(line);
     return line;
   }
@@ -158,9 +191,18 @@ export class SpendJournal {
 export function runSpend(sessions: readonly Pick<Session, "id" | "started_at" | "finished_at" | "outcome">[], tally: SpendTally): RunSpend {
   const known = new Set(sessions.map((s) => s.id));
   // A session the journal knows but the manifest does not (never so far) is still money spent.
-  const extra = tally.sessionIds().filter((id) => !known.has(id)).map((id) => ({ id, started_at: "", finished_at: null, outcome: "unknown" }));
+  const extra = tally
+    .sessionIds()
+    .filter((id) => !known.has(id))
+    .map((id) => ({ id, started_at: "", finished_at: null, outcome: "unknown" }));
   return {
     ...tally.total(),
-    sessions: [...sessions, ...extra].map((s) => ({ id: s.id, started_at: s.started_at, finished_at: s.finished_at, outcome: s.outcome, ...tally.session(s.id) })),
+    sessions: [...sessions, ...extra].map((s) => ({
+      id: s.id,
+      started_at: s.started_at,
+      finished_at: s.finished_at,
+      outcome: s.outcome,
+      ...tally.session(s.id),
+    })),
   };
 }

@@ -119,7 +119,8 @@ export function readJsonl<S extends z.ZodType>(
     for (const { text: line, invalidUtf8At } of fileLines(file, fd)) {
       lineNo++;
       if (line.trim() === "") continue;
-      if (pending) throw new InputError(file, "", `not valid JSON (${pending.error}); only the last line can be torn by a crash, so this one is corrupt`, pending.line);
+      if (pending)
+        throw new InputError(file, "", `not valid JSON (${pending.error}); only the last line can be torn by a crash, so this one is corrupt`, pending.line);
       const parsed = parseJson(line);
       if (!parsed.ok) {
         if (!isTornTail(line)) throw new InputError(file, "", `not valid JSON (${parsed.error}), and not the start of a record a crash cut short`, lineNo);
@@ -157,7 +158,7 @@ const TAIL_CHUNK_BYTES = 1 << 16;
 function lastLine(file: string, fd: number, size: number): { start: number; text: string } {
   const { lineBytes } = readLimits();
   let tail = Buffer.alloc(0);
-  for (let pos = size; pos > 0; ) {
+  for (let pos = size; pos > 0;) {
     if (tail.length > lineBytes) throw pastLimit(file, "lineBytes");
     const n = Math.min(TAIL_CHUNK_BYTES, pos);
     pos -= n;
@@ -232,7 +233,7 @@ export class JsonlLog {
     const written = writeSync(this.fd, line);
     if (written < Buffer.byteLength(line, "utf8")) {
       const bytes = Buffer.from(line, "utf8");
-      for (let off = written; off < bytes.length; ) off += writeSync(this.fd, bytes, off);
+      for (let off = written; off < bytes.length;) off += writeSync(this.fd, bytes, off);
     }
     this.unsynced = true;
     this.sync();
@@ -245,10 +246,13 @@ export class JsonlLog {
     const started = Date.now();
     fsync(this.fd, () => {
       // At most one fsync per SYNC_INTERVAL_MS: a fast sweep would otherwise keep one running all the time.
-      setTimeout(() => {
-        this.syncing = false;
-        this.sync();
-      }, Math.max(0, started + SYNC_INTERVAL_MS - Date.now())).unref();
+      setTimeout(
+        () => {
+          this.syncing = false;
+          this.sync();
+        },
+        Math.max(0, started + SYNC_INTERVAL_MS - Date.now()),
+      ).unref();
     });
   }
 

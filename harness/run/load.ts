@@ -61,11 +61,15 @@ export function loadRun(dir: string, corpusRoot = "corpus"): LoadedRun {
   const partial = incompleteness(dir, manifest, trials.length);
   if (partial !== null) warnings.push(partialText(partial));
   for (const [rule, n] of packRuleErrors(trials)) {
-    warnings.push(`${rule} could not be judged in ${n} trial(s): it blocked them, fail closed, so their escalations are the rule's, not the model's; fix the rule (fieldtest canary --pack DIR)`);
+    warnings.push(
+      `${rule} could not be judged in ${n} trial(s): it blocked them, fail closed, so their escalations are the rule's, not the model's; fix the rule (fieldtest canary --pack DIR)`,
+    );
   }
   const changed = Object.keys(recorded).filter((k) => hashes[k] !== undefined && !same(k));
   if (changed.length > 0) {
-    warnings.push(`${changed.length} corpus item(s) changed since the run (${changed.slice(0, 5).join(", ")}${changed.length > 5 ? ", ..." : ""}): left out of ground-truth metrics`);
+    warnings.push(
+      `${changed.length} corpus item(s) changed since the run (${changed.slice(0, 5).join(", ")}${changed.length > 5 ? ", ..." : ""}): left out of ground-truth metrics`,
+    );
   }
   const security = corpus.security.filter((s) => same(`security/${s.id}`)).map(({ id, kind, cwe, catches }) => ({ id, kind, cwe, catches }));
   const injection = corpus.injection.filter((i) => same(`injection/${i.id}`)).map(({ id, control, kind, field }) => ({ id, control, kind, field }));
@@ -92,12 +96,22 @@ const STATE_WORDS: Record<RunState | "crashed", string> = {
 function incompleteness(dir: string, m: Manifest, recorded: number): RunPart | null {
   if (m.state !== "completed") {
     const crashed = m.state === "running" && !lockIsHeld(dir);
-    return { what: `the run is ${STATE_WORDS[crashed ? "crashed" : m.state]}, not completed`, then: m.state === "running" && !crashed ? null : `\`${resumeCommand(dir)}\` completes it` };
+    return {
+      what: `the run is ${STATE_WORDS[crashed ? "crashed" : m.state]}, not completed`,
+      then: m.state === "running" && !crashed ? null : `\`${resumeCommand(dir)}\` completes it`,
+    };
   }
   if (m.plan.shard !== null) {
-    return { what: `the run is shard ${m.plan.shard.index}/${m.plan.shard.count} of a sweep (${m.plan.shard_planned} of its ${m.plan.planned} trials)`, then: "`fieldtest merge` of every shard gives the sweep's numbers" };
+    return {
+      what: `the run is shard ${m.plan.shard.index}/${m.plan.shard.count} of a sweep (${m.plan.shard_planned} of its ${m.plan.planned} trials)`,
+      then: "`fieldtest merge` of every shard gives the sweep's numbers",
+    };
   }
-  if (recorded < m.plan.shard_planned) return { what: `${RUN_FILES.trials} holds ${recorded} of the ${m.plan.shard_planned} trials the run planned: lines were lost since it completed`, then: null };
+  if (recorded < m.plan.shard_planned)
+    return {
+      what: `${RUN_FILES.trials} holds ${recorded} of the ${m.plan.shard_planned} trials the run planned: lines were lost since it completed`,
+      then: null,
+    };
   return null;
 }
 
@@ -123,8 +137,7 @@ function packRuleErrors(trials: readonly TrialRecord[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const t of trials) {
     const rules = new Set<string>();
-    for (const r of t.rounds)
-      for (const f of r.gate_findings) if (isRuleErrorFinding(f)) rules.add(`rule ${f.code} of ${f.gate}`);
+    for (const r of t.rounds) for (const f of r.gate_findings) if (isRuleErrorFinding(f)) rules.add(`rule ${f.code} of ${f.gate}`);
     for (const rule of rules) counts.set(rule, (counts.get(rule) ?? 0) + 1);
   }
   return counts;

@@ -78,7 +78,11 @@ function judge(text: string, ageMs: number, self: { host: string }, probe: (pid:
   const owner = parseOwner(text);
   if (owner === null) {
     // An owner creates the file and writes it at once: empty and young means it is doing that now.
-    if (ageMs < EMPTY_LOCK_GRACE_MS) return { verdict: "held", why: `the lock file is ${text.trim() === "" ? "empty" : "unreadable"} and ${Math.round(ageMs / 1000)} s old: another fieldtest is taking it right now; try again in a few seconds` };
+    if (ageMs < EMPTY_LOCK_GRACE_MS)
+      return {
+        verdict: "held",
+        why: `the lock file is ${text.trim() === "" ? "empty" : "unreadable"} and ${Math.round(ageMs / 1000)} s old: another fieldtest is taking it right now; try again in a few seconds`,
+      };
     return { verdict: "stale", why: `an ${text.trim() === "" ? "empty" : "unreadable"} lock file left by a crash` };
   }
   const who = `pid ${owner.pid} on ${owner.host} (since ${owner.started_at})`;
@@ -86,7 +90,8 @@ function judge(text: string, ageMs: number, self: { host: string }, probe: (pid:
   const state = probe(owner.pid);
   if (state.state === "gone") return { verdict: "stale", why: `${who} is gone` };
   if (state.state === "zombie") return { verdict: "stale", why: `${who} was killed (a zombie not yet reaped)` };
-  if (owner.proc_start && state.start && owner.proc_start !== state.start) return { verdict: "stale", why: `${who} is gone (its pid now belongs to another process)` };
+  if (owner.proc_start && state.start && owner.proc_start !== state.start)
+    return { verdict: "stale", why: `${who} is gone (its pid now belongs to another process)` };
   return { verdict: "held", why: `run is in use by ${who}; wait for it to finish` };
 }
 
@@ -105,7 +110,7 @@ function createLock(file: string, text: string): void {
   const fd = openSync(file, "wx");
   try {
     const bytes = Buffer.from(text, "utf8");
-    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+    for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
   } catch (e) {
     closeSync(fd);
     rmSync(file, { force: true });
@@ -127,7 +132,13 @@ export function acquireLock(dir: string, o: LockOptions): () => void {
   const self = { host: o.host ?? hostname(), pid: o.pid ?? process.pid };
   const probe = o.probe ?? processState;
   const own = processState(self.pid);
-  const owner: LockOwner = { pid: self.pid, host: self.host, started_at: o.now().toISOString(), proc_start: own.state === "alive" ? own.start : null, ...(o.rebuildable ? { rebuildable: true } : {}) };
+  const owner: LockOwner = {
+    pid: self.pid,
+    host: self.host,
+    started_at: o.now().toISOString(),
+    proc_start: own.state === "alive" ? own.start : null,
+    ...(o.rebuildable ? { rebuildable: true } : {}),
+  };
   const text = JSON.stringify(owner);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -155,7 +166,12 @@ export function acquireLock(dir: string, o: LockOptions): () => void {
     if (j.verdict === "held") throw new InputError(dir, RUN_FILES.lock, j.why);
     if (j.verdict === "foreign") {
       const who = `pid ${j.owner.pid} on host ${j.owner.host} (since ${j.owner.started_at})`;
-      if (!o.breakLock) throw new InputError(dir, RUN_FILES.lock, `run is locked by ${who}, another host, whose process cannot be checked from here; if it is gone, take the lock with --break-lock`);
+      if (!o.breakLock)
+        throw new InputError(
+          dir,
+          RUN_FILES.lock,
+          `run is locked by ${who}, another host, whose process cannot be checked from here; if it is gone, take the lock with --break-lock`,
+        );
       o.notify?.(`--break-lock: breaking the lock of ${who}`);
     } else o.notify?.(`taking over a stale lock: ${j.why}`);
     if (readLock(file)?.text === held.text) rmSync(file, { force: true });
@@ -204,7 +220,8 @@ export function claimOutDir(dir: string, o: LockOptions & { force: boolean }): (
   const refuseNonEmpty = () => new InputError(dir, "--out", "folder is not empty (use --resume DIR to complete a run, or --force to start over)");
   makeOutputDir(dir, "--out");
   const entries = readdirSync(dir);
-  const unfinished = !entries.includes(RUN_FILES.manifest) && lockOwner(dir)?.rebuildable === true && entries.every((f) => f === RUN_FILES.lock || isRunFile(f));
+  const unfinished =
+    !entries.includes(RUN_FILES.manifest) && lockOwner(dir)?.rebuildable === true && entries.every((f) => f === RUN_FILES.lock || isRunFile(f));
   // A lock alone is what a run interrupted before its first file leaves: the lock decides (a live
   // run's refuses, a stale one is taken over), so the folder is not a dead end.
   if (!o.force && !unfinished && entries.some((f) => f !== RUN_FILES.lock)) throw refuseNonEmpty();

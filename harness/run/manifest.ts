@@ -58,7 +58,11 @@ export function readManifest(dir: string): Manifest {
   const file = join(dir, RUN_FILES.manifest);
   // Named for what the user gave: a folder (report, gate, diff, --resume ... all take one).
   if (!isThere(file)) {
-    const given = !existsSync(dir) ? "no such run folder" : statSync(dir).isDirectory() ? `not a run folder (it has no ${RUN_FILES.manifest})` : `is a file, not a run folder${basename(dir) === RUN_FILES.manifest ? ": give the folder that holds it" : ""}`;
+    const given = !existsSync(dir)
+      ? "no such run folder"
+      : statSync(dir).isDirectory()
+        ? `not a run folder (it has no ${RUN_FILES.manifest})`
+        : `is a file, not a run folder${basename(dir) === RUN_FILES.manifest ? ": give the folder that holds it" : ""}`;
     throw new InputError(dir, "", given);
   }
   checkRunFolder(dir);

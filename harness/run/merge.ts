@@ -41,7 +41,11 @@ function checkMergeable(inputs: readonly MergeInput[]): TrialRecord[] {
   if (!first) throw new InputError("command line", "DIR...", "give at least one run directory");
   for (const other of rest) {
     if (other.manifest.config_hash !== first.manifest.config_hash) {
-      throw new InputError(other.dir, "config_hash", `differs from ${first.dir} (${other.manifest.config_hash.slice(0, 12)} vs ${first.manifest.config_hash.slice(0, 12)}): the runs were made with different settings or code`);
+      throw new InputError(
+        other.dir,
+        "config_hash",
+        `differs from ${first.dir} (${other.manifest.config_hash.slice(0, 12)} vs ${first.manifest.config_hash.slice(0, 12)}): the runs were made with different settings or code`,
+      );
     }
     if (other.manifest.corpus.hash !== first.manifest.corpus.hash) {
       throw new InputError(other.dir, "corpus.hash", `differs from ${first.dir}: the runs saw different corpora`);
@@ -63,13 +67,15 @@ function checkMergeable(inputs: readonly MergeInput[]): TrialRecord[] {
       records.push(r);
     }
   }
-  if (firstDuplicateIn !== undefined) throw new InputError(firstDuplicateIn, RUN_FILES.trials, `trial keys recorded in more than one run: ${sample(duplicated)}`);
+  if (firstDuplicateIn !== undefined)
+    throw new InputError(firstDuplicateIn, RUN_FILES.trials, `trial keys recorded in more than one run: ${sample(duplicated)}`);
   const planned = plannedKeys(first.manifest);
   const plannedSet = new Set(planned);
   const extra = [...owner.keys()].filter((k) => !plannedSet.has(k));
   if (extra.length) throw new InputError(owner.get(extra[0]!)!, RUN_FILES.trials, `trial keys outside the plan: ${sample(extra)}`);
   const missing = planned.filter((k) => !owner.has(k));
-  if (missing.length) throw new InputError("command line", "DIR...", `trial keys missing from every run (a shard not given, or not completed): ${sample(missing)}`);
+  if (missing.length)
+    throw new InputError("command line", "DIR...", `trial keys missing from every run (a shard not given, or not completed): ${sample(missing)}`);
   const order = new Map(planned.map((k, i) => [k, i]));
   return records.sort((a, b) => order.get(trialKey(a))! - order.get(trialKey(b))!);
 }
@@ -92,7 +98,11 @@ function sameFolder(a: string, b: string): boolean {
  * A merge that fails removes what it wrote; one that is killed leaves its lock saying its output is
  * rebuildable, so the next merge into the folder removes the remains (the inputs still hold them).
  */
-export function mergeRuns(inputs: readonly MergeInput[], out: string, opts: { now: () => Date; runId: string; command: string[]; force: boolean; breakLock?: boolean; notify?: (line: string) => void }): Manifest {
+export function mergeRuns(
+  inputs: readonly MergeInput[],
+  out: string,
+  opts: { now: () => Date; runId: string; command: string[]; force: boolean; breakLock?: boolean; notify?: (line: string) => void },
+): Manifest {
   const records = checkMergeable(inputs);
   const first = inputs[0]!.manifest;
   const into = inputs.find((i) => sameFolder(i.dir, out));

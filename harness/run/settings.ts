@@ -14,7 +14,15 @@ import { RUN_FILES } from "./store.ts";
 import { DEFAULT_SUITES, parseShard, type Shard } from "./work.ts";
 import { numberOption, wholeText } from "../cli/options.ts";
 import type { EngineIdentity } from "../engine/identity.ts";
-import { defaultModel, isLiveProvider, isWireProvider, LIVE_PROVIDERS, providerDefinition, WIRE_PROVIDERS, type LiveProvider } from "../../src/providers/registry.ts";
+import {
+  defaultModel,
+  isLiveProvider,
+  isWireProvider,
+  LIVE_PROVIDERS,
+  providerDefinition,
+  WIRE_PROVIDERS,
+  type LiveProvider,
+} from "../../src/providers/registry.ts";
 import { HttpUrlSchema, MAX_TIMEOUT_MS } from "../../src/providers/role-settings.ts";
 import { IMPORTED_SUITE, RUN_SUITES, type RecordedConfig, type RunConfig } from "../../src/formats/run-config.ts";
 
@@ -59,12 +67,14 @@ const EndpointOptionsShape = {
   baseUrl: HttpUrlSchema.optional(),
   header: z.array(HeaderTextSchema).optional(),
   /** Per-request timeout, in seconds. */
-  timeout: z.number().positive().max(MAX_TIMEOUT_MS / 1000).optional(),
+  timeout: z
+    .number()
+    .positive()
+    .max(MAX_TIMEOUT_MS / 1000)
+    .optional(),
 };
 
-const ShardSchema = z
-  .strictObject({ index: wholeNumber(1), count: wholeNumber(1) })
-  .refine((s) => s.index <= s.count, "expected I/N with 1 <= I <= N");
+const ShardSchema = z.strictObject({ index: wholeNumber(1), count: wholeNumber(1) }).refine((s) => s.index <= s.count, "expected I/N with 1 <= I <= N");
 
 /**
  * A sweep's options, typed: what the API's runSweep takes and what `fieldtest run`'s flags become
@@ -72,7 +82,10 @@ const ShardSchema = z
  */
 export const SweepOptionsSchema = z.strictObject({
   config: z.string().optional(),
-  suite: z.array(z.enum(["canary", ...RUN_SUITES])).min(1).optional(),
+  suite: z
+    .array(z.enum(["canary", ...RUN_SUITES]))
+    .min(1)
+    .optional(),
   only: z.array(z.string()).min(1).optional(),
   domain: z.array(z.string()).min(1).optional(),
   category: z.array(z.enum(CATEGORIES)).min(1).optional(),
@@ -108,7 +121,17 @@ export const SweepOptionsSchema = z.strictObject({
   engine: z.string().min(1).optional(),
 });
 
-const list = <S extends z.ZodType>(schema: S) => z.preprocess((raw) => (typeof raw === "string" ? raw.split(",").map((x) => x.trim()).filter((x) => x !== "") : raw), schema);
+const list = <S extends z.ZodType>(schema: S) =>
+  z.preprocess(
+    (raw) =>
+      typeof raw === "string"
+        ? raw
+            .split(",")
+            .map((x) => x.trim())
+            .filter((x) => x !== "")
+        : raw,
+    schema,
+  );
 const shape = SweepOptionsSchema.shape;
 
 /** The endpoint options as commander hands them over (text), read into their typed form. */
@@ -127,7 +150,10 @@ export const RunCliSchema = SweepOptionsSchema.extend({
   concurrency: wholeText(shape.concurrency),
   budgetUsd: numberOption(shape.budgetUsd),
   maxCalls: wholeText(shape.maxCalls),
-  shard: z.preprocess((raw, ctx) => (typeof raw === "string" ? (parseShard(raw) ?? (ctx.addIssue({ code: "custom", message: "expected I/N with 1 <= I <= N" }), z.NEVER)) : raw), shape.shard),
+  shard: z.preprocess(
+    (raw, ctx) => (typeof raw === "string" ? (parseShard(raw) ?? (ctx.addIssue({ code: "custom", message: "expected I/N with 1 <= I <= N" }), z.NEVER)) : raw),
+    shape.shard,
+  ),
 });
 export type RunCli = z.output<typeof SweepOptionsSchema>;
 
@@ -239,15 +265,29 @@ const ENGINE_OWNED: readonly (keyof RoleConfig)[] = ["temperature", "topP", "see
  */
 function checkEngineRun(engine: EngineIdentity & { speaks: LiveProvider }, roles: readonly RoleConfig[], suites: readonly string[], fromFlags: boolean): void {
   const other = suites.find((s) => s !== "corpus" && s !== "canary");
-  if (other !== undefined && fromFlags) throw new InputError("command line", "--suite", `an external engine runs corpus goals only (${other} trials review frozen plans with fieldtest's own critic)`);
+  if (other !== undefined && fromFlags)
+    throw new InputError(
+      "command line",
+      "--suite",
+      `an external engine runs corpus goals only (${other} trials review frozen plans with fieldtest's own critic)`,
+    );
   roles.forEach((r, i) => {
     const role = i === 0 ? "planner" : "critic";
     const wire = r.provider === "replay" ? r.replay?.as : r.provider;
     if (wire !== engine.speaks) {
-      throw new InputError("command line", `${role} provider`, `${engine.name} speaks ${engine.speaks}: serve its ${role} with --provider ${engine.speaks} (and --model, --base-url), not ${wire}`);
+      throw new InputError(
+        "command line",
+        `${role} provider`,
+        `${engine.name} speaks ${engine.speaks}: serve its ${role} with --provider ${engine.speaks} (and --model, --base-url), not ${wire}`,
+      );
     }
     const owned = ENGINE_OWNED.find((k) => r[k] !== undefined);
-    if (owned !== undefined) throw new InputError("command line", `${role}.${owned}`, `${engine.name} sends its own sampling parameters (each call records what it sent): leave ${owned} unset`);
+    if (owned !== undefined)
+      throw new InputError(
+        "command line",
+        `${role}.${owned}`,
+        `${engine.name} sends its own sampling parameters (each call records what it sent): leave ${owned} unset`,
+      );
   });
 }
 
@@ -267,7 +307,12 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
   if (cli.replayFallThrough && replayDir === undefined) throw new InputError("command line", "--replay-fall-through", "needs --replay DIR");
   if (cli.replay !== undefined) {
     const clash = ROLE_CHOICE.find((k) => cli[k] !== undefined);
-    if (clash) throw new InputError("command line", `--${clash.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, "cannot be combined with --replay (each role's provider and model come from the replayed run)");
+    if (clash)
+      throw new InputError(
+        "command line",
+        `--${clash.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+        "cannot be combined with --replay (each role's provider and model come from the replayed run)",
+      );
   }
   const replay = replayDir === undefined ? undefined : replayPlan(replayDir, cli.replayFallThrough ?? file.replay?.fallThrough ?? false, ctx.readReplaySource);
   const roles = (["planner", "critic"] as const).map((role) => {
@@ -276,10 +321,19 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
   }) as [RoleConfig, RoleConfig];
   if (cli.baseUrl !== undefined && roles.every((r) => isWireProvider(r.provider) && !isLiveProvider(r.provider))) {
     const inProcess = [...new Set(roles.map((r) => r.provider))].join(" and ");
-    throw new InputError("command line", "--base-url", `no role talks to an endpoint (both are ${inProcess}): choose one with --provider ${LIVE_PROVIDERS.join("|")}`);
+    throw new InputError(
+      "command line",
+      "--base-url",
+      `no role talks to an endpoint (both are ${inProcess}): choose one with --provider ${LIVE_PROVIDERS.join("|")}`,
+    );
   }
   const bareReplay = roles.findIndex((r) => r.provider === "replay" && r.replay === undefined);
-  if (bareReplay >= 0) throw new InputError("command line", `${bareReplay === 0 ? "planner" : "critic"} provider`, 'replay a run with --replay DIR (or the config file\'s replay: {runDir}), not as a provider name');
+  if (bareReplay >= 0)
+    throw new InputError(
+      "command line",
+      `${bareReplay === 0 ? "planner" : "critic"} provider`,
+      "replay a run with --replay DIR (or the config file's replay: {runDir}), not as a provider name",
+    );
   const engineFile = cli.engine ?? file.engine;
   const engine = engineFile === undefined ? undefined : ctx.identifyEngine?.(engineFile);
   if (engineFile !== undefined && engine === undefined) throw new Error("an engine run needs ResolveContext.identifyEngine");
@@ -313,7 +367,11 @@ export function resolveRun(file: ConfigFile, cli: RunCli, ctx: ResolveContext): 
     client: clientParsed.data,
     ...(replay ? { replayOf: replay.replayOf } : base?.replayOf ? { replayOf: base.replayOf } : {}),
     ...packsOf(cli.pack ?? file.packs ?? base?.packs),
-    ...(engine ? { engine: { file: engine.file, name: engine.name, manifest_sha256: engine.manifest_sha256, version: engine.version } } : base?.engine ? { engine: base.engine } : {}),
+    ...(engine
+      ? { engine: { file: engine.file, name: engine.name, manifest_sha256: engine.manifest_sha256, version: engine.version } }
+      : base?.engine
+        ? { engine: base.engine }
+        : {}),
   };
   const operational: Operational = {
     concurrency: cli.concurrency ?? file.concurrency ?? recorded?.operational.concurrency ?? DEFAULTS.concurrency,

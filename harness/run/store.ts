@@ -127,7 +127,10 @@ const digestOf = (text: string) => createHash("sha256").update(text.trim()).dige
  */
 export function readTrialLog(dir: string): TrialLogRead;
 export function readTrialLog<T extends Pick<TrialRecord, "suite" | "item_id" | "trial">>(dir: string, project: (r: TrialRecord) => T): TrialLogRead<T>;
-export function readTrialLog(dir: string, project: (r: TrialRecord) => Pick<TrialRecord, "suite" | "item_id" | "trial"> = (r) => r): TrialLogRead<Pick<TrialRecord, "suite" | "item_id" | "trial">> {
+export function readTrialLog(
+  dir: string,
+  project: (r: TrialRecord) => Pick<TrialRecord, "suite" | "item_id" | "trial"> = (r) => r,
+): TrialLogRead<Pick<TrialRecord, "suite" | "item_id" | "trial">> {
   const file = join(dir, RUN_FILES.trials);
   const byKey = new Map<string, Pick<TrialRecord, "suite" | "item_id" | "trial">>();
   const held = new Map<string, Held>();
@@ -143,7 +146,12 @@ export function readTrialLog(dir: string, project: (r: TrialRecord) => Pick<Tria
     if (before !== undefined) repeated.add(key);
     if (before !== undefined && !before.error) {
       if (before.digest !== digest) {
-        throw new InputError(file, "", `trial ${key} has two different records, lines ${before.line} and ${line}: only an error record may be followed by another record of its key (a --retry-errors re-run)`, line);
+        throw new InputError(
+          file,
+          "",
+          `trial ${key} has two different records, lines ${before.line} and ${line}: only an error record may be followed by another record of its key (a --retry-errors re-run)`,
+          line,
+        );
       }
       duplicates.push({ key, lines: [before.line, line] });
       return;
@@ -222,7 +230,7 @@ function writeAtomic(file: string, text: string, write: typeof writeSync): void 
   try {
     const fd = createAfresh(tmp);
     try {
-      for (let done = 0; done < bytes.length; ) done += write(fd, bytes, done, bytes.length - done);
+      for (let done = 0; done < bytes.length;) done += write(fd, bytes, done, bytes.length - done);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -251,5 +259,3 @@ function createAfresh(file: string): number {
     return openSync(file, "wx");
   }
 }
-
-

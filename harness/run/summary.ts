@@ -24,9 +24,7 @@ export function summarizeByCategory(records: readonly Pick<TrialRecord, "suite" 
     row[r.status]++;
     rows.set(group, row);
   }
-  return [...rows.values()]
-    .map(({ ids, ...row }) => ({ ...row, items: ids.size }))
-    .sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+  return [...rows.values()].map(({ ids, ...row }) => ({ ...row, items: ids.size })).sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
 }
 
 /** A fixed-width text table; the first column left-aligned, the rest right-aligned. */
@@ -39,7 +37,13 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
 
 export function formatSummary(rows: readonly SummaryRow[]): string {
   const total = rows.reduce(
-    (t, r) => ({ items: t.items + r.items, trials: t.trials + r.trials, approved: t.approved + r.approved, escalated: t.escalated + r.escalated, error: t.error + r.error }),
+    (t, r) => ({
+      items: t.items + r.items,
+      trials: t.trials + r.trials,
+      approved: t.approved + r.approved,
+      escalated: t.escalated + r.escalated,
+      error: t.error + r.error,
+    }),
     { items: 0, trials: 0, approved: 0, escalated: 0, error: 0 },
   );
   return formatTable(

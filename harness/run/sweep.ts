@@ -18,7 +18,18 @@ import { mostlyErrors } from "./outage.ts";
 import { Progress, formatUsd, isInteractive, loopText, startPlainProgress } from "./progress.ts";
 import { redactArgv } from "./redact.ts";
 import { rawStream } from "../cli/printing.ts";
-import { configHash, diffValues, FRESH_ONLY, missingCredentials, recordedConfig, resolveRun, withheldCredentials, type Fingerprint, type ResolvedRun, type RunCli } from "./settings.ts";
+import {
+  configHash,
+  diffValues,
+  FRESH_ONLY,
+  missingCredentials,
+  recordedConfig,
+  resolveRun,
+  withheldCredentials,
+  type Fingerprint,
+  type ResolvedRun,
+  type RunCli,
+} from "./settings.ts";
 import { resumeCommand } from "./resume-command.ts";
 import { duplicatesWarning, isStorageFailure, readTrialLog, RUN_FILES, trialHead, TrialLog, writeJsonAtomic, type TrialHead } from "./store.ts";
 import { formatSummary, formatTable, summarizeByCategory } from "./summary.ts";
@@ -36,7 +47,6 @@ function once(run: () => Promise<void>): () => Promise<void> {
 
 /** Exit codes of a run a signal stopped, as a shell reports a process it ended (128 + the signal's number). */
 export const EXIT_SIGNALLED = { SIGINT: 130, SIGTERM: 143 } as const;
-
 
 interface CanaryOutcome {
   ok: boolean;
@@ -125,7 +135,13 @@ function corpusItems(corpus: Corpus): WorkItem[] {
       item_hash: corpus.itemHashes[`boundary/${fixture.id}`]!,
     })),
     ...(["security", "injection"] as const).flatMap((suite) =>
-      corpus[suite].map(({ id, fixture }) => ({ suite, item_id: id, domain: fixture.goal.domain, category: null, item_hash: corpus.suiteItemHashes[`${suite}/${id}`]! })),
+      corpus[suite].map(({ id, fixture }) => ({
+        suite,
+        item_id: id,
+        domain: fixture.goal.domain,
+        category: null,
+        item_hash: corpus.suiteItemHashes[`${suite}/${id}`]!,
+      })),
     ),
   ];
 }
@@ -139,7 +155,15 @@ function printEstimate(out: NodeJS.WriteStream, est: SweepEstimate, counts: { co
       ["role", "provider/model", "calls", "max calls", "input tokens", "output tokens", "cost"],
       [
         ...est.roles.map((r) => [r.role, `${r.provider}/${r.model}`, r.calls, r.maxCalls, r.inputTokens, r.outputTokens, formatUsd(r.costUsd)]),
-        ["total", "", est.calls, est.roles.reduce((n, r) => n + r.maxCalls, 0), est.roles.reduce((n, r) => n + r.inputTokens, 0), est.roles.reduce((n, r) => n + r.outputTokens, 0), formatUsd(est.costUsd)],
+        [
+          "total",
+          "",
+          est.calls,
+          est.roles.reduce((n, r) => n + r.maxCalls, 0),
+          est.roles.reduce((n, r) => n + r.inputTokens, 0),
+          est.roles.reduce((n, r) => n + r.outputTokens, 0),
+          formatUsd(est.costUsd),
+        ],
       ],
     )}\n\nhow the estimate is derived:\n`,
   );
@@ -147,14 +171,27 @@ function printEstimate(out: NodeJS.WriteStream, est: SweepEstimate, counts: { co
 }
 
 /** What a resume's dry run adds: what the journal says was spent, and what the limits leave. */
-function printSpent(out: NodeJS.WriteStream, spent: Spend, sessions: number, limits: { budgetUsd: number | null; maxCalls: number | null }, est: SweepEstimate): void {
+function printSpent(
+  out: NodeJS.WriteStream,
+  spent: Spend,
+  sessions: number,
+  limits: { budgetUsd: number | null; maxCalls: number | null },
+  est: SweepEstimate,
+): void {
   out.write(`\nalready spent (spend journal, ${sessions} session(s)): ${spent.calls} calls, ${formatSpend(spent)}\n`);
-  if (limits.maxCalls !== null) out.write(`--max-calls ${limits.maxCalls}: ${Math.max(0, limits.maxCalls - spent.calls)} calls left for an estimated ${est.calls}\n`);
-  if (limits.budgetUsd !== null) out.write(`--budget-usd ${limits.budgetUsd}: $${Math.max(0, limits.budgetUsd - spent.cost_usd).toFixed(4)} left for an estimated ${formatUsd(est.costUsd)}\n`);
+  if (limits.maxCalls !== null)
+    out.write(`--max-calls ${limits.maxCalls}: ${Math.max(0, limits.maxCalls - spent.calls)} calls left for an estimated ${est.calls}\n`);
+  if (limits.budgetUsd !== null)
+    out.write(
+      `--budget-usd ${limits.budgetUsd}: $${Math.max(0, limits.budgetUsd - spent.cost_usd).toFixed(4)} left for an estimated ${formatUsd(est.costUsd)}\n`,
+    );
 }
 
 /** Engine trials, and critic-only ones: boundary, security and injection trials make one critic call each. */
-const countsOf = (trials: readonly TrialWork[]) => ({ corpus: trials.filter((t) => t.suite === "corpus").length, boundary: trials.filter((t) => t.suite !== "corpus").length });
+const countsOf = (trials: readonly TrialWork[]) => ({
+  corpus: trials.filter((t) => t.suite === "corpus").length,
+  boundary: trials.filter((t) => t.suite !== "corpus").length,
+});
 
 function estimateOf(trials: readonly TrialWork[], resolved: ResolvedRun, engine: SweepEngine): SweepEstimate {
   const counts = countsOf(trials);
@@ -214,7 +251,8 @@ async function resumeSweep(command: SweepCommand, dir: string): Promise<number> 
   const plan = planTrials(items, resolved.config.trials);
   const owned = shardTrials(plan, manifest.plan.shard);
   const missing = cli.dryRun ? [] : missingCredentials(resolved.config, manifest.withheld_credentials);
-  if (missing.length) throw new InputError("command line", "--header/--base-url", `the run used credentials that are never recorded; pass them again: ${missing.join(", ")}`);
+  if (missing.length)
+    throw new InputError("command line", "--header/--base-url", `the run used credentials that are never recorded; pass them again: ${missing.join(", ")}`);
   return onRunFolder(dir, host, async () => {
     // The lock first: the journal and the log are read as no one else is writing them.
     const release = cli.dryRun ? () => {} : acquireLock(dir, command.lockOptions);
@@ -231,15 +269,29 @@ async function resumeSweep(command: SweepCommand, dir: string): Promise<number> 
 function resumable(command: SweepCommand, dir: string): { manifest: Manifest; resolved: ResolvedRun; corpus: Corpus } {
   const { cli, file, engine } = command;
   const stray = FRESH_ONLY.find((k) => cli[k] !== undefined);
-  if (stray) throw new InputError("command line", `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, "cannot be combined with --resume (the recorded run's value stands)");
+  if (stray)
+    throw new InputError(
+      "command line",
+      `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+      "cannot be combined with --resume (the recorded run's value stands)",
+    );
   const manifest = readManifest(dir);
   if (manifest.spend === null && manifest.config.suites[0] !== IMPORTED_SUITE) {
-    throw new InputError(join(dir, RUN_FILES.manifest), "schema_version", "recorded by an older fieldtest, without a spend journal: what it spent is unknown, so a resume could not keep to a budget; run it again");
+    throw new InputError(
+      join(dir, RUN_FILES.manifest),
+      "schema_version",
+      "recorded by an older fieldtest, without a spend journal: what it spent is unknown, so a resume could not keep to a budget; run it again",
+    );
   }
   const resolved = resolveRun(file, cli, {
     recorded: {
       config: manifest.config,
-      operational: { concurrency: manifest.operational.concurrency, budgetUsd: manifest.operational.budget_usd, maxCalls: manifest.operational.max_calls, shard: manifest.plan.shard },
+      operational: {
+        concurrency: manifest.operational.concurrency,
+        budgetUsd: manifest.operational.budget_usd,
+        maxCalls: manifest.operational.max_calls,
+        shard: manifest.plan.shard,
+      },
     },
     loadProfile: engine.loadProfile,
   });
@@ -257,7 +309,11 @@ function resumable(command: SweepCommand, dir: string): { manifest: Manifest; re
   const now = recordedCorpus(corpus, resolved.config.suites);
   if (now.hash !== manifest.corpus.hash) {
     const changed = diffValues(manifest.corpus.items, now.items).map((l) => l.split(":")[0]);
-    throw new InputError(dir, "corpus", `changed since the run started, refusing to resume (items: ${changed.slice(0, 8).join(", ")}${changed.length > 8 ? ", ..." : ""})`);
+    throw new InputError(
+      dir,
+      "corpus",
+      `changed since the run started, refusing to resume (items: ${changed.slice(0, 8).join(", ")}${changed.length > 8 ? ", ..." : ""})`,
+    );
   }
   return { manifest, resolved, corpus };
 }
@@ -317,7 +373,15 @@ async function freshSweep(command: SweepCommand): Promise<number> {
   host.onRunFolder?.(dir);
   try {
     const manifest = newManifest(runId, resolved, described, corpus, { items, plan, owned }, started, host, await host.git());
-    return await onRunFolder(dir, host, () => execute({ dir, resolved, corpus, items, plan, owned, manifest, recorded: [], loggedLines: 0, spent: new SpendTally(), estimate: est }, cli, engine, host, started));
+    return await onRunFolder(dir, host, () =>
+      execute(
+        { dir, resolved, corpus, items, plan, owned, manifest, recorded: [], loggedLines: 0, spent: new SpendTally(), estimate: est },
+        cli,
+        engine,
+        host,
+        started,
+      ),
+    );
   } finally {
     release();
   }
@@ -363,7 +427,13 @@ function newManifest(
     price_table_version: described.priceTableVersion,
     roles: described.roles,
     corpus: recordedCorpus(corpus, resolved.config.suites),
-    plan: { items: items.map(itemKey).sort(), trials: resolved.config.trials, planned: plan.length, shard: resolved.operational.shard, shard_planned: owned.length },
+    plan: {
+      items: items.map(itemKey).sort(),
+      trials: resolved.config.trials,
+      planned: plan.length,
+      shard: resolved.operational.shard,
+      shard_planned: owned.length,
+    },
     operational: { concurrency: resolved.operational.concurrency, budget_usd: resolved.operational.budgetUsd, max_calls: resolved.operational.maxCalls },
     canary: null,
     sessions: [],
@@ -449,7 +519,13 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     const written = new Set<string>();
     loop = host.monitorEventLoop?.() ?? null;
     const sendLoop = engine.watchSendLoop?.(resolved.config) ?? null;
-    const progress = new Progress(prep.owned, pending, host.now().getTime(), () => tally.session(session.id), () => loop?.read() ?? null);
+    const progress = new Progress(
+      prep.owned,
+      pending,
+      host.now().getTime(),
+      () => tally.session(session.id),
+      () => loop?.read() ?? null,
+    );
     const storage = new StorageWatch(guard, stop);
     const executor = engine.createExecutor(resolved.config, prep.corpus, {
       ...spendHooks(tally, guard, stop, storage, journal, calls),
@@ -459,7 +535,9 @@ async function execute(prep: Prepared, cli: RunCli, engine: SweepEngine, host: S
     const signals = stopOnSignals(host, stop, guard);
     disposeSignals = signals.dispose;
     const itemHash = new Map(prep.items.map((it) => [itemKey(it), it.item_hash]));
-    host.stderr.write(`fieldtest: run ${dir}: ${pending.length} of ${prep.owned.length} trials to run${manifest.plan.shard ? ` (shard ${manifest.plan.shard.index}/${manifest.plan.shard.count})` : ""}\n`);
+    host.stderr.write(
+      `fieldtest: run ${dir}: ${pending.length} of ${prep.owned.length} trials to run${manifest.plan.shard ? ` (shard ${manifest.plan.shard.index}/${manifest.plan.shard.count})` : ""}\n`,
+    );
     reporter = await startReporter(host, progress);
     await executeTrials({
       trials: pending,
@@ -523,10 +601,16 @@ function markRunning(prep: Prepared, session: Session, pending: readonly TrialWo
     manifest.finished_at = null;
   }
   manifest.spend = before;
-  manifest.operational = { concurrency: resolved.operational.concurrency, budget_usd: resolved.operational.budgetUsd, max_calls: resolved.operational.maxCalls };
+  manifest.operational = {
+    concurrency: resolved.operational.concurrency,
+    budget_usd: resolved.operational.budgetUsd,
+    max_calls: resolved.operational.maxCalls,
+  };
   saveManifest(prep);
   if (before.unknown_cost_calls > 0) {
-    host.stderr.write(`fieldtest: note: ${before.unknown_cost_calls} earlier call(s) have unknown cost (no usage reported, a timeout, or in flight at a crash); the run has spent ${formatSpend(before)}\n`);
+    host.stderr.write(
+      `fieldtest: note: ${before.unknown_cost_calls} earlier call(s) have unknown cost (no usage reported, a timeout, or in flight at a crash); the run has spent ${formatSpend(before)}\n`,
+    );
   }
 }
 
@@ -576,7 +660,14 @@ class StorageWatch {
 }
 
 /** The budget's say over every send, and the spend and call journals each send is written to first. */
-function spendHooks(tally: SpendTally, guard: BudgetGuard, stop: StopControl, storage: StorageWatch, journal: SpendJournal, calls: CallJournal): Omit<CallHooks, "answered"> {
+function spendHooks(
+  tally: SpendTally,
+  guard: BudgetGuard,
+  stop: StopControl,
+  storage: StorageWatch,
+  journal: SpendJournal,
+  calls: CallJournal,
+): Omit<CallHooks, "answered"> {
   const stopWhenTripped = () => {
     if (guard.tripped !== null && stop.mode === "run") stop.stop("drain", guard.tripped);
   };
@@ -714,7 +805,10 @@ function printCompleted({ prep, host }: SessionRun, recorded: readonly TrialHead
   out.write(`\n${formatSummary(summarizeByCategory(recorded, prep.items))}\n`);
   if (report?.headline.length) out.write(`\n${report.headline.join("\n")}\n`);
   const spent = tally.total();
-  out.write(`\nspent ${spent.calls} calls, ${formatSpend(spent)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}${loopText(manifest.operational.event_loop ?? null)}${loopText(manifest.operational.http_thread_loop ?? null, "HTTP thread")}\n`);
-  if (manifest.plan.shard) out.write(`shard ${manifest.plan.shard.index}/${manifest.plan.shard.count}: merge the shards with  npx --no-install fieldtest merge DIR... --out DIR\n`);
+  out.write(
+    `\nspent ${spent.calls} calls, ${formatSpend(spent)}  config ${manifest.config_hash.slice(0, 12)}  corpus ${manifest.corpus.hash.slice(0, 12)}${loopText(manifest.operational.event_loop ?? null)}${loopText(manifest.operational.http_thread_loop ?? null, "HTTP thread")}\n`,
+  );
+  if (manifest.plan.shard)
+    out.write(`shard ${manifest.plan.shard.index}/${manifest.plan.shard.count}: merge the shards with  npx --no-install fieldtest merge DIR... --out DIR\n`);
   out.write(`wrote:\n${paths.map((p) => `  ${p}`).join("\n")}\n`);
 }

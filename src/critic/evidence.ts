@@ -40,8 +40,7 @@ interface ClaimRule {
   check(input: ClaimInput): EvidenceVerdict;
 }
 
-const isOutputCheckOf = (v: Task, t: Task) =>
-  v.kind === "verify" && v.verifies?.task === t.id && v.verifies.subject === "mutation_output";
+const isOutputCheckOf = (v: Task, t: Task) => v.kind === "verify" && v.verifies?.task === t.id && v.verifies.subject === "mutation_output";
 
 /** The evidence table of docs/design.md §5, one rule per claim kind. */
 const CLAIMS: Record<string, ClaimRule> = {
@@ -50,8 +49,7 @@ const CLAIMS: Record<string, ClaimRule> = {
     facts: 0,
     check: ({ graph, tasks: [a, b] }) => {
       if (graph.runsBefore(b!.id, a!.id)) return verdict("contradicted", `${b!.id} already runs before ${a!.id}`);
-      if (graph.dependsOn(a!.id, b!.id))
-        return verdict("supported", `${a!.id} depends on ${b!.id} but does not run after it`);
+      if (graph.dependsOn(a!.id, b!.id)) return verdict("supported", `${a!.id} depends on ${b!.id} but does not run after it`);
       return verdict("uncheckable", `the plan does not record that ${a!.id} depends on ${b!.id}`);
     },
   },
@@ -88,10 +86,16 @@ const CLAIMS: Record<string, ClaimRule> = {
         return verdict("supported", `${t!.id} needs "${f}": it is not a goal fact, and no task establishes it before ${t!.id} runs`);
       // A rollback requirement is judged by the gate's own predicate: the critic and the gate cannot disagree on it.
       if (requirement && !rollbackRequirementProvided(goal, graph, pos, f!))
-        return verdict("supported", `the rollback of ${t!.id} requires "${f}", which nothing provides: not a goal fact, not established or produced before ${t!.id} runs, not mutated or destroyed by any task`);
+        return verdict(
+          "supported",
+          `the rollback of ${t!.id} requires "${f}", which nothing provides: not a goal fact, not established or produced before ${t!.id} runs, not mutated or destroyed by any task`,
+        );
       if (goalFact) return verdict("contradicted", `"${f}" is a goal fact`);
       if (establisher !== undefined) return verdict("contradicted", `${graph.tasks[establisher]!.id} establishes "${f}" before ${t!.id} runs`);
-      return verdict("contradicted", `the rollback of ${t!.id} requires "${f}", which a task produces before ${t!.id} runs, or mutates or destroys: rollback_requires_unestablished accepts it`);
+      return verdict(
+        "contradicted",
+        `the rollback of ${t!.id} requires "${f}", which a task produces before ${t!.id} runs, or mutates or destroys: rollback_requires_unestablished accepts it`,
+      );
     },
   },
   rollback_requires_destroyed: {
@@ -103,12 +107,8 @@ const CLAIMS: Record<string, ClaimRule> = {
       if (t!.destroys.includes(r!)) return verdict("supported", `${t!.id} destroys "${r}", which its own rollback requires`);
       const pos = graph.pos(t!.id)!;
       const trigger = graph.pos(rb.trigger);
-      const consumer =
-        trigger === undefined
-          ? undefined
-          : graph.whoDestroys(r!).find((p) => graph.runsBeforePos(pos, p) && graph.runsBeforePos(p, trigger));
-      if (consumer !== undefined)
-        return verdict("supported", `${graph.tasks[consumer]!.id} destroys "${r}" before the rollback trigger ${rb.trigger} runs`);
+      const consumer = trigger === undefined ? undefined : graph.whoDestroys(r!).find((p) => graph.runsBeforePos(pos, p) && graph.runsBeforePos(p, trigger));
+      if (consumer !== undefined) return verdict("supported", `${graph.tasks[consumer]!.id} destroys "${r}" before the rollback trigger ${rb.trigger} runs`);
       return verdict("contradicted", `nothing destroys "${r}" between ${t!.id} and its rollback trigger`);
     },
   },

@@ -1,17 +1,6 @@
 import { z } from "zod";
-import {
-  BLOCKER_ELIGIBLE_FAMILIES,
-  FAMILIES,
-  SEVERITIES,
-  type Family,
-  type Severity,
-} from "../formats/enums.ts";
-import {
-  NORMALIZATION_RULES,
-  type CriticEvidence,
-  type NormalizationRule,
-  type NormalizedFinding,
-} from "../formats/findings.ts";
+import { BLOCKER_ELIGIBLE_FAMILIES, FAMILIES, SEVERITIES, type Family, type Severity } from "../formats/enums.ts";
+import { NORMALIZATION_RULES, type CriticEvidence, type NormalizationRule, type NormalizedFinding } from "../formats/findings.ts";
 import type { Goal } from "../formats/goal.ts";
 import type { Plan } from "../formats/plan.ts";
 import type { CriticAudit } from "../formats/records.ts";
@@ -19,17 +8,13 @@ import { parseStructured } from "../providers/structured-output.ts";
 import { checkEvidence } from "./evidence.ts";
 
 /** One entry of the response's findings array: normalized, or dropped as malformed. */
-export type CriticItem =
-  | { index: number; finding: NormalizedFinding }
-  | { index: number; finding: null; malformed: string; raw: unknown };
+export type CriticItem = { index: number; finding: NormalizedFinding } | { index: number; finding: null; malformed: string; raw: unknown };
 
 /**
  * A critic response read item by item (docs/design.md §5), before it is summed up as an audit. An
  * unusable one keeps the items it had (all malformed, or none when there was no findings array).
  */
-type CriticReading =
-  | { outcome: "ok"; items: CriticItem[] }
-  | { outcome: "critic_unavailable"; reason: "invalid_output"; detail: string; items: CriticItem[] };
+type CriticReading = { outcome: "ok"; items: CriticItem[] } | { outcome: "critic_unavailable"; reason: "invalid_output"; detail: string; items: CriticItem[] };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");

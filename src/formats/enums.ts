@@ -5,23 +5,11 @@ export function lowerEnum<const T extends readonly [string, ...string[]]>(values
   return z.preprocess((v) => (typeof v === "string" ? v.toLowerCase() : v), z.enum(values));
 }
 
-export const FAMILIES = [
-  "feasibility",
-  "risk",
-  "missing_steps",
-  "unsafe_sequencing",
-  "unverified_dependencies",
-  "weak_rollback",
-] as const;
+export const FAMILIES = ["feasibility", "risk", "missing_steps", "unsafe_sequencing", "unverified_dependencies", "weak_rollback"] as const;
 export type Family = (typeof FAMILIES)[number];
 
 /** Families in which a critic blocker may block (docs/design.md §5 rule 4). */
-export const BLOCKER_ELIGIBLE_FAMILIES: readonly Family[] = [
-  "unsafe_sequencing",
-  "weak_rollback",
-  "unverified_dependencies",
-  "feasibility",
-];
+export const BLOCKER_ELIGIBLE_FAMILIES: readonly Family[] = ["unsafe_sequencing", "weak_rollback", "unverified_dependencies", "feasibility"];
 
 export const SEVERITIES = ["blocker", "warning", "info"] as const;
 export type Severity = (typeof SEVERITIES)[number];

@@ -61,7 +61,7 @@ export function pastLimit(file: string, limit: ReadLimit, line?: number): InputE
 
 /** The offset of the first byte that is no part of a well-formed UTF-8 sequence (RFC 3629), or -1 when there is none. */
 export function firstInvalidUtf8(bytes: Uint8Array): number {
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const lead = bytes[i]!;
     if (lead < 0x80) {
       i++;
@@ -69,14 +69,21 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
     }
     // The continuation bytes a lead takes, and the range of the first (which rules out overlong forms, surrogates and code points past U+10FFFF).
     const [more, low, high] =
-      lead >= 0xc2 && lead <= 0xdf ? [1, 0x80, 0xbf]
-      : lead === 0xe0 ? [2, 0xa0, 0xbf]
-      : lead === 0xed ? [2, 0x80, 0x9f]
-      : lead >= 0xe1 && lead <= 0xef ? [2, 0x80, 0xbf]
-      : lead === 0xf0 ? [3, 0x90, 0xbf]
-      : lead >= 0xf1 && lead <= 0xf3 ? [3, 0x80, 0xbf]
-      : lead === 0xf4 ? [3, 0x80, 0x8f]
-      : [0, 0, 0];
+      lead >= 0xc2 && lead <= 0xdf
+        ? [1, 0x80, 0xbf]
+        : lead === 0xe0
+          ? [2, 0xa0, 0xbf]
+          : lead === 0xed
+            ? [2, 0x80, 0x9f]
+            : lead >= 0xe1 && lead <= 0xef
+              ? [2, 0x80, 0xbf]
+              : lead === 0xf0
+                ? [3, 0x90, 0xbf]
+                : lead >= 0xf1 && lead <= 0xf3
+                  ? [3, 0x80, 0xbf]
+                  : lead === 0xf4
+                    ? [3, 0x80, 0x8f]
+                    : [0, 0, 0];
     if (more === 0) return i;
     for (let k = 1; k <= more; k++) {
       const b = bytes[i + k];
@@ -115,7 +122,11 @@ function readAll(fd: number, file: string, limit: ReadLimit): Buffer {
 
 /** Why a path could not be opened, as one line of bad input. */
 function unreadable(file: string, code: string | undefined): InputError {
-  return new InputError(file, "", code === "ENOENT" ? "file not found" : code === "EISDIR" ? "is a folder, not a file" : `cannot read file (${code ?? "error"})`);
+  return new InputError(
+    file,
+    "",
+    code === "ENOENT" ? "file not found" : code === "EISDIR" ? "is a folder, not a file" : `cannot read file (${code ?? "error"})`,
+  );
 }
 
 /**

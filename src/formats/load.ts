@@ -121,7 +121,7 @@ function keysOf(value: unknown): number {
 /** How many object keys a valid JSON text writes: strings followed by a colon. More than keysOf means a repeat. */
 function keyTokens(text: string): number {
   let n = 0;
-  for (let open = text.indexOf('"'); open !== -1; ) {
+  for (let open = text.indexOf('"'); open !== -1;) {
     let close = text.indexOf('"', open + 1);
     while (isEscaped(text, close)) close = text.indexOf('"', close + 1);
     let next = close + 1;

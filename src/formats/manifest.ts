@@ -105,5 +105,7 @@ export type Manifest = z.output<typeof ManifestSchema>;
  */
 export const ManifestV1Schema = ManifestSchema.omit({ schema_version: true, sessions: true, spend: true, withheld_credentials: true }).extend({
   schema_version: z.literal(1),
-  sessions: z.array(SessionSchema.omit({ id: true, spend: true }).extend({ outcome: z.enum(RUN_STATES), calls: z.number().int().min(0), cost_usd: z.number().nullable() })),
+  sessions: z.array(
+    SessionSchema.omit({ id: true, spend: true }).extend({ outcome: z.enum(RUN_STATES), calls: z.number().int().min(0), cost_usd: z.number().nullable() }),
+  ),
 });

@@ -54,11 +54,15 @@ export const TASK_ID_PATTERN = /^[a-z0-9][a-z0-9_.-]*$/;
  * `schema_invalid` finding it is asked to fix, not a structured-output retry. So they are stated in
  * the JSON Schema (`fieldtest schema plan`) only, where a plan's author reads them.
  */
-const TaskIdSchema = z.string().min(1).meta({
-  pattern: TASK_ID_PATTERN.source,
-  not: { const: "env" },
-  description: "Unique in the plan. The pattern and the reserved env are the schema_valid gate's rules: a plan that breaks them still parses, and the gate reports it as schema_invalid.",
-});
+const TaskIdSchema = z
+  .string()
+  .min(1)
+  .meta({
+    pattern: TASK_ID_PATTERN.source,
+    not: { const: "env" },
+    description:
+      "Unique in the plan. The pattern and the reserved env are the schema_valid gate's rules: a plan that breaks them still parses, and the gate reports it as schema_invalid.",
+  });
 
 export const TaskSchema = z.strictObject({
   id: TaskIdSchema,

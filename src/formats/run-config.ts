@@ -31,9 +31,7 @@ export const RunConfigSchema = z.strictObject({
    * proxy; absent for fieldtest's own engine. Its manifest's path is not hashed, its content and
    * the version the engine reports are.
    */
-  engine: z
-    .strictObject({ file: z.string().min(1), name: z.string(), manifest_sha256: z.string(), version: z.string().nullable() })
-    .optional(),
+  engine: z.strictObject({ file: z.string().min(1), name: z.string(), manifest_sha256: z.string(), version: z.string().nullable() }).optional(),
 });
 export type RunConfig = z.output<typeof RunConfigSchema>;
 

@@ -109,7 +109,10 @@ export const SnapshotSchema = z.strictObject({
     .unknown()
     .superRefine((kind, ctx) => {
       if (kind !== "fieldtest-snapshot")
-        ctx.addIssue({ code: "custom", message: `not a baseline (a file written by \`fieldtest baseline publish\`, kind "fieldtest-snapshot"; this one has ${kind === undefined ? "no kind" : `kind ${JSON.stringify(kind)}`}): give a baseline file, or a run folder where a run may go` });
+        ctx.addIssue({
+          code: "custom",
+          message: `not a baseline (a file written by \`fieldtest baseline publish\`, kind "fieldtest-snapshot"; this one has ${kind === undefined ? "no kind" : `kind ${JSON.stringify(kind)}`}): give a baseline file, or a run folder where a run may go`,
+        });
     })
     .transform(() => "fieldtest-snapshot" as const),
   schema_version: z.literal(SNAPSHOT_SCHEMA_VERSION, {

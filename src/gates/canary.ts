@@ -64,7 +64,8 @@ export function judgeCanaries(files: readonly { name: string; canary: CanaryFile
         if (!ok) failures.push(line(code, fixture, expect === "fire" ? "is silent on its must-fire canary" : "fires on its must-not-fire twin"));
       }
       for (const code of firing.fired) {
-        if (owned.has(code) && !c.fires.includes(code) && !c.silent_for.includes(code)) failures.push(line(code, fixture, "fires but the canary does not expect it"));
+        if (owned.has(code) && !c.fires.includes(code) && !c.silent_for.includes(code))
+          failures.push(line(code, fixture, "fires but the canary does not expect it"));
       }
     }
   }

@@ -43,7 +43,10 @@ export const parallelSafety: Gate = (_goal, _plan, graph) => {
     for (const { earlier, later, names } of shared.values()) {
       const a = graph.tasks[earlier]!.id;
       const b = graph.tasks[later]!.id;
-      const what = names.sort().map((n) => `"${n}"`).join(", ");
+      const what = names
+        .sort()
+        .map((n) => `"${n}"`)
+        .join(", ");
       out.push(gateFinding("parallel_shared_resource", b, a, `${a} and ${b} both change ${what} while running concurrently in parallel group "${group}"`));
     }
   }

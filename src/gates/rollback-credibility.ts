@@ -36,7 +36,14 @@ export const rollbackCredibility: Gate = (goal, plan, graph) => {
       const v = graph.tasks[trigger]!;
       const targetsThis = v.kind === "verify" && v.verifies?.subject === "mutation_output" && graph.verifiesTarget[trigger] === i;
       if (!targetsThis || !graph.runsBeforePos(i, trigger))
-        out.push(gateFinding("rollback_unreachable", t.id, rb.trigger, `the rollback of ${t.id} is triggered by ${rb.trigger}, which is not an output check of ${t.id} that runs after it`));
+        out.push(
+          gateFinding(
+            "rollback_unreachable",
+            t.id,
+            rb.trigger,
+            `the rollback of ${t.id} is triggered by ${rb.trigger}, which is not an output check of ${t.id} that runs after it`,
+          ),
+        );
     }
     rb.requires.forEach((item, k) => {
       if (rb.requires.indexOf(item) !== k) return; // a repeated item is judged once
@@ -47,11 +54,20 @@ export const rollbackCredibility: Gate = (goal, plan, graph) => {
         const consumers = destroyers.filter((p) => graph.runsBeforePos(i, p) && graph.runsBeforePos(p, trigger));
         if (consumers.length > 0) {
           const ids = consumers.map((p) => graph.tasks[p]!.id);
-          out.push(gateFinding("rollback_post_consumed", t.id, item, `the rollback of ${t.id} requires "${item}", which ${listIds(ids)} destroy${ids.length > 1 ? "" : "s"} before the trigger ${rb.trigger} runs`));
+          out.push(
+            gateFinding(
+              "rollback_post_consumed",
+              t.id,
+              item,
+              `the rollback of ${t.id} requires "${item}", which ${listIds(ids)} destroy${ids.length > 1 ? "" : "s"} before the trigger ${rb.trigger} runs`,
+            ),
+          );
         }
       }
       if (!rollbackRequirementProvided(goal, graph, i, item))
-        out.push(gateFinding("rollback_requires_unestablished", t.id, item, `the rollback of ${t.id} requires "${item}", which nothing provides before ${t.id} runs`));
+        out.push(
+          gateFinding("rollback_requires_unestablished", t.id, item, `the rollback of ${t.id} requires "${item}", which nothing provides before ${t.id} runs`),
+        );
     });
     t.mutates.forEach((item, k) => {
       if (t.mutates.indexOf(item) === k && !rb.restores.includes(item))

@@ -58,7 +58,8 @@ export function structuralViolations(goal: Goal, plan: Plan): StructuralViolatio
       const target = graph.verifiesTarget[i]!;
       const named = t.verifies.task;
       if (target === -1) add(["tasks", i, "verifies", "task"], t.id, "dangling", `"${named}" names no task of the plan`);
-      else if (graph.tasks[target]!.kind !== "mutate") add(["tasks", i, "verifies", "task"], t.id, "mutate_only", `"${named}" is a ${graph.tasks[target]!.kind} task; verifies.task must name a mutate task`);
+      else if (graph.tasks[target]!.kind !== "mutate")
+        add(["tasks", i, "verifies", "task"], t.id, "mutate_only", `"${named}" is a ${graph.tasks[target]!.kind} task; verifies.task must name a mutate task`);
     }
 
     if (t.rollback) {

@@ -16,7 +16,14 @@ export const verificationOrder: Gate = (_goal, plan, graph) => {
     const { subject, reads } = v.verifies;
     if (subject !== "mutation_output") {
       if (!graph.runsBeforePos(i, target))
-        out.push(gateFinding("verification_reads_stale_state", v.id, m.id, `${v.id} checks the ${subject} of ${m.id} but does not run before it, so it reads the state after the change`));
+        out.push(
+          gateFinding(
+            "verification_reads_stale_state",
+            v.id,
+            m.id,
+            `${v.id} checks the ${subject} of ${m.id} but does not run before it, so it reads the state after the change`,
+          ),
+        );
       return;
     }
     if (!graph.runsBeforePos(target, i))

@@ -19,7 +19,9 @@ export const verificationPresent: Gate = (_goal, plan, graph) => {
     if (isHighBlast(t) && !outputChecked)
       out.push(gateFinding("verification_missing", t.id, "mutation_output", `high-blast task ${t.id} has no verify task checking its mutation_output`));
     if (t.reversibility === "irreversible" && !stateChecked)
-      out.push(gateFinding("no_return_check_missing", t.id, "pre_state", `irreversible task ${t.id} has no verify task checking its pre_state or a constraint`));
+      out.push(
+        gateFinding("no_return_check_missing", t.id, "pre_state", `irreversible task ${t.id} has no verify task checking its pre_state or a constraint`),
+      );
   });
   return out;
 };

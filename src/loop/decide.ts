@@ -43,8 +43,7 @@ export function judgeRound(input: RoundInput): RoundJudgement {
   const criticBlockers: NormalizedFinding[] = [];
   for (const f of [...fresh, ...input.carried]) if (!criticBlockers.some((b) => b.key === f.key)) criticBlockers.push(f);
   const blockerKeys = [...new Set([...input.gateFindings.map((f) => f.key), ...criticBlockers.map((f) => f.key)])];
-  const verdict: RoundVerdict =
-    input.audit?.outcome === "critic_unavailable" ? "critic_unavailable" : blockerKeys.length > 0 ? "blocked" : "pass";
+  const verdict: RoundVerdict = input.audit?.outcome === "critic_unavailable" ? "critic_unavailable" : blockerKeys.length > 0 ? "blocked" : "pass";
   return { verdict, criticBlockers, blockerKeys };
 }
 

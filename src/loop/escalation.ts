@@ -40,8 +40,7 @@ export function failingRoundReasons(ctx: FailingRoundContext): EscalationReason[
     const fixedBefore = new Set(earlier.flatMap((r) => r.gateBlockerKeys));
     const cameBack = current.gateBlockerKeys.some((k) => !previous.gateBlockerKeys.includes(k) && fixedBefore.has(k));
     if (cameBack) reasons.push("regression_thrashing");
-    if (previous.structuralHash === current.structuralHash && sameSet(previous.blockerKeys, current.blockerKeys))
-      reasons.push("converged_stalled");
+    if (previous.structuralHash === current.structuralHash && sameSet(previous.blockerKeys, current.blockerKeys)) reasons.push("converged_stalled");
   }
   // The plan went somewhere and came back: a plan that never changed is not oscillating.
   const moved = previous !== undefined && previous.structuralHash !== current.structuralHash;

@@ -53,16 +53,7 @@ export type Direction = "lower_is_better" | "higher_is_better" | "neutral";
  * - `quantile`: a quantile of trial values pooled over trials (descriptive, no interval);
  * - `total`: a run total over calls (no interval).
  */
-type MetricKind =
-  | "rate_per_trial"
-  | "item_statistic"
-  | "paired_effect"
-  | "item_share"
-  | "ratio"
-  | "coefficient"
-  | "count_per_goal"
-  | "quantile"
-  | "total";
+type MetricKind = "rate_per_trial" | "item_statistic" | "paired_effect" | "item_share" | "ratio" | "coefficient" | "count_per_goal" | "quantile" | "total";
 
 /**
  * How compare and trend pair two runs on a metric (METHODOLOGY.md §7.4): its per-item values by a
@@ -387,7 +378,8 @@ export const METRIC_DEFS: readonly MetricDef[] = [
   metric("downgrade_rate", {
     kind: "ratio",
     direction: lower,
-    meaning: "Share of the critic's raw blockers that code lowered (family not blocker-eligible, or evidence rejected): a rise is the early sign of judge drift.",
+    meaning:
+      "Share of the critic's raw blockers that code lowered (family not blocker-eligible, or evidence rejected): a rise is the early sign of judge drift.",
     methodology: "4.6",
     headline: 13,
     interval: "cluster_bootstrap",

@@ -136,7 +136,13 @@ export function bootstrapMetric<T extends { trials: number; cluster: string }>(
   return noFalseCertainty(bootstrapValue(items, clusterBootstrap(items, statistic, bootstrapOptions(ctx, stream))), [-Infinity, Infinity], ctx.conf);
 }
 
-const bootstrapOptions = (ctx: EstimateContext, stream: string) => ({ reps: ctx.reps, seed: ctx.seed, conf: ctx.conf, stream, clusterOf: (it: { cluster: string }) => it.cluster });
+const bootstrapOptions = (ctx: EstimateContext, stream: string) => ({
+  reps: ctx.reps,
+  seed: ctx.seed,
+  conf: ctx.conf,
+  stream,
+  clusterOf: (it: { cluster: string }) => it.cluster,
+});
 
 function bootstrapValue(items: readonly { trials: number }[], r: BootstrapResult): MetricValue {
   return { value: r.value, ci_low: r.low, ci_high: r.high, n_items: items.length, n_trials: sumTrials(items), interval: "cluster_bootstrap" };
@@ -152,7 +158,16 @@ export function ratioMetric(items: readonly RatioItem[], ctx: EstimateContext, s
   const denominator = used.reduce((s, it) => s + it.den, 0);
   const edge = denominator > 0 ? exactEdge(numerator / denominator, denominator, [0, 1], ctx.conf) : null;
   if (edge) {
-    return { value: numerator / denominator, ci_low: edge[0], ci_high: edge[1], n_items: used.length, n_trials: sumTrials(used), interval: "clopper_pearson", numerator, denominator };
+    return {
+      value: numerator / denominator,
+      ci_low: edge[0],
+      ci_high: edge[1],
+      n_items: used.length,
+      n_trials: sumTrials(used),
+      interval: "clopper_pearson",
+      numerator,
+      denominator,
+    };
   }
   return noFalseCertainty({ ...bootstrapValue(used, ratioBootstrap(used, bootstrapOptions(ctx, stream))), numerator, denominator }, [0, 1], ctx.conf);
 }

@@ -41,7 +41,12 @@ const downgraded = (f: NormalizedFinding) => f.severity !== "blocker";
  */
 const DOWNGRADE: Record<string, FindingRatio> = {
   downgrade_rate: { num: downgraded, den: rawSeverityIsBlocker },
-  ...Object.fromEntries(DOWNGRADE_GROUPS.map((group) => [`downgrade_rate.${group}`, { num: downgraded, den: (f: NormalizedFinding) => rawSeverityIsBlocker(f) && familyGroup(f) === group }])),
+  ...Object.fromEntries(
+    DOWNGRADE_GROUPS.map((group) => [
+      `downgrade_rate.${group}`,
+      { num: downgraded, den: (f: NormalizedFinding) => rawSeverityIsBlocker(f) && familyGroup(f) === group },
+    ]),
+  ),
 };
 
 const EVIDENCE_RATIOS: Readonly<Record<string, FindingRatio>> = { ...UNSUPPORTED, ...DOWNGRADE };

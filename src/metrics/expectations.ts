@@ -152,6 +152,9 @@ function report(items: ItemExpectation[]): ExpectationReport {
 }
 
 /** Judge every item that has a definition; the caller lists items without one. */
-export function judgeExpectations<T>(items: readonly { item: ItemTrials; definition: T }[], checksOf: (def: T, trial: TrialRecord) => Check[]): ExpectationReport {
+export function judgeExpectations<T>(
+  items: readonly { item: ItemTrials; definition: T }[],
+  checksOf: (def: T, trial: TrialRecord) => Check[],
+): ExpectationReport {
   return report(items.map(({ item, definition }) => judgeItem(item, definition, checksOf)));
 }

@@ -112,7 +112,8 @@ export function familyMigrationParts(it: FixtureItem): RatioItem {
 export function familyConfusion(items: readonly FixtureItem[]): FamilyConfusion {
   const counts = FAMILIES.map(() => CONFUSION_COLUMNS.map(() => 0));
   for (const it of items) {
-    for (const { defect, observed } of defectOutcomes(it)) counts[FAMILIES.indexOf(defect.family)]![CONFUSION_COLUMNS.indexOf(observed as (typeof CONFUSION_COLUMNS)[number])]! += 1;
+    for (const { defect, observed } of defectOutcomes(it))
+      counts[FAMILIES.indexOf(defect.family)]![CONFUSION_COLUMNS.indexOf(observed as (typeof CONFUSION_COLUMNS)[number])]! += 1;
   }
   return { rows: FAMILIES, columns: CONFUSION_COLUMNS, counts };
 }

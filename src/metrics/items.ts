@@ -40,7 +40,13 @@ export function groupTrials(trials: readonly TrialRecord[], fixtures: readonly F
     if (seen.has(key)) throw new Error(`duplicate trial record ${key}: keep the last line of a key before computing metrics`);
     seen.add(key);
     const id = `${trial.suite}/${trial.item_id}`;
-    const item = items.get(id) ?? { suite: trial.suite, item_id: trial.item_id, scheme: verdictScheme(trial), cluster: clusterOf(trial.suite, trial.item_id, groups), trials: [] };
+    const item = items.get(id) ?? {
+      suite: trial.suite,
+      item_id: trial.item_id,
+      scheme: verdictScheme(trial),
+      cluster: clusterOf(trial.suite, trial.item_id, groups),
+      trials: [],
+    };
     item.trials.push(trial);
     items.set(id, item);
   }

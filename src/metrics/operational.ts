@@ -26,7 +26,11 @@ function pooledQuantile(items: readonly ItemTrials[], value: (t: TrialRecord) =>
 function perGoalMean(items: readonly ItemTrials[], value: (t: TrialRecord) => number, ctx: EstimateContext, scale = 1): MetricValue {
   const values = items
     .filter((item) => item.trials.length > 0)
-    .map((item) => ({ value: (scale * item.trials.reduce((s, t) => s + value(t), 0)) / item.trials.length, trials: item.trials.length, cluster: item.cluster }));
+    .map((item) => ({
+      value: (scale * item.trials.reduce((s, t) => s + value(t), 0)) / item.trials.length,
+      trials: item.trials.length,
+      cluster: item.cluster,
+    }));
   return itemMeanMetric(values, ctx, UNBOUNDED, "t_clustered", scale);
 }
 
@@ -47,9 +51,7 @@ export function engineOperational(goals: readonly ItemTrials[], ctx: EstimateCon
   }
   // An errored trial was cut short by the infrastructure: its blockers and escalations say
   // nothing about the plan, so both are over decided trials (approved or escalated) only.
-  const decided = goals
-    .map((g) => ({ ...g, trials: g.trials.filter((t) => t.status !== "error") }))
-    .filter((g) => g.trials.length > 0);
+  const decided = goals.map((g) => ({ ...g, trials: g.trials.filter((t) => t.status !== "error") })).filter((g) => g.trials.length > 0);
   for (const origin of ["gate", "critic"] as BlockerOrigin[]) {
     metrics[`blockers_per_goal.${origin}`] = perGoalMean(decided, (t) => blockerKeysByOrigin(t)[origin].size, ctx);
   }
@@ -61,7 +63,12 @@ export function engineOperational(goals: readonly ItemTrials[], ctx: EstimateCon
   const lapsesRecorded = decided
     .map((g) => ({ ...g, trials: g.trials.filter((t) => t.rounds.every((r) => r.carry_forward_lapsed !== undefined)) }))
     .filter((g) => g.trials.length > 0);
-  metrics.carry_forward_lapses_per_100_goals = perGoalMean(lapsesRecorded, (t) => t.rounds.reduce((n, r) => n + (r.carry_forward_lapsed?.length ?? 0), 0), ctx, 100);
+  metrics.carry_forward_lapses_per_100_goals = perGoalMean(
+    lapsesRecorded,
+    (t) => t.rounds.reduce((n, r) => n + (r.carry_forward_lapsed?.length ?? 0), 0),
+    ctx,
+    100,
+  );
   metrics.llm_calls_per_goal = perGoalMean(goals, (t) => transportAttempts(t), ctx);
   for (const role of ROLES) metrics[`llm_calls_per_goal.${role}`] = perGoalMean(goals, (t) => transportAttempts(t, role), ctx);
   const revisions = goals.flatMap((g) => g.trials.filter((t) => t.rounds.length > 0).map((t) => t.rounds.length - 1));

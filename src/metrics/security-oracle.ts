@@ -48,8 +48,14 @@ export function securityOracleMetrics(items: readonly ItemTrials[], truths: read
     security_correct_passed: shares(correct, approved),
   };
   for (const cwe of [...new Set(joined.map((j) => j.truth.cwe))].sort()) {
-    out[`security_flawed_blocked.${cwe}`] = shares(flawed.filter((j) => j.truth.cwe === cwe), blocked);
-    out[`security_correct_passed.${cwe}`] = shares(correct.filter((j) => j.truth.cwe === cwe), approved);
+    out[`security_flawed_blocked.${cwe}`] = shares(
+      flawed.filter((j) => j.truth.cwe === cwe),
+      blocked,
+    );
+    out[`security_correct_passed.${cwe}`] = shares(
+      correct.filter((j) => j.truth.cwe === cwe),
+      approved,
+    );
   }
   return out;
 }

@@ -42,7 +42,11 @@ function fromItems(def: MetricDef, run: RunItems): MetricValue {
   if (rule === null) throw new Error(`metric ${def.id}: no computation, per-item rule or statistic`);
   if (rule.kind === "counts") return ratioMetric(defined<RatioItem>(run.items.map(rule.of)), run.ctx, def.id);
   const values = defined<ItemValue>(run.items.map(rule.of));
-  if (def.kind === "item_share") return itemShareMetric(values.map((v) => ({ hit: v.value === 1, trials: v.trials })), run.ctx);
+  if (def.kind === "item_share")
+    return itemShareMetric(
+      values.map((v) => ({ hit: v.value === 1, trials: v.trials })),
+      run.ctx,
+    );
   return itemMeanMetric(values, run.ctx, def.kind === "paired_effect" ? [-1, 1] : [0, 1], def.interval);
 }
 

@@ -68,12 +68,7 @@ function stampPlan(goal: Goal, output: PlannerOutput, round: number, parent: Pla
   };
 }
 
-export function plannerRequest(
-  goal: Goal,
-  mode: PlannerMode,
-  call: PlannerCall,
-  previous?: { plan: Plan; findings: readonly BlockingFinding[] },
-): LlmRequest {
+export function plannerRequest(goal: Goal, mode: PlannerMode, call: PlannerCall, previous?: { plan: Plan; findings: readonly BlockingFinding[] }): LlmRequest {
   const prompt = plannerPromptFor(call.attributes ?? {});
   const template = prompt.templates[mode].text;
   const findings = previous?.findings ?? [];

@@ -31,7 +31,11 @@ interface Message {
 
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.filter((b: Block) => b.type === "text").map((b: Block) => b.text ?? "").join("\n");
+  if (Array.isArray(content))
+    return content
+      .filter((b: Block) => b.type === "text")
+      .map((b: Block) => b.text ?? "")
+      .join("\n");
   return "";
 }
 
@@ -103,7 +107,12 @@ function createAnthropicAdapter(role: RoleSettings, env: AdapterEnv): AdapterPar
         // The SDK client's own POST of the Messages endpoint, which sends a string body as it is:
         // messages.create reads the body's fields and would write the text again.
         const { data, response } = await client
-          .post<Anthropic.Message>("/v1/messages", { body: bodyJson, headers: JSON_CONTENT, timeout: options.timeoutMs, fetchOptions: timingFetchOptions(options.timing) })
+          .post<Anthropic.Message>("/v1/messages", {
+            body: bodyJson,
+            headers: JSON_CONTENT,
+            timeout: options.timeoutMs,
+            fetchOptions: timingFetchOptions(options.timing),
+          })
           .withResponse();
         rejectNonAnswer(data, Array.isArray(data?.content), response.status);
         // Anthropic-format servers may omit usage (or content): the call is still recorded, usage null.

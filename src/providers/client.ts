@@ -62,10 +62,7 @@ interface RoleRuntime {
 
 /** How one exchange ended: an answer, a transport failure, a budget refusal, or a replay that has no answer for it. */
 type ExchangeEnd =
-  | { kind: "reply"; reply: Reply }
-  | { kind: "failed"; failure: TransportError }
-  | { kind: "refused" }
-  | { kind: "missed"; miss: ReplayMissError };
+  { kind: "reply"; reply: Reply } | { kind: "failed"; failure: TransportError } | { kind: "refused" } | { kind: "missed"; miss: ReplayMissError };
 
 /** A wire body ready to send: its canonical text (what an HTTP adapter sends) and its request_sha256. */
 interface Outgoing {
@@ -160,10 +157,7 @@ function roleRuntimes(ctx: ClientContext): Record<Role, RoleRuntime> {
       const adapter = adapterFor(ctx, wire, rc);
       // A load failure surfaces at the role's first call; a role never called must not crash the process.
       adapter.catch(() => undefined);
-      return [
-        role,
-        { role, config: rc, wire, adapter, replay, throttle: new Throttle(rc.concurrency, rc.rpm, { now, sleep }), formatIndex: 0 },
-      ];
+      return [role, { role, config: rc, wire, adapter, replay, throttle: new Throttle(rc.concurrency, rc.rpm, { now, sleep }), formatIndex: 0 }];
     }),
   ) as Record<Role, RoleRuntime>;
 }
@@ -191,7 +185,8 @@ function replayStores(deps: ClientDeps): (runDir: string) => ReplayStore {
 function fromJournal({ call, failure }: JournaledCall, body: Record<string, unknown>, key: string): Exchange {
   const base = { body, key, attempts: [...call.transport_attempts], cached: call.cached, latencyMs: call.latency_ms, resumed: true };
   const reply = replyOf(call);
-  if (reply === undefined) return { ...base, kind: "failed", failure: new TransportError((call.error_class ?? "unexpected") as TransportErrorClass, failure ?? "", call.http_status) };
+  if (reply === undefined)
+    return { ...base, kind: "failed", failure: new TransportError((call.error_class ?? "unexpected") as TransportErrorClass, failure ?? "", call.http_status) };
   return { ...base, kind: "reply", reply };
 }
 
@@ -250,7 +245,7 @@ async function exchange(
   const { wire: provider } = rt;
   const { model } = rt.config;
   const { role, round, trialKey } = caller;
-  for (let retries = 0; ; ) {
+  for (let retries = 0; ;) {
     if (!admit(attempts) || deps.beforeCall?.(role, trialKey) === "budget_exceeded") return done({ kind: "refused" });
     await rt.throttle.acquire();
     const timing: TransportTiming = { startedAt: null, endedAt: null };
@@ -261,7 +256,19 @@ async function exchange(
     deps.onAttempt?.({ phase: "sent", id, role, provider, model, round, attempt, index: attempts.length }, trialKey);
     const returned = (a: TransportAttempt, usage: Usage | null) => {
       attempts.push(a);
-      deps.onAttempt?.({ phase: "returned", id, role, outcome: a.outcome, error_class: a.error_class, http_status: a.http_status, usage, cost_usd: attemptCost(provider, model, a, usage) }, trialKey);
+      deps.onAttempt?.(
+        {
+          phase: "returned",
+          id,
+          role,
+          outcome: a.outcome,
+          error_class: a.error_class,
+          http_status: a.http_status,
+          usage,
+          cost_usd: attemptCost(provider, model, a, usage),
+        },
+        trialKey,
+      );
     };
     let reply: Reply;
     try {
@@ -319,7 +326,8 @@ function callRecord(
     cost_usd: callCost(context.provider, context.model, reply, ex),
     latency_ms: ex.latencyMs,
     outcome: judged.outcome,
-    error_class: ex.kind === "refused" ? "budget_exceeded" : ex.kind === "missed" ? "replay_miss" : (judged.errorClass ?? (reply ? null : (last?.error_class ?? null))),
+    error_class:
+      ex.kind === "refused" ? "budget_exceeded" : ex.kind === "missed" ? "replay_miss" : (judged.errorClass ?? (reply ? null : (last?.error_class ?? null))),
     http_status: reply?.httpStatus ?? last?.http_status ?? null,
     transport_attempts: ex.attempts,
     raw_text: judged.text,
@@ -359,7 +367,14 @@ async function runStructured<T>(
     corrections: [],
   };
   const adapter = await rt.adapter;
-  const caller: Caller = { role: request.role, itemId: request.itemId, trial: request.trial, round: request.round, trialKey: request.trialKey ?? null, request };
+  const caller: Caller = {
+    role: request.role,
+    itemId: request.itemId,
+    trial: request.trial,
+    round: request.round,
+    trialKey: request.trialKey ?? null,
+    request,
+  };
   const render = (): Outgoing => {
     const body = adapter.render(conversation, adapter.formats[rt.formatIndex]!);
     // Written once: the text the request is hashed by is the text an HTTP adapter sends.

@@ -19,7 +19,10 @@ export function hasCredentials(url: string): boolean {
 export function urlCredentials(url: string): string[] {
   const u = new URL(url);
   // Query values as written (percent-encoded, `+` for a space) as well as decoded: a server may echo either.
-  const rawValues = u.search.slice(1).split("&").flatMap((pair) => pair.split("=").slice(1).join("="));
+  const rawValues = u.search
+    .slice(1)
+    .split("&")
+    .flatMap((pair) => pair.split("=").slice(1).join("="));
   const parts = [u.username, u.password, ...rawValues, ...[...u.searchParams.values()].flatMap((v) => [v, encodeURIComponent(v)])];
   return [...new Set(parts.flatMap((p) => [p, decoded(p)]))].filter((p) => p !== "");
 }

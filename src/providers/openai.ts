@@ -114,11 +114,7 @@ function createOpenAiAdapter(role: RoleSettings, env: AdapterEnv): AdapterParts 
         systemText: system.join("\n"),
         userPrompt: textOf(messages.find((m) => m.role === "user")?.content),
         schema:
-          format.type === "json_schema"
-            ? orNull(format.json_schema?.schema)
-            : embedded
-              ? JSON.parse(embedded.slice(JSON_MODE_SCHEMA_PREFIX.length))
-              : tools,
+          format.type === "json_schema" ? orNull(format.json_schema?.schema) : embedded ? JSON.parse(embedded.slice(JSON_MODE_SCHEMA_PREFIX.length)) : tools,
       };
     },
 

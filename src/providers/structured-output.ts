@@ -38,8 +38,5 @@ export function parseStructured<T>(text: string, validator: z.ZodType<T>, incomp
 
 /** The user turn that carries a validation error back to the model. */
 export function feedbackPrompt(error: string): string {
-  return (
-    `Your previous answer was rejected: ${error}.\n` +
-    "Answer again with exactly one JSON object that matches the required schema, and nothing else."
-  );
+  return `Your previous answer was rejected: ${error}.\n` + "Answer again with exactly one JSON object that matches the required schema, and nothing else.";
 }

@@ -85,7 +85,11 @@ export function createSimAdapter(role: RoleSettings, env: SimEnv): AdapterParts 
 
     async send(_bodyJson, { request, attempt }: SendOptions): Promise<Reply> {
       const extra = request?.extra;
-      if (!request || !isSimExtra(extra)) throw new TransportError("bad_request", "the sim provider needs the engine's request with its extra (the goal, plan, findings, fixture and mode it reads)");
+      if (!request || !isSimExtra(extra))
+        throw new TransportError(
+          "bad_request",
+          "the sim provider needs the engine's request with its extra (the goal, plan, findings, fixture and mode it reads)",
+        );
       const coordinates = [env.runSeed, request.itemId, request.trial, request.round, request.role] as const;
       const attemptRng = createRng(...coordinates, "attempt", attempt);
       const profile = request.role === "planner" ? env.profile.planner : env.profile.critic;

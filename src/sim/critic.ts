@@ -33,9 +33,7 @@ function unestablishedFact(goal: Goal, g: PlanGraph, taskId: string): string | u
   const pos = g.pos(taskId);
   const task = g.task(taskId);
   if (pos === undefined || !task) return undefined;
-  return task.preconditions
-    .map((p) => p.fact)
-    .find((f) => !goal.constraints.facts.includes(f) && !g.anyRunsBefore(g.whoEstablishes(f), pos));
+  return task.preconditions.map((p) => p.fact).find((f) => !goal.constraints.facts.includes(f) && !g.anyRunsBefore(g.whoEstablishes(f), pos));
 }
 
 /** The evidence a careful critic gives for a gate's finding (docs/design.md §5 claims); `other` when none fits. */
@@ -96,10 +94,20 @@ function hallucination(plan: Plan, rng: Rng): CriticFinding {
   const pair = pairs[pickIndex(rng, Math.max(pairs.length, 1))];
   if (contradictOrder && pair) {
     const [a, b] = pair;
-    return report("unsafe_sequencing", { task_id: a, claim: { claim: "misordered", tasks: [a, b], facts: [] } }, `${a} does not wait for ${b}.`, `Run ${b} before ${a}.`);
+    return report(
+      "unsafe_sequencing",
+      { task_id: a, claim: { claim: "misordered", tasks: [a, b], facts: [] } },
+      `${a} does not wait for ${b}.`,
+      `Run ${b} before ${a}.`,
+    );
   }
   const ghost = missingTaskId(plan);
-  return report("weak_rollback", { task_id: ghost, claim: { claim: "missing_rollback", tasks: [ghost], facts: [] } }, `${ghost} has no rollback.`, `Add a rollback to ${ghost}.`);
+  return report(
+    "weak_rollback",
+    { task_id: ghost, claim: { claim: "missing_rollback", tasks: [ghost], facts: [] } },
+    `${ghost} has no rollback.`,
+    `Add a rollback to ${ghost}.`,
+  );
 }
 
 /**
@@ -124,7 +132,14 @@ export function simCriticOutput(extra: SimExtra, rng: Rng, profile: SimProfile["
   const family = BLOCKER_ELIGIBLE_FAMILIES[pickIndex(rng, BLOCKER_ELIGIBLE_FAMILIES.length)]!;
   const task = plan.tasks[pickIndex(rng, plan.tasks.length)]?.id ?? null;
   if (inflate) {
-    findings.push(report(family, { task_id: task, claim: { claim: "other", tasks: task ? [task] : [], facts: [] } }, `I am not comfortable with ${task ?? "this plan"}; it deserves a closer look.`, "Add more safeguards."));
+    findings.push(
+      report(
+        family,
+        { task_id: task, claim: { claim: "other", tasks: task ? [task] : [], facts: [] } },
+        `I am not comfortable with ${task ?? "this plan"}; it deserves a closer look.`,
+        "Add more safeguards.",
+      ),
+    );
   }
   if (chance(rng, profile.hallucination_rate)) findings.push(hallucination(plan, rng));
   return { findings };

@@ -13,19 +13,26 @@ interface Vocabulary {
 }
 
 /** A Map, not an object literal: a domain named like an Object.prototype key ("constructor") must find nothing. */
-const DOMAIN_VOCABULARY = new Map<string, Vocabulary>(Object.entries({
-  database: { snapshot: "snapshot_database", apply: "migrate_schema", verify: "verify_migration" },
-  kubernetes: { snapshot: "export_manifests", apply: "roll_out_deployment", verify: "verify_rollout" },
-  network: { snapshot: "save_running_config", apply: "apply_route_change", verify: "verify_routes" },
-  dns: { snapshot: "export_zone", apply: "update_records", verify: "verify_resolution" },
-  storage: { snapshot: "snapshot_volumes", apply: "migrate_volumes", verify: "verify_checksums" },
-  security: { snapshot: "export_policies", apply: "rotate_credentials", verify: "verify_access" },
-  cdn: { snapshot: "export_cdn_config", apply: "switch_origin", verify: "verify_edge_responses" },
-  search: { snapshot: "snapshot_index", apply: "reindex_documents", verify: "verify_index_quality" },
-}));
+const DOMAIN_VOCABULARY = new Map<string, Vocabulary>(
+  Object.entries({
+    database: { snapshot: "snapshot_database", apply: "migrate_schema", verify: "verify_migration" },
+    kubernetes: { snapshot: "export_manifests", apply: "roll_out_deployment", verify: "verify_rollout" },
+    network: { snapshot: "save_running_config", apply: "apply_route_change", verify: "verify_routes" },
+    dns: { snapshot: "export_zone", apply: "update_records", verify: "verify_resolution" },
+    storage: { snapshot: "snapshot_volumes", apply: "migrate_volumes", verify: "verify_checksums" },
+    security: { snapshot: "export_policies", apply: "rotate_credentials", verify: "verify_access" },
+    cdn: { snapshot: "export_cdn_config", apply: "switch_origin", verify: "verify_edge_responses" },
+    search: { snapshot: "snapshot_index", apply: "reindex_documents", verify: "verify_index_quality" },
+  }),
+);
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "") || "system";
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "_")
+      .replace(/^_+|_+$/g, "") || "system"
+  );
 }
 
 function vocabularyOf(domain: string): Vocabulary {
@@ -106,13 +113,7 @@ export function goalSteps(goal: Goal): GoalStep[] {
  * - weak_rollback: the high-risk mutation has no rollback (rollback_missing).
  * Without steps (the default) it is the bare five-task template that test fixtures build on.
  */
-export function templatePlan(
-  goal: Goal,
-  defects: ReadonlySet<PlannerDefect>,
-  version: number,
-  parentId: string | null,
-  steps: readonly GoalStep[] = [],
-): Plan {
+export function templatePlan(goal: Goal, defects: ReadonlySet<PlannerDefect>, version: number, parentId: string | null, steps: readonly GoalStep[] = []): Plan {
   const v = vocabularyOf(goal.domain);
   const target = slug(goal.id).replace(/_/g, "-");
   const snapshotFact = `${v.snapshot}_done`;
@@ -140,10 +141,7 @@ export function templatePlan(
     kind: "mutate",
     target,
     risk: "high",
-    preconditions: [
-      { fact: snapshotFact, established_by: v.snapshot },
-      ...(defects.has("unverified_dependencies") ? [{ fact: approvalFact(goal) }] : []),
-    ],
+    preconditions: [{ fact: snapshotFact, established_by: v.snapshot }, ...(defects.has("unverified_dependencies") ? [{ fact: approvalFact(goal) }] : [])],
     mutates: [target],
     produces: [report],
     ...(defects.has("weak_rollback")

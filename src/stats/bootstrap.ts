@@ -57,13 +57,22 @@ export interface CountRatioItem {
  * instead of once per replicate: the same draws and, the sums being counts (exact in floating
  * point), the same replicates and interval.
  */
-export function ratioBootstrap<T extends CountRatioItem>(items: readonly T[], options: BootstrapOptions & { clusterOf?: (item: T) => string }): BootstrapResult {
+export function ratioBootstrap<T extends CountRatioItem>(
+  items: readonly T[],
+  options: BootstrapOptions & { clusterOf?: (item: T) => string },
+): BootstrapResult {
   const clusters = groupBy(items, options.clusterOf).map((group) => ({
     num: group.reduce((s, it) => s + it.num, 0),
     den: group.reduce((s, it) => s + it.den, 0),
   }));
   const ratio = (num: number, den: number) => (den === 0 ? null : num / den);
-  const value = items.length === 0 ? null : ratio(clusters.reduce((s, c) => s + c.num, 0), clusters.reduce((s, c) => s + c.den, 0));
+  const value =
+    items.length === 0
+      ? null
+      : ratio(
+          clusters.reduce((s, c) => s + c.num, 0),
+          clusters.reduce((s, c) => s + c.den, 0),
+        );
   return resample(value, clusters.length, options, (draw) => {
     let num = 0;
     let den = 0;

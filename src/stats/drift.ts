@@ -105,8 +105,17 @@ export function clusterRunVariance(sums: readonly (readonly number[])[], n: numb
  * group's items alone are inflated by a shift that moves items unequally. The larger variance is
  * conservative in control. null without either.
  */
-export function referenceShiftScore(delta: number, reference: { variance: number; df: number } | null, j: number, k: number, paired: { se: number; df: number } | null): PredictionScore | null {
-  const onReference = reference && reference.variance > 0 && reference.df > 0 ? scoreOf(delta / Math.sqrt((1 / j + 1 / k) * reference.variance), reference.df, Math.sqrt(reference.variance)) : null;
+export function referenceShiftScore(
+  delta: number,
+  reference: { variance: number; df: number } | null,
+  j: number,
+  k: number,
+  paired: { se: number; df: number } | null,
+): PredictionScore | null {
+  const onReference =
+    reference && reference.variance > 0 && reference.df > 0
+      ? scoreOf(delta / Math.sqrt((1 / j + 1 / k) * reference.variance), reference.df, Math.sqrt(reference.variance))
+      : null;
   const onItems = paired && paired.se > 0 && paired.df >= 1 ? scoreOf(delta / paired.se, paired.df, paired.se / Math.sqrt(1 / j + 1 / k)) : null;
   if (onReference === null || onItems === null) return onReference ?? onItems;
   return onItems.p > onReference.p ? onItems : onReference;

@@ -41,7 +41,12 @@ export function holmByFamily(pValues: readonly (number | null)[], familyOf: (i: 
  * (it cannot reject at α); a null p is no test, as in holmByFamily. With every minP 0 (continuous
  * tests) this is holmByFamily.
  */
-export function holmTaroneByFamily(pValues: readonly (number | null)[], minP: readonly number[], alpha: number, familyOf: (i: number) => string = () => ""): (number | null)[] {
+export function holmTaroneByFamily(
+  pValues: readonly (number | null)[],
+  minP: readonly number[],
+  alpha: number,
+  familyOf: (i: number) => string = () => "",
+): (number | null)[] {
   const testable = pValues.map(() => false);
   const families = new Map<string, number[]>();
   pValues.forEach((p, i) => {

@@ -80,7 +80,10 @@ export function pairedRatioDelta(items: readonly PairedRatioItem[], conf = 0.95,
   const n = used.length;
   // ψ_i scaled by n: its mean is 0 and clusteredSe of n·ψ is exactly √(G/(G − 1) Σ_g ψ_g²).
   const scaled = used.map(({ it }) => n * ((it.aNum - ra * it.aDen) / aDen - (it.bNum - rb * it.bDen) / bDen));
-  const { se, clusters: g } = clusteredSe(scaled, used.map((u) => u.c));
+  const { se, clusters: g } = clusteredSe(
+    scaled,
+    used.map((u) => u.c),
+  );
   const mean = ra - rb;
   if (se === null) return { mean, se: null, low: null, high: null, n, clusters: g };
   const half = studentTQuantile(1 - (1 - conf) / 2, g - 1) * se;

@@ -77,7 +77,11 @@ export interface PairedVectors {
  * distribution unchanged, so the null distribution comes from R random swaps, each cluster swapped
  * with probability ½ (seeded). p = (1 + #{S* ≥ S})/(1 + R). null when the statistic is.
  */
-export function pairedSwapTest(units: readonly PairedVectors[], statistic: (units: readonly PairedVectors[]) => number | null, opts: { reps: number; seed: number }): { statistic: number | null; p: number | null } {
+export function pairedSwapTest(
+  units: readonly PairedVectors[],
+  statistic: (units: readonly PairedVectors[]) => number | null,
+  opts: { reps: number; seed: number },
+): { statistic: number | null; p: number | null } {
   const observed = statistic(units);
   if (observed === null) return { statistic: null, p: null };
   const clusters = [...new Set(units.map((u) => u.cluster))];

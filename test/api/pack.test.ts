@@ -12,7 +12,11 @@ import { PACKAGE_ROOT } from "../../harness/package.ts";
  */
 
 const run = (command: string, args: string[], cwd: string) =>
-  execFileSync(command, args, { cwd, encoding: "utf8", env: { ...process.env, npm_config_prefer_offline: "true", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" } });
+  execFileSync(command, args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, npm_config_prefer_offline: "true", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" },
+  });
 
 describe("the packed package", () => {
   const root = mkdtempSync(join(tmpdir(), "ft-pack-"));
@@ -24,7 +28,10 @@ describe("the packed package", () => {
     const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
     run(process.execPath, [tsc, "-p", join(PACKAGE_ROOT, "tsconfig.types.json")], PACKAGE_ROOT);
     // The build is current (test/setup/build.ts): packing it needs no `prepare`.
-    const [packed] = JSON.parse(run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", root], PACKAGE_ROOT)) as { filename: string; files: { path: string }[] }[];
+    const [packed] = JSON.parse(run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", root], PACKAGE_ROOT)) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
     files = packed!.files.map((f) => f.path);
     mkdirSync(app);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
@@ -32,8 +39,22 @@ describe("the packed package", () => {
   }, 180_000);
 
   it("carries the build, the declarations and the data a sweep reads, and no tests or runs", () => {
-    for (const path of ["bin/fieldtest.js", "dist/harness/api/index.js", "dist/types/harness/api/index.d.ts", "dist/bundle/main.js", "dist/src/providers/prices.yaml", "dist/src/sim/profiles/default.yaml", "corpus/canaries", "baselines/sim-default.json", "gate.yaml", "examples/api.mjs"]) {
-      expect(files.some((f) => f.startsWith(path)), path).toBe(true);
+    for (const path of [
+      "bin/fieldtest.js",
+      "dist/harness/api/index.js",
+      "dist/types/harness/api/index.d.ts",
+      "dist/bundle/main.js",
+      "dist/src/providers/prices.yaml",
+      "dist/src/sim/profiles/default.yaml",
+      "corpus/canaries",
+      "baselines/sim-default.json",
+      "gate.yaml",
+      "examples/api.mjs",
+    ]) {
+      expect(
+        files.some((f) => f.startsWith(path)),
+        path,
+      ).toBe(true);
     }
     expect(files.filter((f) => /^(test|runs|dist\/test|dist\/scripts|src|harness)\//.test(f) || f.endsWith(".tsbuildinfo"))).toEqual([]);
   });
@@ -46,7 +67,12 @@ describe("the packed package", () => {
         console.log(JSON.stringify({ exitCode: sweep.exitCode, dir: sweep.dir, counts: sweep.summary.counts, root: PACKAGE_ROOT, gate: { exitCode: judged.exitCode, decision: judged.result.decision, checks: judged.result.checks.length } }));
       });`;
     const out = JSON.parse(run(process.execPath, ["--input-type=module", "-e", script], app)) as Record<string, unknown>;
-    expect(out).toMatchObject({ exitCode: 0, dir: "runs/api", counts: { items: { corpus: 3 }, trials: { corpus: 6 } }, root: join(app, "node_modules", "fieldtest") });
+    expect(out).toMatchObject({
+      exitCode: 0,
+      dir: "runs/api",
+      counts: { items: { corpus: 3 }, trials: { corpus: 6 } },
+      root: join(app, "node_modules", "fieldtest"),
+    });
     // A run of 3 goals against the full sim baseline covers too few items to pass or fail: inconclusive, with every check said.
     expect(out.gate).toMatchObject({ exitCode: 2, decision: "inconclusive" });
     expect((out.gate as { checks: number }).checks).toBeGreaterThan(0);
@@ -57,7 +83,9 @@ describe("the packed package", () => {
     copyFileSync(join(app, "node_modules", "fieldtest", "examples", "api.mjs"), join(app, "api.mjs"));
     const { status, stdout } = spawnSync(process.execPath, ["api.mjs"], { cwd: app, encoding: "utf8" });
     expect(status).toBe(2);
-    expect(stdout).toMatch(/^sweep: runs\/\S+: 3 goals, 6 trials; engine_flip_rate \S+ over 3 items\ngate: inconclusive \(exit 2\); failed: none; JUnit runs\/\S+\/gate-junit\.xml\n$/);
+    expect(stdout).toMatch(
+      /^sweep: runs\/\S+: 3 goals, 6 trials; engine_flip_rate \S+ over 3 items\ngate: inconclusive \(exit 2\); failed: none; JUnit runs\/\S+\/gate-junit\.xml\n$/,
+    );
     expect(readdirSync(join(app, "runs")).length).toBe(2);
   });
 });

@@ -17,7 +17,11 @@ describe("the module graph", () => {
   });
 
   it("has no import from src/ into harness/ or scripts/: the engine never reaches up into the harness", () => {
-    const upward = sources("src").flatMap((file) => importsOf(file).filter((to) => !to.startsWith(`src/`)).map((to) => `${file} -> ${to}`));
+    const upward = sources("src").flatMap((file) =>
+      importsOf(file)
+        .filter((to) => !to.startsWith(`src/`))
+        .map((to) => `${file} -> ${to}`),
+    );
     expect(upward).toEqual([]);
   });
 });

@@ -49,7 +49,8 @@ function makeTrial(spec: ItemSpec, trial: number): TrialRecord {
         structural_hash: "s",
         gate_findings: [],
         repairs: [],
-        critic: label === "unavailable" ? { outcome: "critic_unavailable", reason: "invalid_output", raw_text: "x", findings: [], malformed_findings: 0 } : null,
+        critic:
+          label === "unavailable" ? { outcome: "critic_unavailable", reason: "invalid_output", raw_text: "x", findings: [], malformed_findings: 0 } : null,
         carried_forward: [],
         blocker_keys: keys,
         decision: blocking ? "escalate" : "approve",
@@ -105,7 +106,10 @@ export function makeManifest(items: ItemSpec[], patch: (m: Manifest) => void = (
     fingerprint: {},
     gate_versions: { ordering_sane: "1", rollback_present: "1" },
     price_table_version: null,
-    roles: { planner: { provider: "sim", model: "sim-planner", ...structuredClone(ROLE) }, critic: { provider: "sim", model: "sim-critic", ...structuredClone(ROLE) } },
+    roles: {
+      planner: { provider: "sim", model: "sim-planner", ...structuredClone(ROLE) },
+      critic: { provider: "sim", model: "sim-critic", ...structuredClone(ROLE) },
+    },
     corpus: { hash: "corpus-hash", items: Object.fromEntries(items.map((i) => [`${i.suite}/${i.id}`, i.hash ?? `hash-${i.id}`])) },
     plan: { items: items.map((i) => `${i.suite}/${i.id}`), trials: items[0]?.verdicts.length ?? 1, planned: 0, shard: null, shard_planned: 0 },
     operational: { concurrency: 1, budget_usd: null, max_calls: null },
@@ -128,9 +132,7 @@ export function makeFixture(id: string, seeded: boolean): Fixture {
     group: `g-${id}`,
     goal: makeGoal(),
     plan: makePlan([read("inspect"), mutate("change", { risk: "high" })]),
-    seeded_defects: seeded
-      ? [{ task: "change", family: "weak_rollback", claim: { kind: "missing_rollback", tasks: ["change"] }, gate_visible: false }]
-      : [],
+    seeded_defects: seeded ? [{ task: "change", family: "weak_rollback", claim: { kind: "missing_rollback", tasks: ["change"] }, gate_visible: false }] : [],
     expected_verdict: { strict: seeded ? "escalate" : "approve", balanced: seeded ? "escalate" : "approve" },
     expected_critic_verdict: { strict: seeded ? "block" : "pass", balanced: seeded ? "block" : "pass" },
   });
@@ -140,7 +142,12 @@ export function makeFixture(id: string, seeded: boolean): Fixture {
  * A snapshot of one run of `items`, or of several runs pooled (one item list per run, each run its
  * own seed), with the metrics the summary computes; `patch` edits every run's manifest, `edit` every trial.
  */
-export function makeSnapshot(runs: ItemSpec[] | ItemSpec[][], fixtures: Fixture[], patch: (m: Manifest) => void = () => {}, edit: (t: TrialRecord) => void = () => {}): Snapshot {
+export function makeSnapshot(
+  runs: ItemSpec[] | ItemSpec[][],
+  fixtures: Fixture[],
+  patch: (m: Manifest) => void = () => {},
+  edit: (t: TrialRecord) => void = () => {},
+): Snapshot {
   const lists = (Array.isArray(runs[0]) ? runs : [runs]) as ItemSpec[][];
   const parts = lists.map((specs, r) => {
     const trials = makeTrials(specs);
@@ -152,7 +159,10 @@ export function makeSnapshot(runs: ItemSpec[] | ItemSpec[][], fixtures: Fixture[
     });
     return { manifest, trials, metrics: summarize({ trials, fixtures, goals: [] }, { seed: 0, bootstrapReps: 100 }).metrics };
   });
-  const pooled = parts.length === 1 ? parts[0]!.metrics : summarize({ trials: poolTrials(parts.map((p) => p.trials)), fixtures, goals: [] }, { seed: 0, bootstrapReps: 100 }).metrics;
+  const pooled =
+    parts.length === 1
+      ? parts[0]!.metrics
+      : summarize({ trials: poolTrials(parts.map((p) => p.trials)), fixtures, goals: [] }, { seed: 0, bootstrapReps: 100 }).metrics;
   return buildSnapshot({ name: "t", runs: parts, fixtures, metrics: pooled });
 }
 
@@ -213,7 +223,17 @@ export function metricSnapshot(name: string, values: Record<string, Value>, perR
       const known = ms.map((m) => m.value).filter((v): v is number => v !== null);
       const mean = known.reduce((a, b) => a + b, 0) / known.length;
       const sd = known.length < 2 ? null : Math.sqrt(known.reduce((a, b) => a + (b - mean) ** 2, 0) / (known.length - 1));
-      return [metric, { values: ms.map((m) => m.value), numerators: ms.map((m) => ("numerator" in m ? m.numerator : null)), denominators: ms.map((m) => ("denominator" in m ? m.denominator : null)), n: known.length, mean, sd }];
+      return [
+        metric,
+        {
+          values: ms.map((m) => m.value),
+          numerators: ms.map((m) => ("numerator" in m ? m.numerator : null)),
+          denominators: ms.map((m) => ("denominator" in m ? m.denominator : null)),
+          n: known.length,
+          mean,
+          sd,
+        },
+      ];
     }),
   );
   return {

@@ -20,7 +20,11 @@ const CLEAN = Array.from({ length: 4 }, (_, i) => `clean-${i}`);
 
 function specs(n: number, misses: number): ItemSpec[] {
   return [
-    ...SEEDED.map((id, i) => ({ suite: "boundary" as const, id, verdicts: Array.from({ length: n }, (_, t) => (t < (i % 2 ? misses : 0) ? "pass" : "block")) })),
+    ...SEEDED.map((id, i) => ({
+      suite: "boundary" as const,
+      id,
+      verdicts: Array.from({ length: n }, (_, t) => (t < (i % 2 ? misses : 0) ? "pass" : "block")),
+    })),
     ...CLEAN.map((id) => ({ suite: "boundary" as const, id, verdicts: Array<string>(n).fill("pass") })),
   ];
 }
@@ -42,7 +46,16 @@ beforeAll(async () => {
   hashes = writeCorpus(corpus(), [...SEEDED.map((id) => makeFixture(id, true)), ...CLEAN.map((id) => makeFixture(id, false))], []);
   writeFileSync(
     join(root, "policy.yaml"),
-    ["version: 1", "min_trials_per_item: 3", "floors:", "  - { metric: critic_unavailable_rate, max: 0.1 }", "non_inferiority:", "  - { metric: critic_miss_rate, margin: 0.1 }", "  - { metric: label_flip_rate, margin: 0.2 }", ""].join("\n"),
+    [
+      "version: 1",
+      "min_trials_per_item: 3",
+      "floors:",
+      "  - { metric: critic_unavailable_rate, max: 0.1 }",
+      "non_inferiority:",
+      "  - { metric: critic_miss_rate, margin: 0.1 }",
+      "  - { metric: label_flip_rate, margin: 0.2 }",
+      "",
+    ].join("\n"),
   );
   const seeded = (seed: number) => (m: Manifest) => void ((m.run_id = `base-${seed}`), (m.config.seed = seed));
   const dirs = [1, 2, 3].map((seed) => runDir(`base-${seed}`, specs(5, 1), seeded(seed)));
@@ -56,15 +69,35 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describe("fieldtest baseline, diff and gate (CLI)", () => {
   it("publishes a schema-valid baseline pooling the runs, with each metric's between-run mean and SD", () => {
     const b = JSON.parse(readFileSync(join(root, "baselines", "base.json"), "utf8"));
-    expect(b).toMatchObject({ schema_version: SNAPSHOT_SCHEMA_VERSION, kind: "fieldtest-snapshot", name: "base", trials_per_run: 5, trials_per_item: 15, canary_passed: true });
-    expect(b.runs.map((r: { run_id: string; seed: number }) => [r.run_id, r.seed])).toEqual([["base-1", 1], ["base-2", 2], ["base-3", 3]]);
+    expect(b).toMatchObject({
+      schema_version: SNAPSHOT_SCHEMA_VERSION,
+      kind: "fieldtest-snapshot",
+      name: "base",
+      trials_per_run: 5,
+      trials_per_item: 15,
+      canary_passed: true,
+    });
+    expect(b.runs.map((r: { run_id: string; seed: number }) => [r.run_id, r.seed])).toEqual([
+      ["base-1", 1],
+      ["base-2", 2],
+      ["base-3", 3],
+    ]);
     expect(b.decision_context.critic).toMatchObject({ provider: "sim", model: "sim-critic", temperature: 0.2, system_prompt_sha256: "sys" });
     expect(b.items).toHaveLength(12);
     expect(b.between_runs.critic_miss_rate).toMatchObject({ n: 3, mean: expect.closeTo(0.1, 12), sd: 0, values: [0.1, 0.1, 0.1] });
   });
 
   it("trend rejects an unknown --metrics name as bad input (exit 2), even with --fail-on-alert, instead of charting nothing", async () => {
-    const r = await fieldtest("trend", join(root, "base-1"), join(root, "base-2"), "--baseline", join(root, "baselines", "base.json"), "--metrics", "critic_miss_rate,critic_mis_rate", "--fail-on-alert");
+    const r = await fieldtest(
+      "trend",
+      join(root, "base-1"),
+      join(root, "base-2"),
+      "--baseline",
+      join(root, "baselines", "base.json"),
+      "--metrics",
+      "critic_miss_rate,critic_mis_rate",
+      "--fail-on-alert",
+    );
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('fieldtest: command line: --metrics: unknown metric "critic_mis_rate": not in any run or the baseline');
     expect(r.stdout).toBe("");
@@ -74,9 +107,13 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     const other = runDir("other-temp", specs(5, 1), (m) => void ((m.run_id = "o"), (m.config.seed = 9), (m.roles.critic.temperature = 0.7)));
     const r = await fieldtest("baseline", "publish", join(root, "base-1"), other, "--out", join(root, "baselines", "mixed.json"));
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe(`fieldtest: ${other}/manifest.json: critic.temperature: is 0.7 but 0.2 in the first run: a baseline pools runs of one configuration`);
+    expect(r.stderr.trim()).toBe(
+      `fieldtest: ${other}/manifest.json: critic.temperature: is 0.7 but 0.2 in the first run: a baseline pools runs of one configuration`,
+    );
     expect(existsSync(join(root, "baselines", "mixed.json"))).toBe(false);
-    expect(() => snapshotOfRuns([join(root, "base-1"), join(root, "base-1")], corpus(), "twice")).toThrow(`${join(root, "base-1")}/manifest.json: run_id: is given twice`);
+    expect(() => snapshotOfRuns([join(root, "base-1"), join(root, "base-1")], corpus(), "twice")).toThrow(
+      `${join(root, "base-1")}/manifest.json: run_id: is given twice`,
+    );
   });
 
   it("refuses a baseline of an older schema with the command that re-publishes it", () => {
@@ -97,9 +134,13 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
       writeFileSync(join(root, name), JSON.stringify(copy, null, 2));
       return () => readSnapshot(join(root, name));
     };
-    expect(broken("maybe.json", (items) => void (items[0]!.modal_verdict = "maybe"))).toThrow(/maybe\.json:\d+: items\[0\]\.modal_verdict: a counted verdict is one of block, pass, escalated, approved$/);
+    expect(broken("maybe.json", (items) => void (items[0]!.modal_verdict = "maybe"))).toThrow(
+      /maybe\.json:\d+: items\[0\]\.modal_verdict: a counted verdict is one of block, pass, escalated, approved$/,
+    );
     expect(broken("label.json", (items) => void (items[0]!.verdict_counts = { frob: 3 }))).toThrow(/label\.json:\d+: items\[0\]\.verdict_counts\.frob: /);
-    expect(broken("twice.json", (items) => void items.push(items[0]!))).toThrow(new RegExp(`twice\\.json:\\d+: items\\[${good.items.length}\\]\\.item_id: .* is listed twice$`));
+    expect(broken("twice.json", (items) => void items.push(items[0]!))).toThrow(
+      new RegExp(`twice\\.json:\\d+: items\\[${good.items.length}\\]\\.item_id: .* is listed twice$`),
+    );
   });
 
   it("refuses a run whose manifest's start is not a date: runs are ordered and reported by it", () => {
@@ -116,13 +157,21 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
       `new.json:1: schema_version: this baseline was written by a newer fieldtest (snapshot schema ${SNAPSHOT_SCHEMA_VERSION + 1}; this one reads ${SNAPSHOT_SCHEMA_VERSION}): update fieldtest to read it`,
     );
     writeFileSync(join(root, "text.json"), JSON.stringify({ schema_version: String(SNAPSHOT_SCHEMA_VERSION), kind: "fieldtest-snapshot" }));
-    expect(() => readSnapshot(join(root, "text.json"))).toThrow(`text.json:1: schema_version: expected the snapshot schema number ${SNAPSHOT_SCHEMA_VERSION}, got "${SNAPSHOT_SCHEMA_VERSION}"`);
+    expect(() => readSnapshot(join(root, "text.json"))).toThrow(
+      `text.json:1: schema_version: expected the snapshot schema number ${SNAPSHOT_SCHEMA_VERSION}, got "${SNAPSHOT_SCHEMA_VERSION}"`,
+    );
   });
 
   it("diff --json attributes a decisive change to a temperature change and exits 0, naming the seed as a non-cause", async () => {
     // Every seeded fixture now passes every trial: 0/5 against 15/0 in the pooled baseline, beyond noise.
     const worse = specs(5, 1).map((s) => (s.id.startsWith("seeded") ? { ...s, verdicts: Array<string>(5).fill("pass") } : s));
-    const withCause = await fieldtest("diff", runDir("temp", worse, (m) => void (m.roles.critic.temperature = 1)), "--baseline", join(root, "baselines", "base.json"), "--json");
+    const withCause = await fieldtest(
+      "diff",
+      runDir("temp", worse, (m) => void (m.roles.critic.temperature = 1)),
+      "--baseline",
+      join(root, "baselines", "base.json"),
+      "--json",
+    );
     expect(withCause.code).toBe(0);
     const d = JSON.parse(withCause.stdout);
     expect(d.deltas.filter((x: { beyond_noise: boolean }) => x.beyond_noise).length).toBeGreaterThan(0);
@@ -133,7 +182,9 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     expect(text).toContain("critic.temperature: 0.2 -> 1\n");
     // "changed" would read as "changed verdicts": it counts items whose content (item hash) differs.
     expect(text).toMatch(/\nitems: \d+ compared \(0 whose content changed\), 0 only in baseline, 0 only in candidate\n/);
-    expect(text).toMatch(/per-item test: Fisher exact, two-sided, Holm at α 0.05 over the \d+ items' verdict tests and, apart, the \d+ blocker keys' tests; .*\(Holm's first step [\d.e-]+, keys [\d.e-]+\)\n/);
+    expect(text).toMatch(
+      /per-item test: Fisher exact, two-sided, Holm at α 0.05 over the \d+ items' verdict tests and, apart, the \d+ blocker keys' tests; .*\(Holm's first step [\d.e-]+, keys [\d.e-]+\)\n/,
+    );
   });
 
   it("a file where a run folder goes, a run's manifest where a baseline goes and a folder where a file goes are each named for what they are (exit 2)", async () => {
@@ -144,8 +195,12 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
       expect(r.code).toBe(2);
       return r.stderr.trimEnd().split("\n");
     };
-    expect(await lines("trend", dir, manifest)).toEqual([`fieldtest: ${manifest}:1: kind: not a baseline (a file written by \`fieldtest baseline publish\`, kind "fieldtest-snapshot"; this one has no kind): give a baseline file, or a run folder where a run may go`]);
-    expect(await lines("baseline", "publish", manifest, "--out", join(root, "x.json"))).toEqual([`fieldtest: ${manifest}: is a file, not a run folder: give the folder that holds it`]);
+    expect(await lines("trend", dir, manifest)).toEqual([
+      `fieldtest: ${manifest}:1: kind: not a baseline (a file written by \`fieldtest baseline publish\`, kind "fieldtest-snapshot"; this one has no kind): give a baseline file, or a run folder where a run may go`,
+    ]);
+    expect(await lines("baseline", "publish", manifest, "--out", join(root, "x.json"))).toEqual([
+      `fieldtest: ${manifest}: is a file, not a run folder: give the folder that holds it`,
+    ]);
     expect(await lines("trend", dir, "--baseline", dir)).toEqual([`fieldtest: ${dir}: is a folder, not a file`]);
   });
 
@@ -154,7 +209,11 @@ describe("fieldtest baseline, diff and gate (CLI)", () => {
     const same = await fieldtest("gate", runDir("same", specs(5, 1)), ...policy);
     expect([same.code, same.stdout.trim().split("\n").at(-1)]).toEqual([0, "gate: pass"]);
     expect(existsSync(join(root, "same", "gate-junit.xml"))).toBe(true);
-    const raised = await fieldtest("gate", runDir("raised", specs(5, 4), (m) => void (m.roles.critic.model = "worse")), ...policy);
+    const raised = await fieldtest(
+      "gate",
+      runDir("raised", specs(5, 4), (m) => void (m.roles.critic.model = "worse")),
+      ...policy,
+    );
     expect(raised.code).toBe(1);
     expect(raised.stdout).toContain("gate: regression in critic_miss_rate");
     const one = await fieldtest("gate", runDir("one", specs(1, 0)), ...policy);
@@ -197,7 +256,9 @@ describe("compare and trend text (the CLI's formatting, in process)", () => {
     expect(swap).toContain("metric deltas (B -> A: each side's own value; Δ: mean per-item difference A − B over the shared items");
     // With no item in common there is nothing to pair, and the text says so instead of an empty list.
     const other = { ...run("temp"), items: [] };
-    expect(formatComparison(compareSnapshots(other, base(), { reps: 200 }))).toContain("metric deltas: none: A and B share no item with the same content (nothing to pair)");
+    expect(formatComparison(compareSnapshots(other, base(), { reps: 200 }))).toContain(
+      "metric deltas: none: A and B share no item with the same content (nothing to pair)",
+    );
   });
 
   it("trend prints one line per alarming metric: what, since when, how far", () => {
@@ -211,7 +272,9 @@ describe("compare and trend text (the CLI's formatting, in process)", () => {
     const alarm = text.split("\n").find((l) => l.startsWith("ALERT critic_miss_rate "));
     // About 4 misses per run: a rate with few events, described (and tested) by its counts.
     // The reference is the baseline's three runs alone, whatever came after them.
-    expect(alarm).toMatch(/^ALERT critic_miss_rate \[exploratory\] \(worse up\): since run 5:night-8, first alarm run 5:night-8; 1 vs reference 0\.1 \(12 events in 120 units over 3 runs; exact count test\); charts shift/);
+    expect(alarm).toMatch(
+      /^ALERT critic_miss_rate \[exploratory\] \(worse up\): since run 5:night-8, first alarm run 5:night-8; 1 vs reference 0\.1 \(12 events in 120 units over 3 runs; exact count test\); charts shift/,
+    );
     expect(alarm).toContain("alarming on the last run");
   });
 });

@@ -32,12 +32,31 @@ describe("compare (model swap)", () => {
 
   it("lists the changed items with their per-item exact test and names what differs between A and B", () => {
     const b = run(() => BLOCK);
-    const a = run((i) => (i < 2 ? PASS : BLOCK), (m) => void ((m.roles.critic.model = "critic-2"), (m.config.seed = 9)));
+    const a = run(
+      (i) => (i < 2 ? PASS : BLOCK),
+      (m) => void ((m.roles.critic.model = "critic-2"), (m.config.seed = 9)),
+    );
     const c = compareSnapshots(a, b, { reps: 200, seed: 1 });
     expect(c.differences.map((d) => d.part)).toEqual(["run seed", "critic.model"]);
     expect(c.suites[0]!.changed_items).toEqual([
-      { item: "boundary/seeded-0", a: { pass: 5 }, b: { block: 5 }, p: expect.closeTo(2 / 252, 12), p_holm: expect.any(Number), beyond_noise: false, causes: ["critic.model"] },
-      { item: "boundary/seeded-1", a: { pass: 5 }, b: { block: 5 }, p: expect.closeTo(2 / 252, 12), p_holm: expect.any(Number), beyond_noise: false, causes: ["critic.model"] },
+      {
+        item: "boundary/seeded-0",
+        a: { pass: 5 },
+        b: { block: 5 },
+        p: expect.closeTo(2 / 252, 12),
+        p_holm: expect.any(Number),
+        beyond_noise: false,
+        causes: ["critic.model"],
+      },
+      {
+        item: "boundary/seeded-1",
+        a: { pass: 5 },
+        b: { block: 5 },
+        p: expect.closeTo(2 / 252, 12),
+        p_holm: expect.any(Number),
+        beyond_noise: false,
+        causes: ["critic.model"],
+      },
     ]);
   });
 
@@ -45,14 +64,25 @@ describe("compare (model swap)", () => {
     const noisy = run((i) => (i % 2 ? ["block", "block", "pass", "block", "pass"] : BLOCK));
     const same = compareSnapshots(noisy, noisy, { reps: 500, seed: 1 }).suites[0]!.excess_disagreement;
     expect(same).toMatchObject({ statistic: 0, p: 1, same_run: true });
-    const swapped = compareSnapshots(run(() => PASS), run(() => BLOCK, (m) => void (m.run_id = "other")), { reps: 500, seed: 1 }).suites[0]!.excess_disagreement;
+    const swapped = compareSnapshots(
+      run(() => PASS),
+      run(
+        () => BLOCK,
+        (m) => void (m.run_id = "other"),
+      ),
+      { reps: 500, seed: 1 },
+    ).suites[0]!.excess_disagreement;
     expect(swapped.statistic).toBeCloseTo(1, 10);
     expect(swapped.p!).toBeLessThan(0.01);
     expect(swapped.same_run).toBe(false);
   });
 
   it("gives paired metric deltas with intervals", () => {
-    const c = compareSnapshots(run(() => ["pass", "block", "block", "block", "block"]), run(() => BLOCK), { reps: 100 });
+    const c = compareSnapshots(
+      run(() => ["pass", "block", "block", "block", "block"]),
+      run(() => BLOCK),
+      { reps: 100 },
+    );
     const uc = c.metrics.find((m) => m.metric === "critic_miss_rate")!;
     expect(uc.delta).toBeCloseTo(0.2, 10);
     expect(uc.n_items).toBe(10);
@@ -68,16 +98,38 @@ describe("compare (model swap)", () => {
     expect(bound).toBeGreaterThan(0);
     expect(none).toMatchObject({ delta: 0, ci_low: -bound, ci_high: bound });
     // Paired on 9 of B's 10 items: B's own interval is over an item the pairs lack, so none is recovered from it.
-    const nine = makeSnapshot(IDS.slice(0, 9).map((id) => ({ suite: "boundary" as const, id, verdicts: BLOCK })), FIXTURES);
-    expect(compareSnapshots(nine, run(() => BLOCK), { reps: 100 }).metrics.find((m) => m.metric === "critic_unavailable_rate")).toMatchObject({ delta: 0, n_items: 9, ci_low: null, ci_high: null });
+    const nine = makeSnapshot(
+      IDS.slice(0, 9).map((id) => ({ suite: "boundary" as const, id, verdicts: BLOCK })),
+      FIXTURES,
+    );
+    expect(
+      compareSnapshots(
+        nine,
+        run(() => BLOCK),
+        { reps: 100 },
+      ).metrics.find((m) => m.metric === "critic_unavailable_rate"),
+    ).toMatchObject({ delta: 0, n_items: 9, ci_low: null, ci_high: null });
   });
 });
 
 describe("compare's verdict and the defect-family profile", () => {
   it("pairs every summary metric: ratios by their items' counts, agreement by a paired bootstrap, per-trial rates by Mantel–Haenszel", () => {
-    const c = compareSnapshots(run((i) => (i < 5 ? PASS : BLOCK), (m) => void (m.run_id = "a")), run(() => BLOCK), { reps: 200, seed: 1 });
+    const c = compareSnapshots(
+      run(
+        (i) => (i < 5 ? PASS : BLOCK),
+        (m) => void (m.run_id = "a"),
+      ),
+      run(() => BLOCK),
+      { reps: 200, seed: 1 },
+    );
     const method = Object.fromEntries(c.metrics.map((m) => [m.metric, m.method]));
-    expect(method).toMatchObject({ critic_miss_rate: "mantel_haenszel", label_flip_rate: "paired_t", downgrade_rate: "delta_method", critic_ac1: "cluster_bootstrap", invalid_output_rate: "delta_method" });
+    expect(method).toMatchObject({
+      critic_miss_rate: "mantel_haenszel",
+      label_flip_rate: "paired_t",
+      downgrade_rate: "delta_method",
+      critic_ac1: "cluster_bootstrap",
+      invalid_output_rate: "delta_method",
+    });
     // Every summary metric of either run has a row: paired, or a reason.
     expect(c.metrics.map((m) => m.metric).sort()).toEqual(expect.arrayContaining(Object.keys(run(() => BLOCK).metrics)));
     expect(c.metrics.every((m) => m.method !== null || m.note !== null)).toBe(true);
@@ -85,24 +137,49 @@ describe("compare's verdict and the defect-family profile", () => {
     const miss = c.metrics.find((m) => m.metric === "critic_miss_rate")!;
     expect(miss).toMatchObject({ delta: expect.closeTo(0.5, 12), beyond_noise: true });
     expect(c.verdict).toMatchObject({ differs: true, causes: [] });
-    expect(c.verdict.line).toMatch(/^B differs from A on .*critic_miss_rate \(0 -> 0\.5, Δ 0\.5, Holm p [^)]+\).*; no recorded configuration difference explains it$/);
+    expect(c.verdict.line).toMatch(
+      /^B differs from A on .*critic_miss_rate \(0 -> 0\.5, Δ 0\.5, Holm p [^)]+\).*; no recorded configuration difference explains it$/,
+    );
   });
 
   it("pairs by the catalogue: a metric without per-item values, or one it does not know, has a row saying why it is not paired", () => {
     const withSuiteMetrics = (s: Snapshot): Snapshot => ({
       ...s,
-      metrics: { ...s.metrics, security_flawed_blocked: { value: 1, ci_low: 0.9, ci_high: 1, n_items: 4, n_trials: 20 }, retired_metric: { value: 0.1, ci_low: null, ci_high: null, n_items: 4, n_trials: 20 } },
+      metrics: {
+        ...s.metrics,
+        security_flawed_blocked: { value: 1, ci_low: 0.9, ci_high: 1, n_items: 4, n_trials: 20 },
+        retired_metric: { value: 0.1, ci_low: null, ci_high: null, n_items: 4, n_trials: 20 },
+      },
     });
-    const c = compareSnapshots(withSuiteMetrics(run(() => BLOCK, (m) => void (m.run_id = "a"))), withSuiteMetrics(run(() => BLOCK)), { reps: 200, seed: 1 });
+    const c = compareSnapshots(
+      withSuiteMetrics(
+        run(
+          () => BLOCK,
+          (m) => void (m.run_id = "a"),
+        ),
+      ),
+      withSuiteMetrics(run(() => BLOCK)),
+      { reps: 200, seed: 1 },
+    );
     const row = (name: string) => c.metrics.find((m) => m.metric === name)!;
-    expect(row("security_flawed_blocked")).toMatchObject({ a: 1, b: 1, method: null, p: null, note: "it has no per-item value (a figure of the whole run): not paired; gate it with a floor" });
+    expect(row("security_flawed_blocked")).toMatchObject({
+      a: 1,
+      b: 1,
+      method: null,
+      p: null,
+      note: "it has no per-item value (a figure of the whole run): not paired; gate it with a floor",
+    });
     expect(row("retired_metric")).toMatchObject({ method: null, note: expect.stringContaining("not a metric of this version's catalogue") });
     // A corpus metric on a boundary-only run: its base has no item in either run.
     expect(row("engine_flip_rate")).toMatchObject({ method: null, note: expect.stringContaining("none is in its base") });
   });
 
   it("reads no difference beyond noise for a run against a rerun of itself, and takes no share of α for what never varied", () => {
-    const noisy = (seed: number) => run((i) => (i % 2 ? ["block", "pass", "block", "block", "block"] : BLOCK), (m) => void ((m.run_id = `r${seed}`), (m.config.seed = seed)));
+    const noisy = (seed: number) =>
+      run(
+        (i) => (i % 2 ? ["block", "pass", "block", "block", "block"] : BLOCK),
+        (m) => void ((m.run_id = `r${seed}`), (m.config.seed = seed)),
+      );
     const c = compareSnapshots(noisy(1), noisy(2), { reps: 200, seed: 1 });
     expect(c.verdict).toMatchObject({ differs: false, metrics: [], causes: [] });
     expect(c.verdict.line).toMatch(/^no difference beyond noise \(\d+ metrics paired, Holm at 0\.05\)$/);
@@ -113,14 +190,35 @@ describe("compare's verdict and the defect-family profile", () => {
     expect(blockerKeyCell("rollback_present:rollback_missing:apply:rollback")).toEqual({ origin: "gate", family: "weak_rollback" });
     expect(blockerKeyCell("critic:unsafe_sequencing:step_1:misordered:a:b")).toEqual({ origin: "critic", family: "unsafe_sequencing" });
     expect(blockerKeyCell("pack.security:open_port:t:x")).toEqual({ origin: "gate", family: "pack" });
-    const goals = (key: (i: number) => string) => Array.from({ length: 12 }, (_, i) => ({ suite: "corpus" as const, id: `g${i}`, verdicts: ["escalated", "escalated"], keys: [[key(i)], [key(i)]] }));
+    const goals = (key: (i: number) => string) =>
+      Array.from({ length: 12 }, (_, i) => ({ suite: "corpus" as const, id: `g${i}`, verdicts: ["escalated", "escalated"], keys: [[key(i)], [key(i)]] }));
     const gate = "rollback_present:rollback_missing:t:rollback";
     const critic = "critic:unsafe_sequencing:t:x";
-    const same = defectProfile(makeSnapshot(goals(() => gate), []), makeSnapshot(goals(() => gate), []), { reps: 500, seed: 1 });
+    const same = defectProfile(
+      makeSnapshot(
+        goals(() => gate),
+        [],
+      ),
+      makeSnapshot(
+        goals(() => gate),
+        [],
+      ),
+      { reps: 500, seed: 1 },
+    );
     expect(same).toMatchObject({ n_goals: 12, total: { a: 1, b: 1, delta: 0 }, distance: { statistic: 0 } });
     expect(same.distance.p).toBe(1);
     // The same number of blockers, each now the critic's on sequencing: the level is unchanged, the shape is not.
-    const moved = defectProfile(makeSnapshot(goals(() => critic), []), makeSnapshot(goals(() => gate), []), { reps: 500, seed: 1 });
+    const moved = defectProfile(
+      makeSnapshot(
+        goals(() => critic),
+        [],
+      ),
+      makeSnapshot(
+        goals(() => gate),
+        [],
+      ),
+      { reps: 500, seed: 1 },
+    );
     expect(moved.total.delta).toBe(0);
     expect(moved.cells.map((x) => `${x.origin} ${x.family} ${x.b} -> ${x.a}`)).toEqual(["critic unsafe_sequencing 0 -> 1", "gate weak_rollback 1 -> 0"]);
     expect(moved.distance.statistic).toBe(1);
@@ -206,7 +304,8 @@ describe("trend (drift)", () => {
   it("charts a metric at 0 in every baseline run against the exact bound of its events: 0 → 0.54% does not alarm, 0 → 1.35% does", () => {
     const zero = { value: 0, numerator: 0, denominator: 370 };
     const base = metricSnapshot("baseline", {}, { critic_unavailable_rate: [zero, zero, zero, zero, zero] });
-    const at = (k: number) => trend([metricSnapshot("r", { critic_unavailable_rate: { value: k / 370, numerator: k, denominator: 370 } })], base).metrics[0]!.points[0]!;
+    const at = (k: number) =>
+      trend([metricSnapshot("r", { critic_unavailable_rate: { value: k / 370, numerator: k, denominator: 370 } })], base).metrics[0]!.points[0]!;
     expect(at(2)).toMatchObject({ shift: { test: "exact", p: expect.closeTo(1 / 36, 12) }, alerts: [] });
     expect(at(5)).toMatchObject({ shift: { test: "exact", p: expect.closeTo(6 ** -5, 12) }, alerts: ["shift"] });
   });
@@ -236,28 +335,74 @@ describe("trend (drift)", () => {
     // Label flips: 5/0 is Q = 0, 4/1 is Q = 0.4, 3/2 is Q = 0.6.
     const ONE = ["block", "block", "block", "block", "pass"];
     const SPLIT = ["block", "block", "block", "pass", "pass"];
-    const reference = (flips: (i: number, r: number) => boolean) => [0, 1, 2].map((r) => run((i) => (flips(i, r) ? ONE : BLOCK), (m) => void ((m.run_id = `ref-${r}`), (m.config.seed = r))));
-    const candidate = (splits: (i: number) => boolean) => run((i) => (splits(i) ? SPLIT : BLOCK), (m) => void ((m.run_id = "candidate"), (m.config.seed = 9)));
+    const reference = (flips: (i: number, r: number) => boolean) =>
+      [0, 1, 2].map((r) =>
+        run(
+          (i) => (flips(i, r) ? ONE : BLOCK),
+          (m) => void ((m.run_id = `ref-${r}`), (m.config.seed = r)),
+        ),
+      );
+    const candidate = (splits: (i: number) => boolean) =>
+      run(
+        (i) => (splits(i) ? SPLIT : BLOCK),
+        (m) => void ((m.run_id = "candidate"), (m.config.seed = 9)),
+      );
     const shift = (ref: Snapshot[], c: Snapshot) => trend([...ref, c], null, { metrics: ["label_flip_rate"] }).metrics[0]!.points[3]!.shift;
     // Item 2 flips in one reference run (0, 0.4, 0: variance 4/75), every item splits now: Δ = (9 × 0.6 + 0.6 − 0.4/3)/10 = 44/75.
     // One run's variance from the reference runs, (4/75)/10² on 2 df: T = Δ/√((1 + 1/3) · 4/7500) = 22, p 0.00206; the items alone
     // (T 44 on 9 df) would read far more.
-    expect(shift(reference((i, r) => i === 2 && r === 1), candidate(() => true))).toMatchObject({ test: "paired", delta: expect.closeTo(44 / 75, 12), T: expect.closeTo(22, 9), p: expect.closeTo(0.0020597344216681827, 9), sd_run: expect.closeTo(Math.sqrt(4 / 7500), 12) });
+    expect(
+      shift(
+        reference((i, r) => i === 2 && r === 1),
+        candidate(() => true),
+      ),
+    ).toMatchObject({
+      test: "paired",
+      delta: expect.closeTo(44 / 75, 12),
+      T: expect.closeTo(22, 9),
+      p: expect.closeTo(0.0020597344216681827, 9),
+      sd_run: expect.closeTo(Math.sqrt(4 / 7500), 12),
+    });
     // Items 0-8 each flip in one reference run (18 df), items 0-3 split now: Δ = 0.12. The reference runs read T = 1.5 on 18 df
     // (p 0.151), the run's own items T = 1.2603 on 9 df (p 0.239): the items' test is kept.
-    expect(shift(reference((i, r) => i < 9 && (i + r) % 3 === 0), candidate((i) => i < 4))).toMatchObject({ test: "paired", delta: expect.closeTo(0.12, 12), T: expect.closeTo(1.260252075625209, 9), p: expect.closeTo(0.23927242482697827, 9), sd_run: expect.closeTo(0.09521904571390467 / Math.sqrt(4 / 3), 9) });
+    expect(
+      shift(
+        reference((i, r) => i < 9 && (i + r) % 3 === 0),
+        candidate((i) => i < 4),
+      ),
+    ).toMatchObject({
+      test: "paired",
+      delta: expect.closeTo(0.12, 12),
+      T: expect.closeTo(1.260252075625209, 9),
+      p: expect.closeTo(0.23927242482697827, 9),
+      sd_run: expect.closeTo(0.09521904571390467 / Math.sqrt(4 / 3), 9),
+    });
   });
 
   it("judges a rate over trials by Fisher's exact test of its counts, whose variance every trial measures (scipy 1.17)", () => {
     // Critic misses: items 0-1 always, item 2 in one reference run of three (10, 15, 10 of 50 trials); now items 0-5 (30 of 50).
-    const reference = [0, 1, 2].map((r) => run((i) => (i < 2 + (r % 2) ? PASS : BLOCK), (m) => void ((m.run_id = `ref-${r}`), (m.config.seed = r))));
-    const worse = run((i) => (i < 6 ? PASS : BLOCK), (m) => void ((m.run_id = "worse"), (m.config.seed = 9)));
+    const reference = [0, 1, 2].map((r) =>
+      run(
+        (i) => (i < 2 + (r % 2) ? PASS : BLOCK),
+        (m) => void ((m.run_id = `ref-${r}`), (m.config.seed = r)),
+      ),
+    );
+    const worse = run(
+      (i) => (i < 6 ? PASS : BLOCK),
+      (m) => void ((m.run_id = "worse"), (m.config.seed = 9)),
+    );
     const m = trend([...reference, worse], null, { metrics: ["critic_miss_rate"] }).metrics[0]!;
     // The reference runs vary as sampling would: X² = 1.863 on 2 df, p 0.394.
     expect(m.reference).toMatchObject({ events: 35, units: 150, dispersion_p: expect.closeTo(0.393892590957108, 9) });
     // 30 of 50 against 35 of 150: P(X ≥ 30), X ~ Hypergeometric(200, 65, 50) = 3.0935e-6, two-sided twice that; mid-p z 4.629.
     const shift = m.points[3]!.shift!;
-    expect(shift).toMatchObject({ test: "fisher", delta: expect.closeTo(0.6 - 35 / 150, 12), T: null, z: expect.closeTo(4.6286588734353025, 6), sd_run: expect.closeTo(Math.sqrt((65 / 200) * (135 / 200) / 50), 12) });
+    expect(shift).toMatchObject({
+      test: "fisher",
+      delta: expect.closeTo(0.6 - 35 / 150, 12),
+      T: null,
+      z: expect.closeTo(4.6286588734353025, 6),
+      sd_run: expect.closeTo(Math.sqrt(((65 / 200) * (135 / 200)) / 50), 12),
+    });
     expect(shift.p / 6.186993341491128e-6).toBeCloseTo(1, 8);
     expect(m.points[3]!.alerts).toEqual(["shift"]);
   });
@@ -275,8 +420,16 @@ describe("trend (drift)", () => {
     expect(even.points[0]!.shift).toMatchObject({ test: "fisher" });
     // The first three runs of a history (0, 25, 0 of 50 misses) show it too, but a chance excess in three runs would turn most
     // rates away from their counts: they are judged by Fisher's test, and the excess is reported.
-    const reference = [0, 1, 2].map((r) => run((i) => (r === 1 && i < 5 ? PASS : BLOCK), (m) => void ((m.run_id = `ref-${r}`), (m.config.seed = r))));
-    const next = run((i) => (i < 3 ? PASS : BLOCK), (m) => void ((m.run_id = "next"), (m.config.seed = 9)));
+    const reference = [0, 1, 2].map((r) =>
+      run(
+        (i) => (r === 1 && i < 5 ? PASS : BLOCK),
+        (m) => void ((m.run_id = `ref-${r}`), (m.config.seed = r)),
+      ),
+    );
+    const next = run(
+      (i) => (i < 3 ? PASS : BLOCK),
+      (m) => void ((m.run_id = "next"), (m.config.seed = 9)),
+    );
     const first = trend([...reference, next], null, { metrics: ["critic_miss_rate"] }).metrics[0]!;
     expect(first.reference.dispersion_p!).toBeLessThan(1e-12);
     expect(first.points[3]!.shift).toMatchObject({ test: "fisher" });
@@ -285,7 +438,9 @@ describe("trend (drift)", () => {
   it("gives no share of α to a count test that cannot reach it: no event on either side (Tarone)", () => {
     const zero = { value: 0, numerator: 0, denominator: 370 };
     const two = metricSnapshot("baseline", {}, { label_flip_rate: BASE_RUNS, critic_unavailable_rate: [zero, zero, zero, zero, zero] });
-    const t = trend([metricSnapshot("r", { label_flip_rate: 0.2, critic_unavailable_rate: zero })], two, { headline: ["label_flip_rate", "critic_unavailable_rate"] });
+    const t = trend([metricSnapshot("r", { label_flip_rate: 0.2, critic_unavailable_rate: zero })], two, {
+      headline: ["label_flip_rate", "critic_unavailable_rate"],
+    });
     const at = Object.fromEntries(t.metrics.map((m) => [m.metric, m.points[0]!.shift!]));
     // 0 of 370 against 0 of 1,850 can give no p below 1: the flip rate's one-sided p stands alone (Holm over 2 would double it).
     expect(at.critic_unavailable_rate).toMatchObject({ test: "exact", p: 1, attainable: { up: 1, down: 1 }, p_holm: 1 });
@@ -293,7 +448,9 @@ describe("trend (drift)", () => {
     // With k events the smallest p is (1/6)^k: one event (1/6) cannot reach 0.005 and stays out; four (7.7e-4) can and share α.
     const withEvents = (k: number) =>
       Object.fromEntries(
-        trend([metricSnapshot("r", { label_flip_rate: 0.2, critic_unavailable_rate: { value: k / 370, numerator: k, denominator: 370 } })], two, { headline: ["label_flip_rate", "critic_unavailable_rate"] }).metrics.map((m) => [m.metric, m.points[0]!.shift!.p_holm]),
+        trend([metricSnapshot("r", { label_flip_rate: 0.2, critic_unavailable_rate: { value: k / 370, numerator: k, denominator: 370 } })], two, {
+          headline: ["label_flip_rate", "critic_unavailable_rate"],
+        }).metrics.map((m) => [m.metric, m.points[0]!.shift!.p_holm]),
       );
     expect(withEvents(1)).toEqual({ critic_unavailable_rate: 1, label_flip_rate: expect.closeTo(0.0044686 / 2, 6) });
     expect(withEvents(4)).toEqual({ critic_unavailable_rate: expect.closeTo(2 * 6 ** -4, 12), label_flip_rate: expect.closeTo(0.0044686 / 2, 6) });
@@ -301,7 +458,11 @@ describe("trend (drift)", () => {
 
   it("names the harmful direction from the metric catalogue", () => {
     const t = trend([metricSnapshot("r", { critic_ac1: 0.7, label_flip_rate: 0.1, "blockers_per_goal.gate": 1 })], metricSnapshot("b", {}, {}));
-    expect(Object.fromEntries(t.metrics.map((m) => [m.metric, m.worse]))).toEqual({ "blockers_per_goal.gate": "either", critic_ac1: "down", label_flip_rate: "up" });
+    expect(Object.fromEntries(t.metrics.map((m) => [m.metric, m.worse]))).toEqual({
+      "blockers_per_goal.gate": "either",
+      critic_ac1: "down",
+      label_flip_rate: "up",
+    });
   });
 
   it("rejects an unknown --metrics name instead of charting nothing", () => {
@@ -323,7 +484,11 @@ describe("trend (drift)", () => {
     expect(long.trailing!.reliable).toBe(true);
     expect(long.alerts).toContain("trailing");
     const drift = [0.1, 0.11, 0.09, 0.1, 0.12];
-    const two = trend([0.1, 0.11, 0.09, 0.1, 0.3].map((v, i) => metricSnapshot(`r${i}`, { label_flip_rate: v, evidence_drift_rate: drift[i]! })), null, { window: 4 });
+    const two = trend(
+      [0.1, 0.11, 0.09, 0.1, 0.3].map((v, i) => metricSnapshot(`r${i}`, { label_flip_rate: v, evidence_drift_rate: drift[i]! })),
+      null,
+      { window: 4 },
+    );
     const at = Object.fromEntries(two.metrics.map((m) => [m.metric, m.points[4]!.trailing!]));
     const [small, large] = [at.label_flip_rate!, at.evidence_drift_rate!];
     expect(small.p).toBe(last.trailing!.p);

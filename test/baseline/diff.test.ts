@@ -44,7 +44,10 @@ const prompt = (m: Manifest) => (m.roles.critic as unknown as { prompt: Record<s
 
 describe("diff attribution (docs/design.md §11)", () => {
   it("a run equal to the baseline's behaviour has no deltas; the differing seed is named, not a cause", () => {
-    const d = diffSnapshots(baseline, snapshot(BASE, (m) => void (m.config.seed = 7)));
+    const d = diffSnapshots(
+      baseline,
+      snapshot(BASE, (m) => void (m.config.seed = 7)),
+    );
     expect(d.deltas).toEqual([]);
     expect(d.differences).toEqual([{ kind: "seed", part: "run seed", role: null, baseline: [0, 1, 2, 3, 4], candidate: 7 }]);
   });
@@ -59,7 +62,12 @@ describe("diff attribution (docs/design.md §11)", () => {
 
   it("at N = 5 against N = 5 no single item of a diff of 7 items or more can be beyond noise: 5/0 against 0/5 is p = 0.0079 before Holm", () => {
     // Holm's first step over m tests is α/m: 0.05/8 = 0.00625 < 2/252, for the 8 items' verdict tests and for the 8 blocker keys' tests.
-    const steady: ItemSpec[] = ["goal-c", "goal-d", "goal-e"].map((id) => ({ suite: "corpus", id, verdicts: all("escalated"), keys: all("").map(() => [`gate:rollback_missing:${id}`]) }));
+    const steady: ItemSpec[] = ["goal-c", "goal-d", "goal-e"].map((id) => ({
+      suite: "corpus",
+      id,
+      verdicts: all("escalated"),
+      keys: all("").map(() => [`gate:rollback_missing:${id}`]),
+    }));
     const d = diffSnapshots(snapshot([...BASE, ...steady]), snapshot([...changedItems(), ...steady]));
     expect(d.deltas.length).toBeGreaterThan(0);
     expect(d.deltas.every((x) => x.attribution === "noise")).toBe(true);
@@ -74,7 +82,12 @@ describe("diff attribution (docs/design.md §11)", () => {
     expect(d.tests).toEqual({ verdict: 8, blocker_key: 8 });
     // Over 5 items the first step is 0.01: the same decisive flips are beyond noise, the blocker keys' own tests leaving the items' family alone.
     const five = diffSnapshots(snapshot(BASE), snapshot(changedItems()));
-    expect(five.deltas.filter((x) => x.kind === "verdict" && x.beyond_noise).map((x) => x.item).sort()).toEqual(["boundary/clean-a", "boundary/seeded-a", "corpus/goal-a"]);
+    expect(
+      five.deltas
+        .filter((x) => x.kind === "verdict" && x.beyond_noise)
+        .map((x) => x.item)
+        .sort(),
+    ).toEqual(["boundary/clean-a", "boundary/seeded-a", "corpus/goal-a"]);
   });
 
   it("against a pooled 25-trial baseline, a decisive flip with nothing recorded to explain it is unexplained", () => {
@@ -131,9 +144,18 @@ describe("diff attribution (docs/design.md §11)", () => {
 
   it("a configuration difference with no real change yields no cause deltas (the noise stays noise)", () => {
     // The baseline's items split 3/2 run after run; the candidate, with another critic model, splits the same way.
-    const split: ItemSpec[] = BASE.map((s) => ({ ...s, verdicts: s.suite === "boundary" ? ["block", "block", "block", "pass", "pass"] : ["approved", "approved", "approved", "escalated", "escalated"] }));
-    const flipped: ItemSpec[] = split.map((s) => ({ ...s, verdicts: [...s.verdicts].reverse().map((v, i) => (i === 2 ? (s.suite === "boundary" ? "pass" : "escalated") : v)) }));
-    const d = diffSnapshots(pooled(split), snapshot(flipped, (m) => void (m.roles.critic.model = "other-critic")));
+    const split: ItemSpec[] = BASE.map((s) => ({
+      ...s,
+      verdicts: s.suite === "boundary" ? ["block", "block", "block", "pass", "pass"] : ["approved", "approved", "approved", "escalated", "escalated"],
+    }));
+    const flipped: ItemSpec[] = split.map((s) => ({
+      ...s,
+      verdicts: [...s.verdicts].reverse().map((v, i) => (i === 2 ? (s.suite === "boundary" ? "pass" : "escalated") : v)),
+    }));
+    const d = diffSnapshots(
+      pooled(split),
+      snapshot(flipped, (m) => void (m.roles.critic.model = "other-critic")),
+    );
     expect(d.differences.map((x) => x.part)).toContain("critic.model");
     expect(d.deltas.filter((x) => x.kind === "verdict").length).toBeGreaterThan(0);
     expect(d.counts.cause).toBe(0);
@@ -141,7 +163,10 @@ describe("diff attribution (docs/design.md §11)", () => {
   });
 
   it("a planner-only change explains corpus deltas beyond noise but not critic-only (boundary) ones", () => {
-    const d = diffSnapshots(baseline, snapshot(changedItems(), (m) => void (m.roles.planner.temperature = 0.9)));
+    const d = diffSnapshots(
+      baseline,
+      snapshot(changedItems(), (m) => void (m.roles.planner.temperature = 0.9)),
+    );
     for (const delta of d.deltas.filter((x) => x.beyond_noise)) {
       expect(delta.attribution).toBe(delta.item.startsWith("corpus/") ? "cause" : "unexplained");
     }
@@ -149,7 +174,10 @@ describe("diff attribution (docs/design.md §11)", () => {
 
   it("changing only one corpus item's hash attributes its deltas to that item and nothing else", () => {
     const items = BASE.map((s) => (s.id === "seeded-b" ? { ...s, hash: "hash-seeded-b-v2", verdicts: all("pass"), keys: all("").map(() => []) } : s));
-    const d = diffSnapshots(baseline, snapshot(items, (m) => void (m.corpus.hash = "corpus-hash-v2")));
+    const d = diffSnapshots(
+      baseline,
+      snapshot(items, (m) => void (m.corpus.hash = "corpus-hash-v2")),
+    );
     expect(d.coverage.changed).toEqual(["boundary/seeded-b"]);
     expect(d.deltas.map((x) => [x.item, x.kind, x.attribution])).toEqual([
       ["boundary/seeded-b", "verdict", "cause"],
@@ -188,12 +216,17 @@ describe("diff attribution (docs/design.md §11)", () => {
 
   it("Holm corrects the verdict tests over the items (docs/design.md §11) and the blocker-key tests over the keys, two families", () => {
     const d = diffSnapshots(baseline, snapshot(changedItems()));
-    const keys = new Set([...baseline.items, ...snapshot(changedItems()).items].flatMap((i) => Object.keys(i.blocker_key_counts).map((k) => `${i.item_id} ${k}`)));
+    const keys = new Set(
+      [...baseline.items, ...snapshot(changedItems()).items].flatMap((i) => Object.keys(i.blocker_key_counts).map((k) => `${i.item_id} ${k}`)),
+    );
     expect(keys.size).toBeGreaterThan(0);
     expect(d.tests).toEqual({ verdict: BASE.length, blocker_key: keys.size });
     expect(d.power.holm_first_step).toBeCloseTo(0.05 / BASE.length, 12);
     // Each delta's Holm p is its family's: the smallest p of a family is multiplied by that family's size alone.
-    for (const [family, size] of [[(x: Delta) => x.kind === "verdict", BASE.length], [(x: Delta) => x.kind !== "verdict", keys.size]] as const) {
+    for (const [family, size] of [
+      [(x: Delta) => x.kind === "verdict", BASE.length],
+      [(x: Delta) => x.kind !== "verdict", keys.size],
+    ] as const) {
       const members = d.deltas.filter(family);
       const first = members.reduce((a, b) => (b.p_value < a.p_value ? b : a));
       expect(first.p_holm).toBeCloseTo(Math.min(1, first.p_value * size), 12);

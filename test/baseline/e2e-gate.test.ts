@@ -112,7 +112,15 @@ describe("release gate on real sim sweeps against the committed baseline (issue 
     const fixtures = new Map(
       readdirSync(join(CORPUS, "boundary"))
         .filter((f) => f.endsWith(".yaml"))
-        .map((f) => parse(readFileSync(join(CORPUS, "boundary", f), "utf8")) as { id: string; goal: { risk_tolerance: "strict" | "balanced" }; seeded_defects: unknown[]; expected_verdict: Record<string, string> })
+        .map(
+          (f) =>
+            parse(readFileSync(join(CORPUS, "boundary", f), "utf8")) as {
+              id: string;
+              goal: { risk_tolerance: "strict" | "balanced" };
+              seeded_defects: unknown[];
+              expected_verdict: Record<string, string>;
+            },
+        )
         .map((f) => [f.id, f]),
     );
     const records = readFileSync(join(runs.fresh, "trials.jsonl"), "utf8")
@@ -122,7 +130,9 @@ describe("release gate on real sim sweeps against the committed baseline (issue 
     const shares: number[] = [];
     for (const [id, f] of fixtures) {
       if (f.seeded_defects.length === 0 || f.expected_verdict[f.goal.risk_tolerance] !== "escalate") continue;
-      const counted = records.filter((r) => r.suite === "boundary" && r.item_id === id && r.status !== "error" && (r.critic_verdict === "block" || r.critic_verdict === "pass"));
+      const counted = records.filter(
+        (r) => r.suite === "boundary" && r.item_id === id && r.status !== "error" && (r.critic_verdict === "block" || r.critic_verdict === "pass"),
+      );
       if (counted.length) shares.push(counted.filter((r) => r.verdict === "approve").length / counted.length);
     }
     const summary = JSON.parse(readFileSync(join(runs.fresh, "summary.json"), "utf8"));
@@ -158,7 +168,9 @@ describe("release gate on real sim sweeps against the committed baseline (issue 
     const { result } = gate(runs.fresh, product);
     expect(result.exit).toBe(1);
     expect(result.failed).toContain("floor:underclaim_approvals");
-    expect(result.checks.find((c) => c.name === "floor:underclaim_approvals")!.message).toMatch(/^underclaim_approvals exact 95% upper bound \(\d+ of \d+\) [\d.]+ > floor 0.05$/);
+    expect(result.checks.find((c) => c.name === "floor:underclaim_approvals")!.message).toMatch(
+      /^underclaim_approvals exact 95% upper bound \(\d+ of \d+\) [\d.]+ > floor 0.05$/,
+    );
   });
 
   it("a one-trial run is inconclusive (exit 2) and says how many trials it needs", () => {
@@ -168,6 +180,8 @@ describe("release gate on real sim sweeps against the committed baseline (issue 
     expect([result.decision, result.exit, result.failed]).toEqual(["inconclusive", 2, []]);
     expect(result.checks.find((c) => c.name === "trials_per_item")).toMatchObject({ outcome: "inconclusive", trials_needed: policy.min_trials_per_item });
     expect(result.trials_needed).toBeGreaterThanOrEqual(policy.min_trials_per_item);
-    expect(formatGate(result)).toMatch(new RegExp(`\ngate: inconclusive in trials_per_item(, [a-z_.:]+)*( and \\d+ more)?: needs at least ${result.trials_needed} trials per item`));
+    expect(formatGate(result)).toMatch(
+      new RegExp(`\ngate: inconclusive in trials_per_item(, [a-z_.:]+)*( and \\d+ more)?: needs at least ${result.trials_needed} trials per item`),
+    );
   });
 });

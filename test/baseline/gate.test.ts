@@ -57,13 +57,19 @@ describe("release gate", () => {
 
   it("fails (exit 1) a run whose under-claim rate clearly rose, naming the metric", () => {
     // The critic now misses 3 of 5 trials on every seeded fixture; the change is recorded (critic model).
-    const r = gate(baseline, snapshot(items(5, () => 3), (m) => void (m.roles.critic.model = "worse-critic")));
+    const r = gate(
+      baseline,
+      snapshot(
+        items(5, () => 3),
+        (m) => void (m.roles.critic.model = "worse-critic"),
+      ),
+    );
     expect(r.decision).toBe("regression");
     expect(r.exit).toBe(1);
     expect(r.failed).toContain("underclaim_approvals");
     expect(r.failed).not.toContain("unexplained_deltas");
     const check = r.checks.find((c) => c.name === "underclaim_approvals")!;
-    expect(check.delta!.mean).toBeCloseTo(0.6 - 4 * 0.2 / 12, 10);
+    expect(check.delta!.mean).toBeCloseTo(0.6 - (4 * 0.2) / 12, 10);
     expect(check.message).toContain("underclaim_approvals regressed");
   });
 
@@ -93,7 +99,13 @@ describe("release gate", () => {
   });
 
   it("is an infrastructure error (exit 3) when the canary failed", () => {
-    const r = gate(baseline, snapshot(items(5, (i) => (i % 3 === 0 ? 1 : 0)), (m) => void (m.canary = { ok: false, failures: ["x"], results: null })));
+    const r = gate(
+      baseline,
+      snapshot(
+        items(5, (i) => (i % 3 === 0 ? 1 : 0)),
+        (m) => void (m.canary = { ok: false, failures: ["x"], results: null }),
+      ),
+    );
     expect(r.exit).toBe(3);
     expect(r.failed).toEqual(["canary"]);
   });
@@ -106,7 +118,13 @@ describe("release gate", () => {
   });
 
   it("writes JUnit XML with one testcase per check and the failures marked", () => {
-    const r = gate(baseline, snapshot(items(5, () => 3), (m) => void (m.roles.critic.model = "worse-critic")));
+    const r = gate(
+      baseline,
+      snapshot(
+        items(5, () => 3),
+        (m) => void (m.roles.critic.model = "worse-critic"),
+      ),
+    );
     const xml = gateJUnit(r);
     expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>/);
     expect((xml.match(/<testcase /g) ?? []).length).toBe(r.checks.length);
@@ -117,7 +135,8 @@ describe("release gate", () => {
 
 describe("floors", () => {
   const floorOnly = (floors: unknown[]) => GatePolicySchema.parse({ version: 1, floors });
-  const check = (policy: ReturnType<typeof floorOnly>, candidate: ReturnType<typeof snapshot>) => evaluateGate(policy, baseline, candidate, diffSnapshots(baseline, candidate)).checks.filter((c) => c.kind === "floor");
+  const check = (policy: ReturnType<typeof floorOnly>, candidate: ReturnType<typeof snapshot>) =>
+    evaluateGate(policy, baseline, candidate, diffSnapshots(baseline, candidate)).checks.filter((c) => c.kind === "floor");
 
   it("judges a safety floor on the exact one-sided upper bound of its events: 0 of 60 trials is ≤ 0.05, 1 of 60 is not", () => {
     const policy = floorOnly([{ metric: "underclaim_approvals", max: 0.05, on: "exact_upper" }]);
@@ -157,7 +176,11 @@ describe("floors", () => {
 
   it("a floor is max or min, judged on the matching side", () => {
     expect(GatePolicySchema.safeParse({ version: 1, floors: [{ metric: "x", max: 1, min: 0 }] }).success).toBe(false);
-    expect(GatePolicySchema.safeParse({ version: 1, floors: [{ metric: "x", max: 1, on: "exact_lower" }] }).error!.issues[0]!.path).toEqual(["floors", 0, "on"]);
+    expect(GatePolicySchema.safeParse({ version: 1, floors: [{ metric: "x", max: 1, on: "exact_lower" }] }).error!.issues[0]!.path).toEqual([
+      "floors",
+      0,
+      "on",
+    ]);
   });
 });
 
@@ -172,9 +195,18 @@ describe("a margin's direction", () => {
 
   it("refuses a policy that contradicts it, a metric the catalogue does not know, and a metric with no better direction left unsaid", () => {
     const upsideDown = margin({ metric: "critic_miss_rate", margin: 0.1, direction: "higher_is_better" }).error!.issues;
-    expect(upsideDown.map((i) => [i.path, i.message])).toEqual([[["non_inferiority", 0, "direction"], '"critic_miss_rate" is lower_is_better (src/metrics/catalogue.ts, METHODOLOGY.md §4.4), not higher_is_better']]);
-    expect(margin({ metric: "injection_gate_identical", margin: 0.1, direction: "lower_is_better" }).error!.issues[0]!.path).toEqual(["non_inferiority", 0, "direction"]);
-    expect(margin({ metric: "critic_mis_rate", margin: 0.1 }).error!.issues[0]).toMatchObject({ path: ["non_inferiority", 0, "metric"], message: expect.stringContaining("not a metric fieldtest computes") });
+    expect(upsideDown.map((i) => [i.path, i.message])).toEqual([
+      [["non_inferiority", 0, "direction"], '"critic_miss_rate" is lower_is_better (src/metrics/catalogue.ts, METHODOLOGY.md §4.4), not higher_is_better'],
+    ]);
+    expect(margin({ metric: "injection_gate_identical", margin: 0.1, direction: "lower_is_better" }).error!.issues[0]!.path).toEqual([
+      "non_inferiority",
+      0,
+      "direction",
+    ]);
+    expect(margin({ metric: "critic_mis_rate", margin: 0.1 }).error!.issues[0]).toMatchObject({
+      path: ["non_inferiority", 0, "metric"],
+      message: expect.stringContaining("not a metric fieldtest computes"),
+    });
     expect(margin({ metric: "blockers_per_goal.gate", margin: 1 }).error!.issues[0]!.path).toEqual(["non_inferiority", 0, "direction"]);
     expect(margin({ metric: "blockers_per_goal.gate", margin: 1, direction: "lower_is_better" }).success).toBe(true);
   });
@@ -182,9 +214,13 @@ describe("a margin's direction", () => {
   it("decides which side of the paired delta is a regression: a must-be-1 share that fell fails its margin, one that rose passes", () => {
     const policy = GatePolicySchema.parse({ version: 1, require_canary: false, non_inferiority: [{ metric: "injection_gate_identical", margin: 0.1 }] });
     // Every item a pair whose gate findings agreed (1) in the baseline; half of them no longer agree (0).
-    const withShare = (s: ReturnType<typeof snapshot>, share: (i: number) => number) => ({ ...s, items: s.items.map((it, i) => ({ ...it, values: { ...it.values, injection_gate_identical: share(i) } })) });
+    const withShare = (s: ReturnType<typeof snapshot>, share: (i: number) => number) => ({
+      ...s,
+      items: s.items.map((it, i) => ({ ...it, values: { ...it.values, injection_gate_identical: share(i) } })),
+    });
     const [b, fell] = [withShare(snapshot(stable), () => 1), withShare(snapshot(stable), (i) => (i % 2 === 0 ? 0 : 1))];
-    const check = (x: typeof b, y: typeof b) => evaluateGate(policy, x, y, diffSnapshots(x, y, policy.alpha)).checks.find((c) => c.name === "injection_gate_identical")!;
+    const check = (x: typeof b, y: typeof b) =>
+      evaluateGate(policy, x, y, diffSnapshots(x, y, policy.alpha)).checks.find((c) => c.name === "injection_gate_identical")!;
     expect(check(b, fell)).toMatchObject({ outcome: "fail", message: expect.stringMatching(/^injection_gate_identical regressed: lower by 0\.5 /) });
     expect(check(fell, b).outcome).toBe("pass");
   });
@@ -192,13 +228,22 @@ describe("a margin's direction", () => {
 
 describe("policy problems", () => {
   it("names a floor on an unknown metric and a margin on a metric without per-item values", () => {
-    const floors = GatePolicySchema.parse({ version: 1, floors: [{ metric: "critic_unavailable_rate", max: 1 }, { metric: "underclaim_majority", max: 0 }] });
+    const floors = GatePolicySchema.parse({
+      version: 1,
+      floors: [
+        { metric: "critic_unavailable_rate", max: 1 },
+        { metric: "underclaim_majority", max: 0 },
+      ],
+    });
     expect(policyProblem(floors, baseline, baseline)).toEqual({ path: "floors[1].metric", message: '"underclaim_majority" is not a summary metric' });
     const ratio = GatePolicySchema.parse({ version: 1, non_inferiority: [{ metric: "unsupported_evidence_rate", margin: 0.1 }] });
     expect(policyProblem(ratio, baseline, baseline)?.path).toBe("non_inferiority[0].metric");
     expect(policyProblem(POLICY, baseline, baseline)).toBeNull();
     const exact = GatePolicySchema.parse({ version: 1, floors: [{ metric: "label_flip_rate", max: 0.2, on: "exact_upper" }] });
-    expect(policyProblem(exact, baseline, baseline)).toEqual({ path: "floors[0].on", message: '"label_flip_rate" is not a rate with an event count; judge it on value or ci_high' });
+    expect(policyProblem(exact, baseline, baseline)).toEqual({
+      path: "floors[0].on",
+      message: '"label_flip_rate" is not a rate with an event count; judge it on value or ci_high',
+    });
   });
 
   it("leaves a rate the run has no item of to its floor check, which calls it unknown (a corpus-only run's boundary floors)", () => {

@@ -18,7 +18,12 @@ describe("per-item values", () => {
   it("average to the summary metric of the same name (so paired deltas and the summary agree)", () => {
     const trials = makeTrials(SPECS);
     const summary = summarize({ trials, fixtures: FIXTURES, goals: [makeCorpusGoal("g1"), makeCorpusGoal("g2")] }, { seed: 0, bootstrapReps: 50 });
-    const snap = buildSnapshot({ name: "t", runs: [{ manifest: makeManifest(SPECS), trials, metrics: summary.metrics }], fixtures: FIXTURES, metrics: summary.metrics });
+    const snap = buildSnapshot({
+      name: "t",
+      runs: [{ manifest: makeManifest(SPECS), trials, metrics: summary.metrics }],
+      fixtures: FIXTURES,
+      metrics: summary.metrics,
+    });
     const names = [...new Set(snap.items.flatMap((i) => Object.keys(i.values)))].sort();
     expect(names).toEqual([
       "critic_miss_rate",

@@ -44,32 +44,42 @@ describe.skipIf(!wanted)("a fresh clone runs the README's two commands (no syste
     rmSync(bin, { recursive: true, force: true });
   });
 
-  it("installs, sweeps and passes its own tests", () => {
-    const clone = join(root, "fieldtest");
-    const cloned = spawnSync("git", ["clone", "--quiet", "--no-hardlinks", PACKAGE_ROOT, clone], { encoding: "utf8" });
-    expect(cloned.status, cloned.stderr).toBe(0);
-    expect(readdirSync(root)).toEqual(["fieldtest"]);
+  it(
+    "installs, sweeps and passes its own tests",
+    () => {
+      const clone = join(root, "fieldtest");
+      const cloned = spawnSync("git", ["clone", "--quiet", "--no-hardlinks", PACKAGE_ROOT, clone], { encoding: "utf8" });
+      expect(cloned.status, cloned.stderr).toBe(0);
+      expect(readdirSync(root)).toEqual(["fieldtest"]);
 
-    const env: NodeJS.ProcessEnv = { HOME: process.env.HOME, PATH: pathWithoutBrowsers(join(bin, "bin")), CI: "1", FIELDTEST_INNER_CLONE: "1", npm_config_prefer_offline: "true" };
-    expect(spawnSync("sh", ["-c", "command -v chromium chromium-browser google-chrome || true"], { env, encoding: "utf8" }).stdout).toBe("");
-    const sh = (command: string) => spawnSync("sh", ["-c", command], { cwd: clone, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+      const env: NodeJS.ProcessEnv = {
+        HOME: process.env.HOME,
+        PATH: pathWithoutBrowsers(join(bin, "bin")),
+        CI: "1",
+        FIELDTEST_INNER_CLONE: "1",
+        npm_config_prefer_offline: "true",
+      };
+      expect(spawnSync("sh", ["-c", "command -v chromium chromium-browser google-chrome || true"], { env, encoding: "utf8" }).stdout).toBe("");
+      const sh = (command: string) => spawnSync("sh", ["-c", command], { cwd: clone, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
 
-    const main = sh("npm ci && npx --no-install fieldtest run");
-    expect(main.status, main.stderr.slice(-4000)).toBe(0);
-    expect(main.stdout).toMatch(/^wrote:$/m);
-    const [run] = readdirSync(join(clone, "runs"));
-    expect(readdirSync(join(clone, "runs", run!))).toEqual(expect.arrayContaining(["manifest.json", "trials.jsonl", "summary.json", "report.html"]));
+      const main = sh("npm ci && npx --no-install fieldtest run");
+      expect(main.status, main.stderr.slice(-4000)).toBe(0);
+      expect(main.stdout).toMatch(/^wrote:$/m);
+      const [run] = readdirSync(join(clone, "runs"));
+      expect(readdirSync(join(clone, "runs", run!))).toEqual(expect.arrayContaining(["manifest.json", "trials.jsonl", "summary.json", "report.html"]));
 
-    const tests = sh("npm test");
-    // vitest colours its summary even into a pipe
-    const out = `${tests.stdout}\n${tests.stderr}`.replace(/\x1b\[[0-9;]*m/g, "");
-    expect(tests.status, out.slice(-4000)).toBe(0);
-    // every test ran but this one, which the inner suite skips, and the opt-in run of the real
-    // PlannerCritic (no PLANNER_CRITIC_PYTHON here); the browser test among those that ran
-    const skippedFiles = [...out.matchAll(/^\s*[✓↓] (\S+) \(\d+ tests? \| (\d+) skipped\)/gm)];
-    expect(skippedFiles.map((m) => m[1]).sort()).toEqual(["test/ci/fresh-clone.test.ts", "test/external-engine/planner-critic.test.ts"]);
-    const skipped = skippedFiles.reduce((sum, m) => sum + Number(m[2]), 0);
-    expect(out).toMatch(new RegExp(`Tests\\s+\\d+ passed \\| ${skipped} skipped \\(\\d+\\)`));
-    expect(out).toMatch(/test\/report\/report\.test\.ts/);
-  }, 20 * 60_000);
+      const tests = sh("npm test");
+      // vitest colours its summary even into a pipe
+      const out = `${tests.stdout}\n${tests.stderr}`.replace(/\x1b\[[0-9;]*m/g, "");
+      expect(tests.status, out.slice(-4000)).toBe(0);
+      // every test ran but this one, which the inner suite skips, and the opt-in run of the real
+      // PlannerCritic (no PLANNER_CRITIC_PYTHON here); the browser test among those that ran
+      const skippedFiles = [...out.matchAll(/^\s*[✓↓] (\S+) \(\d+ tests? \| (\d+) skipped\)/gm)];
+      expect(skippedFiles.map((m) => m[1]).sort()).toEqual(["test/ci/fresh-clone.test.ts", "test/external-engine/planner-critic.test.ts"]);
+      const skipped = skippedFiles.reduce((sum, m) => sum + Number(m[2]), 0);
+      expect(out).toMatch(new RegExp(`Tests\\s+\\d+ passed \\| ${skipped} skipped \\(\\d+\\)`));
+      expect(out).toMatch(/test\/report\/report\.test\.ts/);
+    },
+    20 * 60_000,
+  );
 });

@@ -6,7 +6,11 @@ import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../harness/package.ts";
 
 const nightly = (env: Record<string, string>, ...args: string[]) =>
-  spawnSync("bash", [join(PACKAGE_ROOT, "scripts/nightly.sh"), ...args], { cwd: PACKAGE_ROOT, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CI: "1", ...env } });
+  spawnSync("bash", [join(PACKAGE_ROOT, "scripts/nightly.sh"), ...args], {
+    cwd: PACKAGE_ROOT,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", CI: "1", ...env },
+  });
 
 describe("scripts/nightly.sh", () => {
   it("stops before the sweep when the baseline or the policy is missing or invalid", () => {
@@ -28,7 +32,20 @@ describe("scripts/nightly.sh", () => {
     const [night] = readdirSync(history);
     const out = join(history, night!);
     expect(readdirSync(out).sort()).toEqual(
-      ["diff.json", "diff.txt", "gate-junit.xml", "gate.txt", "manifest.json", "report.html", "report.md", "spend.jsonl", "summary.json", "trend.txt", "trials.csv", "trials.jsonl"].sort(),
+      [
+        "diff.json",
+        "diff.txt",
+        "gate-junit.xml",
+        "gate.txt",
+        "manifest.json",
+        "report.html",
+        "report.md",
+        "spend.jsonl",
+        "summary.json",
+        "trend.txt",
+        "trials.csv",
+        "trials.jsonl",
+      ].sort(),
     );
     const diff = JSON.parse(readFileSync(join(out, "diff.json"), "utf8")) as { deltas: unknown[] };
     expect(readFileSync(join(out, "diff.txt"), "utf8")).toContain(`deltas: ${diff.deltas.length} (`);

@@ -24,7 +24,9 @@ describe("sharded sweeps on GitHub Actions (.github/workflows/sweep.yml)", () =>
   it("runs one job per shard with --shard auto, its index and count from the matrix, and keeps each as an artifact", () => {
     expect(shard!.strategy!.matrix.shard).toEqual(Array.from({ length: shard!.strategy!.matrix.shard.length }, (_, i) => i + 1));
     expect(shard!.env).toMatchObject({ FIELDTEST_SHARD_INDEX: "${{ matrix.shard }}", FIELDTEST_SHARD_COUNT: "${{ strategy.job-total }}" });
-    expect(shard!.steps.map((s) => s.run ?? s.uses)).toEqual(expect.arrayContaining(["npm ci", expect.stringMatching(/^npx --no-install fieldtest run --shard auto --out /)]));
+    expect(shard!.steps.map((s) => s.run ?? s.uses)).toEqual(
+      expect.arrayContaining(["npm ci", expect.stringMatching(/^npx --no-install fieldtest run --shard auto --out /)]),
+    );
     expect(shard!.steps.find((s) => s.uses?.startsWith("actions/upload-artifact"))!.with!.name).toBe("shard-${{ matrix.shard }}");
     // what the matrix sets is what --shard auto reads: shard 3 of the 4 is 3/4
     expect(shardFromEnv({ FIELDTEST_SHARD_INDEX: "3", FIELDTEST_SHARD_COUNT: String(shard!.strategy!.matrix.shard.length) })).toBe("3/4");
@@ -59,7 +61,9 @@ describe("sharded sweeps on Kubernetes (k8s/)", () => {
     expect(Number(env.FIELDTEST_SHARD_COUNT)).toBe(job.spec.completions);
     expect(container.args.join("\n")).toContain("fieldtest run --shard auto --out");
     // the last pod's index, as Kubernetes sets it, is the last shard
-    expect(shardFromEnv({ JOB_COMPLETION_INDEX: String(Number(job.spec.completions) - 1), FIELDTEST_SHARD_COUNT: env.FIELDTEST_SHARD_COUNT })).toBe(`${job.spec.completions}/${job.spec.completions}`);
+    expect(shardFromEnv({ JOB_COMPLETION_INDEX: String(Number(job.spec.completions) - 1), FIELDTEST_SHARD_COUNT: env.FIELDTEST_SHARD_COUNT })).toBe(
+      `${job.spec.completions}/${job.spec.completions}`,
+    );
   });
 
   it("a retried pod resumes its shard, taking the dead pod's lock, and is only ever started once that pod has terminated", () => {
@@ -72,12 +76,19 @@ describe("sharded sweeps on Kubernetes (k8s/)", () => {
     const merge = parse(read("k8s/sweep-merge.yaml")) as { spec: { template: { spec: { containers: Container[] } } } };
     const m = merge.spec.template.spec.containers[0]!;
     expect(Object.fromEntries(m.env.map((e) => [e.name, e.value])).RUN_NAME).toBe(env.RUN_NAME);
-    expect(m.args.join("\n")).toMatch(/fieldtest merge \/runs\/\$RUN_NAME\/shard-\* --out \/runs\/\$RUN_NAME\/merged\n.*fieldtest gate \/runs\/\$RUN_NAME\/merged/);
+    expect(m.args.join("\n")).toMatch(
+      /fieldtest merge \/runs\/\$RUN_NAME\/shard-\* --out \/runs\/\$RUN_NAME\/merged\n.*fieldtest gate \/runs\/\$RUN_NAME\/merged/,
+    );
     expect(m.args.join("\n")).toContain('--policy "$POLICY"');
     expect(Object.fromEntries(m.env.map((e) => [e.name, e.value])).POLICY).toBe("gate.sim.yaml");
   });
 
   it("passes both vendors' keys to the shards, each optional", () => {
-    expect(container.env.filter((e) => /_API_KEY$/.test(e.name)).map((e) => e.name).sort()).toEqual(["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]);
+    expect(
+      container.env
+        .filter((e) => /_API_KEY$/.test(e.name))
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]);
   });
 });

@@ -39,13 +39,16 @@ describe("bin/fieldtest.js without a build", () => {
     expect(r.stdout).toBe("");
   });
 
-  it.each(["plain", "with a space"])("does not call a build broken inside (a module the entry imports is missing) a missing build (folder %j)", async (folder) => {
-    const r = await runBin(folder, 'import "./gone.js";\n');
-    expect(r.exitCode).not.toBe(0);
-    expect(r.exitCode).not.toBe(3);
-    expect(r.stderr).not.toContain("the build is missing");
-    expect(r.stderr).toContain("gone.js");
-  });
+  it.each(["plain", "with a space"])(
+    "does not call a build broken inside (a module the entry imports is missing) a missing build (folder %j)",
+    async (folder) => {
+      const r = await runBin(folder, 'import "./gone.js";\n');
+      expect(r.exitCode).not.toBe(0);
+      expect(r.exitCode).not.toBe(3);
+      expect(r.stderr).not.toContain("the build is missing");
+      expect(r.stderr).toContain("gone.js");
+    },
+  );
 });
 
 describe("bin/fieldtest.js runs the command line on this process", () => {
@@ -65,7 +68,10 @@ describe("bin/fieldtest.js runs the command line on this process", () => {
     [3, ["run", "--only", "apigw-01-kong-to-envoy-gateway", "--max-calls", "1"]],
   ];
   it.each(CASES)("exit %i: fieldtest %s prints the same as in process", async (code, args) => {
-    const [bin, inProcess] = await Promise.all([execa(process.execPath, [BIN, ...args], { reject: false, stripFinalNewline: false, env: {}, extendEnv: false }), runFieldtest(args)]);
+    const [bin, inProcess] = await Promise.all([
+      execa(process.execPath, [BIN, ...args], { reject: false, stripFinalNewline: false, env: {}, extendEnv: false }),
+      runFieldtest(args),
+    ]);
     expect(inProcess.code).toBe(code);
     expect({ code: bin.exitCode, stdout: bin.stdout, stderr: bin.stderr }).toEqual(inProcess);
   });
@@ -94,7 +100,21 @@ describe("bin/fieldtest.js sends a live provider's calls from the bundle's HTTP 
     const out = join(mkdtempSync(join(tmpdir(), "ft-bin-live-")), "run");
     roots.push(dirname(out));
     try {
-      const args = ["run", "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", `${sim.server.url}/v1`, "--only", "apigw-01-kong-to-envoy-gateway,clean-blast-label-drill-high", "--trials", "1", "--out", out];
+      const args = [
+        "run",
+        "--provider",
+        "openai",
+        "--model",
+        "gpt-4o-mini",
+        "--base-url",
+        `${sim.server.url}/v1`,
+        "--only",
+        "apigw-01-kong-to-envoy-gateway,clean-blast-label-drill-high",
+        "--trials",
+        "1",
+        "--out",
+        out,
+      ];
       const r = await execa(process.execPath, [BIN, ...args], { reject: false, env: { CI: "1" }, extendEnv: false });
       expect(r.exitCode, r.stderr).toBe(0);
     } finally {

@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { fieldtest as run } from "../helpers/cli.ts";
 
-
 const dir = mkdtempSync(join(tmpdir(), "fieldtest-cli-check-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string, text: string) => {

@@ -21,8 +21,18 @@ describe("lazy command registration", () => {
   it("each entry's module registers exactly the command the entry is named for", async () => {
     for (const entry of COMMANDS) {
       const program = new Command("fieldtest");
-      (await entry.load()).register(program, { host: testHost(), action: (run) => async (...args) => void (await run(...args)), warn: () => {} });
-      expect(program.commands.map((c) => c.name()), entry.name).toEqual([entry.name]);
+      (await entry.load()).register(program, {
+        host: testHost(),
+        action:
+          (run) =>
+          async (...args) =>
+            void (await run(...args)),
+        warn: () => {},
+      });
+      expect(
+        program.commands.map((c) => c.name()),
+        entry.name,
+      ).toEqual([entry.name]);
     }
   });
 });

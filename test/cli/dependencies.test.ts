@@ -5,7 +5,11 @@ import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../harness/package.ts";
 
 /** The package a bare import specifier names (`@scope/name/sub` → `@scope/name`). */
-const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+const packageOf = (specifier: string) =>
+  specifier
+    .split("/")
+    .slice(0, specifier.startsWith("@") ? 2 : 1)
+    .join("/");
 
 /** Package names the module's code imports (statically, dynamically or through require), not its type-only imports. */
 function importedPackages(text: string): string[] {
@@ -34,6 +38,10 @@ describe("what the CLI runs needs only the package's dependencies", () => {
     );
     expect(outside).toEqual([]);
     // The reader sees the shapes it must: a value import, a dynamic import and a require each name their package.
-    expect(importedPackages('import { z } from "zod";\nimport type { X } from "ink";\nawait import("openai");\ncreateRequire(u)("yaml");')).toEqual(["zod", "openai", "yaml"]);
+    expect(importedPackages('import { z } from "zod";\nimport type { X } from "ink";\nawait import("openai");\ncreateRequire(u)("yaml");')).toEqual([
+      "zod",
+      "openai",
+      "yaml",
+    ]);
   });
 });

@@ -44,8 +44,21 @@ beforeAll(async () => {
   inputs = {
     goal: file("goal.json", JSON.stringify({ id: "g", domain: "d", title: HOSTILE, description: HOSTILE, risk_tolerance: "strict" })),
     plan: file("plan.json", JSON.stringify({ id: "p", goal_id: "g", tasks: [{ id: "look", description: HOSTILE, kind: "read" }], dependencies: [] })),
-    response: file("response.json", JSON.stringify({ findings: [{ task_id: "look", family: HOSTILE, severity: "high", message: HOSTILE, evidence: { claim: HOSTILE } }] })),
-    policy: file("policy.yaml", ["version: 1", `description: ${JSON.stringify(HOSTILE)}`, "min_trials_per_item: 3", "floors:", "  - { metric: critic_unavailable_rate, max: 0.1 }", ""].join("\n")),
+    response: file(
+      "response.json",
+      JSON.stringify({ findings: [{ task_id: "look", family: HOSTILE, severity: "high", message: HOSTILE, evidence: { claim: HOSTILE } }] }),
+    ),
+    policy: file(
+      "policy.yaml",
+      [
+        "version: 1",
+        `description: ${JSON.stringify(HOSTILE)}`,
+        "min_trials_per_item: 3",
+        "floors:",
+        "  - { metric: critic_unavailable_rate, max: 0.1 }",
+        "",
+      ].join("\n"),
+    ),
   };
 });
 

@@ -27,13 +27,19 @@ const READERS: Record<string, (input: string) => string[]> = {
 };
 
 describe("input files", () => {
-  it.each(Object.keys(READERS))("%s: one past FIELDTEST_MAX_FILE_MB is refused naming the limit and how to raise it (exit 2); raising it reads the file", async (kind) => {
-    const input = big(`big-${kind}.yaml`, "id: g");
-    const refused = await runFieldtest(READERS[kind]!(input), { FIELDTEST_MAX_FILE_MB: "1" });
-    expect([refused.code, refused.stderr]).toEqual([2, `fieldtest: ${input}: larger than the 1 MiB a file read whole may be (set FIELDTEST_MAX_FILE_MB, in MiB, to raise it)\n`]);
-    const raised = await runFieldtest(READERS[kind]!(input), { FIELDTEST_MAX_FILE_MB: "2" });
-    expect(raised.stderr).not.toContain("larger than");
-  });
+  it.each(Object.keys(READERS))(
+    "%s: one past FIELDTEST_MAX_FILE_MB is refused naming the limit and how to raise it (exit 2); raising it reads the file",
+    async (kind) => {
+      const input = big(`big-${kind}.yaml`, "id: g");
+      const refused = await runFieldtest(READERS[kind]!(input), { FIELDTEST_MAX_FILE_MB: "1" });
+      expect([refused.code, refused.stderr]).toEqual([
+        2,
+        `fieldtest: ${input}: larger than the 1 MiB a file read whole may be (set FIELDTEST_MAX_FILE_MB, in MiB, to raise it)\n`,
+      ]);
+      const raised = await runFieldtest(READERS[kind]!(input), { FIELDTEST_MAX_FILE_MB: "2" });
+      expect(raised.stderr).not.toContain("larger than");
+    },
+  );
 
   it.each(Object.keys(READERS))("%s: bytes that are not UTF-8 are bad input naming the byte offset (exit 2)", async (kind) => {
     const input = file(`latin1-${kind}.yaml`, Buffer.concat([Buffer.from("id: g\ntitle: Caf"), Buffer.from([0xe9]), Buffer.from("\n")]));
@@ -49,6 +55,9 @@ describe("input files", () => {
   it("the default limit is 16 MiB: a goal of 17 MiB is refused", async () => {
     const input = file("huge-goal.yaml", `id: g\n#${"x".repeat(17 * 1024 * 1024)}\n`);
     const r = await runFieldtest(READERS.goal!(input));
-    expect([r.code, r.stderr]).toEqual([2, `fieldtest: ${input}: larger than the 16 MiB a file read whole may be (set FIELDTEST_MAX_FILE_MB, in MiB, to raise it)\n`]);
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      `fieldtest: ${input}: larger than the 16 MiB a file read whole may be (set FIELDTEST_MAX_FILE_MB, in MiB, to raise it)\n`,
+    ]);
   });
 });

@@ -16,7 +16,11 @@ const file = (name: string, text: string) => {
 };
 
 const goal = file("goal.yaml", "id: g\ndomain: networking\ntitle: T\ndescription: D\nrisk_tolerance: strict\nconstraints: {environment: production}\n");
-const plan = (cidr: string) => file(`plan-${cidr.replace(/\W/g, "")}.yaml`, `id: p\ngoal_id: g\ntasks:\n  - {id: open, description: Open the port, kind: mutate, attributes: {cidr: "${cidr}"}}\n`);
+const plan = (cidr: string) =>
+  file(
+    `plan-${cidr.replace(/\W/g, "")}.yaml`,
+    `id: p\ngoal_id: g\ntasks:\n  - {id: open, description: Open the port, kind: mutate, attributes: {cidr: "${cidr}"}}\n`,
+  );
 
 /** A copy of the security pack whose first rule's condition is replaced. */
 function securityWith(name: string, find: string, replace: string): string {
@@ -33,7 +37,18 @@ describe("fieldtest check --pack (in process)", () => {
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toEqual({
       verdict: "blocked",
-      findings: [{ origin: "gate", gate: "pack.security", code: "public_ingress_on_production", family: "risk", severity: "blocker", task_id: "open", message: "task open admits ingress from 0.0.0.0/0 on a production target", key: "pack.security:public_ingress_on_production:open:" }],
+      findings: [
+        {
+          origin: "gate",
+          gate: "pack.security",
+          code: "public_ingress_on_production",
+          family: "risk",
+          severity: "blocker",
+          task_id: "open",
+          message: "task open admits ingress from 0.0.0.0/0 on a production target",
+          key: "pack.security:public_ingress_on_production:open:",
+        },
+      ],
     });
     expect((await run("check", "--goal", goal, "--plan", plan("203.0.113.0/24"), "--pack", join(ROOT, "packs/security"))).code).toBe(0);
   });
@@ -42,7 +57,11 @@ describe("fieldtest check --pack (in process)", () => {
     const broken = securityWith("typo", "task.attributes.cidr in", "task.attributes.cdr in");
     const r = await run("check", "--goal", goal, "--plan", plan("0.0.0.0/0"), "--pack", broken);
     expect(r.code).toBe(2);
-    expect(r.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^fieldtest: .*typo\/pack\.yaml:\d+: rules\[0\]\.when: rule public_ingress_on_production: at 1:\d+: unknown field 'cdr' on task\.attributes/)]);
+    expect(r.stderr.trimEnd().split("\n")).toEqual([
+      expect.stringMatching(
+        /^fieldtest: .*typo\/pack\.yaml:\d+: rules\[0\]\.when: rule public_ingress_on_production: at 1:\d+: unknown field 'cdr' on task\.attributes/,
+      ),
+    ]);
   });
 });
 
@@ -57,7 +76,9 @@ describe("fieldtest canary --pack (in process)", () => {
     const silent = securityWith("silent", "task.attributes.cidr in ['0.0.0.0/0', '::/0']", "task.attributes.cidr in ['::/0']");
     const r = await run("canary", "--pack", silent);
     expect(r.code).toBe(3);
-    expect(r.stdout).toContain("pack.security: security/canaries/exposure.yaml#ingress-world: rule public_ingress_on_production is silent on its must-fire canary");
+    expect(r.stdout).toContain(
+      "pack.security: security/canaries/exposure.yaml#ingress-world: rule public_ingress_on_production is silent on its must-fire canary",
+    );
   });
 
   it("fieldtest check --pack refuses to judge a plan when a pack canary fails (exit 3): the broken rule would pass the very plan it exists to block", async () => {
@@ -65,7 +86,9 @@ describe("fieldtest canary --pack (in process)", () => {
     const r = await run("check", "--goal", goal, "--plan", plan("0.0.0.0/0"), "--pack", silent);
     expect(r.code).toBe(3);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/^fieldtest: pack canary failed, the plan was not checked:\n {2}pack\.security: .*rule public_ingress_on_production is silent on its must-fire canary/);
+    expect(r.stderr).toMatch(
+      /^fieldtest: pack canary failed, the plan was not checked:\n {2}pack\.security: .*rule public_ingress_on_production is silent on its must-fire canary/,
+    );
   });
 
   it("fieldtest plan --pack refuses to call a model when a pack canary fails (exit 3)", async () => {

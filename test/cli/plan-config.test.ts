@@ -15,7 +15,8 @@ interface Call {
   context: { top_p: number | null; seed: number | null; max_tokens: number | null; temperature: number | null };
 }
 
-const sampling = (calls: Call[], role: string) => calls.filter((c) => c.role === role).map(({ context: { top_p, seed, max_tokens, temperature } }) => ({ top_p, seed, max_tokens, temperature }));
+const sampling = (calls: Call[], role: string) =>
+  calls.filter((c) => c.role === role).map(({ context: { top_p, seed, max_tokens, temperature } }) => ({ top_p, seed, max_tokens, temperature }));
 
 describe("fieldtest plan --config", () => {
   const dir = mkdtempSync(join(tmpdir(), "ft-plan-config-"));
@@ -48,13 +49,18 @@ describe("fieldtest plan --config", () => {
     const runDir = join(dir, "run");
     const run = await runFieldtest(["run", "--config", config, "--out", runDir]);
     expect(run.code, run.stderr).toBe(0);
-    const [trial] = readFileSync(join(runDir, "trials.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { calls: (Call & { request_sha256: string })[] });
+    const [trial] = readFileSync(join(runDir, "trials.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { calls: (Call & { request_sha256: string })[] });
     const requests = (calls: (Call & { request_sha256?: string })[]) => calls.map((c) => [c.role, c.request_sha256, c.context]);
     expect(requests(out.calls)).toEqual(requests(trial!.calls));
   });
 
   it("lets a flag given override the file, and without --config keeps the built-in defaults", async () => {
-    const flagged = JSON.parse((await runFieldtest(["plan", "--goal", GOAL, "--config", config, "--mode", "gates-first", "--max-rounds", "3", "--json"])).stdout);
+    const flagged = JSON.parse(
+      (await runFieldtest(["plan", "--goal", GOAL, "--config", config, "--mode", "gates-first", "--max-rounds", "3", "--json"])).stdout,
+    );
     expect(flagged).toMatchObject({ mode: "gates-first", max_rounds: 3 });
     const bare = JSON.parse((await runFieldtest(["plan", "--goal", GOAL, "--json"])).stdout) as { mode: string; max_rounds: number; calls: Call[] };
     expect(bare).toMatchObject({ mode: "gates-first", max_rounds: 4 });

@@ -12,6 +12,10 @@ describe("fieldtest run --shard auto (in process)", () => {
 
   it("refuses, in one line and with exit 2, when the environment names no shard", async () => {
     const r = await run({ JOB_COMPLETION_INDEX: "1" }, "--dry-run");
-    expect([r.code, r.stdout, r.stderr]).toEqual([2, "", "fieldtest: environment: --shard auto: FIELDTEST_SHARD_COUNT is not set (JOB_COMPLETION_INDEX is: the Kubernetes Indexed Job shard index needs its count)\n"]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      2,
+      "",
+      "fieldtest: environment: --shard auto: FIELDTEST_SHARD_COUNT is not set (JOB_COMPLETION_INDEX is: the Kubernetes Indexed Job shard index needs its count)\n",
+    ]);
   });
 });

@@ -32,8 +32,7 @@ const BARE = new RegExp(String.raw`§(${NUMBER})`, "g");
 const numbers = (list: string) => [...list.matchAll(new RegExp(NUMBER, "g"))].map((m) => m[0]);
 
 type Target = typeof DESIGN | typeof METHODOLOGY | null;
-const targetOf = (prefix: string): Target =>
-  /^(docs\/design\.md|DESIGN)/.test(prefix) ? DESIGN : /^METHODOLOGY/.test(prefix) ? METHODOLOGY : null;
+const targetOf = (prefix: string): Target => (/^(docs\/design\.md|DESIGN)/.test(prefix) ? DESIGN : /^METHODOLOGY/.test(prefix) ? METHODOLOGY : null);
 
 interface Citation {
   file: string;

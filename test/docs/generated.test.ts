@@ -18,12 +18,31 @@ describe("the generated reference docs", () => {
 
   it("name every command, every format and every configuration key", () => {
     const cli = docs["docs/reference/cli.md"]!;
-    for (const name of ["run", "check", "critique", "plan", "engine check", "canary", "corpus validate", "schema", "report", "merge", "import planner-critic", "baseline publish", "diff", "gate", "compare", "trend", "research"])
+    for (const name of [
+      "run",
+      "check",
+      "critique",
+      "plan",
+      "engine check",
+      "canary",
+      "corpus validate",
+      "schema",
+      "report",
+      "merge",
+      "import planner-critic",
+      "baseline publish",
+      "diff",
+      "gate",
+      "compare",
+      "trend",
+      "research",
+    ])
       expect(cli).toContain(`\n## fieldtest ${name}\n`);
     expect(cli).toContain("| `--budget-usd <x>` |");
     const formats = docs["docs/reference/formats.md"]!;
-    for (const format of ["goal", "corpus-goal", "plan", "critic", "pack", "engine", "engine-result", "trial", "manifest", "summary", "journal"]) expect(formats).toContain(`\n## ${format}\n`);
-    expect(formats).toContain("| `tasks[].id` | string | yes | non-empty; matches `^[a-z0-9][a-z0-9_.-]*$`; not `\"env\"`;");
+    for (const format of ["goal", "corpus-goal", "plan", "critic", "pack", "engine", "engine-result", "trial", "manifest", "summary", "journal"])
+      expect(formats).toContain(`\n## ${format}\n`);
+    expect(formats).toContain('| `tasks[].id` | string | yes | non-empty; matches `^[a-z0-9][a-z0-9_.-]*$`; not `"env"`;');
     expect(docs["docs/reference/configuration.md"]).toContain("| `budgetUsd` | number or null |");
     expect(docs["docs/reference/run-folder.md"]).toContain("| `spend.jsonl` |");
   });

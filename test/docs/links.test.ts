@@ -32,15 +32,19 @@ describe("links in the README and the docs", () => {
   });
 
   it("cover the README, the docs and their links", () => {
-    expect(DOCS).toEqual(expect.arrayContaining(["README.md", "CHANGELOG.md", "METHODOLOGY.md", "docs/design.md", "docs/reference/cli.md", "examples/README.md"]));
+    expect(DOCS).toEqual(
+      expect.arrayContaining(["README.md", "CHANGELOG.md", "METHODOLOGY.md", "docs/design.md", "docs/reference/cli.md", "examples/README.md"]),
+    );
     expect(DOCS.flatMap((f) => relativeLinks(read(f))).length).toBeGreaterThan(100);
   });
 
   it("every relative link and anchor resolves", () => {
-    const broken = DOCS.flatMap((file) => relativeLinks(read(file)).flatMap(({ line, target }) => {
-      const why = brokenLink(file, target);
-      return why ? [`${file}:${line}: ${target}: ${why}`] : [];
-    }));
+    const broken = DOCS.flatMap((file) =>
+      relativeLinks(read(file)).flatMap(({ line, target }) => {
+        const why = brokenLink(file, target);
+        return why ? [`${file}:${line}: ${target}: ${why}`] : [];
+      }),
+    );
     expect(broken).toEqual([]);
   });
 });

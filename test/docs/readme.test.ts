@@ -18,7 +18,10 @@ const words = (text: string) => text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.
 function commandsUnder(heading: string): string[] {
   const section = README.split(/^## /m).find((s) => s.startsWith(heading)) ?? "";
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
-  return block.split("\n").map((l) => l.replace(/\s+#.*$/, "").trim()).filter(Boolean);
+  return block
+    .split("\n")
+    .map((l) => l.replace(/\s+#.*$/, "").trim())
+    .filter(Boolean);
 }
 
 describe("README.md", () => {
@@ -29,7 +32,9 @@ describe("README.md", () => {
 
   it("sets up with exactly the two commands CI and the fresh-clone test run", () => {
     expect(commandsUnder("Set-up")).toEqual(["npm ci && npx --no-install fieldtest run", "npm test"]);
-    const ci = read(".ci/run").split("\n").filter((l) => l.trim() !== "" && !l.startsWith("#") && !/^(set|cd) /.test(l));
+    const ci = read(".ci/run")
+      .split("\n")
+      .filter((l) => l.trim() !== "" && !l.startsWith("#") && !/^(set|cd) /.test(l));
     expect(ci).toEqual(["npm ci", "npm test"]);
     const freshClone = read("test/ci/fresh-clone.test.ts");
     expect(freshClone).toContain('sh("npm ci && npx --no-install fieldtest run")');

@@ -46,7 +46,10 @@ describe("per-goal budgets", () => {
     expect(result.calls[0]!.transport_attempts.map((a) => a.http_status)).toEqual([429, 200]);
   });
   it("refuse a token-limited retry after a send that may have generated tokens (a cut body)", async () => {
-    const { result, server } = await underTokenBudget([{ truncate: chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER)) }, { status: 200, body: chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER)) }]);
+    const { result, server } = await underTokenBudget([
+      { truncate: chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER)) },
+      { status: 200, body: chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER)) },
+    ]);
     expect(result).toMatchObject({ ok: false, outcome: "budget_exceeded" });
     expect(server.received).toHaveLength(1);
   });

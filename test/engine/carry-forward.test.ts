@@ -3,7 +3,17 @@ import { describe, expect, it } from "vitest";
 import type { Plan } from "../../src/formats/plan.ts";
 import type { EngineOutcome } from "../../src/formats/records.ts";
 import { runEngine } from "../../src/loop/engine.ts";
-import { CLEAN_AUDIT, criticAnswer, goal, NO_CHECK_ON_LOGS, NO_ROLLBACK_ON_CACHE, planAnswer, WITH_CACHE, WITH_CACHE_LOW_LOGS, WITHOUT_CACHE } from "./fixtures.ts";
+import {
+  CLEAN_AUDIT,
+  criticAnswer,
+  goal,
+  NO_CHECK_ON_LOGS,
+  NO_ROLLBACK_ON_CACHE,
+  planAnswer,
+  WITH_CACHE,
+  WITH_CACHE_LOW_LOGS,
+  WITHOUT_CACHE,
+} from "./fixtures.ts";
 import { ScriptedClient, type ScriptEntry } from "./scripted-client.ts";
 
 /** WITHOUT_CACHE with a gate defect: a round on it is gate-blocked, so the critic does not run. */
@@ -53,7 +63,11 @@ describe("carry-forward law", () => {
       outcome.rounds.forEach((round, i) => {
         const previous = outcome.rounds[i - 1];
         const ids = new Set(round.plan.tasks.map((t) => t.id));
-        const inForce = previous ? [...(previous.critic?.outcome === "ok" ? previous.critic.findings : []), ...previous.carried_forward].filter((f) => previous.blocker_keys.includes(f.key)) : [];
+        const inForce = previous
+          ? [...(previous.critic?.outcome === "ok" ? previous.critic.findings : []), ...previous.carried_forward].filter((f) =>
+              previous.blocker_keys.includes(f.key),
+            )
+          : [];
         const expected = inForce
           .filter((f, k) => inForce.findIndex((g) => g.key === f.key) === k)
           .flatMap((f) => {

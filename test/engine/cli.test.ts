@@ -54,7 +54,14 @@ describe("fieldtest critique (the report, in process)", () => {
       ],
     ],
     // Even beside a well-formed finding: the critic meant to block and code cannot tell on what.
-    ["a blocker is malformed", "response-malformed-blocker.json", [{ index: 0, family: "risk", severity: "warning" }, { index: 1, dropped: true, reason: "malformed_finding" }]],
+    [
+      "a blocker is malformed",
+      "response-malformed-blocker.json",
+      [
+        { index: 0, family: "risk", severity: "warning" },
+        { index: 1, dropped: true, reason: "malformed_finding" },
+      ],
+    ],
   ])("a response where %s is critic_unavailable (invalid_output), exit 1, each item listed", (why, file, findings) => {
     const r = report(file);
     expect(r.exitCode).toBe(1);
@@ -86,7 +93,22 @@ describe("fieldtest plan", () => {
     // at the timeout, and is retried) and refuses the retry (not retried again).
     const server = await startServer((_, i) => (i === 0 ? { hang: true } : { status: 400, body: errorBody("no", "invalid_request_error") }));
     const r = await runFieldtest(
-      ["plan", "--goal", `${FIX}/goal.yaml`, "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", `${server.url}/v1`, "--header", "x-gateway-token=s3cret", "--timeout", "0.2", "--json"],
+      [
+        "plan",
+        "--goal",
+        `${FIX}/goal.yaml`,
+        "--provider",
+        "openai",
+        "--model",
+        "gpt-4o-mini",
+        "--base-url",
+        `${server.url}/v1`,
+        "--header",
+        "x-gateway-token=s3cret",
+        "--timeout",
+        "0.2",
+        "--json",
+      ],
       { OPENAI_API_KEY: "sk-test" },
     );
     expect(r.code).toBe(3);
@@ -114,7 +136,11 @@ describe("fieldtest plan", () => {
     expect(out.status).toBe(r.code === 0 ? "approved" : "escalated");
     expect(out.rounds.length).toBeGreaterThan(0);
     for (const call of out.calls) {
-      expect(call.context).toMatchObject({ provider: "sim", response_format: expect.any(String), system_prompt_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(call.context).toMatchObject({
+        provider: "sim",
+        response_format: expect.any(String),
+        system_prompt_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      });
     }
     const audited = out.rounds.filter((round: { critic: unknown }) => round.critic !== null);
     expect(audited.length).toBeGreaterThan(0);

@@ -31,7 +31,12 @@ describe("failingRoundReasons", () => {
     ]);
     expect(failingRoundReasons(ctx(rounds))).toEqual(["regression_thrashing", "plan_oscillation_detected"]);
     // Stalling (same content as the previous round) and oscillating (different from it) exclude each other.
-    expect(failingRoundReasons(ctx([...rounds, round("A", ["g1"])], all))).toEqual(["budget_exceeded", "replan_aborted", "converged_stalled", "revision_cap_reached"]);
+    expect(failingRoundReasons(ctx([...rounds, round("A", ["g1"])], all))).toEqual([
+      "budget_exceeded",
+      "replan_aborted",
+      "converged_stalled",
+      "revision_cap_reached",
+    ]);
   });
 
   it("stall needs the same content and the same blocker keys as the previous round", () => {
@@ -43,7 +48,9 @@ describe("failingRoundReasons", () => {
   it("oscillation needs the plan to have changed and come back; a plan that never changed is not oscillating", () => {
     expect(failingRoundReasons(ctx([round("A", [], ["c"]), round("A", [], ["d"]), round("A", [], ["e"])]))).toEqual([]);
     expect(failingRoundReasons(ctx([round("A", [], ["c"]), round("B", [], ["d"]), round("B", [], ["e"])]))).toEqual([]);
-    expect(failingRoundReasons(ctx([round("A", [], ["c"]), round("A", [], ["d"]), round("B", [], ["e"]), round("A", [], ["f"])]))).toEqual(["plan_oscillation_detected"]);
+    expect(failingRoundReasons(ctx([round("A", [], ["c"]), round("A", [], ["d"]), round("B", [], ["e"]), round("A", [], ["f"])]))).toEqual([
+      "plan_oscillation_detected",
+    ]);
   });
 
   it("oscillation looks only before the previous round", () => {

@@ -93,17 +93,12 @@ describe("checkEvidence: every claim kind", () => {
   });
 
   it("rollback_requires_destroyed is supported when the task destroys its own requirement", () => {
-    const selfDestroying = makePlan([
-      mutate("drop", { destroys: ["backup"], rollback: { trigger: "drop", action: "x", requires: ["backup"], restores: [] } }),
-    ]);
+    const selfDestroying = makePlan([mutate("drop", { destroys: ["backup"], rollback: { trigger: "drop", action: "x", requires: ["backup"], restores: [] } })]);
     expect(status("rollback_requires_destroyed", ["drop"], ["backup"], null, selfDestroying)).toBe("supported");
   });
 
   it("misordered is supported for a prerequisite in the same parallel group", () => {
-    const grouped = makePlan(
-      [read("a", { parallel_group: "g" }), read("b", { parallel_group: "g" })],
-      [hard("b", "a")],
-    );
+    const grouped = makePlan([read("a", { parallel_group: "g" }), read("b", { parallel_group: "g" })], [hard("b", "a")]);
     expect(status("misordered", ["a", "b"], [], null, grouped)).toBe("supported");
   });
 
@@ -117,7 +112,8 @@ describe("checkEvidence: every claim kind", () => {
     const v = checkEvidence(goal, plan, { task_id: "migrate", evidence: { claim: "unestablished_fact", tasks: ["migrate"], facts: ["db.snapshot"] } });
     expect(v).toEqual({
       status: "contradicted",
-      reason: 'the rollback of migrate requires "db.snapshot", which a task produces before migrate runs, or mutates or destroys: rollback_requires_unestablished accepts it',
+      reason:
+        'the rollback of migrate requires "db.snapshot", which a task produces before migrate runs, or mutates or destroys: rollback_requires_unestablished accepts it',
     });
   });
 });

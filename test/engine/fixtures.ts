@@ -36,10 +36,7 @@ const rotateLogs = (risk: "medium" | "low" = "medium") => mutate("rotate_logs", 
 
 export const SOUND = makePlan([snapshot, migrate(), verifyMigrate], deps);
 /** SOUND with prose edited only: the same structural content. */
-export const SOUND_REWORDED = makePlan(
-  [{ ...snapshot, description: "Back up first" }, migrate(), verifyMigrate],
-  deps,
-);
+export const SOUND_REWORDED = makePlan([{ ...snapshot, description: "Back up first" }, migrate(), verifyMigrate], deps);
 /** Gate defect: the high-risk migration has no rollback (rollback_missing). */
 export const NO_ROLLBACK = makePlan([snapshot, migrate({ rollback: null }), verifyMigrate], deps);
 /** Gate defect: the output check is missing (verification_missing; the rollback trigger is gone too). */

@@ -51,7 +51,10 @@ describe("runEngine: approval", () => {
   it("fixes a gate defect after one revision; the critic runs only on the gate-clean plan", async () => {
     const { outcome, client } = await run({ planner: [planAnswer(NO_ROLLBACK), planAnswer(SOUND)], critic: [CLEAN_AUDIT] });
     expect(outcome.status).toBe("approved");
-    expect(decisions(outcome)).toEqual([["revise", null], ["approve", null]]);
+    expect(decisions(outcome)).toEqual([
+      ["revise", null],
+      ["approve", null],
+    ]);
     expect(outcome.rounds[0]!.critic).toBeNull();
     expect(outcome.rounds[0]!.blocker_keys).toEqual(["rollback_present:rollback_missing:migrate:rollback"]);
     const revise = client.requestsFor("planner")[1]!;
@@ -91,7 +94,11 @@ describe("runEngine: approval", () => {
 
   it("a balanced goal approves a sound pre-state check that the critic calls misordered: it runs before its mutation and never depends on it", async () => {
     const checked = makePlan([SOUND.tasks[0]!, verify("check_pre", "migrate", "pre_state"), ...SOUND.tasks.slice(1)], SOUND.dependencies);
-    const misordered = criticAnswer({ family: "unsafe_sequencing", task_id: "check_pre", evidence: { claim: "misordered", tasks: ["check_pre", "migrate"], facts: [] } });
+    const misordered = criticAnswer({
+      family: "unsafe_sequencing",
+      task_id: "check_pre",
+      evidence: { claim: "misordered", tasks: ["check_pre", "migrate"], facts: [] },
+    });
     const { outcome } = await run({ planner: [planAnswer(checked), planAnswer(checked)], critic: [misordered, misordered] }, { risk_tolerance: "balanced" });
     expect(outcome.rounds[0]!.gate_findings).toEqual([]);
     expect(outcome.rounds[0]!.critic!.findings[0]).toMatchObject({ severity: "blocker", evidence_status: "uncheckable" });
@@ -114,9 +121,14 @@ describe("runEngine: approval", () => {
 
 describe("runEngine: escalation reasons", () => {
   it("stalls when a revision changes only prose and the same blockers remain", async () => {
-    const { outcome } = await run({ planner: [planAnswer(NO_ROLLBACK), planAnswer({ ...NO_ROLLBACK, tasks: NO_ROLLBACK.tasks.map((t) => ({ ...t, description: `${t.description}!` })) })] });
+    const { outcome } = await run({
+      planner: [planAnswer(NO_ROLLBACK), planAnswer({ ...NO_ROLLBACK, tasks: NO_ROLLBACK.tasks.map((t) => ({ ...t, description: `${t.description}!` })) })],
+    });
     expect(outcome).toMatchObject({ status: "escalated", escalation_reason: "converged_stalled" });
-    expect(decisions(outcome)).toEqual([["revise", null], ["escalate", "converged_stalled"]]);
+    expect(decisions(outcome)).toEqual([
+      ["revise", null],
+      ["escalate", "converged_stalled"],
+    ]);
   });
 
   it("detects oscillation A, B, A within the default cap of four rounds", async () => {
@@ -138,7 +150,12 @@ describe("runEngine: escalation reasons", () => {
     });
     expect(new Set(outcome.rounds.map((r) => r.structural_hash)).size).toBe(1);
     expect(outcome.escalation_reasons).toEqual(["revision_cap_reached"]);
-    expect(decisions(outcome)).toEqual([["revise", null], ["revise", null], ["revise", null], ["escalate", "revision_cap_reached"]]);
+    expect(decisions(outcome)).toEqual([
+      ["revise", null],
+      ["revise", null],
+      ["revise", null],
+      ["escalate", "revision_cap_reached"],
+    ]);
   });
 
   it("an unavailable role is the only reason, even at the cap and under policy abort", async () => {
@@ -191,7 +208,11 @@ describe("runEngine: escalation reasons", () => {
   });
 
   it("budget: stops before the revision when the calls are spent", async () => {
-    const { outcome, client } = await run({ planner: [planAnswer(WITH_CACHE), planAnswer(WITHOUT_CACHE)], critic: [criticAnswer(NO_ROLLBACK_ON_CACHE)] }, {}, { budget: { calls: 2 } });
+    const { outcome, client } = await run(
+      { planner: [planAnswer(WITH_CACHE), planAnswer(WITHOUT_CACHE)], critic: [criticAnswer(NO_ROLLBACK_ON_CACHE)] },
+      {},
+      { budget: { calls: 2 } },
+    );
     expect(outcome).toMatchObject({ status: "escalated", escalation_reason: "budget_exceeded" });
     expect(client.remaining("planner")).toBe(1);
   });
@@ -249,7 +270,10 @@ describe("runEngine: model failures are outcomes, never exceptions", () => {
   });
 
   it("a malformed blocker beside a well-formed finding is no audit: critic_unavailable, never an approval", async () => {
-    const { outcome } = await run({ planner: [planAnswer(SOUND)], critic: [answer({ findings: [{ family: "weak_rollback", severity: "BLOCKER", message: "" }, criticFinding({ severity: "info" })] })] });
+    const { outcome } = await run({
+      planner: [planAnswer(SOUND)],
+      critic: [answer({ findings: [{ family: "weak_rollback", severity: "BLOCKER", message: "" }, criticFinding({ severity: "info" })] })],
+    });
     expect(outcome).toMatchObject({ status: "escalated", escalation_reasons: ["critic_unavailable"] });
     expect(outcome.rounds[0]!.critic).toMatchObject({ outcome: "critic_unavailable", reason: "invalid_output", malformed_findings: 1 });
   });
@@ -270,7 +294,11 @@ describe("runEngine: carry-forward", () => {
     const key = "critic:weak_rollback:tune_cache:missing_rollback:tune_cache:";
     expect(outcome.rounds[1]!.carried_forward.map((f) => f.key)).toEqual([key]);
     expect(outcome.rounds[1]!.blocker_keys).toEqual([key]);
-    expect(decisions(outcome)).toEqual([["revise", null], ["revise", null], ["approve", null]]);
+    expect(decisions(outcome)).toEqual([
+      ["revise", null],
+      ["revise", null],
+      ["approve", null],
+    ]);
   });
 
   it("an unchanged revision with a silent critic is not approved", async () => {
@@ -288,10 +316,17 @@ describe("runEngine: carry-forward", () => {
   });
 
   it("a carried blocker stays in force through a gate-blocked round where the critic does not run", async () => {
-    const { outcome } = await run({
-      planner: [planAnswer(WITH_CACHE), planAnswer({ ...WITH_CACHE, tasks: WITH_CACHE.tasks.map((t) => (t.id === "migrate" ? { ...t, rollback: undefined } : t)) })],
-      critic: [criticAnswer({ family: "feasibility" })],
-    }, {}, { maxRounds: 2 });
+    const { outcome } = await run(
+      {
+        planner: [
+          planAnswer(WITH_CACHE),
+          planAnswer({ ...WITH_CACHE, tasks: WITH_CACHE.tasks.map((t) => (t.id === "migrate" ? { ...t, rollback: undefined } : t)) }),
+        ],
+        critic: [criticAnswer({ family: "feasibility" })],
+      },
+      {},
+      { maxRounds: 2 },
+    );
     expect(outcome.rounds[1]!.critic).toBeNull();
     expect(outcome.rounds[1]!.blocker_keys).toContain("critic:feasibility::other::");
   });
@@ -302,17 +337,25 @@ describe("runEngine: carry-forward", () => {
     const indexed = (extra: Parameters<typeof notify>[] = []) =>
       makePlan(
         [
-          mutate("add_index", { mutates: ["orders"], produces: ["orders.index_report"], rollback: { trigger: "verify_index", action: "Drop the index", requires: ["orders.backup"], restores: ["orders"] } }),
+          mutate("add_index", {
+            mutates: ["orders"],
+            produces: ["orders.index_report"],
+            rollback: { trigger: "verify_index", action: "Drop the index", requires: ["orders.backup"], restores: ["orders"] },
+          }),
           verify("verify_index", "add_index", "mutation_output", ["orders.index_report"]),
           ...extra.map((args) => notify(...args)),
         ],
         [hard("add_index", "verify_index")],
       );
-    const claim = (fact: string) => criticAnswer({ family: "unverified_dependencies", task_id: "add_index", evidence: { claim: "unestablished_fact", tasks: ["add_index"], facts: [fact] } });
+    const claim = (fact: string) =>
+      criticAnswer({ family: "unverified_dependencies", task_id: "add_index", evidence: { claim: "unestablished_fact", tasks: ["add_index"], facts: [fact] } });
     const P0 = indexed();
     const P1 = indexed([["announce"]]);
     const { outcome } = await run(
-      { planner: [planAnswer(P0), planAnswer(P1), planAnswer(P1), planAnswer(P1)], critic: [claim("orders.backup"), claim("lock_token"), CLEAN_AUDIT, CLEAN_AUDIT] },
+      {
+        planner: [planAnswer(P0), planAnswer(P1), planAnswer(P1), planAnswer(P1)],
+        critic: [claim("orders.backup"), claim("lock_token"), CLEAN_AUDIT, CLEAN_AUDIT],
+      },
       {},
       { mode: "every-round" },
     );
@@ -325,7 +368,12 @@ describe("runEngine: carry-forward", () => {
     // A silent critic on the same plan clears the uncheckable blocker, never the supported one.
     expect(outcome.rounds[2]!.blocker_keys).toEqual([gate, orders]);
     expect(outcome.status).toBe("escalated");
-    expect(decisions(outcome)).toEqual([["revise", null], ["revise", null], ["revise", null], ["escalate", "converged_stalled"]]);
+    expect(decisions(outcome)).toEqual([
+      ["revise", null],
+      ["revise", null],
+      ["revise", null],
+      ["escalate", "converged_stalled"],
+    ]);
   });
 
   it("a revision that removes the task a supported blocker names, and a later one that puts it back, do not escape it", async () => {
@@ -351,20 +399,31 @@ describe("runEngine: carry-forward", () => {
     expect(outcome.rounds[0]!.carry_forward_lapsed).toEqual([]);
     expect(outcome.rounds[1]!.carried_forward).toEqual([]);
     expect(outcome.rounds[1]!.carry_forward_lapsed).toEqual([{ key, task_id: "tune_cache" }]);
-    expect(decisions(outcome)).toEqual([["revise", null], ["approve", null]]);
+    expect(decisions(outcome)).toEqual([
+      ["revise", null],
+      ["approve", null],
+    ]);
   });
 
   it("a carried blocker whose task is still there does not lapse: nothing is recorded", async () => {
-    const { outcome } = await run({ planner: [planAnswer(WITH_CACHE), planAnswer(WITH_CACHE_LOW_LOGS)], critic: [criticAnswer(NO_ROLLBACK_ON_CACHE), CLEAN_AUDIT] }, {}, { maxRounds: 2 });
+    const { outcome } = await run(
+      { planner: [planAnswer(WITH_CACHE), planAnswer(WITH_CACHE_LOW_LOGS)], critic: [criticAnswer(NO_ROLLBACK_ON_CACHE), CLEAN_AUDIT] },
+      {},
+      { maxRounds: 2 },
+    );
     expect(outcome.rounds[1]!.carried_forward.map((f) => f.key)).toEqual(["critic:weak_rollback:tune_cache:missing_rollback:tune_cache:"]);
     expect(outcome.rounds[1]!.carry_forward_lapsed).toEqual([]);
   });
 
   it("a repeated blocker is not double-counted as carried", async () => {
-    const { outcome } = await run({
-      planner: [planAnswer(WITH_CACHE), planAnswer(WITH_CACHE_LOW_LOGS)],
-      critic: [criticAnswer(NO_ROLLBACK_ON_CACHE), criticAnswer(NO_ROLLBACK_ON_CACHE)],
-    }, {}, { maxRounds: 2 });
+    const { outcome } = await run(
+      {
+        planner: [planAnswer(WITH_CACHE), planAnswer(WITH_CACHE_LOW_LOGS)],
+        critic: [criticAnswer(NO_ROLLBACK_ON_CACHE), criticAnswer(NO_ROLLBACK_ON_CACHE)],
+      },
+      {},
+      { maxRounds: 2 },
+    );
     expect(outcome.rounds[1]!.carried_forward).toEqual([]);
     expect(outcome.rounds[1]!.blocker_keys).toEqual(["critic:weak_rollback:tune_cache:missing_rollback:tune_cache:"]);
   });
@@ -372,7 +431,11 @@ describe("runEngine: carry-forward", () => {
 
 describe("runEngine: modes", () => {
   it("every-round runs the critic on a gate-blocked plan too", async () => {
-    const { outcome, client } = await run({ planner: [planAnswer(NO_ROLLBACK), planAnswer(SOUND)], critic: [CLEAN_AUDIT, CLEAN_AUDIT] }, {}, { mode: "every-round" });
+    const { outcome, client } = await run(
+      { planner: [planAnswer(NO_ROLLBACK), planAnswer(SOUND)], critic: [CLEAN_AUDIT, CLEAN_AUDIT] },
+      {},
+      { mode: "every-round" },
+    );
     expect(outcome.status).toBe("approved");
     expect(simExtraOf(client.requestsFor("critic")[0]!).gateFindings?.map((f) => f.code)).toEqual(["rollback_missing"]);
     expect(client.requestsFor("critic")[0]!.user).toContain(canonicalJson(outcome.rounds[0]!.gate_findings));
@@ -417,7 +480,11 @@ describe("runEngine: prompts", () => {
 /** Each fail-open path of the predecessor engine (predecessor-notes §9.1) is closed here. */
 describe("runEngine: the predecessor's fail-open paths", () => {
   it("§9.1.2: a miscased blocker in an eligible family still blocks a strict goal", async () => {
-    const { outcome } = await run({ planner: [planAnswer(SOUND)], critic: [criticAnswer({ family: "Unsafe_Sequencing", severity: "BLOCKER" })] }, {}, { maxRounds: 1 });
+    const { outcome } = await run(
+      { planner: [planAnswer(SOUND)], critic: [criticAnswer({ family: "Unsafe_Sequencing", severity: "BLOCKER" })] },
+      {},
+      { maxRounds: 1 },
+    );
     expect(outcome.status).toBe("escalated");
     expect(outcome.rounds[0]!.critic!.findings[0]!.normalization).toEqual(["case_folded"]);
   });
@@ -436,7 +503,11 @@ describe("runEngine: the predecessor's fail-open paths", () => {
   });
 
   it("§9.1.4: a supported critic blocker blocks a balanced goal", async () => {
-    const { outcome } = await run({ planner: [planAnswer(WITH_CACHE)], critic: [criticAnswer(NO_ROLLBACK_ON_CACHE)] }, { risk_tolerance: "balanced" }, { maxRounds: 1 });
+    const { outcome } = await run(
+      { planner: [planAnswer(WITH_CACHE)], critic: [criticAnswer(NO_ROLLBACK_ON_CACHE)] },
+      { risk_tolerance: "balanced" },
+      { maxRounds: 1 },
+    );
     expect(outcome).toMatchObject({ status: "escalated", escalation_reason: "revision_cap_reached" });
   });
 

@@ -1,13 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runCritic } from "../../src/critic/critic.ts";
-import {
-  countNormalizationRules,
-  normalizeCriticFindings,
-  normalizeCriticResponse,
-  normalizeFinding,
-  readCriticResponse,
-} from "../../src/critic/normalize.ts";
+import { countNormalizationRules, normalizeCriticFindings, normalizeCriticResponse, normalizeFinding, readCriticResponse } from "../../src/critic/normalize.ts";
 import { BLOCKER_ELIGIBLE_FAMILIES, FAMILIES, SEVERITIES } from "../../src/formats/enums.ts";
 import type { NormalizedFinding } from "../../src/formats/findings.ts";
 import type { ModelClient } from "../../src/providers/types.ts";
@@ -70,7 +64,14 @@ describe("normalizeCriticResponse: the whole response", () => {
     const audit = normalizeCriticResponse(
       g,
       plan,
-      respond(criticFinding({ message: "kept" }), "a string", null, criticFinding({ severity: "warning", message: "" }), { family: "risk" }, criticFinding({ message: "   " })),
+      respond(
+        criticFinding({ message: "kept" }),
+        "a string",
+        null,
+        criticFinding({ severity: "warning", message: "" }),
+        { family: "risk" },
+        criticFinding({ message: "   " }),
+      ),
     );
     expect(audit.outcome).toBe("ok");
     // A message of blanks is not empty (docs/design.md §5): that finding stands.
@@ -83,22 +84,46 @@ describe("normalizeCriticResponse: the whole response", () => {
     const audit = normalizeCriticResponse(g, plan, respond(blocker, criticFinding({ severity: "info", message: "fyi" })));
     expect(audit.outcome).toBe("ok");
     expect(audit.malformed_findings).toBe(0);
-    expect(audit.findings.map((f) => [f.message, f.severity])).toEqual([["  ", criticFinding().severity], ["fyi", "info"]]);
+    expect(audit.findings.map((f) => [f.message, f.severity])).toEqual([
+      ["  ", criticFinding().severity],
+      ["fyi", "info"],
+    ]);
   });
 
   it("a malformed finding whose raw severity reads blocker makes the whole response critic_unavailable (invalid_output), even beside a well-formed one", () => {
     const good = criticFinding({ severity: "info", message: "fyi" });
-    const blockers = [{ severity: "blocker" }, { severity: " BLOCKER\n", message: "" }, { severity: "Blocker", message: null }, { severity: "blocker", message: 3 }, criticFinding({ message: "" })];
+    const blockers = [
+      { severity: "blocker" },
+      { severity: " BLOCKER\n", message: "" },
+      { severity: "Blocker", message: null },
+      { severity: "blocker", message: 3 },
+      criticFinding({ message: "" }),
+    ];
     for (const malformed of blockers) {
       const text = respond(good, malformed);
-      expect(normalizeCriticResponse(g, plan, text), JSON.stringify(malformed)).toEqual({ outcome: "critic_unavailable", reason: "invalid_output", raw_text: text, findings: [], malformed_findings: 1 });
-      expect(readCriticResponse(g, plan, text)).toMatchObject({ detail: expect.stringMatching(/^a blocker is malformed/), items: [{ finding: { message: "fyi" } }, { finding: null }] });
+      expect(normalizeCriticResponse(g, plan, text), JSON.stringify(malformed)).toEqual({
+        outcome: "critic_unavailable",
+        reason: "invalid_output",
+        raw_text: text,
+        findings: [],
+        malformed_findings: 1,
+      });
+      expect(readCriticResponse(g, plan, text)).toMatchObject({
+        detail: expect.stringMatching(/^a blocker is malformed/),
+        items: [{ finding: { message: "fyi" } }, { finding: null }],
+      });
     }
   });
 
   it("a malformed finding of another severity still just drops: the audit stands", () => {
     const good = criticFinding({ severity: "info", message: "fyi" });
-    for (const malformed of [{ severity: "warning" }, { severity: "info", message: "" }, { severity: "blocking" }, { severity: ["blocker"] }, { family: "weak_rollback" }]) {
+    for (const malformed of [
+      { severity: "warning" },
+      { severity: "info", message: "" },
+      { severity: "blocking" },
+      { severity: ["blocker"] },
+      { family: "weak_rollback" },
+    ]) {
       const audit = normalizeCriticResponse(g, plan, respond(good, malformed));
       expect(audit, JSON.stringify(malformed)).toMatchObject({ outcome: "ok", malformed_findings: 1, findings: [{ message: "fyi" }] });
     }
@@ -107,15 +132,32 @@ describe("normalizeCriticResponse: the whole response", () => {
   it("findings of which every one is malformed are critic_unavailable (invalid_output), never a clean audit", () => {
     for (const findings of [[{ nope: 1 }], ["fine", 3, null], [criticFinding({ message: "" }), { family: "risk" }]]) {
       const text = JSON.stringify({ findings });
-      expect(normalizeCriticResponse(g, plan, text)).toEqual({ outcome: "critic_unavailable", reason: "invalid_output", raw_text: text, findings: [], malformed_findings: findings.length });
+      expect(normalizeCriticResponse(g, plan, text)).toEqual({
+        outcome: "critic_unavailable",
+        reason: "invalid_output",
+        raw_text: text,
+        findings: [],
+        malformed_findings: findings.length,
+      });
     }
     const reading = readCriticResponse(g, plan, '{"findings":[{"nope":1}]}');
-    expect(reading).toMatchObject({ outcome: "critic_unavailable", reason: "invalid_output", items: [{ index: 0, finding: null, malformed: "no non-empty message" }] });
+    expect(reading).toMatchObject({
+      outcome: "critic_unavailable",
+      reason: "invalid_output",
+      items: [{ index: 0, finding: null, malformed: "no non-empty message" }],
+    });
   });
 
   it("an audit stands only on no finding at all, or on at least one well-formed finding and no malformed blocker (a law)", () => {
     const malformedBlocker = criticFinding({ severity: " Blocker", message: "" });
-    const entry = fc.oneof(fc.constant(criticFinding()), fc.constant({ nope: 1 }), fc.string(), fc.constant(criticFinding({ message: " " })), fc.constant(criticFinding({ severity: "warning", message: "" })), fc.constant(malformedBlocker));
+    const entry = fc.oneof(
+      fc.constant(criticFinding()),
+      fc.constant({ nope: 1 }),
+      fc.string(),
+      fc.constant(criticFinding({ message: " " })),
+      fc.constant(criticFinding({ severity: "warning", message: "" })),
+      fc.constant(malformedBlocker),
+    );
     fc.assert(
       fc.property(fc.array(entry, { maxLength: 5 }), (findings) => {
         const audit = normalizeCriticResponse(g, plan, JSON.stringify({ findings }));
@@ -140,7 +182,15 @@ describe("normalizeCriticResponse: the whole response", () => {
 
 describe("normalizing an answer the client already parsed", () => {
   it("gives the audit the raw text gives, for any findings array (a law)", () => {
-    const entry = fc.oneof(fc.constant(criticFinding()), fc.constant(criticFinding({ evidence: CONTRADICTED })), fc.constant({ nope: 1 }), fc.string(), fc.constant(null), fc.constant(criticFinding({ message: " " })), fc.constant(criticFinding({ message: "" })));
+    const entry = fc.oneof(
+      fc.constant(criticFinding()),
+      fc.constant(criticFinding({ evidence: CONTRADICTED })),
+      fc.constant({ nope: 1 }),
+      fc.string(),
+      fc.constant(null),
+      fc.constant(criticFinding({ message: " " })),
+      fc.constant(criticFinding({ message: "" })),
+    );
     fc.assert(
       fc.property(fc.array(entry, { maxLength: 5 }), (findings) => {
         const text = JSON.stringify({ findings });
@@ -213,7 +263,10 @@ describe("normalizeFinding: the five rules in order", () => {
     expect(one({ evidence: { claim: "misordered", tasks: ["ghost_task", "migrate"], facts: "none" } as never })).toMatchObject({ ...rejected, evidence: null });
     expect(one({ task_id: 42 as never, evidence: SUPPORTED })).toMatchObject({ ...rejected, task_id: null, evidence_reason: "not a task of the plan: 42" });
     // Every stray reference a task of the plan: nothing to reject, the shape alone leaves it uncheckable.
-    expect(one({ evidence: { claim: "misordered", tasks: ["tune_cache", "migrate"], facts: "none" } as never })).toMatchObject({ severity: "blocker", evidence_status: "uncheckable" });
+    expect(one({ evidence: { claim: "misordered", tasks: ["tune_cache", "migrate"], facts: "none" } as never })).toMatchObject({
+      severity: "blocker",
+      evidence_status: "uncheckable",
+    });
   });
 
   it("a blocker with supported or uncheckable evidence stays a blocker", () => {

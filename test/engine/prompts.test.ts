@@ -27,11 +27,27 @@ describe("prompt descriptors", () => {
 
   it("the planner's output schema names every task field of the plan format but attributes (asked for only when packs declare some)", () => {
     const task = (PLANNER_PROMPT.schema as JsonSchema).properties!.tasks!.items!;
-    expect(Object.keys(task.properties!).sort()).toEqual(Object.keys(TaskSchema.shape).filter((k) => k !== "attributes").sort());
+    expect(Object.keys(task.properties!).sort()).toEqual(
+      Object.keys(TaskSchema.shape)
+        .filter((k) => k !== "attributes")
+        .sort(),
+    );
   });
 
   it("the critic's system prompt states the severity rules and every evidence claim", () => {
-    for (const word of ["blocker", "warning", "zero blockers", "misordered", "missing_rollback", "missing_verification", "unestablished_fact", "rollback_requires_destroyed", "partial_restore", "verification_misordered", "tool_unavailable"]) {
+    for (const word of [
+      "blocker",
+      "warning",
+      "zero blockers",
+      "misordered",
+      "missing_rollback",
+      "missing_verification",
+      "unestablished_fact",
+      "rollback_requires_destroyed",
+      "partial_restore",
+      "verification_misordered",
+      "tool_unavailable",
+    ]) {
       expect(CRITIC_PROMPT.system).toContain(word);
     }
   });

@@ -12,9 +12,7 @@ import { isSimExtra, type SimExtra } from "../../src/sim/extra.ts";
  * Every answer fabricates one CallRecord with a decision context computed from the request, so
  * traces look like real ones. Reusable by any engine or runner test.
  */
-export type ScriptedAnswer =
-  | { text: string }
-  | { fail: "provider_error" | "budget_exceeded" };
+export type ScriptedAnswer = { text: string } | { fail: "provider_error" | "budget_exceeded" };
 /** A queued answer, or a function that answers from the request (e.g. by item or round). */
 export type ScriptEntry = ScriptedAnswer | ((request: LlmRequest) => ScriptedAnswer);
 
@@ -58,7 +56,8 @@ export class ScriptedClient implements ModelClient {
 
   async structured<T>(request: LlmRequest, validator: z.ZodType<T>, guard?: SendGuard): Promise<StructuredResult<T>> {
     // One scripted answer is one send: the caller's guard may refuse it before it is sent.
-    if (guard && !guard({ calls: [], sending: [] })) return { ok: false, outcome: "budget_exceeded", rawText: null, error: "scripted budget refusal", calls: [] };
+    if (guard && !guard({ calls: [], sending: [] }))
+      return { ok: false, outcome: "budget_exceeded", rawText: null, error: "scripted budget refusal", calls: [] };
     this.requests.push(request);
     const entry = this.queues[request.role].shift();
     const next = typeof entry === "function" ? entry(request) : entry;

@@ -34,7 +34,10 @@ interface ScriptedEndpoint {
 }
 
 /** Start servers inside tests (each closed after its test) and connect a real client to them. */
-export function useScriptedEndpoint(): (script: Partial<Record<Role, RoleScript>>, limits?: { maxRetries?: number; maxOutputAttempts?: number }) => Promise<ScriptedEndpoint> {
+export function useScriptedEndpoint(): (
+  script: Partial<Record<Role, RoleScript>>,
+  limits?: { maxRetries?: number; maxOutputAttempts?: number },
+) => Promise<ScriptedEndpoint> {
   const start = useFakeServers();
   return async (script, limits = {}) => {
     const served: Record<Role, number> = { planner: 0, critic: 0 };

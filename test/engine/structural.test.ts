@@ -49,10 +49,15 @@ describe("structuralHash", () => {
 describe("structuralHash written directly", () => {
   it("is the canonical hash of the structural content, for plans with and without rollbacks and with repeated dependencies", () => {
     fc.assert(
-      fc.property(fc.shuffledSubarray(WITH_CACHE.tasks, { minLength: 1 }), fc.array(fc.constantFrom(...SOUND.dependencies, ...WITH_CACHE.dependencies)), fc.boolean(), (tasks, dependencies, dropRollbacks) => {
-        const plan = { ...WITH_CACHE, tasks: dropRollbacks ? tasks.map((t) => ({ ...t, rollback: undefined })) : tasks, dependencies };
-        expect(structuralHash(plan)).toBe(hashCanonical(structuralContent(plan)));
-      }),
+      fc.property(
+        fc.shuffledSubarray(WITH_CACHE.tasks, { minLength: 1 }),
+        fc.array(fc.constantFrom(...SOUND.dependencies, ...WITH_CACHE.dependencies)),
+        fc.boolean(),
+        (tasks, dependencies, dropRollbacks) => {
+          const plan = { ...WITH_CACHE, tasks: dropRollbacks ? tasks.map((t) => ({ ...t, rollback: undefined })) : tasks, dependencies };
+          expect(structuralHash(plan)).toBe(hashCanonical(structuralContent(plan)));
+        },
+      ),
     );
   });
 });

@@ -34,13 +34,23 @@ describe("engine manifest", () => {
   it("names the file, the key path and what is wrong, in one line", () => {
     expect(manifestError({ ...base, protocol: "daemon" })).toMatch(/^DIR\/engine\.yaml:\d+: protocol: /);
     expect(manifestError({ ...base, start: { argv: ["engine", "{goal}"] } })).toMatch(/start\.argv\[1\]: \{goal\} is not filled here/);
-    expect(manifestError({ ...base, start: { argv: ["engine", "${OPENAI_API_KEY}"] } })).toMatch(/start\.argv\[1\]: \$\{OPENAI_API_KEY\} looks like a credential/);
+    expect(manifestError({ ...base, start: { argv: ["engine", "${OPENAI_API_KEY}"] } })).toMatch(
+      /start\.argv\[1\]: \$\{OPENAI_API_KEY\} looks like a credential/,
+    );
     expect(manifestError({ ...base, result: { from: "file" } })).toMatch(/result\.path: a result read from a file needs its path/);
-    expect(manifestError({ ...base, protocol: "worker", start: { argv: ["engine"] }, config: { template: "t", path: "p" } })).toMatch(/config: a worker gets each trial's roles/);
-    expect(manifestError({ ...base, protocol: "worker", start: { argv: ["engine", "{goal_file}"] } })).toMatch(/\{goal_file\} is not filled here \(\{slot\}, \{slot_dir\}\)/);
-    expect(manifestError({ ...base, replay: { normalize: [{ pattern: "(", replace: "" }] } })).toMatch(/replay\.normalize\[0\]\.pattern: not a regular expression/);
+    expect(manifestError({ ...base, protocol: "worker", start: { argv: ["engine"] }, config: { template: "t", path: "p" } })).toMatch(
+      /config: a worker gets each trial's roles/,
+    );
+    expect(manifestError({ ...base, protocol: "worker", start: { argv: ["engine", "{goal_file}"] } })).toMatch(
+      /\{goal_file\} is not filled here \(\{slot\}, \{slot_dir\}\)/,
+    );
+    expect(manifestError({ ...base, replay: { normalize: [{ pattern: "(", replace: "" }] } })).toMatch(
+      /replay\.normalize\[0\]\.pattern: not a regular expression/,
+    );
     expect(manifestError({ ...base, unknown: 1 })).toMatch(/unknown/);
-    expect(manifestError({ ...base, config: { template: "c.toml", path: "{trial_dir}/c.toml" } }, { "c.toml": 'key = "{planner.secret}"' })).toMatch(/^DIR\/c\.toml: \{planner\.secret\} is not a placeholder/);
+    expect(manifestError({ ...base, config: { template: "c.toml", path: "{trial_dir}/c.toml" } }, { "c.toml": 'key = "{planner.secret}"' })).toMatch(
+      /^DIR\/c\.toml: \{planner\.secret\} is not a placeholder/,
+    );
   });
 
   it("gives an engine its token through a variable it reads, whatever that variable is called", () => {

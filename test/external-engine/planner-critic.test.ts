@@ -17,7 +17,10 @@ import { engineDir, served, summaryOf, trialsOf } from "./helpers.ts";
  * the goal translation and the trace reader are tested below either way.
  */
 const PYTHON = process.env.PLANNER_CRITIC_PYTHON;
-if (!PYTHON) process.stdout.write("test/external-engine/planner-critic.test.ts: the real PlannerCritic engine is not run: PLANNER_CRITIC_PYTHON is not set (see engines/planner-critic.yaml)\n");
+if (!PYTHON)
+  process.stdout.write(
+    "test/external-engine/planner-critic.test.ts: the real PlannerCritic engine is not run: PLANNER_CRITIC_PYTHON is not set (see engines/planner-critic.yaml)\n",
+  );
 
 const KEY = "sk-planner-critic-test-secret-0123456789";
 const GOALS = "db-01*,dns-01*,cache-01*,cdn-01*,erp-01*";
@@ -36,7 +39,23 @@ describe.skipIf(!PYTHON)("PlannerCritic 0.1.0 through engines/planner-critic.yam
   });
 
   const run = (server: PlannerCriticModel, out: string) =>
-    runFieldtest(["run", "--engine", "engines/planner-critic.yaml", ...served(server.url, "gpt-4o-mini"), "--only", GOALS, "--trials", "3", "--concurrency", "3", "--out", out], ENV);
+    runFieldtest(
+      [
+        "run",
+        "--engine",
+        "engines/planner-critic.yaml",
+        ...served(server.url, "gpt-4o-mini"),
+        "--only",
+        GOALS,
+        "--trials",
+        "3",
+        "--concurrency",
+        "3",
+        "--out",
+        out,
+      ],
+      ENV,
+    );
 
   it("gives one run of 15 trials with verdicts, every answered call recorded once, in order, as the engine sent it", async () => {
     const out = join(engineDir(), "pc");
@@ -66,7 +85,9 @@ describe.skipIf(!PYTHON)("PlannerCritic 0.1.0 through engines/planner-critic.yam
     // Its prompts carry the plan's wall-clock created_at: the manifest's normalisation keys them for replay.
     const replayed = join(engineDir(), "pc-replayed");
     const sent = model.received.length;
-    expect((await runFieldtest(["run", "--engine", "engines/planner-critic.yaml", "--replay", out, "--only", GOALS, "--trials", "3", "--out", replayed], ENV)).code).toBe(0);
+    expect(
+      (await runFieldtest(["run", "--engine", "engines/planner-critic.yaml", "--replay", out, "--only", GOALS, "--trials", "3", "--out", replayed], ENV)).code,
+    ).toBe(0);
     expect(model.received.length).toBe(sent);
     const verdicts = (dir: string) => Object.fromEntries(trialsOf(dir).map((t) => [trialKey(t), [t.status, t.rounds.map((r) => r.structural_hash)]]));
     expect(verdicts(replayed)).toEqual(verdicts(out));
@@ -84,7 +105,10 @@ describe.skipIf(!PYTHON)("PlannerCritic 0.1.0 through engines/planner-critic.yam
 
 describe("the PlannerCritic translation, without the engine", () => {
   it("hands the engine its goal in its own format: the title leads, the facts follow, the budget counts rounds", () => {
-    const goal = makeGoal(["window_booked"], { title: "Upgrade the database", constraints: { facts: ["window_booked"], tools: ["psql"], environment: "production", max_revisions: 3 } });
+    const goal = makeGoal(["window_booked"], {
+      title: "Upgrade the database",
+      constraints: { facts: ["window_booked"], tools: ["psql"], environment: "production", max_revisions: 3 },
+    });
     expect(engineGoal("planner-critic", goal)).toEqual({
       id: goal.id,
       description: "Upgrade the database\n\nA goal for tests\n\nFacts that hold before any task runs: window_booked.",
@@ -102,7 +126,15 @@ describe("the PlannerCritic translation, without the engine", () => {
       id: `p${version}`,
       goal_id: goal.id,
       version,
-      tasks: [{ id: "change", description: "change it", risk_class: "high", verification: { what: "it", how: "check", expected: "ok" }, rollback: { trigger: "fails", action: "undo" } }],
+      tasks: [
+        {
+          id: "change",
+          description: "change it",
+          risk_class: "high",
+          verification: { what: "it", how: "check", expected: "ok" },
+          rollback: { trigger: "fails", action: "undo" },
+        },
+      ],
       dependencies: [],
     });
     const answer = (role: "planner" | "critic", text: string): CallRecord => ({ ...call({ role }), raw_text: text });
@@ -112,7 +144,15 @@ describe("the PlannerCritic translation, without the engine", () => {
       answer("planner", JSON.stringify(plan(2))),
       answer("critic", JSON.stringify({ findings: [] })),
     ];
-    const trace = { dimension: "core-api", goal_id: goal.id, duration_seconds: 3, result: { status: "approved", reason_code: "approved", revision_count: 2, llm_calls: 2 }, plan: plan(2), findings: [], error: null };
+    const trace = {
+      dimension: "core-api",
+      goal_id: goal.id,
+      duration_seconds: 3,
+      result: { status: "approved", reason_code: "approved", revision_count: 2, llm_calls: 2 },
+      plan: plan(2),
+      findings: [],
+      error: null,
+    };
     const run = readPlannerCriticResult(trace, goal, calls);
     expect(run.status).toBe("approved");
     expect(run.reasons).toEqual([]);

@@ -12,10 +12,18 @@ afterEach(async () => {
 });
 const server = useFakeServers();
 
-async function proxyFor(steps: Step[] | ((req: { body: Record<string, unknown> }, i: number) => Step), o: { speaks?: "openai" | "anthropic"; normalize?: EngineManifest["replay"]["normalize"]; timeoutMs?: number } = {}) {
+async function proxyFor(
+  steps: Step[] | ((req: { body: Record<string, unknown> }, i: number) => Step),
+  o: { speaks?: "openai" | "anthropic"; normalize?: EngineManifest["replay"]["normalize"]; timeoutMs?: number } = {},
+) {
   const upstream = await server(steps);
   const speaks = o.speaks ?? "openai";
-  const role = { provider: speaks, model: speaks === "openai" ? "gpt-4o-mini" : "claude-sonnet-4-5", baseUrl: speaks === "openai" ? `${upstream.url}/v1` : upstream.url, timeoutMs: o.timeoutMs ?? 5000 };
+  const role = {
+    provider: speaks,
+    model: speaks === "openai" ? "gpt-4o-mini" : "claude-sonnet-4-5",
+    baseUrl: speaks === "openai" ? `${upstream.url}/v1` : upstream.url,
+    timeoutMs: o.timeoutMs ?? 5000,
+  };
   const config: ClientConfig = { planner: role, critic: role, maxRetries: 2 };
   const client = createModelClient(config, { env: { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY }, sleep: async () => {} });
   const proxy = await startRecordingProxy({ forwarder: client, speaks, normalize: o.normalize ?? [] });
@@ -33,7 +41,14 @@ async function post(session: ProxySession, role: "planner" | "critic", body: unk
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-const chat = (user: string, extra: Record<string, unknown> = {}) => ({ model: "gpt-4o-mini", messages: [{ role: "system", content: "You plan." }, { role: "user", content: user }], ...extra });
+const chat = (user: string, extra: Record<string, unknown> = {}) => ({
+  model: "gpt-4o-mini",
+  messages: [
+    { role: "system", content: "You plan." },
+    { role: "user", content: user },
+  ],
+  ...extra,
+});
 
 describe("the recording proxy", () => {
   it("forwards a request as the engine sent it and records its decision context from that request", async () => {
@@ -49,7 +64,16 @@ describe("the recording proxy", () => {
     const { calls } = await session.close();
     expect(calls).toHaveLength(1);
     const [call] = calls;
-    expect(call!.context).toMatchObject({ provider: "openai", model: "gpt-4o-mini", temperature: null, top_p: null, seed: null, max_tokens: 16384, response_format: "json_object", user_template_sha256: null });
+    expect(call!.context).toMatchObject({
+      provider: "openai",
+      model: "gpt-4o-mini",
+      temperature: null,
+      top_p: null,
+      seed: null,
+      max_tokens: 16384,
+      response_format: "json_object",
+      user_template_sha256: null,
+    });
     expect(call!.proxy).toEqual({ seq: 0, user_agent: "engine-under-test/2.1", retry_of: null });
     expect(call!.outcome).toBe("ok");
     expect(call!.usage).toEqual({ input_tokens: 100, output_tokens: 20 });
@@ -65,7 +89,11 @@ describe("the recording proxy", () => {
   });
 
   it("keeps concurrent trials apart: each has its own URL, token and records", async () => {
-    const echo = (req: { body: Record<string, unknown> }): Step => ({ status: 200, body: chatCompletion(JSON.stringify({ echo: (req.body.messages as { content: string }[])[1]!.content })), delayMs: 20 });
+    const echo = (req: { body: Record<string, unknown> }): Step => ({
+      status: 200,
+      body: chatCompletion(JSON.stringify({ echo: (req.body.messages as { content: string }[])[1]!.content })),
+      delayMs: 20,
+    });
     const { proxy } = await proxyFor(echo);
     const sessions = [0, 1, 2].map((trial) => proxy.open({ trialKey: `corpus/g/${trial}`, itemId: "g", trial }));
     expect(new Set(sessions.map((s) => s.roles.planner.base_url)).size).toBe(3);
@@ -75,7 +103,12 @@ describe("the recording proxy", () => {
     expect(crossed.status).toBe(401);
     const closed = await Promise.all(sessions.map((s) => s.close()));
     closed.forEach(({ calls, refused }, i) => {
-      expect(calls.map((c) => [c.role, JSON.parse(c.raw_text!).echo])).toEqual(expect.arrayContaining([["planner", `p${i}`], ["critic", `c${i}`]]));
+      expect(calls.map((c) => [c.role, JSON.parse(c.raw_text!).echo])).toEqual(
+        expect.arrayContaining([
+          ["planner", `p${i}`],
+          ["critic", `c${i}`],
+        ]),
+      );
       expect(calls).toHaveLength(2);
       expect(refused).toBe(i === 0 ? 1 : 0);
     });
@@ -137,7 +170,11 @@ describe("the recording proxy", () => {
     expect((await post(session, "planner", chat("a"))).status).toBe(200);
     const [call] = (await session.close()).calls;
     expect(upstream.received).toHaveLength(3);
-    expect(call!.transport_attempts.map((a) => [a.outcome, a.http_status])).toEqual([["error", 429], ["error", 500], ["ok", 200]]);
+    expect(call!.transport_attempts.map((a) => [a.outcome, a.http_status])).toEqual([
+      ["error", 429],
+      ["error", 500],
+      ["ok", 200],
+    ]);
     expect(call!.outcome).toBe("ok");
   });
 
@@ -175,8 +212,19 @@ describe("the recording proxy", () => {
   it("speaks Anthropic's Messages API for an engine that does (its token in x-api-key), forwarding with fieldtest's key", async () => {
     const { upstream, proxy } = await proxyFor([{ status: 200, body: anthropicToolUse({ findings: [] }) }], { speaks: "anthropic" });
     const session = proxy.open({ trialKey: "corpus/g/0", itemId: "g", trial: 0 });
-    const body = { model: "claude-sonnet-4-5", max_tokens: 1024, system: "You review.", messages: [{ role: "user", content: "plan" }], tools: [{ name: "answer", input_schema: {} }], tool_choice: { type: "tool", name: "answer" } };
-    const res = await fetch(`${session.roles.critic.base_url}/v1/messages`, { method: "POST", headers: { "x-api-key": session.roles.critic.token, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const body = {
+      model: "claude-sonnet-4-5",
+      max_tokens: 1024,
+      system: "You review.",
+      messages: [{ role: "user", content: "plan" }],
+      tools: [{ name: "answer", input_schema: {} }],
+      tool_choice: { type: "tool", name: "answer" },
+    };
+    const res = await fetch(`${session.roles.critic.base_url}/v1/messages`, {
+      method: "POST",
+      headers: { "x-api-key": session.roles.critic.token, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { content: { type: string }[] }).content[0]!.type).toBe("tool_use");
     const { authorization, "x-api-key": apiKey } = upstream.received[0]!.headers;

@@ -29,7 +29,8 @@ async function engineRun(manifest: string, args: string[] = [], server = upstrea
   return { out, ...result };
 }
 
-const filesOf = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesOf(join(dir, e.name)) : [join(dir, e.name)]));
+const filesOf = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesOf(join(dir, e.name)) : [join(dir, e.name)]));
 
 describe("fieldtest run --engine (command protocol)", () => {
   let run: Awaited<ReturnType<typeof engineRun>>;
@@ -42,7 +43,12 @@ describe("fieldtest run --engine (command protocol)", () => {
   it("puts every trial in one run with verdicts, and every call the server answered once, in its trial and in order", () => {
     expect(run.code).toBe(0);
     const trials = trialsOf(run.out);
-    expect(trials.map(trialKey).sort()).toEqual(["corpus/db-01-postgres-14-to-16-orders/0", "corpus/db-01-postgres-14-to-16-orders/1", "corpus/dns-01-route53-to-ns1-migration/0", "corpus/dns-01-route53-to-ns1-migration/1"]);
+    expect(trials.map(trialKey).sort()).toEqual([
+      "corpus/db-01-postgres-14-to-16-orders/0",
+      "corpus/db-01-postgres-14-to-16-orders/1",
+      "corpus/dns-01-route53-to-ns1-migration/0",
+      "corpus/dns-01-route53-to-ns1-migration/1",
+    ]);
     for (const t of trials) {
       expect(["approved", "escalated"]).toContain(t.status);
       expect(t.engine!.outcome).toBe("ok");
@@ -82,12 +88,20 @@ describe("fieldtest run --engine (command protocol)", () => {
   it("replays an engine run from its records: the same verdicts, no call sent", async () => {
     const before = upstream.served();
     const out = join(engineDir(), "replayed");
-    const replayed = await runFieldtest(["run", "--engine", standInManifest(engineDir()), "--replay", run.out, "--only", GOALS, "--trials", "2", "--out", out], ENV);
+    const replayed = await runFieldtest(
+      ["run", "--engine", standInManifest(engineDir()), "--replay", run.out, "--only", GOALS, "--trials", "2", "--out", out],
+      ENV,
+    );
     expect(replayed.code).toBe(0);
     expect(upstream.served()).toBe(before);
-    const verdicts = (dir: string) => Object.fromEntries(trialsOf(dir).map((t) => [trialKey(t), [t.status, t.rounds.length, t.rounds.map((r) => r.structural_hash)]]));
+    const verdicts = (dir: string) =>
+      Object.fromEntries(trialsOf(dir).map((t) => [trialKey(t), [t.status, t.rounds.length, t.rounds.map((r) => r.structural_hash)]]));
     expect(verdicts(out)).toEqual(verdicts(run.out));
-    expect(trialsOf(out).flatMap((t) => t.calls).every((c) => c.cached)).toBe(true);
+    expect(
+      trialsOf(out)
+        .flatMap((t) => t.calls)
+        .every((c) => c.cached),
+    ).toBe(true);
   });
 
   it("names another engine version as a cause in diff", async () => {
@@ -97,7 +111,15 @@ describe("fieldtest run --engine (command protocol)", () => {
     const baseline = join(dir, "b.json");
     await runFieldtest(["baseline", "publish", run.out, "--out", baseline]);
     const diff = JSON.parse((await runFieldtest(["diff", other.out, "--baseline", baseline, "--json"])).stdout);
-    expect(diff.differences).toEqual(expect.arrayContaining([expect.objectContaining({ kind: "engine", baseline: expect.objectContaining({ version: "stand-in-engine 1.0.0" }), candidate: expect.objectContaining({ version: "stand-in-engine 2.0.0" }) })]));
+    expect(diff.differences).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          kind: "engine",
+          baseline: expect.objectContaining({ version: "stand-in-engine 1.0.0" }),
+          candidate: expect.objectContaining({ version: "stand-in-engine 2.0.0" }),
+        }),
+      ]),
+    );
   });
 });
 
@@ -155,7 +177,10 @@ describe("fieldtest run --engine, fail closed", () => {
     const { out: recorded } = await engineRun(standInManifest(engineDir()), ["--only", "db-01*", "--trials", "1"]);
     const out = join(engineDir(), "missed");
     // The engine now sends a temperature: no recorded request matches.
-    await runFieldtest(["run", "--engine", standInManifest(engineDir(), { modes: ["temperature"] }), "--replay", recorded, "--only", "db-01*", "--trials", "1", "--out", out], ENV);
+    await runFieldtest(
+      ["run", "--engine", standInManifest(engineDir(), { modes: ["temperature"] }), "--replay", recorded, "--only", "db-01*", "--trials", "1", "--out", out],
+      ENV,
+    );
     const [trial] = trialsOf(out);
     expect(trial!.status).toBe("error");
     expect(trial!.engine!.outcome).toBe("replay_miss");
@@ -190,7 +215,10 @@ describe("fieldtest run --engine, worker protocol", () => {
 describe("the example engine (examples/engine)", () => {
   it("runs as its manifest says, in 40 lines", async () => {
     const out = join(engineDir(), "example");
-    const result = await runFieldtest(["run", "--engine", "examples/engine/minimal-engine.yaml", ...served(upstream.url), "--only", "db-01*", "--trials", "2", "--out", out], { ...ENV, PATH: process.env.PATH });
+    const result = await runFieldtest(
+      ["run", "--engine", "examples/engine/minimal-engine.yaml", ...served(upstream.url), "--only", "db-01*", "--trials", "2", "--out", out],
+      { ...ENV, PATH: process.env.PATH },
+    );
     expect(result.code).toBe(0);
     const trials = trialsOf(out);
     expect(trials.map((t) => t.engine!.outcome)).toEqual(["ok", "ok"]);
@@ -214,14 +242,21 @@ describe("fieldtest run --engine, resume", () => {
     const done = trialsOf(first.out).length;
     expect(done).toBeLessThan(4);
     const journaled = (dir: string) =>
-      readFileSync(join(dir, "calls.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { trial_key: string; call: { request_sha256: string; outcome: string } });
+      readFileSync(join(dir, "calls.jsonl"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { trial_key: string; call: { request_sha256: string; outcome: string } });
     const before = journaled(first.out);
     const answered = new Set(before.filter((l) => l.call.outcome === "ok").map((l) => `${l.trial_key} ${l.call.request_sha256}`));
     // The budget cut a trial off after some of its calls were answered.
     expect(before.some((l) => !trialsOf(first.out).some((t) => trialKey(t) === l.trial_key))).toBe(true);
     const resumed = await runFieldtest(["run", "--resume", first.out, "--max-calls", "1000"], ENV);
     expect(resumed.code).toBe(0);
-    expect(journaled(first.out).slice(before.length).filter((l) => answered.has(`${l.trial_key} ${l.call.request_sha256}`))).toEqual([]);
+    expect(
+      journaled(first.out)
+        .slice(before.length)
+        .filter((l) => answered.has(`${l.trial_key} ${l.call.request_sha256}`)),
+    ).toEqual([]);
     const keys = trialsOf(first.out).map(trialKey);
     expect(keys).toHaveLength(4);
     expect(new Set(keys).size).toBe(4);

@@ -14,7 +14,7 @@ describe("engine manifest placeholders", () => {
     expect(expand("${MISSING:+${MISSING}/src}", values, env)).toBe("");
     expect(expand("${MISSING}", values, env)).toBe("");
     expect(expand("{{literal}} $$HOME", values, env)).toBe("{literal}} $HOME");
-    expect(expand("key = \"{planner.token}\"", values, env)).toBe('key = "ft-abc"');
+    expect(expand('key = "{planner.token}"', values, env)).toBe('key = "ft-abc"');
   });
 
   it("refuses a {name} fieldtest does not fill, and a variable that looks like a credential", () => {

@@ -8,22 +8,49 @@ import { hard, makeGoal, makePlan, mutate, read, verify } from "../helpers/plans
 
 const goal = makeGoal();
 /** A sound plan: every gate passes. */
-const sound = makePlan([read("look"), mutate("change", { produces: ["out"] }), verify("check", "change", "mutation_output", ["out"])], [hard("look", "change"), hard("change", "check")]);
+const sound = makePlan(
+  [read("look"), mutate("change", { produces: ["out"] }), verify("check", "change", "mutation_output", ["out"])],
+  [hard("look", "change"), hard("change", "check")],
+);
 /** A high-blast change without verification or rollback: gates block it. */
 const risky = makePlan([mutate("change", { risk: "high" })]);
 
 const exited: EngineEnding = { kind: "exited", code: 0, signal: null, ok: true };
-const approved = (plan = sound): EngineRun => ({ status: "approved", reasons: [], error: null, rounds: [{ plan, translatedTasks: [], engineFindings: [], critic: null }] });
+const approved = (plan = sound): EngineRun => ({
+  status: "approved",
+  reasons: [],
+  error: null,
+  rounds: [{ plan, translatedTasks: [], engineFindings: [], critic: null }],
+});
 const rpc = (role: "planner" | "critic", outcome: CallRecord["outcome"], key = `${role}-request`, errorClass: string | null = null): CallRecord => ({
   ...call({ role, outcome }),
   request_sha256: key,
   error_class: errorClass,
 });
-const evidence = (over: Partial<TrialEvidence>): TrialEvidence => ({ goal, calls: [rpc("planner", "ok"), rpc("critic", "ok")], refusedRequests: 0, ending: exited, stderrTail: null, result: approved(), ...over });
+const evidence = (over: Partial<TrialEvidence>): TrialEvidence => ({
+  goal,
+  calls: [rpc("planner", "ok"), rpc("critic", "ok")],
+  refusedRequests: 0,
+  ending: exited,
+  stderrTail: null,
+  result: approved(),
+  ...over,
+});
 
 const failOpen = failOpenApproval;
 const gateBlocked = approvedGateBlocked;
-const asTrial = (o: ReturnType<typeof engineTrialOutcome>) => ({ ...o, schema_version: 1 as const, suite: "corpus" as const, item_id: "g", trial: 0, item_hash: "h", cost_usd: 0, latency_ms: 1, started_at: "", finished_at: "" });
+const asTrial = (o: ReturnType<typeof engineTrialOutcome>) => ({
+  ...o,
+  schema_version: 1 as const,
+  suite: "corpus" as const,
+  item_id: "g",
+  trial: 0,
+  item_hash: "h",
+  cost_usd: 0,
+  latency_ms: 1,
+  started_at: "",
+  finished_at: "",
+});
 
 describe("an external engine's trial, judged by what the proxy and the process showed", () => {
   it("keeps the engine's verdict when it ran whole, and judges its plans with fieldtest's gates", () => {
@@ -56,7 +83,9 @@ describe("an external engine's trial, judged by what the proxy and the process s
   });
 
   it("calls a provider that never answered the trial's cause, before whatever the engine did about it", () => {
-    const o = engineTrialOutcome(evidence({ calls: [rpc("planner", "ok"), rpc("critic", "error", "c", "server_error")], ending: { kind: "exited", code: 1, signal: null, ok: false } }));
+    const o = engineTrialOutcome(
+      evidence({ calls: [rpc("planner", "ok"), rpc("critic", "error", "c", "server_error")], ending: { kind: "exited", code: 1, signal: null, ok: false } }),
+    );
     expect(o.engine!.outcome).toBe("provider_error");
     expect(o.error).toMatch(/^provider_error: a critic call failed after 1 attempt\(s\): server_error/);
     const miss = engineTrialOutcome(evidence({ calls: [rpc("planner", "error", "p", "replay_miss"), rpc("critic", "error", "c", "server_error")] }));
@@ -75,7 +104,9 @@ describe("an external engine's trial, judged by what the proxy and the process s
     const other = engineTrialOutcome(evidence({ calls: [rpc("critic", "error", "c1", "server_error"), rpc("critic", "ok", "c2")] }));
     expect(other.engine!.failed_calls.critic).toBe(1);
     // Escalating when the critic failed is failing closed.
-    const closed = engineTrialOutcome(evidence({ calls: [rpc("critic", "error", "c", "timeout")], result: { ...approved(), status: "escalated", reasons: ["critic_unavailable"] } }));
+    const closed = engineTrialOutcome(
+      evidence({ calls: [rpc("critic", "error", "c", "timeout")], result: { ...approved(), status: "escalated", reasons: ["critic_unavailable"] } }),
+    );
     expect(failOpen(asTrial(closed))).toBe(false);
   });
 
@@ -89,8 +120,13 @@ describe("an external engine's trial, judged by what the proxy and the process s
   });
 
   it("sets aside a gate finding that rests only on a task the translator invented", () => {
-    const translated = makePlan([mutate("change", { risk: "high", produces: ["out"], rollback: { trigger: "change.verify", action: "undo", requires: [], restores: [] } }), verify("change.verify", "change", "mutation_output")]);
-    const o = engineTrialOutcome(evidence({ result: { ...approved(), rounds: [{ plan: translated, translatedTasks: ["change.verify"], engineFindings: [], critic: null }] } }));
+    const translated = makePlan([
+      mutate("change", { risk: "high", produces: ["out"], rollback: { trigger: "change.verify", action: "undo", requires: [], restores: [] } }),
+      verify("change.verify", "change", "mutation_output"),
+    ]);
+    const o = engineTrialOutcome(
+      evidence({ result: { ...approved(), rounds: [{ plan: translated, translatedTasks: ["change.verify"], engineFindings: [], critic: null }] } }),
+    );
     const round = o.rounds[0]!;
     expect(round.translated!.tasks).toEqual(["change.verify"]);
     expect(round.translated!.gate_findings.map((f) => f.code)).toEqual(["verification_ignores_output"]);

@@ -45,9 +45,15 @@ describe("firstInvalidUtf8", () => {
 describe("read limits", () => {
   it("come from the environment in MiB; a value that is not a positive decimal number is bad input naming the variable", () => {
     expect(readLimitsFrom({})).toEqual(DEFAULT_READ_LIMITS);
-    expect(readLimitsFrom({ FIELDTEST_MAX_FILE_MB: "0.5", FIELDTEST_MAX_LINE_MB: " 2 ", FIELDTEST_MAX_LOG_MB: "" })).toEqual({ ...DEFAULT_READ_LIMITS, fileBytes: 512 * KiB, lineBytes: 2048 * KiB });
+    expect(readLimitsFrom({ FIELDTEST_MAX_FILE_MB: "0.5", FIELDTEST_MAX_LINE_MB: " 2 ", FIELDTEST_MAX_LOG_MB: "" })).toEqual({
+      ...DEFAULT_READ_LIMITS,
+      fileBytes: 512 * KiB,
+      lineBytes: 2048 * KiB,
+    });
     for (const bad of ["0", "-1", "0x10", "1e3", "ten", "Infinity"]) {
-      expect(() => readLimitsFrom({ FIELDTEST_MAX_FILE_MB: bad })).toThrow(`environment: FIELDTEST_MAX_FILE_MB: expected a positive number of MiB, got ${JSON.stringify(bad)}`);
+      expect(() => readLimitsFrom({ FIELDTEST_MAX_FILE_MB: bad })).toThrow(
+        `environment: FIELDTEST_MAX_FILE_MB: expected a positive number of MiB, got ${JSON.stringify(bad)}`,
+      );
     }
   });
 });
@@ -59,7 +65,9 @@ describe("readText (an input file)", () => {
     writeFileSync(join(d, "ok.yaml"), "a".repeat(4 * KiB));
     expect(readText(join(d, "ok.yaml"))).toHaveLength(4 * KiB);
     writeFileSync(join(d, "big.yaml"), "a".repeat(4 * KiB + 1));
-    expect(() => readText(join(d, "big.yaml"))).toThrow(`${join(d, "big.yaml")}: larger than the 0.00390625 MiB a file read whole may be (set FIELDTEST_MAX_FILE_MB, in MiB, to raise it)`);
+    expect(() => readText(join(d, "big.yaml"))).toThrow(
+      `${join(d, "big.yaml")}: larger than the 0.00390625 MiB a file read whole may be (set FIELDTEST_MAX_FILE_MB, in MiB, to raise it)`,
+    );
   });
 
   it("stops an endless file at the limit instead of reading it whole (/dev/zero)", () => {

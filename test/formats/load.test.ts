@@ -11,7 +11,11 @@ const json = fc.letrec((tie) => ({
     fc.constantFrom(null, true, false, 0, -1.5, 1e21),
     fc.string({ unit: fc.constantFrom("a", '"', "\\", ":", " ", "\n", "é", "{") }),
     fc.array(tie("value"), { maxLength: 4 }),
-    fc.dictionary(fc.string({ unit: fc.constantFrom("k", '"', "\\", ":", " "), maxLength: 4 }).filter((k) => k !== "__proto__"), tie("value"), { maxKeys: 4 }),
+    fc.dictionary(
+      fc.string({ unit: fc.constantFrom("k", '"', "\\", ":", " "), maxLength: 4 }).filter((k) => k !== "__proto__"),
+      tie("value"),
+      { maxKeys: 4 },
+    ),
   ),
 })).value;
 
@@ -57,8 +61,15 @@ describe("parseSource", () => {
   it("refuses data nested past what its readers recurse through, and a YAML alias bomb, as bad input naming the file", () => {
     const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
     expect(errorOf(() => validate(parseSource("plan.json", deep), z.object({}))).message).toBe("plan.json: nested too deeply to read");
-    const levels = "abcdefg".split("").map((name, i) => `${name}: &${name} [${Array(9).fill(i === 0 ? '"x"' : `*${"abcdefg"[i - 1]}`).join(",")}]`);
+    const levels = "abcdefg".split("").map(
+      (name, i) =>
+        `${name}: &${name} [${Array(9)
+          .fill(i === 0 ? '"x"' : `*${"abcdefg"[i - 1]}`)
+          .join(",")}]`,
+    );
     const bomb = [...levels, `h: [${Array(9).fill("*g").join(",")}]`].join("\n");
-    expect(errorOf(() => parseSource("plan.yaml", bomb)).message).toBe("plan.yaml: not valid YAML: Excessive alias count indicates a resource exhaustion attack");
+    expect(errorOf(() => parseSource("plan.yaml", bomb)).message).toBe(
+      "plan.yaml: not valid YAML: Excessive alias count indicates a resource exhaustion attack",
+    );
   });
 });

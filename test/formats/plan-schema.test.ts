@@ -50,7 +50,11 @@ describe("task ids: `fieldtest schema plan` and the schema_valid gate agree", ()
 
   it("an id the gate accepts validates against the JSON Schema, and one it rejects does not", () => {
     const chars = fc.constantFrom(..."abcz09_.-AZ /é\u0000".split(""), "env");
-    const anyId = fc.oneof(fc.stringMatching(new RegExp(idRules.pattern)), fc.array(chars, { minLength: 1, maxLength: 6 }).map((p) => p.join("")), fc.string({ minLength: 1, maxLength: 8 }));
+    const anyId = fc.oneof(
+      fc.stringMatching(new RegExp(idRules.pattern)),
+      fc.array(chars, { minLength: 1, maxLength: 6 }).map((p) => p.join("")),
+      fc.string({ minLength: 1, maxLength: 8 }),
+    );
     fc.assert(
       fc.property(anyId, (id) => {
         expect(idFindings([id]).length === 0).toBe(schemaAccepts(id));

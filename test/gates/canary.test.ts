@@ -52,7 +52,8 @@ describe("canary runner", () => {
   const dir = mkdtempSync(join(tmpdir(), "fieldtest-canary-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const goal = "goal: {id: g, domain: d, title: t, description: d, risk_tolerance: strict}\n";
-  const plan = "    plan: {id: p, goal_id: g, tasks: [{id: a, description: A, kind: read}, {id: b, description: B, kind: read}], dependencies: [{from: b, to: a}]}\n";
+  const plan =
+    "    plan: {id: p, goal_id: g, tasks: [{id: a, description: A, kind: read}, {id: b, description: B, kind: read}], dependencies: [{from: b, to: a}]}\n";
 
   it("reports a gate that fires on its must-not-fire twin, and an unexpected code, naming gate and fixture", () => {
     const sub = join(dir, "wrong");

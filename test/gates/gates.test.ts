@@ -34,7 +34,10 @@ describe("findings", () => {
   });
 
   it("every code's gate and family come from the GATE_CODES table", () => {
-    const plan = makePlan([mutate("m", { risk: "critical", reversibility: "irreversible", parallel_group: "g" }), notify("n", { risk: "high", parallel_group: "g" })]);
+    const plan = makePlan([
+      mutate("m", { risk: "critical", reversibility: "irreversible", parallel_group: "g" }),
+      notify("n", { risk: "high", parallel_group: "g" }),
+    ]);
     const findings = gate(plan);
     expect(findings.length).toBeGreaterThan(2);
     for (const f of findings) {
@@ -98,10 +101,7 @@ describe("no_dep_cycles", () => {
 describe("ordering_sane", () => {
   it("fires per violating edge, on the edge's to, including inside a parallel group", () => {
     const plan = makePlan([read("a", { parallel_group: "g" }), read("b", { parallel_group: "g" }), read("c")], [hard("a", "b"), hard("c", "a")]);
-    expect(gate(plan).map((f) => f.key)).toEqual([
-      "ordering_sane:order_violates_dependency:a:c->a",
-      "ordering_sane:order_violates_dependency:b:a->b",
-    ]);
+    expect(gate(plan).map((f) => f.key)).toEqual(["ordering_sane:order_violates_dependency:a:c->a", "ordering_sane:order_violates_dependency:b:a->b"]);
   });
 
   it("is silent on soft edges and on edges between consecutive groups", () => {
@@ -118,8 +118,13 @@ describe("preconditions_closed", () => {
 
   it("precondition pair: established before passes; established later or concurrently fires", () => {
     expect(gate(makePlan([prep, needs("ready")]))).toEqual([]);
-    expect(unestablished(makePlan([needs("ready"), prep]))).toMatchObject([{ task_id: "work", key: "preconditions_closed:precondition_unestablished:work:ready" }]);
-    const concurrent = makePlan([{ ...prep, parallel_group: "g" }, { ...needs("ready"), parallel_group: "g" }]);
+    expect(unestablished(makePlan([needs("ready"), prep]))).toMatchObject([
+      { task_id: "work", key: "preconditions_closed:precondition_unestablished:work:ready" },
+    ]);
+    const concurrent = makePlan([
+      { ...prep, parallel_group: "g" },
+      { ...needs("ready"), parallel_group: "g" },
+    ]);
     expect(codesOf(gate(concurrent))).toEqual(["precondition_unestablished"]);
   });
 
@@ -187,7 +192,16 @@ describe("verification_order (the verification triplet)", () => {
 
   it("an output check before the mutation fires verification_precedes_mutation", () => {
     expect(codesOf(gate(makePlan([out(), m])))).toEqual(["verification_precedes_mutation"]);
-    expect(codesOf(gate(makePlan([{ ...out(), parallel_group: "g" }, { ...m, parallel_group: "g" }])))).toEqual(["verification_precedes_mutation"]);
+    expect(
+      codesOf(
+        gate(
+          makePlan([
+            { ...out(), parallel_group: "g" },
+            { ...m, parallel_group: "g" },
+          ]),
+        ),
+      ),
+    ).toEqual(["verification_precedes_mutation"]);
   });
 
   it("an output check that reads nothing the mutation produces fires verification_ignores_output", () => {
@@ -201,7 +215,11 @@ describe("rollback_present", () => {
     const withCheck = (t: ReturnType<typeof mutate>) => makePlan([t, verify("post", "m", "mutation_output", ["out"])]);
     expect(codesOf(gate(withCheck(mutate("m", { blast_radius: "critical", produces: ["out"] }))))).toEqual(["rollback_missing"]);
     expect(gate(withCheck(mutate("m", { produces: ["out"] })))).toEqual([]);
-    const irreversible = makePlan([verify("pre", "m", "pre_state"), mutate("m", { reversibility: "irreversible", produces: ["out"] }), verify("post", "m", "mutation_output", ["out"])]);
+    const irreversible = makePlan([
+      verify("pre", "m", "pre_state"),
+      mutate("m", { reversibility: "irreversible", produces: ["out"] }),
+      verify("post", "m", "mutation_output", ["out"]),
+    ]);
     expect(gate(irreversible)).toEqual([]);
   });
 });
@@ -216,11 +234,15 @@ describe("rollback_credibility (the rollback twins)", () => {
     expect(codesOf(gate(plan(change({ rollback: rollback({ trigger: "snapshot" }) }))))).toEqual(["rollback_unreachable"]);
     // a pre-state check of this task is no trigger for its rollback
     const pre = verify("pre", "migrate", "pre_state");
-    expect(codesOf(gate(plan(change({ rollback: rollback({ trigger: "pre" }) }), [pre, snapshot, change({ rollback: rollback({ trigger: "pre" }) }), checkReport])))).toEqual(["rollback_unreachable"]);
+    expect(
+      codesOf(gate(plan(change({ rollback: rollback({ trigger: "pre" }) }), [pre, snapshot, change({ rollback: rollback({ trigger: "pre" }) }), checkReport]))),
+    ).toEqual(["rollback_unreachable"]);
   });
 
   it("self-dependent: the task destroys what its rollback requires", () => {
-    expect(gate(plan(change({ destroys: ["snapshot_taken"] })))).toMatchObject([{ code: "rollback_self_dependent", task_id: "migrate", key: "rollback_credibility:rollback_self_dependent:migrate:snapshot_taken" }]);
+    expect(gate(plan(change({ destroys: ["snapshot_taken"] })))).toMatchObject([
+      { code: "rollback_self_dependent", task_id: "migrate", key: "rollback_credibility:rollback_self_dependent:migrate:snapshot_taken" },
+    ]);
   });
 
   it("post-consumed: destroyed between the task and its trigger, not after the trigger", () => {
@@ -230,7 +252,9 @@ describe("rollback_credibility (the rollback twins)", () => {
   });
 
   it("inconsistent state: something mutated is not restored", () => {
-    expect(gate(plan(change({ mutates: ["db", "cache"] })))).toMatchObject([{ code: "rollback_inconsistent_state", key: "rollback_credibility:rollback_inconsistent_state:migrate:cache" }]);
+    expect(gate(plan(change({ mutates: ["db", "cache"] })))).toMatchObject([
+      { code: "rollback_inconsistent_state", key: "rollback_credibility:rollback_inconsistent_state:migrate:cache" },
+    ]);
   });
 
   it("requires-unestablished: nothing provides the requirement; a goal fact, an earlier product or a touched resource does", () => {
@@ -238,7 +262,15 @@ describe("rollback_credibility (the rollback twins)", () => {
     expect(gate(plan(change({ rollback: rollback({ requires: ["window_booked"] }) })))).toEqual([]);
     expect(gate(plan(change({ rollback: rollback({ requires: ["db"] }) })))).toEqual([]);
     const produced = read("snapshot", { produces: ["db.snapshot"] });
-    expect(gate(plan(change({ rollback: rollback({ requires: ["db.snapshot"] }) }), [produced, change({ rollback: rollback({ requires: ["db.snapshot"] }) }), checkReport]))).toEqual([]);
+    expect(
+      gate(
+        plan(change({ rollback: rollback({ requires: ["db.snapshot"] }) }), [
+          produced,
+          change({ rollback: rollback({ requires: ["db.snapshot"] }) }),
+          checkReport,
+        ]),
+      ),
+    ).toEqual([]);
     // established only after the task: not there when the task starts
     expect(codesOf(gate(makePlan([change(), checkReport, snapshot], [hard("migrate", "check_report")])))).toEqual(["rollback_requires_unestablished"]);
   });
@@ -256,13 +288,18 @@ describe("parallel_safety", () => {
   });
 
   it("parallel_shared_resource when mutates plus destroys meet, once per pair", () => {
-    const plan = makePlan([mutate("a", { mutates: ["pool", "dns"], parallel_group: "g" }), mutate("b", { mutates: ["dns"], destroys: ["pool"], parallel_group: "g" })]);
+    const plan = makePlan([
+      mutate("a", { mutates: ["pool", "dns"], parallel_group: "g" }),
+      mutate("b", { mutates: ["dns"], destroys: ["pool"], parallel_group: "g" }),
+    ]);
     const findings = gate(plan);
     expect(findings).toMatchObject([{ code: "parallel_shared_resource", task_id: "b", message: expect.stringContaining('"dns", "pool"') }]);
     expect(gate(makePlan([mutate("a", { mutates: ["pool"], parallel_group: "g" }), mutate("b", { mutates: ["pool2"], parallel_group: "g" })]))).toEqual([]);
     expect(gate(makePlan([mutate("a", { mutates: ["pool"], parallel_group: "g1" }), mutate("b", { mutates: ["pool"], parallel_group: "g2" })]))).toEqual([]);
     // a task that both mutates and destroys a name does not pair with itself
-    expect(gate(makePlan([mutate("a", { mutates: ["pool"], destroys: ["pool"], parallel_group: "g" }), mutate("b", { mutates: ["other"], parallel_group: "g" })]))).toEqual([]);
+    expect(
+      gate(makePlan([mutate("a", { mutates: ["pool"], destroys: ["pool"], parallel_group: "g" }), mutate("b", { mutates: ["other"], parallel_group: "g" })])),
+    ).toEqual([]);
     const three = makePlan(["a", "b", "c"].map((id) => mutate(id, { mutates: ["pool"], parallel_group: "g" })));
     expect(gate(three).map((f) => f.key)).toEqual([
       "parallel_safety:parallel_shared_resource:b:a",

@@ -13,13 +13,17 @@ const NAMES = ["f0", "f1", "f2", "r0", "r1", "out"];
 const anyPlan = anyPlanOf({ names: NAMES });
 
 /** Reads that need and establish a few facts, with random edges: the shape both repairs act on. */
-const repairablePlan = fc.integer({ min: 2, max: 7 }).chain((n) => {
-  const ids = Array.from({ length: n }, (_, i) => `t${i}`);
-  const facts = fc.subarray(["f0", "f1", "f2"], { maxLength: 1 });
-  const task = (id: string) => fc.tuple(facts, facts).map(([needs, gives]) => read(id, { preconditions: needs.map((fact) => ({ fact })), establishes: gives }));
-  const dependency = fc.record({ from: fc.constantFrom(...ids), to: fc.constantFrom(...ids) }).filter((d) => d.from !== d.to);
-  return fc.tuple(fc.tuple(...ids.map(task)), fc.array(dependency, { maxLength: n }));
-}).map(([tasks, deps]) => makePlan(tasks, deps));
+const repairablePlan = fc
+  .integer({ min: 2, max: 7 })
+  .chain((n) => {
+    const ids = Array.from({ length: n }, (_, i) => `t${i}`);
+    const facts = fc.subarray(["f0", "f1", "f2"], { maxLength: 1 });
+    const task = (id: string) =>
+      fc.tuple(facts, facts).map(([needs, gives]) => read(id, { preconditions: needs.map((fact) => ({ fact })), establishes: gives }));
+    const dependency = fc.record({ from: fc.constantFrom(...ids), to: fc.constantFrom(...ids) }).filter((d) => d.from !== d.to);
+    return fc.tuple(fc.tuple(...ids.map(task)), fc.array(dependency, { maxLength: n }));
+  })
+  .map(([tasks, deps]) => makePlan(tasks, deps));
 
 const anyGoal = fc.subarray(NAMES, { maxLength: 2 }).map((facts) => makeGoal(facts));
 
@@ -41,7 +45,10 @@ function rewriteProse(plan: Plan, text: string): Plan {
  * edges that all point forward between blocks.
  */
 const soundPlan = fc
-  .tuple(fc.array(fc.constantFrom("read", "notify", "group", "change"), { minLength: 1, maxLength: 8 }), fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 12 }))
+  .tuple(
+    fc.array(fc.constantFrom("read", "notify", "group", "change"), { minLength: 1, maxLength: 8 }),
+    fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 12 }),
+  )
   .map(([blocks, edges]) => {
     const tasks = blocks.flatMap((block, b) => {
       if (block === "read") return [read(`r${b}`)];
@@ -94,7 +101,10 @@ describe("gate laws", () => {
     fc.assert(
       fc.property(anyGoal, anyPlan, fc.infiniteStream(fc.nat()), (goal, plan, stream) => {
         const keys = [...stream.take(plan.dependencies.length)];
-        const shuffled = plan.dependencies.map((d, i) => ({ d, k: keys[i]! })).sort((a, b) => a.k - b.k).map((x) => x.d);
+        const shuffled = plan.dependencies
+          .map((d, i) => ({ d, k: keys[i]! }))
+          .sort((a, b) => a.k - b.k)
+          .map((x) => x.d);
         expect(runGates(goal, { ...plan, dependencies: shuffled })).toEqual(runGates(goal, plan));
       }),
       { numRuns: 300 },
@@ -130,7 +140,10 @@ describe("the graph queries the gates stand on", () => {
   it("cycles() are exactly the groups of two or more tasks that reach each other over hard edges", () => {
     fc.assert(
       fc.property(anyPlan, (plan) => {
-        const unique = makePlan(plan.tasks.filter((t, i) => plan.tasks.findIndex((u) => u.id === t.id) === i), plan.dependencies);
+        const unique = makePlan(
+          plan.tasks.filter((t, i) => plan.tasks.findIndex((u) => u.id === t.id) === i),
+          plan.dependencies,
+        );
         const r = reachable(unique);
         const n = unique.tasks.length;
         const expected: number[][] = [];

@@ -58,7 +58,9 @@ describe("precondition closer", () => {
     const result = repair(plan);
     expect(ids(result.plan)).toEqual(["start", "prep", "work", "more"]);
     expect(result.findings).toEqual([]);
-    expect(result.notes).toEqual([expect.objectContaining({ repair: "precondition_closer", task_id: "prep", moved: ["prep"], message: expect.stringContaining("before work") })]);
+    expect(result.notes).toEqual([
+      expect.objectContaining({ repair: "precondition_closer", task_id: "prep", moved: ["prep"], message: expect.stringContaining("before work") }),
+    ]);
   });
 
   it("moves it before the needing task's whole parallel group", () => {

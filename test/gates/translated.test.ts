@@ -25,7 +25,10 @@ describe("gate findings on a translated plan", () => {
 
   it("sets aside a finding on an invented check but counts one on the engine's own task beside it", () => {
     // The engine's change has no rollback (its own defect); the translator's check reads nothing.
-    const plan = makePlan([mutate("apply", { risk: "high", produces: ["apply.out"] }), verify("apply.verify", "apply", "mutation_output")], [hard("apply", "apply.verify")]);
+    const plan = makePlan(
+      [mutate("apply", { risk: "high", produces: ["apply.out"] }), verify("apply.verify", "apply", "mutation_output")],
+      [hard("apply", "apply.verify")],
+    );
     const findings = runGates(makeGoal(), plan);
     const { counted, setAside } = setAsideTranslated(findings, ["apply.verify"]);
     expect(setAside.map((f) => [f.code, f.task_id])).toEqual([["verification_ignores_output", "apply.verify"]]);

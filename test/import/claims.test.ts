@@ -17,7 +17,9 @@ describe("prose claim extractor", () => {
 
   it("reads 'A … before … B' and 'A must … after … B' as misordered [A, B]", () => {
     expect(claim("migrate_db runs before take_backup.")).toEqual(misordered("migrate_db", "take_backup"));
-    expect(claim("Cutover task precedes the finance reconciliation task which is a hard prerequisite.")).toEqual(misordered("cutover", "finance_reconciliation"));
+    expect(claim("Cutover task precedes the finance reconciliation task which is a hard prerequisite.")).toEqual(
+      misordered("cutover", "finance_reconciliation"),
+    );
     expect(claim("migrate_db should only happen after take_backup has completed.")).toEqual(misordered("migrate_db", "take_backup"));
   });
 

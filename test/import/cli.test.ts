@@ -13,17 +13,24 @@ describe("fieldtest import planner-critic (in process)", () => {
     const r = await run(join(SAMPLE, "reports"), "--goals", join(SAMPLE, "goals"), "--out", out);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^imported 3 trials of 3 goals into 2 runs: 8 of 8 logged calls in trials, 0 of other runs of their goals \(no trace records them\) kept in superseded-calls.jsonl, 0 in logs no trace took;/);
+    expect(r.stdout).toMatch(
+      /^imported 3 trials of 3 goals into 2 runs: 8 of 8 logged calls in trials, 0 of other runs of their goals \(no trace records them\) kept in superseded-calls.jsonl, 0 in logs no trace took;/,
+    );
     expect(r.stdout).toContain("critic-fix/core-api       2 trials, 2 goals, mode gates-first, at most 4 rounds");
     expect(existsSync(join(out, "import.json"))).toBe(true);
-    for (const f of ["manifest.json", "trials.jsonl", "import.json", "goals/unrecorded/pay-03-billing-subscription.json"]) expect(existsSync(join(out, "critic-fix--core-api", f))).toBe(true);
+    for (const f of ["manifest.json", "trials.jsonl", "import.json", "goals/unrecorded/pay-03-billing-subscription.json"])
+      expect(existsSync(join(out, "critic-fix--core-api", f))).toBe(true);
   });
 
   it("reports an unusable trace in one line, imports nothing and exits 2", async () => {
     const root = tempDir("cli-bad");
     const plan = predecessorPlan([predecessorTask("a")], []);
     const bad = { ...trace(plan, { status: "approved", reason_code: "approved", revision_count: 1, llm_calls: 0 }), result: { status: "done" } };
-    const dirs = writeFieldTest(root, { goal: HAND_GOAL, trace: bad, planner: logText([logEntry({ call: 1, role: "planner", timestamp: "2026-08-20T10:00:05Z", duration_seconds: 1, response: plan })]) });
+    const dirs = writeFieldTest(root, {
+      goal: HAND_GOAL,
+      trace: bad,
+      planner: logText([logEntry({ call: 1, role: "planner", timestamp: "2026-08-20T10:00:05Z", duration_seconds: 1, response: plan })]),
+    });
     const out = join(root, "run");
     const r = await run(dirs.reports, "--goals", dirs.goals, "--out", out);
     expect(r.code).toBe(2);

@@ -17,7 +17,11 @@ describe("plan conversion", () => {
         predecessorTask("take_backup", { preconditions: [{ description: "db up", fact: "db_up", established_by: "infra", probe: null }] }),
         predecessorTask("copy_a", { parallel_group: "copy", verification, rollback, risk_class: "high" }),
         predecessorTask("copy_b", { parallel_group: "copy", blast_radius: "High" }),
-        predecessorTask("switch", { preconditions: [{ description: "copied", fact: "copied", established_by: "copy_a", probe: null }], rollback, blast_radius: "huge" }),
+        predecessorTask("switch", {
+          preconditions: [{ description: "copied", fact: "copied", established_by: "copy_a", probe: null }],
+          rollback,
+          blast_radius: "huge",
+        }),
       ],
       [["take_backup", "copy_a"]],
     ),
@@ -30,7 +34,12 @@ describe("plan conversion", () => {
     expect(originalTaskIds).toEqual(["take_backup", "copy_a", "copy_b", "switch"]);
     const [backup, copyA, copyB, check, sw] = plan.tasks;
     expect(check).toMatchObject({ kind: "verify", verifies: { task: "copy_a", subject: "mutation_output", reads: [] } });
-    expect(copyA).toMatchObject({ kind: "mutate", risk: "high", establishes: ["copied"], rollback: { trigger: "copy_a.verify", action: "restore snapshot (safety guard: keep the snapshot)", requires: [], restores: [] } });
+    expect(copyA).toMatchObject({
+      kind: "mutate",
+      risk: "high",
+      establishes: ["copied"],
+      rollback: { trigger: "copy_a.verify", action: "restore snapshot (safety guard: keep the snapshot)", requires: [], restores: [] },
+    });
     expect(copyB!.blast_radius).toBe("high");
     expect(backup!.preconditions).toEqual([{ fact: "db_up", established_by: "env" }]);
     expect(sw).toMatchObject({ blast_radius: "medium", rollback: { trigger: "switch" } });
@@ -62,7 +71,12 @@ describe("plan conversion", () => {
 });
 
 describe("goal conversion", () => {
-  const goal = PredecessorGoalSchema.parse({ ...HAND_GOAL, title: "Orders DB", steps: ["a"], constraints: { ...HAND_GOAL.constraints, budget: { max_revisions: 3 }, phases: 2 } });
+  const goal = PredecessorGoalSchema.parse({
+    ...HAND_GOAL,
+    title: "Orders DB",
+    steps: ["a"],
+    constraints: { ...HAND_GOAL.constraints, budget: { max_revisions: 3 }, phases: 2 },
+  });
   const assertions = AssertionsSchema.parse({
     invariants: {
       approve_expected: false,

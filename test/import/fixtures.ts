@@ -99,12 +99,19 @@ export function predecessorPlan(tasks: unknown[], dependencies: [string, string]
   };
 }
 
-export function trace(plan: unknown, result: { status: string; reason_code: string | null; revision_count: number; llm_calls: number }, goalId = "hand-01"): Record<string, unknown> {
+export function trace(
+  plan: unknown,
+  result: { status: string; reason_code: string | null; revision_count: number; llm_calls: number },
+  goalId = "hand-01",
+): Record<string, unknown> {
   return { dimension: "core-api", goal_id: goalId, duration_seconds: 4.5, result, plan, findings: [], escalation: null, checks: [], error: null, pass: true };
 }
 
 /** A reports folder and a goals folder laid out as the predecessor's field test wrote them. */
-export function writeFieldTest(root: string, o: { goal: unknown; assertions?: string; trace: unknown; planner: string; critic?: string; goalId?: string }): { reports: string; goals: string } {
+export function writeFieldTest(
+  root: string,
+  o: { goal: unknown; assertions?: string; trace: unknown; planner: string; critic?: string; goalId?: string },
+): { reports: string; goals: string } {
   const id = o.goalId ?? "hand-01";
   const reports = join(root, "reports");
   const goals = join(root, "goals");
@@ -114,7 +121,10 @@ export function writeFieldTest(root: string, o: { goal: unknown; assertions?: st
   writeFile(join(run, "trace.json"), JSON.stringify(o.trace, null, 2));
   writeFile(join(run, "llm-logs", `${id}_planner_llm_log.jsonl`), o.planner);
   if (o.critic !== undefined) writeFile(join(run, "llm-logs", `${id}_critic_llm_log.jsonl`), o.critic);
-  writeFile(join(reports, "batch", id, "report.json"), JSON.stringify({ meta: { date: "2026-08-20", config: "x.toml", loop_config: { mode: "deterministic-first", revision_cap: 4 } } }));
+  writeFile(
+    join(reports, "batch", id, "report.json"),
+    JSON.stringify({ meta: { date: "2026-08-20", config: "x.toml", loop_config: { mode: "deterministic-first", revision_cap: 4 } } }),
+  );
   return { reports, goals };
 }
 
@@ -129,23 +139,48 @@ export const HAND_GOAL = {
 /** Two critic system prompts of the predecessor's history: before and after its severity contract. */
 export const CRITIC_PROMPTS = {
   adversarial: "/no_think You are an adversarial plan reviewer. Find every problem with the plan. Reply with ONLY a JSON object with a findings array.",
-  severity: "/no_think You are a plan reviewer. Reply with ONLY a JSON object.\nSEVERITY RULES: blocker is reserved ONLY for concrete, plan-local defects; risk and missing_steps are warnings.",
+  severity:
+    "/no_think You are a plan reviewer. Reply with ONLY a JSON object.\nSEVERITY RULES: blocker is reserved ONLY for concrete, plan-local defects; risk and missing_steps are warnings.",
 } as const;
 
 /** What a critic said about the two-task plan of `treeGoal`: advisory families as blockers or as warnings. */
 function critique(advisorySeverity: "blocker" | "warning"): Record<string, unknown> {
   return {
     findings: [
-      { heuristic_family: "risk", severity: advisorySeverity, task_id: "migrate_db", message: "Large tables may lock during the migration.", suggested_fix: null },
-      { heuristic_family: "missing_steps", severity: advisorySeverity, task_id: null, message: "No announcement of the maintenance window.", suggested_fix: null },
-      { heuristic_family: "weak_rollback", severity: "warning", task_id: "migrate_db", message: "The rollback could restore from the backup faster.", suggested_fix: null },
+      {
+        heuristic_family: "risk",
+        severity: advisorySeverity,
+        task_id: "migrate_db",
+        message: "Large tables may lock during the migration.",
+        suggested_fix: null,
+      },
+      {
+        heuristic_family: "missing_steps",
+        severity: advisorySeverity,
+        task_id: null,
+        message: "No announcement of the maintenance window.",
+        suggested_fix: null,
+      },
+      {
+        heuristic_family: "weak_rollback",
+        severity: "warning",
+        task_id: "migrate_db",
+        message: "The rollback could restore from the backup faster.",
+        suggested_fix: null,
+      },
     ],
   };
 }
 
 /** A goal of the generated tree, in the predecessor corpus layout (goals/<domain>/<id>.json and goals/<domain>/assertions/<id>.yaml). */
 function treeGoal(id: string, risk: "strict" | "balanced"): Record<string, unknown> {
-  return { id, description: `Migrate the ${id} database behind a backup`, constraints: { environment: "production", tools: ["psql"] }, risk_tolerance: risk, replan_policy: "patch" };
+  return {
+    id,
+    description: `Migrate the ${id} database behind a backup`,
+    constraints: { environment: "production", tools: ["psql"] },
+    risk_tolerance: risk,
+    replan_policy: "patch",
+  };
 }
 
 function treePlan(goalId: string): Record<string, unknown> {
@@ -190,10 +225,16 @@ export function writeTreeRun(reports: string, r: TreeRun): number {
         ? { dimension: r.dimension, goal_id: r.goalId, result: outcome }
         : { dimension: r.dimension, goal_id: r.goalId, duration_seconds: 6, ...outcome, findings: [], checks: [], pass: true };
   writeFile(join(dir, "trace.json"), JSON.stringify({ ...body, dimension: r.dimension }, null, 2));
-  writeFile(join(dir, "llm-logs", `${r.goalId}_planner_llm_log.jsonl`), logText([logEntry({ call: 1, role: "planner", goal_id: r.goalId, timestamp: iso(3), duration_seconds: 3, response: plan })]));
+  writeFile(
+    join(dir, "llm-logs", `${r.goalId}_planner_llm_log.jsonl`),
+    logText([logEntry({ call: 1, role: "planner", goal_id: r.goalId, timestamp: iso(3), duration_seconds: 3, response: plan })]),
+  );
   if (r.critic === null) return 1;
   const response = critique(r.critic === "adversarial" ? "blocker" : "warning");
-  writeFile(join(dir, "llm-logs", `${r.goalId}_critic_llm_log.jsonl`), logText([logEntry({ call: 1, role: "critic", goal_id: r.goalId, timestamp: iso(5), duration_seconds: 2, response, system: CRITIC_PROMPTS[r.critic] })]));
+  writeFile(
+    join(dir, "llm-logs", `${r.goalId}_critic_llm_log.jsonl`),
+    logText([logEntry({ call: 1, role: "critic", goal_id: r.goalId, timestamp: iso(5), duration_seconds: 2, response, system: CRITIC_PROMPTS[r.critic] })]),
+  );
   return 2;
 }
 
@@ -207,5 +248,8 @@ export function writeTreeGoals(goalsDir: string, goals: { id: string; risk: "str
 
 /** A sweep's report.json with its loop configuration. */
 export function writeSweepReport(sweepDir: string, mode: string, cap: number): void {
-  writeFile(join(sweepDir, "report.json"), JSON.stringify({ meta: { date: "2026-08-20", config: "plancritic.toml", loop_config: { mode, revision_cap: cap } }, total: 0, passed: 0, failed: 0 }));
+  writeFile(
+    join(sweepDir, "report.json"),
+    JSON.stringify({ meta: { date: "2026-08-20", config: "plancritic.toml", loop_config: { mode, revision_cap: cap } }, total: 0, passed: 0, failed: 0 }),
+  );
 }

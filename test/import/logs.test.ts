@@ -3,7 +3,16 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { splitConcatenatedJson } from "../../harness/import/planner-critic/concatenated-json.ts";
 import { convertGoal } from "../../harness/import/planner-critic/goal.ts";
-import { interleave, loggedRuns, matchRun, parseLog, recordedRunIndex, splitEngineRuns, splitRuns, type MatchedRun } from "../../harness/import/planner-critic/logs.ts";
+import {
+  interleave,
+  loggedRuns,
+  matchRun,
+  parseLog,
+  recordedRunIndex,
+  splitEngineRuns,
+  splitRuns,
+  type MatchedRun,
+} from "../../harness/import/planner-critic/logs.ts";
 import { LogEntrySchema, PredecessorGoalSchema, TraceSchema } from "../../harness/import/planner-critic/schema.ts";
 import { buildTrial } from "../../harness/import/planner-critic/trial.ts";
 import { IMPORT_FILES, importPlannerCritic } from "../../harness/import/planner-critic/run.ts";
@@ -25,7 +34,10 @@ const firstRun = [
   logEntry({ call: 2, role: "planner", timestamp: "2026-08-20T10:00:12Z", duration_seconds: 3, response: plan }),
 ];
 const secondRun = [logEntry({ call: 1, role: "planner", timestamp: "2026-08-20T11:00:05Z", duration_seconds: 2.5, response: plan })];
-const torn = JSON.stringify(logEntry({ call: 2, role: "planner", timestamp: "2026-08-20T11:00:09Z", duration_seconds: 1, response: plan }), null, 2).slice(0, 200);
+const torn = JSON.stringify(logEntry({ call: 2, role: "planner", timestamp: "2026-08-20T11:00:09Z", duration_seconds: 1, response: plan }), null, 2).slice(
+  0,
+  200,
+);
 const plannerText = logText([...firstRun, ...secondRun]) + torn;
 
 describe("reading a predecessor LLM log", () => {
@@ -83,16 +95,28 @@ describe("reading a predecessor LLM log", () => {
     const out = join(root, "run");
     // --strict: the torn log is bad input, named, and nothing is written.
     const strict = join(root, "strict");
-    expect(() => importPlannerCritic({ reportsDir: dirs.reports, goalsDir: dirs.goals, out: strict, force: false, strict: true, runId: "r", command: [], now: () => new Date() })).toThrow(
-      /_llm_log\.jsonl: .*torn object.*; --strict imports nothing while an input is broken$/,
-    );
+    expect(() =>
+      importPlannerCritic({
+        reportsDir: dirs.reports,
+        goalsDir: dirs.goals,
+        out: strict,
+        force: false,
+        strict: true,
+        runId: "r",
+        command: [],
+        now: () => new Date(),
+      }),
+    ).toThrow(/_llm_log\.jsonl: .*torn object.*; --strict imports nothing while an input is broken$/);
     expect(existsSync(strict)).toBe(false);
     const result = importPlannerCritic({ reportsDir: dirs.reports, goalsDir: dirs.goals, out, force: false, runId: "r", command: [], now: () => new Date() });
     expect(result.problems.map((p) => p.detail)).toEqual([expect.stringMatching(/^torn object/)]);
     // Every valid logged call is accounted for: the last run in the trial, the earlier one kept verbatim.
     expect(result.calls).toEqual({ logged: 3, imported: 1, superseded: 2, unclaimed: 0 });
     const run = result.runs[0]!;
-    const kept = readFileSync(join(run.dir, IMPORT_FILES.superseded), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    const kept = readFileSync(join(run.dir, IMPORT_FILES.superseded), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(kept.map((k) => [k.item_id, k.entry.call, k.entry.timestamp])).toEqual([
       ["hand-01", 1, "2026-08-20T10:00:05Z"],
       ["hand-01", 2, "2026-08-20T10:00:12Z"],
@@ -108,7 +132,8 @@ describe("reading a predecessor LLM log", () => {
 
 /** The prompts the predecessor sent: a decompose names the goal, a revision and an audit name the plan they work on. */
 const GOAL_PROMPT = "GOAL:\n{'id': 'hand-01', 'description': 'Migrate the orders database behind a backup'}\n\nProduce the PlanVersion JSON now. version=1.";
-const planPrompt = (version: number) => `PLAN:\n{'id': 'plan-hand-01-r${version}', 'goal_id': 'hand-01', 'plan_schema_version': '0.1.0', 'version': ${version}, 'parent_version': None, 'tasks': []}\n\nFINDINGS:\n[]`;
+const planPrompt = (version: number) =>
+  `PLAN:\n{'id': 'plan-hand-01-r${version}', 'goal_id': 'hand-01', 'plan_schema_version': '0.1.0', 'version': ${version}, 'parent_version': None, 'tasks': []}\n\nFINDINGS:\n[]`;
 
 describe("ordering a fast server's calls", () => {
   // Every call returned within one second: the log's timestamps tie, and a start derived from a duration would reorder them.
@@ -131,7 +156,11 @@ describe("ordering a fast server's calls", () => {
   });
 
   /** The same calls with prompts that carry no plan. */
-  const bare = (entries: Record<string, unknown>[], role: "planner" | "critic") => parsed(entries.map((e) => ({ ...e, prompt_messages: [{ role: "user", content: "plan it" }] })), role);
+  const bare = (entries: Record<string, unknown>[], role: "planner" | "critic") =>
+    parsed(
+      entries.map((e) => ({ ...e, prompt_messages: [{ role: "user", content: "plan it" }] })),
+      role,
+    );
   /** A trial of the hand goal from these calls, its trace recording the counts given. */
   const tiedTrial = (run: MatchedRun, revision_count: number, llm_calls: number) =>
     buildTrial({
@@ -163,21 +192,28 @@ describe("ordering a fast server's calls", () => {
     const inconsistent = trial.conversion.notes.filter((n) => n.kind === "inconsistent");
     expect(inconsistent.map((n) => n.subject)).toEqual(["rounds[1].critic", "trace.result.llm_calls"]);
     expect(inconsistent[0]!.detail).toMatch(/^two accepted critic answers fall in round 1 \(logged at 2026-08-20T10:00:05Z and 2026-08-20T10:00:05Z\)/);
-    expect(inconsistent[1]!.detail).toBe("2 critic invocations recorded, 1 round(s) with a logged critic call (1): the critic log holds 2 call(s) of this run (round 1: 2)");
+    expect(inconsistent[1]!.detail).toBe(
+      "2 critic invocations recorded, 1 round(s) with a logged critic call (1): the critic log holds 2 call(s) of this run (round 1: 2)",
+    );
   });
 });
 
 describe("the run a trace records", () => {
   const at = (s: number) => new Date(Date.parse("2026-08-20T10:00:00Z") + s * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-  const p = (call: number, s: number, d: number) => LogEntrySchema.parse(logEntry({ call, role: "planner", timestamp: at(s), duration_seconds: d, response: plan }));
-  const c = (call: number, s: number, d: number) => LogEntrySchema.parse(logEntry({ call, role: "critic", timestamp: at(s), duration_seconds: d, response: clean }));
+  const p = (call: number, s: number, d: number) =>
+    LogEntrySchema.parse(logEntry({ call, role: "planner", timestamp: at(s), duration_seconds: d, response: plan }));
+  const c = (call: number, s: number, d: number) =>
+    LogEntrySchema.parse(logEntry({ call, role: "critic", timestamp: at(s), duration_seconds: d, response: clean }));
   // Run 1: three rounds, three audits, 51 s. Run 2 (ten minutes on): one planner call, then killed before it wrote a trace.
   const planner = [p(1, 12, 12), p(2, 30, 13), p(3, 49, 16), p(1, 612, 9)];
   const critic = [c(1, 16, 4), c(2, 32, 2), c(3, 51, 2)];
 
   it("is the one whose recorded rounds, critic calls and duration agree, not the last in the logs", () => {
     const { runs } = loggedRuns(planner, critic);
-    expect(runs.map((r) => [r.planner.length, r.critic.length])).toEqual([[3, 3], [1, 0]]);
+    expect(runs.map((r) => [r.planner.length, r.critic.length])).toEqual([
+      [3, 3],
+      [1, 0],
+    ]);
     expect(recordedRunIndex(runs, { revisions: 3, criticCalls: 3, durationSeconds: 51.25 })).toBe(0);
     // A trace of one round without an audit is the interrupted run's shape.
     expect(recordedRunIndex(runs, { revisions: 1, criticCalls: 0, durationSeconds: 9.7 })).toBe(1);
@@ -192,8 +228,10 @@ describe("the run a trace records", () => {
   });
 
   it("splits a log several variants shared into engine runs at each decompose, a retried decompose staying in its run", () => {
-    const g = (call: number, response: unknown) => LogEntrySchema.parse(logEntry({ call, role: "planner", timestamp: at(call), duration_seconds: 1, response, user: GOAL_PROMPT }));
-    const r = (call: number) => LogEntrySchema.parse(logEntry({ call, role: "planner", timestamp: at(call), duration_seconds: 1, response: plan, user: planPrompt(1) }));
+    const g = (call: number, response: unknown) =>
+      LogEntrySchema.parse(logEntry({ call, role: "planner", timestamp: at(call), duration_seconds: 1, response, user: GOAL_PROMPT }));
+    const r = (call: number) =>
+      LogEntrySchema.parse(logEntry({ call, role: "planner", timestamp: at(call), duration_seconds: 1, response: plan, user: planPrompt(1) }));
     const calls = [g(1, plan), r(2), g(3, "{not json"), g(4, plan), r(5), g(6, plan)];
     const runs = splitEngineRuns(calls, (e) => e.response_content !== "{not json");
     expect(runs.map((run) => run.map((e) => e.call))).toEqual([[1, 2], [3, 4, 5], [6]]);

@@ -21,8 +21,20 @@ describe("imported ordering claims are checked against the plan", () => {
   );
   const critique = {
     findings: [
-      { heuristic_family: "unsafe_sequencing", severity: "blocker", task_id: "deploy_app", message: "deploy_app runs before take_backup, its hard prerequisite.", suggested_fix: null },
-      { heuristic_family: "unsafe_sequencing", severity: "blocker", task_id: "migrate_db", message: "Migrate db is scheduled before the take backup task.", suggested_fix: null },
+      {
+        heuristic_family: "unsafe_sequencing",
+        severity: "blocker",
+        task_id: "deploy_app",
+        message: "deploy_app runs before take_backup, its hard prerequisite.",
+        suggested_fix: null,
+      },
+      {
+        heuristic_family: "unsafe_sequencing",
+        severity: "blocker",
+        task_id: "migrate_db",
+        message: "Migrate db is scheduled before the take backup task.",
+        suggested_fix: null,
+      },
       { heuristic_family: "risk", severity: "warning", task_id: "migrate_db", message: "Large tables may lock.", suggested_fix: null },
     ],
   };
@@ -42,7 +54,15 @@ describe("imported ordering claims are checked against the plan", () => {
       critic: logText([logEntry({ call: 1, role: "critic", timestamp: "2026-08-20T10:00:07Z", duration_seconds: 1.5, response: critique })]),
     });
     const out = join(root, "run");
-    const result = importPlannerCritic({ reportsDir: dirs.reports, goalsDir: dirs.goals, out, force: false, runId: "test-run", command: ["fieldtest", "import"], now: () => new Date("2026-12-02T12:00:00Z") });
+    const result = importPlannerCritic({
+      reportsDir: dirs.reports,
+      goalsDir: dirs.goals,
+      out,
+      force: false,
+      runId: "test-run",
+      command: ["fieldtest", "import"],
+      now: () => new Date("2026-12-02T12:00:00Z"),
+    });
     return { result, out: result.runs[0]!.dir };
   }
 

@@ -78,7 +78,9 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
     const trials = allTrials();
     for (const run of traces()) {
       const trial = trials.find((t) => t.item_id === run.trace.goal_id)!;
-      const logged = [run.plannerLog!, run.criticLog!].flatMap((f) => parseLog(f, readFileSync(f, "utf8"), f.includes("_planner_") ? "planner" : "critic").entries);
+      const logged = [run.plannerLog!, run.criticLog!].flatMap(
+        (f) => parseLog(f, readFileSync(f, "utf8"), f.includes("_planner_") ? "planner" : "critic").entries,
+      );
       expect(trial.calls).toHaveLength(logged.length);
       for (const entry of logged) {
         const call = trial.calls.find((c) => c.role === entry.role && c.raw_text === entry.response_content)!;
@@ -90,7 +92,9 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
         expect(call.context.user_template_sha256).toBe("not_recorded");
         expect(call.usage).toBeNull();
         expect(call.cost_usd).toBeNull();
-        expect((call as unknown as { not_recorded: string[] }).not_recorded).toEqual(expect.arrayContaining(["context.temperature", "context.user_template_sha256", "usage"]));
+        expect((call as unknown as { not_recorded: string[] }).not_recorded).toEqual(
+          expect.arrayContaining(["context.temperature", "context.user_template_sha256", "usage"]),
+        );
       }
     }
   });
@@ -119,11 +123,26 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
     expect(manifest.canary?.ok).toBe(true);
     const critic = allTrials()[0]!.calls.find((c) => c.role === "critic")!;
     expect(manifest.roles.critic.prompt).toEqual({ system_sha256: critic.context.system_prompt_sha256, user_template_sha256: null, schema_sha256: null });
-    expect(manifest.fingerprint.import).toMatchObject({ run: "critic-fix/core-api", group: "critic-fix", dimension: "core-api", critique_mode: "deterministic-first" });
+    expect(manifest.fingerprint.import).toMatchObject({
+      run: "critic-fix/core-api",
+      group: "critic-fix",
+      dimension: "core-api",
+      critique_mode: "deterministic-first",
+    });
     const erp = loadFile(join(runDir("critic-fix/core-api"), IMPORT_FILES.goals, "unrecorded", "erp-01-module-adoption.json"), CorpusGoalSchema);
-    expect(erp.expect).toMatchObject({ verdict: "approve", min_tasks: 6, mandatory_elements: ["verification", "rollback", "reconciliation"], escalation_reasons: ["revision_cap_reached"] });
+    expect(erp.expect).toMatchObject({
+      verdict: "approve",
+      min_tasks: 6,
+      mandatory_elements: ["verification", "rollback", "reconciliation"],
+      escalation_reasons: ["revision_cap_reached"],
+    });
     const adv = loadFile(join(runDir("remain-scenario/core-api"), IMPORT_FILES.goals, "unrecorded", "adv-07-prompt-injection.json"), CorpusGoalSchema);
-    expect(adv).toMatchObject({ category: "adversarial", risk_tolerance: "strict", replan_policy: "abort", expect: { verdict: "escalate", escalation_reasons: ["replan_aborted"] } });
+    expect(adv).toMatchObject({
+      category: "adversarial",
+      risk_tolerance: "strict",
+      replan_policy: "abort",
+      expect: { verdict: "escalate", escalation_reasons: ["replan_aborted"] },
+    });
   });
 
   it("is reported like any run: the report reads it, and with --corpus DIR judges the imported expectations", () => {
@@ -135,7 +154,10 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
     expect(run.summary.operational["llm_calls_per_goal"]!.value).toBeCloseTo(6 / 2);
     expect(writeReport(dir, dir).paths.map((f) => basename(f))).toEqual(expect.arrayContaining(["summary.json", "report.md", "report.html", "trials.csv"]));
     // The router's model name carries its provider: named once, not "openai/openai/gpt-4o-mini".
-    for (const [file, critic] of [["report.md", "critic: openai/gpt-4o-mini"], ["report.html", "critic openai/gpt-4o-mini"]]) {
+    for (const [file, critic] of [
+      ["report.md", "critic: openai/gpt-4o-mini"],
+      ["report.html", "critic openai/gpt-4o-mini"],
+    ]) {
       const text = readFileSync(join(dir, file!), "utf8");
       expect(text, file).toContain(critic);
       expect(text, file).not.toContain("openai/openai/");
@@ -174,13 +196,29 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
 
   it("names a missing folder as bad input", () => {
     expect(() =>
-      importPlannerCritic({ reportsDir: "/nonexistent/reports", goalsDir: join(SAMPLE, "goals"), out, force: false, runId: "x", command: [], now: () => new Date() }),
+      importPlannerCritic({
+        reportsDir: "/nonexistent/reports",
+        goalsDir: join(SAMPLE, "goals"),
+        out,
+        force: false,
+        runId: "x",
+        command: [],
+        now: () => new Date(),
+      }),
     ).toThrow(new InputError("/nonexistent/reports", "REPORTS", "not a directory"));
   });
 
   it("refuses a non-empty --out without --force", () => {
     expect(() =>
-      importPlannerCritic({ reportsDir: join(SAMPLE, "reports"), goalsDir: join(SAMPLE, "goals"), out, force: false, runId: "again", command: [], now: () => new Date() }),
+      importPlannerCritic({
+        reportsDir: join(SAMPLE, "reports"),
+        goalsDir: join(SAMPLE, "goals"),
+        out,
+        force: false,
+        runId: "again",
+        command: [],
+        now: () => new Date(),
+      }),
     ).toThrow(/not empty/);
   });
 });

@@ -21,7 +21,15 @@ import { CRITIC_PROMPTS, removeTempDirs, tempDir, writeFile, writeSweepReport, w
 
 const FULL = "0.1.0/full-sweep";
 const DATED = "0.1.0-08.20.2026";
-const run = (dir: string, goalId: string, dimension: string, critic: TreeRun["critic"], at: string, status: TreeRun["status"] = "escalated", reason: string | null = "revision_cap_reached"): TreeRun => ({
+const run = (
+  dir: string,
+  goalId: string,
+  dimension: string,
+  critic: TreeRun["critic"],
+  at: string,
+  status: TreeRun["status"] = "escalated",
+  reason: string | null = "revision_cap_reached",
+): TreeRun => ({
   dir,
   goalId,
   dimension,
@@ -36,7 +44,15 @@ const RUNS: TreeRun[] = [
   run(`${FULL}/core-api/db-02`, "db-02", "core-api", "adversarial", "2026-08-19T10:01:00Z", "approved"),
   run(`${FULL}/critique-modes/db-01/heuristic-only`, "db-01", "critique-heuristic-only", null, "2026-08-19T10:02:00Z"),
   run(`${FULL}/critique-modes/db-01/deterministic-first`, "db-01", "critique-deterministic-first", "adversarial", "2026-08-19T10:03:00Z"),
-  run(`${FULL}/critique-modes/db-01/llm-every-revision`, "db-01", "critique-llm-every-revision", "adversarial", "2026-08-19T10:04:00Z", "escalated", "converged_stalled"),
+  run(
+    `${FULL}/critique-modes/db-01/llm-every-revision`,
+    "db-01",
+    "critique-llm-every-revision",
+    "adversarial",
+    "2026-08-19T10:04:00Z",
+    "escalated",
+    "converged_stalled",
+  ),
   // The budget and replan dimensions did not wrap the critic: only planner calls were logged.
   run(`${FULL}/budget/db-01`, "db-01", "budget", null, "2026-08-19T10:05:00Z", "escalated", "replan_aborted"),
   run(`${FULL}/replan/db-01/patch`, "db-01", "replan-patch", null, "2026-08-19T10:06:00Z"),
@@ -71,9 +87,20 @@ beforeAll(() => {
   writeSweepReport(join(reports, DATED, "critic-fix", "db-01"), "deterministic-first", 4);
   logged = RUNS.reduce((n, r) => n + writeTreeRun(reports, r), 0);
   // Traces of dimensions that never ran the engine, and the replan summary of its three children.
-  writeFile(join(reports, FULL, "store", "db-01", "trace.json"), JSON.stringify({ dimension: "store", goal_id: "db-01", pass: true, plan_id: "plan-db-01", stored: true }));
+  writeFile(
+    join(reports, FULL, "store", "db-01", "trace.json"),
+    JSON.stringify({ dimension: "store", goal_id: "db-01", pass: true, plan_id: "plan-db-01", stored: true }),
+  );
   writeFile(join(reports, FULL, "replan", "db-01", "trace.json"), JSON.stringify({ dimension: "replan", goal_id: "db-01", results: {}, pass: true }));
-  result = importPlannerCritic({ reportsDir: reports, goalsDir: join(root, "goals"), out: join(root, "runs"), force: false, runId: "tree", command: ["fieldtest", "import"], now: () => new Date("2026-12-03T12:00:00Z") });
+  result = importPlannerCritic({
+    reportsDir: reports,
+    goalsDir: join(root, "goals"),
+    out: join(root, "runs"),
+    force: false,
+    runId: "tree",
+    command: ["fieldtest", "import"],
+    now: () => new Date("2026-12-03T12:00:00Z"),
+  });
 });
 
 afterAll(removeTempDirs);
@@ -159,7 +186,15 @@ describe("importing the whole PlannerCritic field-test tree", () => {
     const out = join(root, "runs");
     writeFile(join(out, "notes.txt"), "mine");
     const again = (force: boolean) =>
-      importPlannerCritic({ reportsDir: join(root, "reports"), goalsDir: join(root, "goals"), out, force, runId: "again", command: [], now: () => new Date("2026-12-03T13:00:00Z") });
+      importPlannerCritic({
+        reportsDir: join(root, "reports"),
+        goalsDir: join(root, "goals"),
+        out,
+        force,
+        runId: "again",
+        command: [],
+        now: () => new Date("2026-12-03T13:00:00Z"),
+      });
     expect(() => again(false)).toThrow(/not empty/);
     const second = again(true);
     expect(second.runs.map((r) => r.name)).toEqual(result.runs.map((r) => r.name));
@@ -174,12 +209,20 @@ describe("importing the whole PlannerCritic field-test tree", () => {
     expect(r.code, r.stderr).toBe(0);
     const c = JSON.parse(r.stdout) as Comparison;
     // Every recorded difference is named: the prompt, and the loop settings and trials per run of the two dimensions.
-    expect(c.differences).toContainEqual({ kind: "prompt", part: "critic.system_prompt_sha256", role: "critic", baseline: sha256(CRITIC_PROMPTS.adversarial), candidate: sha256(CRITIC_PROMPTS.severity) });
+    expect(c.differences).toContainEqual({
+      kind: "prompt",
+      part: "critic.system_prompt_sha256",
+      role: "critic",
+      baseline: sha256(CRITIC_PROMPTS.adversarial),
+      candidate: sha256(CRITIC_PROMPTS.severity),
+    });
     expect(c.differences.map((d) => d.kind).sort()).toEqual(["loop", "prompt", "trials"]);
     expect(c.coverage.paired).toEqual(["imported/db-01", "imported/db-02"]);
     const suite = c.suites.find((s) => s.suite === "imported")!;
     expect(suite.transitions).toEqual({ "escalated → approved": 1, "approved → approved": 1 });
-    expect(suite.changed_items).toEqual([expect.objectContaining({ item: "imported/db-01", b: { escalated: 1 }, a: { approved: 2 }, causes: ["critic.system_prompt_sha256"] })]);
+    expect(suite.changed_items).toEqual([
+      expect.objectContaining({ item: "imported/db-01", b: { escalated: 1 }, a: { approved: 2 }, causes: ["critic.system_prompt_sha256"] }),
+    ]);
     const text = (await fieldtest("compare", a, b, "--reps", "200")).stdout;
     expect(text).toContain(`  critic.system_prompt_sha256: ${sha256(CRITIC_PROMPTS.adversarial)} -> ${sha256(CRITIC_PROMPTS.severity)}`);
     expect(text).toMatch(/ {4}imported\/db-01: B escalated 1 -> A approved 2 \(p [^;]+; causes: critic\.system_prompt_sha256\)/);

@@ -35,7 +35,9 @@ describe("rounds rebuilt from the logged calls", () => {
     entry(2, "planner", 4, draft),
     entry(3, "planner", 6, revised),
     entry(1, "critic", 8, "no findings here"),
-    entry(2, "critic", 10, { findings: [{ heuristic_family: "weak_rollback", severity: "Blocker", task_id: "migrate_db", message: "migrate_db has no rollback." }] }),
+    entry(2, "critic", 10, {
+      findings: [{ heuristic_family: "weak_rollback", severity: "Blocker", task_id: "migrate_db", message: "migrate_db has no rollback." }],
+    }),
   ];
 
   it("places retries in their round, with attempt indices and the predecessor parser's outcome", () => {
@@ -99,7 +101,12 @@ describe("rounds rebuilt from the logged calls", () => {
     });
     expect(trial.rounds[0]!.critic).toMatchObject({ outcome: "critic_unavailable", reason: "invalid_output", raw_text: '{"findings":[]}' });
     // The same answer, finished, is a clean audit.
-    const finished = build([entry(1, "planner", 2, revised), entry(1, "critic", 4, { findings: [] })], { status: "approved", reason_code: "approved", revision_count: 1, llm_calls: 2 });
+    const finished = build([entry(1, "planner", 2, revised), entry(1, "critic", 4, { findings: [] })], {
+      status: "approved",
+      reason_code: "approved",
+      revision_count: 1,
+      llm_calls: 2,
+    });
     expect(finished.rounds[0]!.critic).toMatchObject({ outcome: "ok" });
   });
 });

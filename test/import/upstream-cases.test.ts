@@ -51,7 +51,13 @@ describe("importing the upstream cases", () => {
       ["planner", "2026-08-20T01:50:58Z"],
       ["critic", "2026-08-20T01:51:10Z"],
     ]);
-    expect(adv!.conversion!.notes).toContainEqual(expect.objectContaining({ kind: "derived", subject: "llm-logs", detail: expect.stringMatching(/^the logs hold 2 engine runs of this goal; trace.json records run 1 /) }));
+    expect(adv!.conversion!.notes).toContainEqual(
+      expect.objectContaining({
+        kind: "derived",
+        subject: "llm-logs",
+        detail: expect.stringMatching(/^the logs hold 2 engine runs of this goal; trace.json records run 1 /),
+      }),
+    );
   });
 
   it("splits the replan policies' shared log into their runs, in the order they ran", () => {

@@ -20,7 +20,15 @@ function unusedIn(files: Record<string, string>): string[] {
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   const program = ts.createProgram({
     rootNames: Object.keys(files).map((f) => join(dir, f)),
-    options: { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, allowImportingTsExtensions: true, noEmit: true, strict: true, types: [] },
+    options: {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      allowImportingTsExtensions: true,
+      noEmit: true,
+      strict: true,
+      types: [],
+    },
   });
   return (unusedExports(program) as Unused[]).map((u) => `${u.file.slice(dir.length + 1)}:${u.name}${u.usedInOwnFile ? "+own" : ""}`).sort();
 }
@@ -29,7 +37,8 @@ describe("unused exports", () => {
   it("reports an export only its own file uses, and one nothing uses, but not one another file imports", () => {
     expect(
       unusedIn({
-        "a.ts": "export const imported = 1;\nexport const onlyHere = 2;\nexport const nowhere = 3;\nexport type Shape = { n: number };\nexport const local: Shape = { n: onlyHere };\n",
+        "a.ts":
+          "export const imported = 1;\nexport const onlyHere = 2;\nexport const nowhere = 3;\nexport type Shape = { n: number };\nexport const local: Shape = { n: onlyHere };\n",
         "b.ts": 'import { imported, type Shape } from "./a.ts";\nexport const b: Shape = { n: imported };\n',
         "main.ts": 'import { b } from "./b.ts";\nconsole.log(b);\n',
       }),

@@ -28,7 +28,14 @@ interface FindingSpec {
 }
 
 export function finding(spec: FindingSpec = {}): NormalizedFinding {
-  const { family = "unsafe_sequencing", severity = "blocker", task = "a", claim = "misordered", tasks = task === null ? [] : [task], status = "supported" } = spec;
+  const {
+    family = "unsafe_sequencing",
+    severity = "blocker",
+    task = "a",
+    claim = "misordered",
+    tasks = task === null ? [] : [task],
+    status = "supported",
+  } = spec;
   return {
     origin: "critic",
     raw: { family, severity: spec.rawSeverity ?? severity },
@@ -244,7 +251,10 @@ export function fixture(id: string, spec: FixtureSpec = {}): Fixture {
     })),
     expected_gate_findings: spec.expectedGate ?? [],
     expected_verdict: { strict: expected, balanced: expected },
-    expected_critic_verdict: spec.expectedCriticVerdict ?? { strict: expected === "escalate" ? "block" : "pass", balanced: expected === "escalate" ? "block" : "pass" },
+    expected_critic_verdict: spec.expectedCriticVerdict ?? {
+      strict: expected === "escalate" ? "block" : "pass",
+      balanced: expected === "escalate" ? "block" : "pass",
+    },
   });
 }
 

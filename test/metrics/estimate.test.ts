@@ -16,8 +16,17 @@ describe("no interval claims a certainty the data do not give (METHODOLOGY.md §
     );
     expect(m).toMatchObject({ value: 0.5, ci_low: null, ci_high: null, n_items: 3, n_trials: 15, interval: "t_clustered" });
     // Ten items at 0.2 (one event in five trials each) leave a rounding-sized SE, not 0: still no spread, so the exact interval over the 10 of 50 trials.
-    const fifth = itemMeanMetric(Array.from({ length: 10 }, (_, i) => ({ value: 0.2, trials: 5, events: 1, cluster: `c${i}` })), ctx);
-    expect(fifth).toMatchObject({ numerator: 10, denominator: 50, interval: "clopper_pearson", ci_low: clopperPearson(10, 50).low, ci_high: clopperPearson(10, 50).high });
+    const fifth = itemMeanMetric(
+      Array.from({ length: 10 }, (_, i) => ({ value: 0.2, trials: 5, events: 1, cluster: `c${i}` })),
+      ctx,
+    );
+    expect(fifth).toMatchObject({
+      numerator: 10,
+      denominator: 50,
+      interval: "clopper_pearson",
+      ci_low: clopperPearson(10, 50).low,
+      ci_high: clopperPearson(10, 50).high,
+    });
     // With spread, the clustered interval stands.
     const spread = itemMeanMetric(
       [
@@ -32,7 +41,12 @@ describe("no interval claims a certainty the data do not give (METHODOLOGY.md §
 
   it("a count per trial at 0 in every trial gets the exact Poisson bound over its trials, never [0, 0]", () => {
     const zeros = Array.from({ length: 4 }, (_, i) => ({ value: 0, trials: 5, cluster: `c${i}` }));
-    expect(itemMeanMetric(zeros, ctx, [0, Infinity])).toMatchObject({ value: 0, ci_low: 0, ci_high: expect.closeTo(-Math.log(0.05) / 20, 12), interval: "poisson_exact" });
+    expect(itemMeanMetric(zeros, ctx, [0, Infinity])).toMatchObject({
+      value: 0,
+      ci_low: 0,
+      ci_high: expect.closeTo(-Math.log(0.05) / 20, 12),
+      interval: "poisson_exact",
+    });
     // "per 100 goals": one event adds 100 to a trial's value.
     expect(itemMeanMetric(zeros, ctx, [0, Infinity], "t_clustered", 100).ci_high).toBeCloseTo((100 * 2.995732273553991) / 20, 10);
   });
@@ -48,6 +62,13 @@ describe("no interval claims a certainty the data do not give (METHODOLOGY.md §
       "test",
     );
     const cp = clopperPearson(4, 16);
-    expect(m).toMatchObject({ value: 0.25, ci_low: expect.closeTo(cp.low, 12), ci_high: expect.closeTo(cp.high, 12), interval: "clopper_pearson", numerator: 4, denominator: 16 });
+    expect(m).toMatchObject({
+      value: 0.25,
+      ci_low: expect.closeTo(cp.low, 12),
+      ci_high: expect.closeTo(cp.high, 12),
+      interval: "clopper_pearson",
+      numerator: 4,
+      denominator: 16,
+    });
   });
 });

@@ -66,7 +66,12 @@ describe("availability", () => {
 
   it("names a role's last rejected answer, the reason an unavailable role gives", () => {
     const rejected = (role: "planner" | "critic", why: string) => ({ ...call({ role, outcome: "invalid_output" }), validation_error: why });
-    const unavailable = (calls: ReturnType<typeof call>[], status: "escalated" | "error" = "escalated") => ({ status, rounds: [], escalation_reasons: ["planner_unavailable" as const], calls });
+    const unavailable = (calls: ReturnType<typeof call>[], status: "escalated" | "error" = "escalated") => ({
+      status,
+      rounds: [],
+      escalation_reasons: ["planner_unavailable" as const],
+      calls,
+    });
     const calls = [call(), rejected("planner", "not valid JSON (x)"), call({ role: "planner" }), rejected("critic", "findings: Required"), call()];
     expect(whyUnavailable(unavailable(calls))).toBe("critic: findings: Required");
     expect(whyUnavailable(unavailable([call(), call({ role: "planner" })]))).toBeNull();

@@ -5,8 +5,7 @@ import type { TrialRecord } from "../../src/formats/records.ts";
 import type { Fixture } from "../../src/formats/fixture.ts";
 import type { CorpusGoal } from "../../src/formats/goal.ts";
 
-const run = (trials: TrialRecord[], fixtures: Fixture[], goals: CorpusGoal[]) =>
-  summarize({ trials, fixtures, goals }, { seed: 2, bootstrapReps: 50 });
+const run = (trials: TrialRecord[], fixtures: Fixture[], goals: CorpusGoal[]) => summarize({ trials, fixtures, goals }, { seed: 2, bootstrapReps: 50 });
 
 describe("corpus goal expectations", () => {
   const finalPlan = plan(

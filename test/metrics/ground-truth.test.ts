@@ -22,7 +22,12 @@ describe("under-claim at two levels, and over-claim (docs/design.md §10)", () =
     fixture("s1", { defects: [{ task: "a", family: "unsafe_sequencing" }] }),
     fixture("s2", { defects: [{ task: "a", family: "unsafe_sequencing", gate_visible: true }] }),
     fixture("s3", { defects: [{ task: "drop", family: "unverified_dependencies" }], tasks: HIGH_BLAST }),
-    fixture("s4", { defects: [{ task: "a", family: "feasibility", claim: "other" }], tolerance: "balanced", expectedVerdict: "approve", expectedCriticVerdict: { strict: "block", balanced: "pass" } }),
+    fixture("s4", {
+      defects: [{ task: "a", family: "feasibility", claim: "other" }],
+      tolerance: "balanced",
+      expectedVerdict: "approve",
+      expectedCriticVerdict: { strict: "block", balanced: "pass" },
+    }),
     fixture("c1"),
     fixture("c2"),
   ];
@@ -60,7 +65,10 @@ describe("under-claim at two levels, and over-claim (docs/design.md §10)", () =
   });
   it("over-claim majority: one clean control blocked in every trial is a whole item, not a fifth of the pooled rate", () => {
     const ids = ["c1", "c2", "c3", "c4", "c5"];
-    const t = run([...boundaryTrials("c1", "BBBBB"), ...ids.slice(1).flatMap((id) => boundaryTrials(id, "PPPPP"))], ids.map((id) => fixture(id)));
+    const t = run(
+      [...boundaryTrials("c1", "BBBBB"), ...ids.slice(1).flatMap((id) => boundaryTrials(id, "PPPPP"))],
+      ids.map((id) => fixture(id)),
+    );
     expect(t.metrics.overclaim_rate!.value).toBeCloseTo(0.2, 12);
     const majority = t.metrics.overclaim_majority!;
     expect(majority).toMatchObject({ value: 0.2, numerator: 1, denominator: 5, n_items: 5, n_trials: 25, interval: "wilson" });
@@ -81,10 +89,21 @@ describe("under-claim at two levels, and over-claim (docs/design.md §10)", () =
 });
 
 describe("exact bounds for rates with no event or only events (docs/design.md §10)", () => {
-  const fixtures = [fixture("s1", { defects: [{ task: "a", family: "unsafe_sequencing" }] }), fixture("s2", { defects: [{ task: "a", family: "weak_rollback" }] }), fixture("c1")];
+  const fixtures = [
+    fixture("s1", { defects: [{ task: "a", family: "unsafe_sequencing" }] }),
+    fixture("s2", { defects: [{ task: "a", family: "weak_rollback" }] }),
+    fixture("c1"),
+  ];
   it("a zero per-trial rate reports [0, 1 − 0.05^(1/n)] over its trials, never [0, 0]", () => {
     const s = run([...boundaryTrials("s1", "BBBBB"), ...boundaryTrials("s2", "BBBBB"), ...boundaryTrials("c1", "PPPPP")], fixtures);
-    expect(s.metrics.underclaim_approvals).toMatchObject({ value: 0, ci_low: 0, ci_high: expect.closeTo(1 - 0.05 ** (1 / 10), 12), interval: "clopper_pearson", numerator: 0, denominator: 10 });
+    expect(s.metrics.underclaim_approvals).toMatchObject({
+      value: 0,
+      ci_low: 0,
+      ci_high: expect.closeTo(1 - 0.05 ** (1 / 10), 12),
+      interval: "clopper_pearson",
+      numerator: 0,
+      denominator: 10,
+    });
     expect(s.metrics.critic_unavailable_rate).toMatchObject({ value: 0, ci_high: expect.closeTo(1 - 0.05 ** (1 / 15), 12), interval: "clopper_pearson" });
     expect(s.metrics.underclaim_approvals_majority).toMatchObject({ value: 0, ci_high: expect.closeTo(1 - 0.05 ** (1 / 2), 12), interval: "clopper_pearson" });
     expect(s.metrics.label_flip_rate).toMatchObject({ value: 0, ci_high: expect.closeTo(1 - 0.05 ** (1 / 15), 12), interval: "clopper_pearson" });
@@ -101,7 +120,14 @@ describe("exact bounds for rates with no event or only events (docs/design.md §
     // Both seeded fixtures missed once in five: no spread between clusters, yet 2 misses in 10 trials.
     const s = run([...boundaryTrials("s1", "PBBBB"), ...boundaryTrials("s2", "PBBBB"), ...boundaryTrials("c1", "PPPPP")], fixtures);
     const cp = clopperPearson(2, 10);
-    expect(s.metrics.critic_miss_rate).toMatchObject({ value: 0.2, ci_low: expect.closeTo(cp.low, 12), ci_high: expect.closeTo(cp.high, 12), interval: "clopper_pearson", numerator: 2, denominator: 10 });
+    expect(s.metrics.critic_miss_rate).toMatchObject({
+      value: 0.2,
+      ci_low: expect.closeTo(cp.low, 12),
+      ci_high: expect.closeTo(cp.high, 12),
+      interval: "clopper_pearson",
+      numerator: 2,
+      denominator: 10,
+    });
     expect(s.metrics.critic_miss_rate!.ci_low).toBeLessThan(s.metrics.critic_miss_rate!.ci_high!);
   });
 });
@@ -116,7 +142,10 @@ describe("fixture groups are clusters", () => {
     expect(clustered.value).toBeCloseTo(0.3, 12);
     expect(independent.value).toBeCloseTo(0.3, 12);
     // Independent: SE 0.0577 on 3 df, ± 0.184. Two clusters: SE √(2 · (0.2² + 0.2²))/4 = 0.1 on 1 df, ± 1.27 (clipped to [0, 1]).
-    expect([independent.ci_low, independent.ci_high]).toEqual([expect.closeTo(0.3 - 3.182446305 * 0.057735, 5), expect.closeTo(0.3 + 3.182446305 * 0.057735, 5)]);
+    expect([independent.ci_low, independent.ci_high]).toEqual([
+      expect.closeTo(0.3 - 3.182446305 * 0.057735, 5),
+      expect.closeTo(0.3 + 3.182446305 * 0.057735, 5),
+    ]);
     expect([clustered.ci_low, clustered.ci_high]).toEqual([0, 1]);
   });
 });
@@ -142,7 +171,14 @@ describe("family migration", () => {
       boundaryTrial("m", 4, "pass", { findings: [] }),
     ];
     const s = run(trials, fixtures);
-    expect(s.metrics.family_migration_rate).toMatchObject({ value: 2 / 4, numerator: 2, denominator: 4, n_items: 1, n_trials: 5, interval: "cluster_bootstrap" });
+    expect(s.metrics.family_migration_rate).toMatchObject({
+      value: 2 / 4,
+      numerator: 2,
+      denominator: 4,
+      n_items: 1,
+      n_trials: 5,
+      interval: "cluster_bootstrap",
+    });
     // one item: no interval can be honest
     expect(s.metrics.family_migration_rate!.ci_low).toBeNull();
     const row = s.family_confusion.counts[s.family_confusion.rows.indexOf("weak_rollback")]!;

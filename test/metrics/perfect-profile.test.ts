@@ -25,7 +25,12 @@ beforeAll(async () => {
   root = tempDir("ft-perfect-");
   const out = join(root, "perfect");
   const host = testHost(["run", "--sim-profile", PERFECT, "--out", out]);
-  const code = await runSweep(cli({ simProfile: PERFECT, out }), loadConfigFile(join(ROOT, "fieldtest.config.yaml")), realEngine({}, join(ROOT, "corpus")), host);
+  const code = await runSweep(
+    cli({ simProfile: PERFECT, out }),
+    loadConfigFile(join(ROOT, "fieldtest.config.yaml")),
+    realEngine({}, join(ROOT, "corpus")),
+    host,
+  );
   expect(code, host.stderr.text).toBe(0);
   summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
 }, 300_000);

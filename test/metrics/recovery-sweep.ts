@@ -22,14 +22,16 @@ interface RecoverySweep {
 }
 
 export async function recoverySweep(fixtures: readonly Fixture[], profile: SimProfile, runSeed: number, trialsPerItem: number): Promise<RecoverySweep> {
-  const client = createModelClient(
-    { planner: SIM_ROLE, critic: SIM_ROLE, sim: { profile, runSeed } },
-    { now: () => CLOCK.getTime(), sleep: async () => {} },
-  );
+  const client = createModelClient({ planner: SIM_ROLE, critic: SIM_ROLE, sim: { profile, runSeed } }, { now: () => CLOCK.getTime(), sleep: async () => {} });
   const byId = new Map(fixtures.map((f) => [f.id, f]));
   const itemHash = new Map(fixtures.map((f) => [f.id, hashCanonical(f)]));
   const work: TrialWork[] = fixtures.flatMap((f) =>
-    Array.from({ length: trialsPerItem }, (_, trial) => ({ key: trialKey({ suite: "boundary", item_id: f.id, trial }), suite: "boundary" as const, item_id: f.id, trial })),
+    Array.from({ length: trialsPerItem }, (_, trial) => ({
+      key: trialKey({ suite: "boundary", item_id: f.id, trial }),
+      suite: "boundary" as const,
+      item_id: f.id,
+      trial,
+    })),
   );
   const trials: TrialRecord[] = [];
   await executeTrials({

@@ -81,8 +81,15 @@ describe("the recovery design is what the analytic derivation assumes", () => {
   it("the gates find exactly the expected findings, each at a seeded defect of its family, so the critic perceives only the seeded defects", () => {
     for (const fx of FIXTURES) {
       const found = runGates(fx.goal, fx.plan);
-      expect(found.map((f) => ({ code: f.code, task_id: f.task_id })), fx.id).toEqual(fx.expected_gate_findings);
-      for (const f of found) expect(fx.seeded_defects.some((d) => d.task === f.task_id && d.family === f.family), fx.id).toBe(true);
+      expect(
+        found.map((f) => ({ code: f.code, task_id: f.task_id })),
+        fx.id,
+      ).toEqual(fx.expected_gate_findings);
+      for (const f of found)
+        expect(
+          fx.seeded_defects.some((d) => d.task === f.task_id && d.family === f.family),
+          fx.id,
+        ).toBe(true);
     }
   });
 
@@ -108,28 +115,35 @@ describe("the recovery design is what the analytic derivation assumes", () => {
   });
 });
 
-describe.each([DEFAULT, HIGH_MISS, NOISY])(`metric recovery on the $name sim profile (${SEEDS.length} seeds × ${ITEMS} fixtures × ${TRIALS_PER_ITEM} trials)`, (profile) => {
-  const expected = analyticValues(FIXTURES, profile.critic);
-  let summaries: Summary[] = [];
-  beforeAll(async () => {
-    summaries = await summariesUnder(profile);
-  }, SWEEPS_TIMEOUT_MS);
+describe.each([DEFAULT, HIGH_MISS, NOISY])(
+  `metric recovery on the $name sim profile (${SEEDS.length} seeds × ${ITEMS} fixtures × ${TRIALS_PER_ITEM} trials)`,
+  (profile) => {
+    const expected = analyticValues(FIXTURES, profile.critic);
+    let summaries: Summary[] = [];
+    beforeAll(async () => {
+      summaries = await summariesUnder(profile);
+    }, SWEEPS_TIMEOUT_MS);
 
-  it("records every trial and none of them as an infrastructure error", () => {
-    for (const s of summaries) {
-      expect(s.counts.trials.boundary).toBe(ITEMS * TRIALS_PER_ITEM);
-      expect(s.counts.unmatched_items).toEqual([]);
-      expect(s.metrics.trial_error_rate!.value).toBe(0);
-    }
-  });
+    it("records every trial and none of them as an infrastructure error", () => {
+      for (const s of summaries) {
+        expect(s.counts.trials.boundary).toBe(ITEMS * TRIALS_PER_ITEM);
+        expect(s.counts.unmatched_items).toEqual([]);
+        expect(s.metrics.trial_error_rate!.value).toBe(0);
+      }
+    });
 
-  it.each(RECOVERY_METRICS)(`%s: the 95 percent interval covers the analytic value in at least ${REQUIRED_COVERED_SEEDS} of ${SEEDS.length} seeds`, (metric) => {
-    const covered = coveredSeeds(summaries, metric, expected[metric]);
-    expect(covered, `${metric} = ${expected[metric]} covered in ${covered}/${SEEDS.length}; missed by ${misses(summaries, metric, expected[metric])}`).toBeGreaterThanOrEqual(
-      REQUIRED_COVERED_SEEDS,
+    it.each(RECOVERY_METRICS)(
+      `%s: the 95 percent interval covers the analytic value in at least ${REQUIRED_COVERED_SEEDS} of ${SEEDS.length} seeds`,
+      (metric) => {
+        const covered = coveredSeeds(summaries, metric, expected[metric]);
+        expect(
+          covered,
+          `${metric} = ${expected[metric]} covered in ${covered}/${SEEDS.length}; missed by ${misses(summaries, metric, expected[metric])}`,
+        ).toBeGreaterThanOrEqual(REQUIRED_COVERED_SEEDS);
+      },
     );
-  });
-});
+  },
+);
 
 describe("negative controls: the coverage check fails on a wrong analytic value", () => {
   let noisy: Summary[] = [];

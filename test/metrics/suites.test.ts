@@ -50,7 +50,9 @@ describe("suite metrics in the summary", () => {
     expect(m["security_flawed_blocked.by_finding"]!.value).toBe(0.5);
     expect(m["security_flawed_blocked.critic"]!.value).toBeCloseTo((1 / 5 + 1) / 2, 12);
     expect(m.security_correct_passed).toMatchObject({ value: 0.8, n_items: 1, n_trials: 5 });
-    expect([m["security_flawed_blocked.CWE-284"]!.n_items, m["security_flawed_blocked.CWE-319"]!.n_items, m["security_correct_passed.CWE-284"]!.value]).toEqual([1, 1, 0.8]);
+    expect([m["security_flawed_blocked.CWE-284"]!.n_items, m["security_flawed_blocked.CWE-319"]!.n_items, m["security_correct_passed.CWE-284"]!.value]).toEqual(
+      [1, 1, 0.8],
+    );
     expect(m["security_correct_passed.CWE-319"]!.value).toBeNull();
     // Security trials never enter the boundary metrics.
     expect(m.label_flip_rate!.n_items).toBe(0);
@@ -68,8 +70,14 @@ describe("suite metrics in the summary", () => {
       ...inSuite("injection", boundaryTrials("c--trap-1", "PPPPP", gates)),
       ...inSuite("injection", boundaryTrials("c--trap-2", "BBBBB", { gateFindings: [] })),
     ];
-    const adversarial = [goal("adv-1", { verdict: "escalate" }), goal("adv-2", { verdict: "approve" })].map((g) => ({ ...g, category: "adversarial" as const }));
-    const m = summarize({ trials: [...trials, ...engineTrials("adv-1", "EEEEA"), ...engineTrials("adv-2", "AAAAA")], fixtures: [], goals: adversarial, injection: truths }, ctx).metrics;
+    const adversarial = [goal("adv-1", { verdict: "escalate" }), goal("adv-2", { verdict: "approve" })].map((g) => ({
+      ...g,
+      category: "adversarial" as const,
+    }));
+    const m = summarize(
+      { trials: [...trials, ...engineTrials("adv-1", "EEEEA"), ...engineTrials("adv-2", "AAAAA")], fixtures: [], goals: adversarial, injection: truths },
+      ctx,
+    ).metrics;
     // 1 of 2 pairs is not at an edge: the Wilson interval over pairs, as injection_gate_identical's (itemShareMetric).
     // n_trials counts every trial that entered once: both traps' and their shared control's (5 + 5 + 5).
     expect(m.injection_trap_gate_identical).toMatchObject({ value: 0.5, n_items: 2, n_trials: 15, numerator: 1, denominator: 2, interval: "wilson" });
@@ -77,7 +85,11 @@ describe("suite metrics in the summary", () => {
     // Trap 1 flips every verdict (effect 1), trap 2 none (0): the control's value is their mean.
     expect(m.injection_trap_effect).toMatchObject({ value: 0.5, n_items: 1 });
     expect(m["injection_trap_effect.toward_pass"]!.value).toBe(0.5);
-    expect([m["injection_trap_effect.approve"]!.value, m["injection_trap_effect.severity"]!.value, m["injection_trap_effect.tool_output"]!.value]).toEqual([1, 0, null]);
+    expect([m["injection_trap_effect.approve"]!.value, m["injection_trap_effect.severity"]!.value, m["injection_trap_effect.tool_output"]!.value]).toEqual([
+      1,
+      0,
+      null,
+    ]);
     expect([m["injection_trap_effect.in_goal"]!.value, m["injection_trap_effect.in_task"]!.value]).toEqual([1, 0]);
     expect(m.adversarial_goals_escalated).toMatchObject({ value: 0.8, n_items: 1 });
     expect(m["adversarial_goals_escalated.as_expected"]!.value).toBeCloseTo((0.8 + 1) / 2, 12);
@@ -100,7 +112,10 @@ describe("suite metrics in the summary", () => {
       { id: `${id}-c`, control: null, kind: null, field: null },
       { id: `${id}-c--trap`, control: `${id}-c`, kind: "approve" as const, field: "goal" as const },
     ]);
-    const injectionTrials = ids.flatMap((id) => [...inSuite("injection", boundaryTrials(`${id}-c`, "BBBBB", gates)), ...inSuite("injection", boundaryTrials(`${id}-c--trap`, "BBBBB", gates))]);
+    const injectionTrials = ids.flatMap((id) => [
+      ...inSuite("injection", boundaryTrials(`${id}-c`, "BBBBB", gates)),
+      ...inSuite("injection", boundaryTrials(`${id}-c--trap`, "BBBBB", gates)),
+    ]);
     const adversarial = ids.map((id) => ({ ...goal(`adv-${id}`, { verdict: "escalate" }), category: "adversarial" as const }));
     // Boundary: 6 injection twins of 6 controls, gates identical; the critic blocks every clean control (over-claim at all events).
     const fixtures = ids.flatMap((id) => [fixture(`${id}-ctl`), fixture(`${id}-inj`, { injectionOf: `${id}-ctl` })]);

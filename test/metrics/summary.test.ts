@@ -18,30 +18,52 @@ const EVIDENCE: EvidenceStatus[] = ["supported", "contradicted", "unsupported_re
 const runArb = fc
   .record({
     boundary: fc.array(
-      fc.array(fc.record({ verdict: fc.constantFrom(...VERDICTS), family: fc.constantFrom(...FAMILIES), evidence: fc.constantFrom(...EVIDENCE), task: fc.constantFrom("a", "b") }), {
-        minLength: 1,
-        maxLength: 5,
-      }),
+      fc.array(
+        fc.record({
+          verdict: fc.constantFrom(...VERDICTS),
+          family: fc.constantFrom(...FAMILIES),
+          evidence: fc.constantFrom(...EVIDENCE),
+          task: fc.constantFrom("a", "b"),
+        }),
+        {
+          minLength: 1,
+          maxLength: 5,
+        },
+      ),
       { minLength: 3, maxLength: 6 },
     ),
-    corpus: fc.array(fc.array(fc.record({ status: fc.constantFrom(...STATUSES), latency: fc.integer({ min: 1, max: 1000 }), attempts: fc.integer({ min: 1, max: 3 }) }), { minLength: 1, maxLength: 4 }), {
-      minLength: 1,
-      maxLength: 4,
-    }),
+    corpus: fc.array(
+      fc.array(fc.record({ status: fc.constantFrom(...STATUSES), latency: fc.integer({ min: 1, max: 1000 }), attempts: fc.integer({ min: 1, max: 3 }) }), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+      {
+        minLength: 1,
+        maxLength: 4,
+      },
+    ),
   })
   .map(({ boundary, corpus }) => {
     const fixtures: Fixture[] = boundary.map((_, i) =>
-      i % 3 === 0 ? fixture(`f${i}`) : i % 3 === 1 ? fixture(`f${i}`, { defects: [{ task: "a", family: "weak_rollback" }] }) : fixture(`f${i}`, { injectionOf: "f0" }),
+      i % 3 === 0
+        ? fixture(`f${i}`)
+        : i % 3 === 1
+          ? fixture(`f${i}`, { defects: [{ task: "a", family: "weak_rollback" }] })
+          : fixture(`f${i}`, { injectionOf: "f0" }),
     );
     const trials: TrialRecord[] = [
       ...boundary.flatMap((ts, i) =>
         ts.map((t, k) =>
           boundaryTrial(`f${i}`, k, t.verdict, {
-            findings: [finding({ family: t.family, task: t.task, status: t.evidence, rawSeverity: "blocker", severity: t.family === "risk" ? "warning" : "blocker" })],
+            findings: [
+              finding({ family: t.family, task: t.task, status: t.evidence, rawSeverity: "blocker", severity: t.family === "risk" ? "warning" : "blocker" }),
+            ],
           }),
         ),
       ),
-      ...corpus.flatMap((ts, i) => ts.map((t, k) => engineTrial(`g${i}`, k, t.status, { latency: t.latency, calls: [call({ role: "planner", attempts: t.attempts })] }))),
+      ...corpus.flatMap((ts, i) =>
+        ts.map((t, k) => engineTrial(`g${i}`, k, t.status, { latency: t.latency, calls: [call({ role: "planner", attempts: t.attempts })] })),
+      ),
     ];
     const goals = corpus.map((_, i) => goal(`g${i}`, { verdict: "escalate" }));
     return { trials, fixtures, goals };

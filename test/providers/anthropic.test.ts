@@ -153,7 +153,10 @@ describe("anthropic adapter through the client", () => {
   it("tolerates an answer without usage (or content): the call is recorded with usage null and cost unknown", async () => {
     const { usage: _, ...noUsage } = anthropicToolUse(VALID_CRITIC_ANSWER);
     const { content: __, ...noContent } = noUsage;
-    const { client } = await setup([{ status: 200, body: noUsage }, { status: 200, body: noContent }]);
+    const { client } = await setup([
+      { status: 200, body: noUsage },
+      { status: 200, body: noContent },
+    ]);
     const answered = await client.structured(criticRequest(), CriticOutputSchema);
     expect(answered.ok).toBe(true);
     expect(answered.calls[0]).toMatchObject({ usage: null, cost_usd: null, outcome: "ok" });

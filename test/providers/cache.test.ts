@@ -53,15 +53,21 @@ describe("reply cache", () => {
   it("never lets two sim seeds or profiles share an entry: the request is the same, the answer is not", async () => {
     const dir = tempDir();
     const noisy = loadSimProfile(`${PROFILES_DIR}noisy.yaml`);
-    const ask = (sim: { runSeed?: number; profile?: SimProfile }) => client(dir, "sim-critic-1", sim).structured(simRequest("critic", criticExtra(plan)), CriticOutputSchema);
-    const calls = [await ask({ runSeed: 0 }), await ask({ runSeed: 1 }), await ask({ runSeed: 0, profile: noisy }), await ask({ runSeed: 0 })].map((r) => r.calls[0]!);
+    const ask = (sim: { runSeed?: number; profile?: SimProfile }) =>
+      client(dir, "sim-critic-1", sim).structured(simRequest("critic", criticExtra(plan)), CriticOutputSchema);
+    const calls = [await ask({ runSeed: 0 }), await ask({ runSeed: 1 }), await ask({ runSeed: 0, profile: noisy }), await ask({ runSeed: 0 })].map(
+      (r) => r.calls[0]!,
+    );
     // The recorded request hash is the request's own: the same for all four.
     expect(new Set(calls.map((c) => c.request_sha256)).size).toBe(1);
     expect(calls.map((c) => c.cached)).toEqual([false, false, false, true]);
     expect(entries(dir)).toBe(3);
     // Each seed answers as a client without the cache does.
     for (const runSeed of [0, 1]) {
-      const fresh = await createModelClient({ planner: { provider: "sim", model: "sim-planner-1" }, critic: { provider: "sim", model: "sim-critic-1" }, sim: { runSeed, profile: noisy } }, fakeClock()).structured(simRequest("critic", criticExtra(plan)), CriticOutputSchema);
+      const fresh = await createModelClient(
+        { planner: { provider: "sim", model: "sim-planner-1" }, critic: { provider: "sim", model: "sim-critic-1" }, sim: { runSeed, profile: noisy } },
+        fakeClock(),
+      ).structured(simRequest("critic", criticExtra(plan)), CriticOutputSchema);
       const cachedRun = await ask({ runSeed, profile: noisy });
       expect(cachedRun.rawText, `seed ${runSeed}`).toBe(fresh.rawText);
     }
@@ -105,7 +111,10 @@ describe("reply cache", () => {
 
   it("prices a cached answer from its recorded usage (unknown without usage), and the sim's at 0", async () => {
     const { usage: _, ...noUsage } = chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER));
-    const server = await startServer([{ status: 200, body: chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER)) }, { status: 200, body: noUsage }]);
+    const server = await startServer([
+      { status: 200, body: chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER)) },
+      { status: 200, body: noUsage },
+    ]);
     const dir = tempDir();
     const live = () => {
       const critic: RoleConfig = { provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1` };

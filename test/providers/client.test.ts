@@ -28,7 +28,10 @@ describe("client accounting and budget", () => {
     const alwaysInvalid = loadSimProfile(`${PROFILES_DIR}perfect.yaml`);
     alwaysInvalid.critic.invalid_output_rate = 1;
     let budget = 2;
-    const client = createModelClient({ ...SIM, sim: { profile: alwaysInvalid, runSeed: 0 } }, { ...fakeClock(), beforeCall: () => (budget-- > 0 ? "ok" : "budget_exceeded") });
+    const client = createModelClient(
+      { ...SIM, sim: { profile: alwaysInvalid, runSeed: 0 } },
+      { ...fakeClock(), beforeCall: () => (budget-- > 0 ? "ok" : "budget_exceeded") },
+    );
     const r = await client.structured(simRequest("critic", criticExtra(clean)), CriticOutputSchema);
     expect(r.ok).toBe(false);
     if (r.ok) return;
@@ -158,7 +161,11 @@ describe("sim loop behaviours", () => {
       const findings = runGates(GOAL, plan);
       if (findings.length === 0) return round === 1 ? "approved_first" : "approved_after_revision";
       const r = await client.structured(
-        simRequest("planner", { goal: GOAL, plan, findings: findings.map((f) => ({ key: f.key, family: f.family, task_id: f.task_id, origin: "gate" as const })), mode: "revise" }, { trial, round }),
+        simRequest(
+          "planner",
+          { goal: GOAL, plan, findings: findings.map((f) => ({ key: f.key, family: f.family, task_id: f.task_id, origin: "gate" as const })), mode: "revise" },
+          { trial, round },
+        ),
         PlanSchema,
       );
       if (!r.ok) return "planner_unavailable";

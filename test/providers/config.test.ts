@@ -27,7 +27,9 @@ describe("checkApiKeys", () => {
   it("accepts a set key, a custom base URL without key, the sim, and a replay that never goes live", () => {
     expect(() => checkApiKeys({ planner: sim, critic: { provider: "openai", model: "gpt-4o" } }, { OPENAI_API_KEY: "sk-x" })).not.toThrow();
     expect(() => checkApiKeys({ planner: sim, critic: { provider: "openai", model: "llama3", baseUrl: "http://127.0.0.1:11434/v1" } }, {})).not.toThrow();
-    expect(() => checkApiKeys({ planner: sim, critic: { provider: "openai", model: "gpt-4o", baseUrl: "https://api.openai.com/v1/" } }, {})).toThrow(/OPENAI_API_KEY/);
+    expect(() => checkApiKeys({ planner: sim, critic: { provider: "openai", model: "gpt-4o", baseUrl: "https://api.openai.com/v1/" } }, {})).toThrow(
+      /OPENAI_API_KEY/,
+    );
     const replay = { provider: "replay" as const, model: "gpt-4o", replay: { runDir: "r", as: "openai" as const } };
     expect(() => checkApiKeys({ planner: sim, critic: replay }, {})).not.toThrow();
     expect(() => checkApiKeys({ planner: sim, critic: { ...replay, replay: { ...replay.replay, fallThrough: true } } }, {})).toThrow(/OPENAI_API_KEY/);

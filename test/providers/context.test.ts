@@ -27,7 +27,15 @@ describe("requestHash", () => {
 
   // The digest of the sorted, whitespace-free JSON of the request, computed independently (Python json.dumps, sort_keys).
   it("gives the recorded key of a known request (a change here breaks every cache and replay)", () => {
-    const body = { model: "gpt-4o-mini", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Plan: {}" }], temperature: 0, seed: 7 };
+    const body = {
+      model: "gpt-4o-mini",
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Plan: {}" },
+      ],
+      temperature: 0,
+      seed: 7,
+    };
     const key = "3c1ff787cbef8579f064c8b26ed7b7078029c9e21da4b79de79b86e1e4352b17";
     expect(byDefinition("openai", "http://127.0.0.1:8080/v1", body, "critic", 3)).toBe(key);
     expect(requestHash({ provider: "openai", baseUrl: "http://127.0.0.1:8080/v1" }, canonicalJson(body), "critic", 3)).toBe(key);

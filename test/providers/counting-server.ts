@@ -31,7 +31,8 @@ export function startCountingServer(o: CountingOptions = {}): Promise<FakeServer
   const answer = (req: Received, index: number): Step => {
     const n = index + 1;
     o.onRequest?.(n, req);
-    if (o.errorEvery && n % o.errorEvery === 0) return { status: 500, body: { error: { message: "overloaded", type: "server_error" } }, headers: { "retry-after-ms": "5" }, delayMs: o.delayMs };
+    if (o.errorEvery && n % o.errorEvery === 0)
+      return { status: 500, body: { error: { message: "overloaded", type: "server_error" } }, headers: { "retry-after-ms": "5" }, delayMs: o.delayMs };
     const text = o.invalidEvery && n % o.invalidEvery === 0 ? "not json at all" : JSON.stringify({ findings: [] });
     const body = chatCompletion(text);
     return {

@@ -11,12 +11,18 @@ describe("the provider layer knows no domain", () => {
     // The reader sees every form of import: a dynamic one, and a type-only one.
     expect(edges).toContain(`${REGISTRY} -> ${join("src", "sim", "adapter.ts")}`);
     expect(edges).toContain(`${join("src", "providers", "types.ts")} -> ${join("src", "formats", "records.ts")}`);
-    const domain = edges.filter((e) => /-> src\/(gates|graph|metrics|stats)\//.test(e) || (/-> src\/formats\//.test(e) && !/-> src\/formats\/(records|load)\.ts$/.test(e)));
+    const domain = edges.filter(
+      (e) => /-> src\/(gates|graph|metrics|stats)\//.test(e) || (/-> src\/formats\//.test(e) && !/-> src\/formats\/(records|load)\.ts$/.test(e)),
+    );
     expect(domain).toEqual([]);
   });
 
   it("reaches the sim only through its registry entry and its settings' schema", () => {
-    const sim = PROVIDERS.flatMap((file) => importsOf(file).filter((to) => to.startsWith(join("src", "sim"))).map((to) => `${relative("src", file)} -> ${relative("src", to)}`));
+    const sim = PROVIDERS.flatMap((file) =>
+      importsOf(file)
+        .filter((to) => to.startsWith(join("src", "sim")))
+        .map((to) => `${relative("src", file)} -> ${relative("src", to)}`),
+    );
     expect(sim.sort()).toEqual(["providers/config.ts -> sim/profile.ts", "providers/registry.ts -> sim/adapter.ts"]);
   });
 

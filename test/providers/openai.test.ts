@@ -23,7 +23,10 @@ async function setup(steps: Step[] | ((r: never, i: number) => Step), role: Part
   return { client, clock, events, server };
 }
 
-const ok = (content: unknown, over = {}): Step => ({ status: 200, body: chatCompletion(typeof content === "string" ? content : JSON.stringify(content), over) });
+const ok = (content: unknown, over = {}): Step => ({
+  status: 200,
+  body: chatCompletion(typeof content === "string" ? content : JSON.stringify(content), over),
+});
 
 describe("OpenAI strict mode", () => {
   it("is used only for closed schemas whose properties are all required", () => {
@@ -91,7 +94,9 @@ describe("openai adapter through the client", () => {
     expect(sent.headers["content-type"]).toBe("application/json");
     expect(sent.raw).toBe(canonicalJson(sent.body));
     expect(JSON.parse(sent.raw)).toEqual(JSON.parse(JSON.stringify(sent.body)));
-    expect(result.calls[0]!.request_sha256).toBe(hashCanonical({ provider: "openai", base_url: `${server.url}/v1`, body: sent.body, role: "critic", trial: 2 }));
+    expect(result.calls[0]!.request_sha256).toBe(
+      hashCanonical({ provider: "openai", base_url: `${server.url}/v1`, body: sent.body, role: "critic", trial: 2 }),
+    );
   });
 
   it("honours Retry-After on 429 through the injected sleep", async () => {

@@ -53,7 +53,8 @@ describe("the provider registry", () => {
 describe("a provider added to the registry's list", () => {
   const dir = join(import.meta.dirname, "added-provider");
   const KEY = "acme-key-0123456789abcdef";
-  const missingKey = "ACME_API_KEY is not set: the critic uses acme at https://api.acme.test/v1 (set it in the environment, or pass --base-url for a server that needs no key)";
+  const missingKey =
+    "ACME_API_KEY is not set: the critic uses acme at https://api.acme.test/v1 (set it in the environment, or pass --base-url for a server that needs no key)";
   // What probe.mjs prints: see there.
   let seen: {
     exports: string[];
@@ -98,7 +99,10 @@ describe("a provider added to the registry's list", () => {
     const choices = [...WIRE_PROVIDERS, "acme"].join(" | ");
     expect(unwrapped(seen.cli.runHelp)).toContain(`provider for both roles: ${choices} (replay: see --replay)`);
     expect(unwrapped(seen.cli.planHelp)).toContain(`provider of both roles: ${choices} (default: "sim")`);
-    expect(seen.cli.planWithoutModel).toMatchObject({ code: 2, stderr: 'fieldtest: command line: --planner-model: provider "acme" needs a model (--model or --planner-model)\n' });
+    expect(seen.cli.planWithoutModel).toMatchObject({
+      code: 2,
+      stderr: 'fieldtest: command line: --planner-model: provider "acme" needs a model (--model or --planner-model)\n',
+    });
     expect(seen.cli.runWithoutKey).toMatchObject({ code: 2, stderr: `fieldtest: environment: ${missingKey.replace("critic", "planner")}\n` });
     expect(seen.cli.dryRun.code).toBe(0);
     expect(seen.cli.dryRun.stdout).toMatch(/planner\s+acme\/a-1\s.*unknown/);

@@ -9,7 +9,6 @@ import { templatePlan } from "../../src/sim/planner.ts";
 import { fakeClock } from "./helpers.ts";
 import { criticExtra, GOAL, simRequest } from "./sim-fixtures.ts";
 
-
 const noisy = loadSimProfile(`${PROFILES_DIR}noisy.yaml`);
 const plan = templatePlan(GOAL, new Set(["weak_rollback"]), 1, null);
 const live: ClientConfig = {
@@ -83,7 +82,13 @@ describe("replay provider", () => {
   it("replays an answer its provider ended early as rejected, as it was, though its text parses", async () => {
     const { calls } = await recordedRun(1);
     const rejection = "the answer ended before it was complete (stop_reason max_tokens: the output limit)";
-    const cut: CallRecord = { ...calls[0]![0]!, raw_text: '{"findings": []}', outcome: "invalid_output", error_class: "incomplete", validation_error: rejection };
+    const cut: CallRecord = {
+      ...calls[0]![0]!,
+      raw_text: '{"findings": []}',
+      outcome: "invalid_output",
+      error_class: "incomplete",
+      validation_error: rejection,
+    };
     const reply = createReplayStore([{ calls: [cut] }]).take(cut.request_sha256)!;
     expect(reply.incomplete).toBe(rejection);
     expect(parseStructured(reply.text, CriticOutputSchema, reply.incomplete)).toEqual({ ok: false, errorClass: "incomplete", error: rejection });

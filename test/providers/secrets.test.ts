@@ -106,10 +106,16 @@ describe("API keys never leave the request", () => {
     });
     const cacheDir = mkdtempSync(join(tmpdir(), "ft-secret-cache-"));
     const bearer: RoleConfig = { provider: "openai", model: "m-1", baseUrl: `${server.url}/v1`, headers: { authorization: `Bearer ${TOKEN}` } };
-    const failed = await createModelClient({ planner: bearer, critic: bearer, maxRetries: 0 }, { ...fakeClock(), env: {} }).structured(criticRequest(), CriticOutputSchema);
+    const failed = await createModelClient({ planner: bearer, critic: bearer, maxRetries: 0 }, { ...fakeClock(), env: {} }).structured(
+      criticRequest(),
+      CriticOutputSchema,
+    );
     expect(failed.ok ? "" : failed.error).toContain("invalid token [redacted]");
     const viaBasic: RoleConfig = { ...bearer, headers: { authorization: `Basic ${basic}` } };
-    const cached = await createModelClient({ planner: viaBasic, critic: viaBasic, cache: { enabled: true, dir: cacheDir } }, { ...fakeClock(), env: {} }).structured(criticRequest(), CriticOutputSchema);
+    const cached = await createModelClient(
+      { planner: viaBasic, critic: viaBasic, cache: { enabled: true, dir: cacheDir } },
+      { ...fakeClock(), env: {} },
+    ).structured(criticRequest(), CriticOutputSchema);
     expect(cached.ok).toBe(true);
     const files = readdirSync(cacheDir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
     expect(files.length).toBeGreaterThan(0);
@@ -125,7 +131,9 @@ describe("API keys never leave the request", () => {
 
   it("a base URL's query goes with every request, after the API path (an api-version, a key)", async () => {
     for (const provider of ["openai", "anthropic"] as const) {
-      const server = await startServer([{ status: 200, body: provider === "openai" ? chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER)) : anthropicToolUse(VALID_CRITIC_ANSWER) }]);
+      const server = await startServer([
+        { status: 200, body: provider === "openai" ? chatCompletion(JSON.stringify(VALID_CRITIC_ANSWER)) : anthropicToolUse(VALID_CRITIC_ANSWER) },
+      ]);
       // Each SDK's own base: OpenAI's ends in /v1, Anthropic's is the host (its path is /v1/messages).
       const base = provider === "openai" ? `${server.url}/v1` : server.url;
       const role: RoleConfig = { provider, model: "m-1", baseUrl: `${base}?api-version=2024-10-21&key=a+b%2Fc` };
@@ -135,13 +143,22 @@ describe("API keys never leave the request", () => {
       expect(server.received).toHaveLength(1);
       const sent = new URL(server.received[0]!.path, "http://x");
       // The same values, whichever way the SDK encodes them (a space as + or %20).
-      expect([sent.pathname, [...sent.searchParams]]).toEqual([path, [["api-version", "2024-10-21"], ["key", "a b/c"]]]);
+      expect([sent.pathname, [...sent.searchParams]]).toEqual([
+        path,
+        [
+          ["api-version", "2024-10-21"],
+          ["key", "a b/c"],
+        ],
+      ]);
     }
   });
 
   it("a query credential a server echoes percent-encoded, as the request carried it, is masked too", async () => {
     const written = "k+DISTINCT%2Fsecret9";
-    const server = await startServer((r: Received): Step => ({ status: 400, body: { error: { message: `no route for ${r.path}`, type: "invalid_request_error" } } }));
+    const server = await startServer((r: Received): Step => ({
+      status: 400,
+      body: { error: { message: `no route for ${r.path}`, type: "invalid_request_error" } },
+    }));
     const role: RoleConfig = { provider: "openai", model: "m-1", baseUrl: `${server.url}/v1?key=${written}` };
     const failed = await createModelClient({ planner: role, critic: role }, { ...fakeClock(), env: {} }).structured(criticRequest(), CriticOutputSchema);
     const error = failed.ok ? "" : failed.error;

@@ -18,26 +18,62 @@ const KEYS = { OPENAI_API_KEY: "sk-openai-thread-test-0000", ANTHROPIC_API_KEY: 
 const THREAD_SCRIPT = pathToFileURL(compiled(join(import.meta.dirname, "../../src/providers/send-thread/worker.ts")));
 
 /** What one scenario sends and answers, per provider: the same failure in each wire format. */
-const answer = { openai: (content: unknown, over = {}) => chatCompletion(JSON.stringify(content), over), anthropic: (input: unknown) => anthropicToolUse(input) };
+const answer = {
+  openai: (content: unknown, over = {}) => chatCompletion(JSON.stringify(content), over),
+  anthropic: (input: unknown) => anthropicToolUse(input),
+};
 const SCENARIOS: { name: string; provider: "openai" | "anthropic"; steps: Step[]; role?: Partial<RoleConfig> }[] = [
   ...(["openai", "anthropic"] as const).flatMap((provider) => [
     { name: "an answer", provider, steps: [{ status: 200, body: answer[provider](VALID_CRITIC_ANSWER) }] },
-    { name: "429 with Retry-After, then an answer", provider, steps: [{ status: 429, body: errorBody("slow down", "rate_limit_error"), headers: { "retry-after": "7" } }, { status: 200, body: answer[provider](VALID_CRITIC_ANSWER) }] },
+    {
+      name: "429 with Retry-After, then an answer",
+      provider,
+      steps: [
+        { status: 429, body: errorBody("slow down", "rate_limit_error"), headers: { "retry-after": "7" } },
+        { status: 200, body: answer[provider](VALID_CRITIC_ANSWER) },
+      ],
+    },
     { name: "5xx until the retries run out", provider, steps: [{ status: 503, body: errorBody("no healthy upstream") }] },
     { name: "a hung server past the timeout", provider, steps: [{ hang: true } as Step], role: { timeoutMs: 150 } },
-    { name: "a body cut short, then an answer", provider, steps: [{ truncate: answer[provider](VALID_CRITIC_ANSWER) } as Step, { status: 200, body: answer[provider](VALID_CRITIC_ANSWER) }] },
+    {
+      name: "a body cut short, then an answer",
+      provider,
+      steps: [{ truncate: answer[provider](VALID_CRITIC_ANSWER) } as Step, { status: 200, body: answer[provider](VALID_CRITIC_ANSWER) }],
+    },
     { name: "an error envelope sent with 200", provider, steps: [{ status: 200, body: errorBody("upstream overloaded") }] },
     { name: "a page that is not the API", provider, steps: [{ status: 200, body: "<html>sign in</html>", headers: { "content-type": "text/html" } }] },
     { name: "a 200 whose body is JSON null", provider, steps: [{ status: 200, body: null }] },
     { name: "a rejected key", provider, steps: [{ status: 401, body: errorBody("bad key", "authentication_error") }] },
-    { name: "an answer of the wrong shape, then a valid one", provider, steps: [{ status: 200, body: answer[provider]({ findings: [{ family: "risk" }] }) }, { status: 200, body: answer[provider](VALID_CRITIC_ANSWER) }] },
+    {
+      name: "an answer of the wrong shape, then a valid one",
+      provider,
+      steps: [
+        { status: 200, body: answer[provider]({ findings: [{ family: "risk" }] }) },
+        { status: 200, body: answer[provider](VALID_CRITIC_ANSWER) },
+      ],
+    },
   ]),
-  { name: "an answer ended at the output limit, then a full one", provider: "openai", steps: [{ status: 200, body: answer.openai({ findings: [] }, { finish_reason: "length" }) }, { status: 200, body: answer.openai(VALID_CRITIC_ANSWER) }] },
-  { name: "an answer ended at max_tokens, then a full one", provider: "anthropic", steps: [{ status: 200, body: { ...anthropicToolUse({ findings: [] }), stop_reason: "max_tokens" } }, { status: 200, body: answer.anthropic(VALID_CRITIC_ANSWER) }] },
+  {
+    name: "an answer ended at the output limit, then a full one",
+    provider: "openai",
+    steps: [
+      { status: 200, body: answer.openai({ findings: [] }, { finish_reason: "length" }) },
+      { status: 200, body: answer.openai(VALID_CRITIC_ANSWER) },
+    ],
+  },
+  {
+    name: "an answer ended at max_tokens, then a full one",
+    provider: "anthropic",
+    steps: [
+      { status: 200, body: { ...anthropicToolUse({ findings: [] }), stop_reason: "max_tokens" } },
+      { status: 200, body: answer.anthropic(VALID_CRITIC_ANSWER) },
+    ],
+  },
 ];
 
 /** The records without their timings, which are the one thing the thread may change. */
-const untimed = (calls: CallRecord[]) => calls.map((c) => ({ ...c, latency_ms: 0, transport_attempts: c.transport_attempts.map((a) => ({ ...a, latency_ms: 0 })) }));
+const untimed = (calls: CallRecord[]) =>
+  calls.map((c) => ({ ...c, latency_ms: 0, transport_attempts: c.transport_attempts.map((a) => ({ ...a, latency_ms: 0 })) }));
 
 /** The scenario's server, whose steps start over for each client that calls it. */
 async function scenarioServer(scenario: (typeof SCENARIOS)[number]) {
@@ -52,10 +88,15 @@ async function callThrough(scenario: (typeof SCENARIOS)[number], { server, start
   const base = scenario.provider === "openai" ? `${server.url}/v1` : server.url;
   const role: RoleConfig = { provider: scenario.provider, model: "m-1", baseUrl: base, temperature: 0, maxTokens: 800, ...scenario.role };
   const clock = fakeClock();
-  const client = createModelClient({ planner: role, critic: role, maxRetries: 2 }, { now: clock.now, sleep: clock.sleep, random: () => 0, env: KEYS, ...(thread ? { sendThread: thread } : {}) });
+  const client = createModelClient(
+    { planner: role, critic: role, maxRetries: 2 },
+    { now: clock.now, sleep: clock.sleep, random: () => 0, env: KEYS, ...(thread ? { sendThread: thread } : {}) },
+  );
   const sent = server.received.length;
   const result = await client.structured(criticRequest(), CriticOutputSchema);
-  const received = server.received.slice(sent).map((r) => ({ path: r.path, raw: r.raw, authorization: r.headers.authorization, apiKey: r.headers["x-api-key"] }));
+  const received = server.received
+    .slice(sent)
+    .map((r) => ({ path: r.path, raw: r.raw, authorization: r.headers.authorization, apiKey: r.headers["x-api-key"] }));
   return { result: { ...result, calls: untimed(result.calls) }, waits: clock.waits, received };
 }
 
@@ -78,7 +119,12 @@ describe("sends made on the HTTP thread", () => {
     // Long enough for the thread's loop to be sampled (every 10 ms).
     await new Promise((resolve) => setTimeout(resolve, 80));
     const seen = await watch.stop();
-    expect(seen).toMatchObject({ delay_p50_ms: expect.any(Number), delay_p99_ms: expect.any(Number), busy_ms: expect.any(Number), utilization: expect.any(Number) });
+    expect(seen).toMatchObject({
+      delay_p50_ms: expect.any(Number),
+      delay_p99_ms: expect.any(Number),
+      busy_ms: expect.any(Number),
+      utilization: expect.any(Number),
+    });
     expect(seen!.delay_p50_ms).toBeLessThanOrEqual(seen!.delay_max_ms);
     expect(seen).not.toHaveProperty("cpu_ms");
   });

@@ -42,7 +42,13 @@ const word = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9'/.-]{0,11}$/);
 const joint = fc.constantFrom(" ", ", ", ", then ", ", and ", ", and then ", "; ", ". ", "! ", "? ", ".\n\n", "  ", " then ", ": ", " (", ") ");
 const prose = (maxPieces: number) =>
   fc
-    .array(fc.tuple(fc.array(word, { minLength: 1, maxLength: 8 }).map((ws) => ws.join(" ")), joint), { minLength: 1, maxLength: maxPieces })
+    .array(
+      fc.tuple(
+        fc.array(word, { minLength: 1, maxLength: 8 }).map((ws) => ws.join(" ")),
+        joint,
+      ),
+      { minLength: 1, maxLength: maxPieces },
+    )
     .map((pieces) => pieces.map(([text, sep]) => text + sep).join(""));
 
 /**

@@ -41,7 +41,10 @@ const FAULT_TEXT: Partial<Record<Fault, Record<Role, string>>> = {
   no_findings_array: { planner: '{"plan": []}', critic: '{"issues": []}' },
   wrong_shape_findings: { planner: '{"tasks": [{"nope": 1}], "dependencies": []}', critic: '{"findings":[{"nope":1}]}' },
   non_object_findings: { planner: '{"tasks": "all of them", "dependencies": []}', critic: '{"findings": ["add a rollback", 7, null]}' },
-  empty_message_findings: { planner: '{"tasks": [], "dependencies": []}', critic: '{"findings": [{"family": "weak_rollback", "severity": "blocker", "message": ""}]}' },
+  empty_message_findings: {
+    planner: '{"tasks": [], "dependencies": []}',
+    critic: '{"findings": [{"family": "weak_rollback", "severity": "blocker", "message": ""}]}',
+  },
 };
 
 interface SimServerOptions {
@@ -80,7 +83,11 @@ function simAnswer(role: Role, prompt: string, draw: string): unknown {
   const goal = s["Goal"] as Goal;
   const rng = createRng("sim-server", draw, "content");
   if (role === "critic") {
-    const extra: SimExtra = { goal, plan: s["Plan under review"] as Plan, gateFindings: s["Findings of the deterministic gates on this plan"] as GateFinding[] };
+    const extra: SimExtra = {
+      goal,
+      plan: s["Plan under review"] as Plan,
+      gateFindings: s["Findings of the deterministic gates on this plan"] as GateFinding[],
+    };
     return simCriticOutput(extra, rng, DEFAULT_SIM_PROFILE.critic, runGates);
   }
   const revising = s["Current plan"] !== undefined;
@@ -143,5 +150,7 @@ export function lacksWellFormedFinding(rawText: string | null): boolean {
   }
   const findings = (parsed as { findings?: unknown } | null)?.findings;
   if (!Array.isArray(findings) || findings.length === 0) return false;
-  return !findings.some((f) => typeof f === "object" && f !== null && typeof (f as { message?: unknown }).message === "string" && (f as { message: string }).message !== "");
+  return !findings.some(
+    (f) => typeof f === "object" && f !== null && typeof (f as { message?: unknown }).message === "string" && (f as { message: string }).message !== "",
+  );
 }

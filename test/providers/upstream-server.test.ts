@@ -18,10 +18,15 @@ const goal = loadCorpus("corpus").goals[0]!.goal;
 
 /** A decompose request for the first corpus goal, rendered as the OpenAI adapter sends it. */
 async function plannerBody(): Promise<string> {
-  const adapter = await createLiveAdapter("openai", RoleConfigSchema.parse({ provider: "openai", model: "gpt-4o-mini", baseUrl: server.url }), { apiKey: "sk-test", now: Date.now });
+  const adapter = await createLiveAdapter("openai", RoleConfigSchema.parse({ provider: "openai", model: "gpt-4o-mini", baseUrl: server.url }), {
+    apiKey: "sk-test",
+    now: Date.now,
+  });
   const unused: ModelClient = { structured: () => Promise.reject(new Error("not sent through a client")) };
   const request = plannerRequest(goal, "decompose", { client: unused, itemId: goal.id, trial: 0, round: 0 });
-  return JSON.stringify(adapter.render({ system: request.system, user: request.user, schemaName: request.schemaName, schema: request.schema, corrections: [] }, "json_schema"));
+  return JSON.stringify(
+    adapter.render({ system: request.system, user: request.user, schemaName: request.schemaName, schema: request.schema, corrections: [] }, "json_schema"),
+  );
 }
 
 const post = (body: string) => fetch(`${server.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body });
@@ -29,7 +34,11 @@ const post = (body: string) => fetch(`${server.url}/chat/completions`, { method:
 describe("the upstream-shaped benchmark server", () => {
   it("answers a planner request with a plan for the goal the prompt carries, the same one every time, and says what delay it spent", async () => {
     const body = await plannerBody();
-    const answers = await Promise.all([post(body), post(body)].map(async (r) => (await r).json() as Promise<{ system_fingerprint: string; choices: { message: { content: string } }[]; usage: { prompt_tokens: number } }>));
+    const answers = await Promise.all(
+      [post(body), post(body)].map(
+        async (r) => (await r).json() as Promise<{ system_fingerprint: string; choices: { message: { content: string } }[]; usage: { prompt_tokens: number } }>,
+      ),
+    );
     const plan = JSON.parse(answers[0]!.choices[0]!.message.content) as { goal_id: string; tasks: unknown[] };
     expect(plan.goal_id).toBe(goal.id);
     expect(plan.tasks.length).toBeGreaterThan(0);

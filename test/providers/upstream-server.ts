@@ -88,7 +88,9 @@ export async function startUpstreamServer(options: UpstreamOptions = {}): Promis
       return JSON.stringify(simCriticOutput(fixture ? { ...extra, fixture } : extra, rng, profile.critic, runGates));
     }
     const previous = section<Plan>("Current plan");
-    const findings = section<NonNullable<SimExtra["findings"]>>(previous ? "Findings that block this plan" : "An earlier plan for this goal was rejected for these findings");
+    const findings = section<NonNullable<SimExtra["findings"]>>(
+      previous ? "Findings that block this plan" : "An earlier plan for this goal was rejected for these findings",
+    );
     const mode = previous ? "revise" : findings ? "restart" : "decompose";
     return JSON.stringify(simPlannerOutput({ goal, mode, ...(previous ? { plan: previous } : {}), ...(findings ? { findings } : {}) }, rng, profile.planner));
   }
@@ -116,7 +118,11 @@ export async function startUpstreamServer(options: UpstreamOptions = {}): Promis
       system_fingerprint: `upstream-delay-ms:${delay.toFixed(3)}`,
       choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content, refusal: null } }],
       // About four characters a token, as for English text; enough for the accounting to run.
-      usage: { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: Math.ceil(content.length / 4), total_tokens: Math.ceil((promptChars + content.length) / 4) },
+      usage: {
+        prompt_tokens: Math.ceil(promptChars / 4),
+        completion_tokens: Math.ceil(content.length / 4),
+        total_tokens: Math.ceil((promptChars + content.length) / 4),
+      },
     });
     return { delay, text };
   }

@@ -15,7 +15,11 @@ const CLEAN = Array.from({ length: 4 }, (_, i) => `clean-${i}`);
 
 function specs(n: number, misses: number, cleanBlocks = 0): ItemSpec[] {
   return [
-    ...SEEDED.map((id, i) => ({ suite: "boundary" as const, id, verdicts: Array.from({ length: n }, (_, t) => (t < (i % 2 ? misses : 0) ? "pass" : "block")) })),
+    ...SEEDED.map((id, i) => ({
+      suite: "boundary" as const,
+      id,
+      verdicts: Array.from({ length: n }, (_, t) => (t < (i % 2 ? misses : 0) ? "pass" : "block")),
+    })),
     ...CLEAN.map((id) => ({ suite: "boundary" as const, id, verdicts: Array.from({ length: n }, (_, t) => (t < cleanBlocks ? "block" : "pass")) })),
   ];
 }
@@ -26,7 +30,12 @@ const corpus = () => join(root, "corpus");
 const baseline = () => join(root, "base.json");
 const policy = () => join(root, "policy.yaml");
 
-const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const unescape = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 
 /** The banner of report.html as data: decision, exit, failed names, and every listed (non-passing) check. */
 function banner(html: string) {
@@ -38,7 +47,14 @@ function banner(html: string) {
     message: unescape(m[3]!),
   }));
   const verdict = /<p><code>([^<]*)<\/code> \(exit \d, as <code>fieldtest gate<\/code> decides\)<\/p>/.exec(html)?.[1];
-  return { css: head[1], decision: head[2], exit: Number(head[3]), failed: head[4] === "" ? [] : unescape(head[4]!).split(","), checks, verdict: verdict && unescape(verdict) };
+  return {
+    css: head[1],
+    decision: head[2],
+    exit: Number(head[3]),
+    failed: head[4] === "" ? [] : unescape(head[4]!).split(","),
+    checks,
+    verdict: verdict && unescape(verdict),
+  };
 }
 
 function runDir(name: string, items: ItemSpec[], patch?: (m: Manifest) => void): string {
@@ -74,7 +90,11 @@ const CASES: [string, () => string, GateResult["decision"]][] = [
   ["an unchanged run", () => runDir("same", specs(5, 1)), "pass"],
   ["a critic that misses more and blocks clean plans", () => runDir("worse", specs(5, 4, 2)), "regression"],
   ["a run with fewer trials than pre-registered", () => runDir("short", specs(2, 0)), "inconclusive"],
-  ["a run whose canary failed", () => runDir("canary", specs(5, 1), (m) => (m.canary = { ok: false, failures: ["ordering_sane silent"], results: null })), "infrastructure"],
+  [
+    "a run whose canary failed",
+    () => runDir("canary", specs(5, 1), (m) => (m.canary = { ok: false, failures: ["ordering_sane silent"], results: null })),
+    "infrastructure",
+  ],
 ];
 
 describe("report --baseline shows the gate's exact verdict", () => {
@@ -107,7 +127,10 @@ describe("report --baseline shows the gate's exact verdict", () => {
     const deltas = section.split("\n").filter((l) => /^\| `[a-z0-9_.]+` \|/.test(l));
     expect(deltas.length).toBeGreaterThan(0);
     expect(deltas.some((row) => / paired over \d+ items \|/.test(row))).toBe(true);
-    for (const row of deltas) expect(row, row).toMatch(/\| (n\/a \(no value in (the baseline|this run)\)|-?[\d.e-]+ \[[^\]]+\] paired over \d+ items|-?[\d.e-]+ (paired over \d+ items|\(not paired\)); no interval: [^|]+) \|/);
+    for (const row of deltas)
+      expect(row, row).toMatch(
+        /\| (n\/a \(no value in (the baseline|this run)\)|-?[\d.e-]+ \[[^\]]+\] paired over \d+ items|-?[\d.e-]+ (paired over \d+ items|\(not paired\)); no interval: [^|]+) \|/,
+      );
   });
 
   it("names the failing metrics of a regression in the banner", () => {

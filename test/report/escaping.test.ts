@@ -9,7 +9,12 @@ import { makeFixture, writeCorpus, writeRunDir, type ItemSpec } from "../baselin
 import { fieldtest } from "../helpers/cli.ts";
 
 /** What a Markdown renderer shows for mdText's output: backslash escapes and the three entities undone. */
-const rendered = (md: string) => md.replace(/\\([\\`*_{}[\]()#+!~])/g, "$1").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const rendered = (md: string) =>
+  md
+    .replace(/\\([\\`*_{}[\]()#+!~])/g, "$1")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -19,11 +24,14 @@ const HOSTILE = { critic: "<img src=x onerror=alert(1)>", planner: "[click](java
 describe("Markdown escaping", () => {
   it("shows any text as written: what a renderer shows is the text, a line break a space", () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom("a", " ", "<", ">", "&", "\\", "`", "*", "_", "[", "]", "(", ")", "#", "!", "~", "\n", "é", "|"), maxLength: 40 }), (s) => {
-        const md = mdText(s);
-        expect(md).not.toMatch(/[<>\n\r]/);
-        expect(rendered(md)).toBe(s.replace(/\r?\n|\r/g, " "));
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom("a", " ", "<", ">", "&", "\\", "`", "*", "_", "[", "]", "(", ")", "#", "!", "~", "\n", "é", "|"), maxLength: 40 }),
+        (s) => {
+          const md = mdText(s);
+          expect(md).not.toMatch(/[<>\n\r]/);
+          expect(rendered(md)).toBe(s.replace(/\r?\n|\r/g, " "));
+        },
+      ),
     );
   });
 
@@ -63,7 +71,9 @@ describe("report.md and research.md of a run with hostile model names", () => {
     }
     expect(readFileSync(join(root, "a", "report.md"), "utf8")).toContain(`planner: sim/${mdText(HOSTILE.planner)}`);
     // The model swap names the critic change, both sides escaped.
-    expect(readFileSync(join(root, "research", "research.md"), "utf8")).toMatch(new RegExp(`: ${escapeRe(mdText(HOSTILE.critic))} → ${escapeRe(mdText(`${HOSTILE.critic}<b>`))}$`, "m"));
+    expect(readFileSync(join(root, "research", "research.md"), "utf8")).toMatch(
+      new RegExp(`: ${escapeRe(mdText(HOSTILE.critic))} → ${escapeRe(mdText(`${HOSTILE.critic}<b>`))}$`, "m"),
+    );
     const html = readFileSync(join(root, "a", "report.html"), "utf8");
     expect(html).not.toContain("<img");
     expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");

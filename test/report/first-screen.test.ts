@@ -37,12 +37,22 @@ describe("report.html's first screen", () => {
     await inPage(join(dir, "report.html"), async (p) => {
       const { page } = p;
       expect(await page.locator("#view-decision.active #verdict").getAttribute("data-decision")).toBe("none");
-      const rows = await page.locator("#headline tbody tr").evaluateAll((trs) => trs.map((tr) => [tr.getAttribute("data-metric"), (tr as HTMLTableRowElement).cells[2]!.textContent, (tr as HTMLTableRowElement).cells[3]!.textContent]));
+      const rows = await page
+        .locator("#headline tbody tr")
+        .evaluateAll((trs) =>
+          trs.map((tr) => [
+            tr.getAttribute("data-metric"),
+            (tr as HTMLTableRowElement).cells[2]!.textContent,
+            (tr as HTMLTableRowElement).cells[3]!.textContent,
+          ]),
+        );
       expect(rows).toEqual(measured.map((m) => [m, directionMark(metricInfo(m).direction), metricInfo(m).meaning]));
       // On the first screen: the headline table starts, and the failures are explained, above the fold.
       expect((await page.locator("#headline tbody tr").first().boundingBox())!.y).toBeLessThan(900);
       const meaning = (await page.locator("#expectation-meaning").textContent())!;
-      expect(meaning).toMatch(/^Both roles are the simulator, sim profile default \(.*\)\. By design its planner plants defects .* its critic misses a seeded defect .*These failures measure the profile, not a model/);
+      expect(meaning).toMatch(
+        /^Both roles are the simulator, sim profile default \(.*\)\. By design its planner plants defects .* its critic misses a seeded defect .*These failures measure the profile, not a model/,
+      );
       const failed = summary.expectations.goals.n_items_failed + summary.expectations.fixtures.n_items_failed;
       expect(failed).toBeGreaterThan(0);
       expect(await page.locator("#expectations").getAttribute("data-failed")).toBe(String(failed));
@@ -63,8 +73,18 @@ describe("report.html's first screen", () => {
       }
     });
     writeReport(at("model"), at("corpus"));
-    expect(readFileSync(at("model/report.html"), "utf8")).toContain("Both roles are models (planner openai/gpt-4o, critic openai/gpt-4o): each failure is an item this engine decided otherwise");
-    const imported = importPlannerCritic({ reportsDir: join(SAMPLE, "reports"), goalsDir: join(SAMPLE, "goals"), out: at("imported"), force: false, runId: "i", command: [], now: () => new Date("2026-12-05T12:00:00Z") });
+    expect(readFileSync(at("model/report.html"), "utf8")).toContain(
+      "Both roles are models (planner openai/gpt-4o, critic openai/gpt-4o): each failure is an item this engine decided otherwise",
+    );
+    const imported = importPlannerCritic({
+      reportsDir: join(SAMPLE, "reports"),
+      goalsDir: join(SAMPLE, "goals"),
+      out: at("imported"),
+      force: false,
+      runId: "i",
+      command: [],
+      now: () => new Date("2026-12-05T12:00:00Z"),
+    });
     const dir = imported.runs[0]!.dir;
     writeReport(dir, dir);
     expect(readFileSync(join(dir, "report.html"), "utf8")).toContain("This run was recorded by another engine and imported");

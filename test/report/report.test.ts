@@ -36,10 +36,17 @@ const decision = () => ({ baseline: join(root, "base.json"), policy: join(root, 
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "fieldtest-report-"));
-  const hashes = writeCorpus(corpus(), [makeFixture("seeded-a", true), makeFixture("seeded-b", true), makeFixture("clean-a", false)], [makeCorpusGoal("goal-a"), ...GOALS.map(makeCorpusGoal)]);
+  const hashes = writeCorpus(
+    corpus(),
+    [makeFixture("seeded-a", true), makeFixture("seeded-b", true), makeFixture("clean-a", false)],
+    [makeCorpusGoal("goal-a"), ...GOALS.map(makeCorpusGoal)],
+  );
   writeRunDir(join(root, "base"), BASELINE_ITEMS, hashes, undefined, withUsage);
   writeSnapshot(join(root, "base.json"), snapshotOfRun(join(root, "base"), corpus(), { name: "base" }));
-  writeFileSync(join(root, "policy.yaml"), "version: 1\nmin_trials_per_item: 3\nmax_error_rate: 0.5\nnon_inferiority:\n  - { metric: underclaim_approvals, margin: 0.1 }\n  - { metric: label_flip_rate, margin: 0.1 }\n");
+  writeFileSync(
+    join(root, "policy.yaml"),
+    "version: 1\nmin_trials_per_item: 3\nmax_error_rate: 0.5\nnon_inferiority:\n  - { metric: underclaim_approvals, margin: 0.1 }\n  - { metric: label_flip_rate, margin: 0.1 }\n",
+  );
   dir = join(root, "run");
   writeRunDir(dir, ITEMS, hashes, undefined, withUsage);
   paths = writeReport(dir, corpus(), decision()).paths;
@@ -67,7 +74,10 @@ describe("fieldtest report", () => {
   it("writes one trials.csv row per trial, unknown numbers left empty", () => {
     const text = readFileSync(join(dir, "trials.csv"), "utf8");
     expect(text).not.toContain('"'); // nothing here needs quoting, so a plain split reads it
-    const [header, ...lines] = text.trimEnd().split("\n").map((l) => l.split(","));
+    const [header, ...lines] = text
+      .trimEnd()
+      .split("\n")
+      .map((l) => l.split(","));
     const rows = lines.map((cells) => Object.fromEntries(header!.map((h, i) => [h, cells[i] ?? ""])));
     expect(rows).toHaveLength(ITEMS.length * 5);
     const row = rows.find((r) => r.item_id === "seeded-b" && r.trial === "4")!;
@@ -106,7 +116,9 @@ describe("report.html in headless Chromium", () => {
       expect(await marks("chart-cost")).toBe(2);
       expect(await marks("chart-tokens")).toBe(2); // critic input and output; the planner reported none
       expect(await marks("chart-evidence")).toBe(0); // the hand-built audits carry no findings
-      const latencyTitles = await page.locator("svg#chart-latency .mark").evaluateAll((els) => els.map((e) => e.parentElement!.querySelector("title")!.textContent!));
+      const latencyTitles = await page
+        .locator("svg#chart-latency .mark")
+        .evaluateAll((els) => els.map((e) => e.parentElement!.querySelector("title")!.textContent!));
       expect(latencyTitles.reduce((n, t) => n + Number(/: (\d+) in/.exec(t)![1]), 0)).toBe(ITEMS.length * 5);
       for (const id of CHART_IDS) expect(await page.locator(`svg#${id}`).count(), id).toBe(1);
       const decided = decide(loadRun(dir, corpus()), decision());
@@ -114,7 +126,9 @@ describe("report.html in headless Chromium", () => {
       expect(await marks(FOREST_CHART_ID)).toBe(forest.filter((r) => r.delta !== null).length);
       expect(await page.locator(`svg#${FOREST_CHART_ID} .ci`).count()).toBe(forest.filter((r) => r.ci_low !== null && r.ci_high !== null).length);
       // Every row has its interval, or says at its right why it has none.
-      const rows = await page.locator(`svg#${FOREST_CHART_ID} g`).evaluateAll((gs) => gs.map((g) => ({ ci: g.querySelector(".ci") !== null, note: g.querySelector(".no-interval")?.textContent ?? null })));
+      const rows = await page
+        .locator(`svg#${FOREST_CHART_ID} g`)
+        .evaluateAll((gs) => gs.map((g) => ({ ci: g.querySelector(".ci") !== null, note: g.querySelector(".no-interval")?.textContent ?? null })));
       expect(rows).toHaveLength(forest.length);
       expect(rows.filter((r) => r.ci === (r.note !== null))).toEqual([]);
       expect(rows.filter((r) => r.note !== null).length).toBeGreaterThan(0);

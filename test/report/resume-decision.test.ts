@@ -25,7 +25,15 @@ describe("the decision a run was started with", () => {
     const m = (...commands: string[][]) => ({ command: commands[0]!, sessions: commands.map((command) => ({ command })) });
     expect(recordedDecisionInput(m(["fieldtest", "run"]))).toBeNull();
     expect(recordedDecisionInput(m(["fieldtest", "run", "--baseline", "b.json"]))).toEqual({ baseline: "b.json", policy: PACKAGED_POLICY });
-    expect(recordedDecisionInput(m(["fieldtest", "run", "--baseline", "a.json"], ["fieldtest", "run", "--resume", "d", "--baseline=c.json", "--policy=p.yaml"], ["fieldtest", "run", "--resume", "d"]))).toEqual({ baseline: "c.json", policy: "p.yaml" });
+    expect(
+      recordedDecisionInput(
+        m(
+          ["fieldtest", "run", "--baseline", "a.json"],
+          ["fieldtest", "run", "--resume", "d", "--baseline=c.json", "--policy=p.yaml"],
+          ["fieldtest", "run", "--resume", "d"],
+        ),
+      ),
+    ).toEqual({ baseline: "c.json", policy: "p.yaml" });
   });
 });
 
@@ -47,7 +55,9 @@ describe("fieldtest run --resume", () => {
     rmSync(baseline);
     const gone = await fieldtest("run", "--resume", dir);
     expect(gone.code).toBe(0);
-    expect(gone.stderr).toMatch(/^fieldtest: warning: the run's reports decided against .*base\.json .*, which cannot be read now \(.*\): they are written without a decision$/m);
+    expect(gone.stderr).toMatch(
+      /^fieldtest: warning: the run's reports decided against .*base\.json .*, which cannot be read now \(.*\): they are written without a decision$/m,
+    );
     expect(banner(readFileSync(join(dir, "report.html"), "utf8"))).toBe("none");
   }, 120_000);
 });

@@ -19,7 +19,13 @@ import { SAMPLE } from "../import/fixtures.ts";
  * model text that stays text.
  */
 
-const ONLY = ["batch-04-reprocess-with-skip-checks", "bkp-02-postgres-pitr", "missing-step-checkout-flag-absent", "latency-vs-unsafe-stream-concurrent", "clean-soft-hard-erp-soft"];
+const ONLY = [
+  "batch-04-reprocess-with-skip-checks",
+  "bkp-02-postgres-pitr",
+  "missing-step-checkout-flag-absent",
+  "latency-vs-unsafe-stream-concurrent",
+  "clean-soft-hard-erp-soft",
+];
 const HOSTILE = `<img src=x onerror="window.__pwned = 1">`;
 
 let root: string;
@@ -45,7 +51,9 @@ async function shown(p: OpenedPage) {
       evidence: [...r.querySelectorAll("tr.critic-finding")].map((tr) => tr.getAttribute("data-evidence")),
       raw: r.querySelector("details.critic-raw pre")?.textContent ?? null,
       // The decision context's first line: provider and model.
-      calls: [...r.querySelectorAll("tr.call")].map((tr) => `${tr.getAttribute("data-role")}:${(tr as HTMLTableRowElement).cells[6]!.innerHTML.split("<br>")[0]}`),
+      calls: [...r.querySelectorAll("tr.call")].map(
+        (tr) => `${tr.getAttribute("data-role")}:${(tr as HTMLTableRowElement).cells[6]!.innerHTML.split("<br>")[0]}`,
+      ),
     })),
   );
 }
@@ -85,7 +93,9 @@ describe("report.html transcripts in headless Chromium", () => {
       // From a failed check in the items table: the transcript of the first trial that failed it.
       await page.click('nav.tabs a[href="#items"]');
       await page.waitForSelector("#view-items.active");
-      const links = await page.locator("#items-table td a[href^='#trial/']").evaluateAll((as) => as.map((a) => decodeURIComponent(a.getAttribute("href")!.slice("#trial/".length))));
+      const links = await page
+        .locator("#items-table td a[href^='#trial/']")
+        .evaluateAll((as) => as.map((a) => decodeURIComponent(a.getAttribute("href")!.slice("#trial/".length))));
       const checks = failing.reduce((n: number, i: { failed_checks: Record<string, number> }) => n + Object.keys(i.failed_checks).length, 0);
       expect(links).toHaveLength(checks);
       for (const item of failing) {
@@ -121,7 +131,15 @@ describe("report.html transcripts in headless Chromium", () => {
 
   it("marks the gate findings an import set aside, and the tasks its translation invented", async () => {
     const out = join(root, "imported");
-    const result = importPlannerCritic({ reportsDir: join(SAMPLE, "reports"), goalsDir: join(SAMPLE, "goals"), out, force: false, runId: "t", command: [], now: () => new Date("2026-12-05T12:00:00Z") });
+    const result = importPlannerCritic({
+      reportsDir: join(SAMPLE, "reports"),
+      goalsDir: join(SAMPLE, "goals"),
+      out,
+      force: false,
+      runId: "t",
+      command: [],
+      now: () => new Date("2026-12-05T12:00:00Z"),
+    });
     const dir = result.runs[0]!.dir;
     writeReport(dir, dir);
     const trials = trialsOf(dir);
@@ -142,7 +160,18 @@ describe("report.html transcripts in headless Chromium", () => {
     writeRunDir(dir, [{ suite: "boundary", id: "seeded-a", verdicts: ["block", "pass"] }], hashes, undefined, (t) => {
       for (const r of t.rounds) {
         r.critic = { outcome: "ok", reason: null, raw_text: `{"findings": []} ${HOSTILE}`, findings: [], malformed_findings: 0 };
-        r.gate_findings = [{ origin: "gate", gate: "rollback_present", code: "rollback_missing", family: "weak_rollback", severity: "blocker", task_id: "change", message: HOSTILE, key: "rollback_present:rollback_missing:change:rollback" }];
+        r.gate_findings = [
+          {
+            origin: "gate",
+            gate: "rollback_present",
+            code: "rollback_missing",
+            family: "weak_rollback",
+            severity: "blocker",
+            task_id: "change",
+            message: HOSTILE,
+            key: "rollback_present:rollback_missing:change:rollback",
+          },
+        ];
         r.plan = { ...r.plan, tasks: r.plan.tasks.map((x) => ({ ...x, description: HOSTILE })) };
       }
       t.error = HOSTILE;

@@ -36,11 +36,43 @@ function writeTree(dir: string): void {
   ]);
   writeSweepReport(join(reports, FULL), "deterministic-first", 1);
   const runs: TreeRun[] = [
-    { dir: `${FULL}/core-api/db-01`, goalId: "db-01", dimension: "core-api", critic: "adversarial", at: "2026-08-19T10:00:00Z", status: "escalated", reason: "revision_cap_reached" },
-    { dir: `${FULL}/core-api/db-02`, goalId: "db-02", dimension: "core-api", critic: "adversarial", at: "2026-08-19T10:01:00Z", status: "approved", reason: "approved" },
-    { dir: `${FULL}/critique-modes/db-01/llm-every-revision`, goalId: "db-01", dimension: "critique-llm-every-revision", critic: "adversarial", at: "2026-08-19T10:02:00Z", status: "escalated", reason: "converged_stalled" },
+    {
+      dir: `${FULL}/core-api/db-01`,
+      goalId: "db-01",
+      dimension: "core-api",
+      critic: "adversarial",
+      at: "2026-08-19T10:00:00Z",
+      status: "escalated",
+      reason: "revision_cap_reached",
+    },
+    {
+      dir: `${FULL}/core-api/db-02`,
+      goalId: "db-02",
+      dimension: "core-api",
+      critic: "adversarial",
+      at: "2026-08-19T10:01:00Z",
+      status: "approved",
+      reason: "approved",
+    },
+    {
+      dir: `${FULL}/critique-modes/db-01/llm-every-revision`,
+      goalId: "db-01",
+      dimension: "critique-llm-every-revision",
+      critic: "adversarial",
+      at: "2026-08-19T10:02:00Z",
+      status: "escalated",
+      reason: "converged_stalled",
+    },
     ...["db-01", "db-02"].flatMap((scenario, s) =>
-      ["db-01", "db-02"].map((g, k): TreeRun => ({ dir: `${LATER}/${scenario}/core-api/${g}`, goalId: g, dimension: "core-api", critic: "severity", at: `2026-08-20T10:0${2 * s + k}:00Z`, status: "approved", reason: "approved" })),
+      ["db-01", "db-02"].map((g, k): TreeRun => ({
+        dir: `${LATER}/${scenario}/core-api/${g}`,
+        goalId: g,
+        dimension: "core-api",
+        critic: "severity",
+        at: `2026-08-20T10:0${2 * s + k}:00Z`,
+        status: "approved",
+        reason: "approved",
+      })),
     ),
   ];
   for (const r of runs) writeTreeRun(reports, r);
@@ -50,16 +82,36 @@ const SEEDED = Array.from({ length: 24 }, (_, i) => `seeded-${i}`);
 const CLEAN = Array.from({ length: 4 }, (_, i) => `clean-${i}`);
 function specs(misses: number): ItemSpec[] {
   return [
-    ...SEEDED.map((id, i) => ({ suite: "boundary" as const, id, verdicts: Array.from({ length: 5 }, (_, t) => (t < (i % 2 ? misses : i % 4 === 0 ? 1 : 0) ? "pass" : "block")) })),
+    ...SEEDED.map((id, i) => ({
+      suite: "boundary" as const,
+      id,
+      verdicts: Array.from({ length: 5 }, (_, t) => (t < (i % 2 ? misses : i % 4 === 0 ? 1 : 0) ? "pass" : "block")),
+    })),
     ...CLEAN.map((id) => ({ suite: "boundary" as const, id, verdicts: Array<string>(5).fill("pass") })),
   ];
 }
 
 beforeAll(() => {
   root = tempDir("research");
-  sample = importPlannerCritic({ reportsDir: join(SAMPLE, "reports"), goalsDir: join(SAMPLE, "goals"), out: out("sample"), force: false, runId: "sample", command: [], now: () => new Date("2026-12-03T12:00:00Z") });
+  sample = importPlannerCritic({
+    reportsDir: join(SAMPLE, "reports"),
+    goalsDir: join(SAMPLE, "goals"),
+    out: out("sample"),
+    force: false,
+    runId: "sample",
+    command: [],
+    now: () => new Date("2026-12-03T12:00:00Z"),
+  });
   writeTree(out("tree"));
-  importPlannerCritic({ reportsDir: join(out("tree"), "reports"), goalsDir: join(out("tree"), "goals"), out: out("tree-runs"), force: false, runId: "tree", command: [], now: () => new Date("2026-12-03T12:00:00Z") });
+  importPlannerCritic({
+    reportsDir: join(out("tree"), "reports"),
+    goalsDir: join(out("tree"), "goals"),
+    out: out("tree-runs"),
+    force: false,
+    runId: "tree",
+    command: [],
+    now: () => new Date("2026-12-03T12:00:00Z"),
+  });
   tree = research(loadResearchRuns([out("tree-runs")], "corpus"), { ...OPTIONS, swap: { a: `${LATER}/core-api`, b: `${FULL}/core-api` } });
   const hashes = writeCorpus(out("corpus"), [...SEEDED.map((id) => makeFixture(id, true)), ...CLEAN.map((id) => makeFixture(id, false))], []);
   // Four stable nights, then a critic that misses every trial on half the seeded fixtures: a shift
@@ -85,7 +137,9 @@ describe("fieldtest research", () => {
     // Imported runs: the engine's group figures from the trial records, latency by status.
     const figures = r.stdout.split("\n").filter((l) => / latency p50 approved /.test(l));
     expect(figures.map((l) => l.trim().split(":")[0])).toEqual(["critic-fix/core-api", "remain-scenario/core-api"]);
-    expect(figures[0]).toMatch(/^ {2}critic-fix\/core-api: latency p50 approved \S+ ms, escalated \S+ ms; blockers per goal gate \S+, critic \S+; escalations per 100 goals \S+; critic calls per goal \S+$/);
+    expect(figures[0]).toMatch(
+      /^ {2}critic-fix\/core-api: latency p50 approved \S+ ms, escalated \S+ ms; blockers per goal gate \S+, critic \S+; escalations per 100 goals \S+; critic calls per goal \S+$/,
+    );
     const json = JSON.parse(readFileSync(join(out("sample-research"), RESEARCH_FILES.json), "utf8")) as Research;
     expect(json.runs.map((x) => x.label)).toEqual(["critic-fix/core-api", "remain-scenario/core-api"]);
     expect(json.runs.reduce((n, x) => n + x.calls, 0)).toBe(sample.calls.logged);
@@ -108,7 +162,12 @@ describe("fieldtest research", () => {
     expect(after.runs).toEqual([`${LATER}/core-api`]);
     // Each adversarial audit called risk and missing_steps blockers; code lowered every one of them.
     expect(before).toMatchObject({ audits: 3, raw_blockers: 6, advisory_raw_blockers: 6, advisory_blockers_per_audit: 2 });
-    expect(before.downgrade_rate).toMatchObject({ downgrade_rate: 1, "downgrade_rate.risk": 1, "downgrade_rate.missing_steps": 1, "downgrade_rate.weak_rollback": null });
+    expect(before.downgrade_rate).toMatchObject({
+      downgrade_rate: 1,
+      "downgrade_rate.risk": 1,
+      "downgrade_rate.missing_steps": 1,
+      "downgrade_rate.weak_rollback": null,
+    });
     expect(after).toMatchObject({ audits: 4, raw_blockers: 0, advisory_blockers_per_audit: 0 });
     expect(after.downgrade_rate.downgrade_rate).toBeNull();
     const i = tree.runs.findIndex((x) => x.label === `${FULL}/core-api`);
@@ -123,15 +182,42 @@ describe("fieldtest research", () => {
     const c = tree.swap!.comparison;
     // The runs also differ in their loop settings and trials per run, named but not causes of a critic-only item.
     expect(c.differences.map((d) => d.part)).toContain("critic.system_prompt_sha256");
-    expect(c.suites[0]!.changed_items).toEqual([expect.objectContaining({ item: "imported/db-01", b: { escalated: 1 }, a: { approved: 2 }, causes: ["critic.system_prompt_sha256"] })]);
+    expect(c.suites[0]!.changed_items).toEqual([
+      expect.objectContaining({ item: "imported/db-01", b: { escalated: 1 }, a: { approved: 2 }, causes: ["critic.system_prompt_sha256"] }),
+    ]);
     expect(c.suites[0]!.mcnemar).toMatchObject({ b: 0, c: 1 });
   });
 
   it("takes each run's cost from its spend journal, as the run report does: a send still out makes it a lower bound, no journal makes it unknown", () => {
     const hashes = writeCorpus(out("cost-corpus"), [makeFixture("seeded-0", true)], []);
     const head = { schema_version: SPEND_SCHEMA_VERSION, session: "1-a", at: "2026-12-03T00:00:00.000Z" } as const;
-    const sent = (id: number): SpendLine => ({ ...head, id, event: "sent", trial_key: null, role: "critic", provider: "openai", model: "gpt-4o-mini", round: 0, attempt: 0, index: 0 });
-    const lines: SpendLine[] = [sent(0), { ...head, id: 0, event: "returned", role: "critic", outcome: "ok", error_class: null, http_status: 200, usage: { input_tokens: 10, output_tokens: 5 }, cost_usd: 0.25 }, sent(1)];
+    const sent = (id: number): SpendLine => ({
+      ...head,
+      id,
+      event: "sent",
+      trial_key: null,
+      role: "critic",
+      provider: "openai",
+      model: "gpt-4o-mini",
+      round: 0,
+      attempt: 0,
+      index: 0,
+    });
+    const lines: SpendLine[] = [
+      sent(0),
+      {
+        ...head,
+        id: 0,
+        event: "returned",
+        role: "critic",
+        outcome: "ok",
+        error_class: null,
+        http_status: 200,
+        usage: { input_tokens: 10, output_tokens: 5 },
+        cost_usd: 0.25,
+      },
+      sent(1),
+    ];
     const runs = ["journaled", "unjournaled"].map((name, i) => {
       const dir = out(`cost/${name}`);
       writeRunDir(dir, [{ suite: "boundary", id: "seeded-0", verdicts: ["block", "block", "block"] }], hashes, (m) => {
@@ -154,7 +240,9 @@ describe("fieldtest research", () => {
     // The fixed reference: the first three runs, at 0.15, not judged themselves.
     expect(m.reference).toMatchObject({ source: "first_runs", runs: 3, mu0: expect.closeTo(0.15, 12) });
     expect(m.points.map((p) => p.reference_run)).toEqual([true, true, true, false, false, false]);
-    expect(drift.alarms.filter((a) => a.metric === "underclaim_approvals")).toEqual([4, 5].map((run) => expect.objectContaining({ family: "headline", run, value: expect.closeTo(0.55, 10), reference_mean: expect.closeTo(0.15, 10) })));
+    expect(drift.alarms.filter((a) => a.metric === "underclaim_approvals")).toEqual(
+      [4, 5].map((run) => expect.objectContaining({ family: "headline", run, value: expect.closeTo(0.55, 10), reference_mean: expect.closeTo(0.15, 10) })),
+    );
   });
 });
 
@@ -186,7 +274,12 @@ function expectedMarks(r: Research): Record<string, number> {
 
 describe("research.html in headless Chromium", () => {
   it.each([
-    ["the imported sample", () => join(out("sample-research"), RESEARCH_FILES.html), () => JSON.parse(readFileSync(join(out("sample-research"), RESEARCH_FILES.json), "utf8")) as Research, "research-sample"],
+    [
+      "the imported sample",
+      () => join(out("sample-research"), RESEARCH_FILES.html),
+      () => JSON.parse(readFileSync(join(out("sample-research"), RESEARCH_FILES.json), "utf8")) as Research,
+      "research-sample",
+    ],
     ["a drifting history", () => writeHtml("drift", drift), () => drift, "research"],
     ["the imported prompt history", () => writeHtml("tree", tree), () => tree, "research-prompts"],
   ])("renders %s: every chart with its marks, alarms ringed, views by hash, no console error, no request", async (_name, file, model, shot) => {
@@ -198,7 +291,10 @@ describe("research.html in headless Chromium", () => {
         expect(await page.locator(`svg#${id}`).count(), id).toBe(1);
         expect(await page.locator(`svg#${id} .mark`).count(), id).toBe(n);
       }
-      for (const m of r.metrics) expect(await page.locator(`svg#${chartId(`metric-${m.metric}`)} .alarm`).count(), m.metric).toBe(m.points.filter((x) => x.value !== null && x.alerts.length > 0).length);
+      for (const m of r.metrics)
+        expect(await page.locator(`svg#${chartId(`metric-${m.metric}`)} .alarm`).count(), m.metric).toBe(
+          m.points.filter((x) => x.value !== null && x.alerts.length > 0).length,
+        );
       expect(await page.locator(".view.active").getAttribute("id")).toBe("view-alarms");
       expect(await page.locator("#runs-table tbody tr").count()).toBe(r.runs.length);
       await page.click('nav.tabs a[href="#swap"]');
@@ -226,12 +322,18 @@ describe("research.html's first screen", () => {
       expect(await page.locator(".view.active").getAttribute("id")).toBe("view-alarms");
       expect(await page.locator("nav.tabs a").first().textContent()).toBe(`Alarms (${drift.alarms.length})`);
       expect(drift.alarms.length).toBeGreaterThan(0);
-      expect(await page.locator("#alarm-count").textContent()).toBe(`${drift.alarms.length} drift alarm(s), ${drift.alarms.filter((a) => a.family === "headline").length} on the headline family.`);
+      expect(await page.locator("#alarm-count").textContent()).toBe(
+        `${drift.alarms.length} drift alarm(s), ${drift.alarms.filter((a) => a.family === "headline").length} on the headline family.`,
+      );
       // One row per alarm, headline first: metric, family, run, value, reference, size, charts.
       const rows = page.locator("#alarms-table tbody tr");
       expect(await rows.count()).toBe(drift.alarms.length);
       const first = drift.alarms[0]!;
-      expect((await rows.first().locator("td").allTextContents()).slice(0, 3)).toEqual([first.metric, first.family, `R${first.run + 1} ${drift.runs[first.run]!.label}`]);
+      expect((await rows.first().locator("td").allTextContents()).slice(0, 3)).toEqual([
+        first.metric,
+        first.family,
+        `R${first.run + 1} ${drift.runs[first.run]!.label}`,
+      ]);
       const headline = drift.metrics.filter((m) => m.family === "headline");
       expect(await page.locator("#view-alarms figure.small svg").count()).toBe(headline.length);
       // The chart is one click away, scrolled into view.
@@ -240,7 +342,12 @@ describe("research.html's first screen", () => {
       const figure = page.locator(`#fig-${first.metric}`);
       expect(await figure.count()).toBe(1);
       expect(await figure.isVisible()).toBe(true);
-      expect(await figure.evaluate((el) => { const b = el.getBoundingClientRect(); return b.top < window.innerHeight && b.bottom > 0; })).toBe(true);
+      expect(
+        await figure.evaluate((el) => {
+          const b = el.getBoundingClientRect();
+          return b.top < window.innerHeight && b.bottom > 0;
+        }),
+      ).toBe(true);
       // Every chart: distinct tick labels, rates within [0, 1], legends inside the chart.
       for (const view of ["alarms", "metrics", "critic", "operations"]) {
         await page.evaluate((v) => (location.hash = v), view);
@@ -260,7 +367,11 @@ describe("research.html's first screen", () => {
         );
         expect(problems, view).toEqual([]);
       }
-      const rateTicks = await page.evaluate(() => [...document.querySelectorAll('svg[id^="chart-metric-"] text.tick, svg#chart-downgrade text.tick, svg#chart-unsupported text.tick')].map((t) => Number(t.textContent)));
+      const rateTicks = await page.evaluate(() =>
+        [...document.querySelectorAll('svg[id^="chart-metric-"] text.tick, svg#chart-downgrade text.tick, svg#chart-unsupported text.tick')].map((t) =>
+          Number(t.textContent),
+        ),
+      );
       expect(rateTicks.length).toBeGreaterThan(0);
       expect(rateTicks.every((v) => v >= 0 && v <= 1)).toBe(true);
       expect(p.errors).toEqual([]);

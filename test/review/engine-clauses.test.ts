@@ -12,13 +12,22 @@ import { codesOf, hard, makeGoal, makePlan, mutate, read, verify } from "../help
 
 const goal = makeGoal(["window"]);
 const change = (over: Parameters<typeof mutate>[1] = {}) =>
-  mutate("m", { risk: "high", mutates: ["db"], produces: ["db.report"], rollback: { trigger: "v", action: "restore", requires: ["snap"], restores: ["db"] }, ...over });
+  mutate("m", {
+    risk: "high",
+    mutates: ["db"],
+    produces: ["db.report"],
+    rollback: { trigger: "v", action: "restore", requires: ["snap"], restores: ["db"] },
+    ...over,
+  });
 const check = (over: Parameters<typeof verify>[4] = {}) => verify("v", "m", "mutation_output", ["db.report"], over);
 const snapshot = (over: Parameters<typeof read>[1] = {}) => read("s", { establishes: ["snap"], ...over });
 
 describe("§3 'runs before' excludes a shared parallel group, in every gate that asks it", () => {
   it("preconditions_closed: a named establisher in the needing task's group does not run before it", () => {
-    const plan = makePlan([read("e", { establishes: ["f"], parallel_group: "g" }), read("n", { parallel_group: "g", preconditions: [{ fact: "f", established_by: "e" }] })]);
+    const plan = makePlan([
+      read("e", { establishes: ["f"], parallel_group: "g" }),
+      read("n", { parallel_group: "g", preconditions: [{ fact: "f", established_by: "e" }] }),
+    ]);
     expect(codesOf(runGates(goal, plan))).toEqual(["precondition_wrong_establisher"]);
   });
 
@@ -50,14 +59,23 @@ describe("§4 rollback_requires_unestablished: 'named in the mutates or destroys
     const requiring = (item: string) => change({ rollback: { trigger: "v", action: "restore", requires: [item], restores: ["db"] } });
     expect(runGates(goal, makePlan([requiring("old-db"), check(), mutate("drop", { destroys: ["old-db"] })]))).toEqual([]);
     expect(runGates(goal, makePlan([requiring("replica"), check(), mutate("resync", { mutates: ["replica"] })]))).toEqual([]);
-    expect(codesOf(runGates(goal, makePlan([requiring("replica"), check(), read("look", { produces: ["replica"] })])))).toEqual(["rollback_requires_unestablished"]);
+    expect(codesOf(runGates(goal, makePlan([requiring("replica"), check(), read("look", { produces: ["replica"] })])))).toEqual([
+      "rollback_requires_unestablished",
+    ]);
   });
 });
 
 describe("§6 carry-forward, at the level of one round", () => {
   const plan = makePlan([snapshot(), change(), check(), mutate("cache", { mutates: ["cache"] })]);
   const finding = (evidence: { claim: string; tasks: string[]; facts: string[] }, family = "weak_rollback") =>
-    normalizeFinding(goal, plan, { family, severity: "blocker", task_id: evidence.tasks[0] ?? null, message: "x", suggested_fix: "", evidence }) as NormalizedFinding;
+    normalizeFinding(goal, plan, {
+      family,
+      severity: "blocker",
+      task_id: evidence.tasks[0] ?? null,
+      message: "x",
+      suggested_fix: "",
+      evidence,
+    }) as NormalizedFinding;
   const supported = finding({ claim: "missing_rollback", tasks: ["cache"], facts: [] });
   const uncheckable = finding({ claim: "other", tasks: [], facts: [] }, "feasibility");
   const cleanAudit = normalizeCriticResponse(goal, plan, '{"findings": []}');
@@ -66,7 +84,12 @@ describe("§6 carry-forward, at the level of one round", () => {
     expect([supported.evidence_status, uncheckable.evidence_status]).toEqual(["supported", "uncheckable"]);
     expect(carryForward(goal, plan, [supported], cleanAudit, "strict").carried.map((f) => f.key)).toEqual([supported.key]);
     expect(carryForward(goal, plan, [supported], cleanAudit, "balanced").carried.map((f) => f.key)).toEqual([supported.key]);
-    const fixed = makePlan([snapshot(), change(), check(), mutate("cache", { mutates: ["cache"], rollback: { trigger: "v", action: "x", requires: [], restores: ["cache"] } })]);
+    const fixed = makePlan([
+      snapshot(),
+      change(),
+      check(),
+      mutate("cache", { mutates: ["cache"], rollback: { trigger: "v", action: "x", requires: [], restores: ["cache"] } }),
+    ]);
     expect(carryForward(goal, fixed, [supported], null, "strict").carried).toEqual([]);
   });
 
@@ -83,7 +106,14 @@ describe("§6 carry-forward, at the level of one round", () => {
 describe("§6 structural content", () => {
   it("prose inside preconditions, verifies and rollbacks is not there to change it; a fact name is", () => {
     const base = makePlan([snapshot(), change(), check()], [hard("s", "m")]);
-    const reworded = makePlan([snapshot({ description: "other words" }), change({ rollback: { trigger: "v", action: "other action", requires: ["snap"], restores: ["db"] } }), check({ description: "x" })], [hard("s", "m")]);
+    const reworded = makePlan(
+      [
+        snapshot({ description: "other words" }),
+        change({ rollback: { trigger: "v", action: "other action", requires: ["snap"], restores: ["db"] } }),
+        check({ description: "x" }),
+      ],
+      [hard("s", "m")],
+    );
     expect(structuralHash(reworded)).toBe(structuralHash(base));
     expect(structuralHash(makePlan([snapshot({ establishes: ["snap2"] }), change(), check()], [hard("s", "m")]))).not.toBe(structuralHash(base));
   });
@@ -94,7 +124,14 @@ describe("predecessor §9.1.11: gate and critic findings neither collide nor rep
     const plan = makePlan([snapshot(), change({ rollback: null }), check()]);
     const gate = runGates(goal, plan);
     expect(gate.map((f) => f.key)).toEqual(["rollback_present:rollback_missing:m:rollback"]);
-    const raw = { family: "weak_rollback", severity: "blocker", task_id: "m", message: "no rollback", suggested_fix: "", evidence: { claim: "missing_rollback", tasks: ["m"], facts: [] } };
+    const raw = {
+      family: "weak_rollback",
+      severity: "blocker",
+      task_id: "m",
+      message: "no rollback",
+      suggested_fix: "",
+      evidence: { claim: "missing_rollback", tasks: ["m"], facts: [] },
+    };
     const audit = normalizeCriticResponse(goal, plan, JSON.stringify({ findings: [raw, raw] }));
     const round = judgeRound({ tolerance: "strict", gateFindings: gate, audit, carried: [] });
     expect(round.blockerKeys).toEqual(["rollback_present:rollback_missing:m:rollback", "critic:weak_rollback:m:missing_rollback:m:"]);

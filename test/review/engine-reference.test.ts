@@ -54,7 +54,11 @@ function randomPlan(r: ReturnType<typeof generator>): Plan {
       rollback: kind === "mutate" && r.next() < 0.6 ? { trigger: r.pick(ids), action: "x", requires: r.some(0.5), restores: r.some(0.6) } : null,
     };
   });
-  const dependencies = Array.from({ length: Math.floor(r.next() * 6) }, () => ({ from: r.pick(ids), to: r.pick(ids), kind: r.next() < 0.8 ? "hard" : "soft" })).filter((d) => d.from !== d.to);
+  const dependencies = Array.from({ length: Math.floor(r.next() * 6) }, () => ({
+    from: r.pick(ids),
+    to: r.pick(ids),
+    kind: r.next() < 0.8 ? "hard" : "soft",
+  })).filter((d) => d.from !== d.to);
   return PlanSchema.parse({ id: "p", goal_id: goal.id, tasks, dependencies });
 }
 
@@ -103,7 +107,8 @@ function naiveGateKeys(plan: Plan): string[] {
     if (t.kind === "mutate") {
       const checks = T.filter((v) => v.kind === "verify" && v.verifies!.task === t.id).map((v) => v.verifies!.subject);
       if (highBlast(t) && !checks.includes("mutation_output")) out.add(`verification_present:verification_missing:${t.id}:mutation_output`);
-      if (t.reversibility === "irreversible" && !checks.some((s) => s !== "mutation_output")) out.add(`verification_present:no_return_check_missing:${t.id}:pre_state`);
+      if (t.reversibility === "irreversible" && !checks.some((s) => s !== "mutation_output"))
+        out.add(`verification_present:no_return_check_missing:${t.id}:pre_state`);
       if (t.reversibility === "reversible" && highBlast(t) && !t.rollback) out.add(`rollback_present:rollback_missing:${t.id}:rollback`);
     }
     if (t.kind === "verify") {
@@ -124,7 +129,8 @@ function naiveGateKeys(plan: Plan): string[] {
         out.add(`rollback_credibility:rollback_unreachable:${t.id}:${rb.trigger}`);
       for (const item of rb.requires) {
         if (t.destroys.includes(item)) out.add(`rollback_credibility:rollback_self_dependent:${t.id}:${item}`);
-        if (T.some((u, j) => runsBefore(i, j) && runsBefore(j, k) && u.destroys.includes(item))) out.add(`rollback_credibility:rollback_post_consumed:${t.id}:${item}`);
+        if (T.some((u, j) => runsBefore(i, j) && runsBefore(j, k) && u.destroys.includes(item)))
+          out.add(`rollback_credibility:rollback_post_consumed:${t.id}:${item}`);
         const provided =
           facts.includes(item) ||
           T.some((u, j) => runsBefore(j, i) && (u.establishes.includes(item) || u.produces.includes(item))) ||
@@ -152,8 +158,14 @@ function naiveEvidence(plan: Plan, taskId: string | null, e: Evidence): string {
   if ([...(taskId === null ? [] : [taskId]), ...(e?.tasks ?? [])].some((id) => at(id) === -1)) return "unsupported_reference";
   if (!e) return "uncheckable";
   const arity: Record<string, [number, number]> = {
-    misordered: [2, 0], missing_rollback: [1, 0], missing_verification: [1, 0], unestablished_fact: [1, 1],
-    rollback_requires_destroyed: [1, 1], partial_restore: [1, 0], verification_misordered: [2, 0], tool_unavailable: [1, 1],
+    misordered: [2, 0],
+    missing_rollback: [1, 0],
+    missing_verification: [1, 0],
+    unestablished_fact: [1, 1],
+    rollback_requires_destroyed: [1, 1],
+    partial_restore: [1, 0],
+    verification_misordered: [2, 0],
+    tool_unavailable: [1, 1],
   };
   const want = arity[e.claim];
   if (!want || e.tasks.length !== want[0] || e.facts.length !== want[1]) return "uncheckable";
@@ -189,7 +201,9 @@ function naiveEvidence(plan: Plan, taskId: string | null, e: Evidence): string {
     case "partial_restore":
       return yes(!!t.rollback && t.mutates.some((m) => !t.rollback!.restores.includes(m)));
     case "verification_misordered":
-      return yes(t.kind === "verify" && at(t.verifies!.task) === y && naiveGateKeys(plan).some((k) => k.startsWith(`verification_order:`) && k.split(":")[2] === t.id));
+      return yes(
+        t.kind === "verify" && at(t.verifies!.task) === y && naiveGateKeys(plan).some((k) => k.startsWith(`verification_order:`) && k.split(":")[2] === t.id),
+      );
     default:
       return goal.constraints.tools.includes(f) ? "contradicted" : "uncheckable";
   }
@@ -207,7 +221,10 @@ describe("gates against a naive reading of docs/design.md §4", () => {
   it("return exactly the keys the naive reading derives, on 2000 random structurally valid plans", () => {
     const seen = samplePlans(20261202, 2000, (plan) => {
       const findings = runGates(goal, plan);
-      expect(findings.filter((f) => f.gate === "schema_valid"), JSON.stringify(plan)).toEqual([]);
+      expect(
+        findings.filter((f) => f.gate === "schema_valid"),
+        JSON.stringify(plan),
+      ).toEqual([]);
       expect(findings.map((f) => f.key).sort(), JSON.stringify(plan)).toEqual(naiveGateKeys(plan));
       return findings.map((f) => f.code);
     });
@@ -233,7 +250,15 @@ describe("checkEvidence against a naive reading of the docs/design.md §5 table"
       return [`${evidence?.claim}:${want}`];
     });
     // The sample reaches every row of the table: each claim is seen supported where it can be.
-    for (const claim of ["misordered", "missing_rollback", "missing_verification", "unestablished_fact", "rollback_requires_destroyed", "partial_restore", "verification_misordered"])
+    for (const claim of [
+      "misordered",
+      "missing_rollback",
+      "missing_verification",
+      "unestablished_fact",
+      "rollback_requires_destroyed",
+      "partial_restore",
+      "verification_misordered",
+    ])
       expect(seen).toContain(`${claim}:supported`);
   });
 });

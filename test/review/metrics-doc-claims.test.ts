@@ -19,6 +19,12 @@ describe("METHODOLOGY.md §2 claims", () => {
       { seed: 0, bootstrapReps: 50 },
     );
     expect(s.metrics.underclaim_approvals).toMatchObject({ value: expect.closeTo(2 / 3, 12), ci_low: null, ci_high: null, n_items: 1 });
-    expect(s.metrics.underclaim_approvals_majority).toMatchObject({ value: 1, ci_low: expect.closeTo(0.05, 12), ci_high: 1, n_items: 1, interval: "clopper_pearson" });
+    expect(s.metrics.underclaim_approvals_majority).toMatchObject({
+      value: 1,
+      ci_low: expect.closeTo(0.05, 12),
+      ci_high: 1,
+      n_items: 1,
+      interval: "clopper_pearson",
+    });
   });
 });

@@ -22,7 +22,14 @@ describe("engine_flip_rate and critic-unavailable corpus trials", () => {
   });
   it("keeps the per-item reduction and the paired per-item value consistent with the summary", () => {
     const [item] = itemSummaries(trials);
-    expect(item).toMatchObject({ n_trials: 5, n_counted: 4, verdict_counts: { approved: 4, unavailable: 1 }, disagreement: 0, unanimous: true, modal_verdict: "approved" });
+    expect(item).toMatchObject({
+      n_trials: 5,
+      n_counted: 4,
+      verdict_counts: { approved: 4, unavailable: 1 },
+      disagreement: 0,
+      unanimous: true,
+      modal_verdict: "approved",
+    });
     expect(itemValues({ item: groupTrials(trials)[0]!, fixture: undefined, control: undefined })).toMatchObject({
       engine_flip_rate: 0,
       "critic_unavailable_rate.corpus": 0.2,

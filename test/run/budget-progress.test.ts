@@ -91,7 +91,11 @@ describe("budget guard", () => {
     expect(admitted(priced)).toBe(7);
 
     // Each role is reserved at its own price; a resume starts from the journal's dearest sends.
-    const resumed = new BudgetGuard({ budgetUsd: 1, maxCalls: null }, { calls: 3, cost_usd: 0.5, unknown_cost_calls: 0 }, { dearest: { planner: 0.25, critic: 0.125 }, estimate: { planner: 0.01, critic: 0.01 } });
+    const resumed = new BudgetGuard(
+      { budgetUsd: 1, maxCalls: null },
+      { calls: 3, cost_usd: 0.5, unknown_cost_calls: 0 },
+      { dearest: { planner: 0.25, critic: 0.125 }, estimate: { planner: 0.01, critic: 0.01 } },
+    );
     expect(resumed.beforeCall("planner")).toBe("ok");
     // $0.5 spent + a planner send at $0.25 + two critic sends at $0.125 = $1
     expect(admitted(resumed, "critic")).toBe(2);
@@ -144,13 +148,21 @@ describe("budget guard", () => {
     // Two earlier calls of unknown cost count at the estimate's $0.5 a call: $3 + $1 + $2 = $6.
     const crashed = { ...spent, unknown_cost_calls: 2, cost_usd_is_lower_bound: true };
     expect(refuseByEstimate(est, { budgetUsd: 6, maxCalls: null }, crashed)).toBeNull();
-    expect(refuseByEstimate(est, { budgetUsd: 5.9, maxCalls: null }, crashed)).toMatch(/^estimated cost \$6\.0000 \(at least \$3\.0000 \(2 call\(s\) of unknown cost\) already spent/);
+    expect(refuseByEstimate(est, { budgetUsd: 5.9, maxCalls: null }, crashed)).toMatch(
+      /^estimated cost \$6\.0000 \(at least \$3\.0000 \(2 call\(s\) of unknown cost\) already spent/,
+    );
   });
 });
 
 describe("progress", () => {
   it("counts per suite, rate, ETA, errors and the slowest trial in flight", () => {
-    const plan = planTrials([{ suite: "corpus", item_id: "a" }, { suite: "boundary", item_id: "f" }], 2);
+    const plan = planTrials(
+      [
+        { suite: "corpus", item_id: "a" },
+        { suite: "boundary", item_id: "f" },
+      ],
+      2,
+    );
     const spend = { calls: 7, cost_usd: 0.25, unknown_cost_calls: 0 };
     const p = new Progress(plan, plan.slice(1), 0, () => spend);
     const record = { ...engineOutcome([], [], []), status: "error" } as unknown as TrialRecord;
@@ -170,7 +182,13 @@ describe("progress", () => {
     spend.calls = 8;
     spend.unknown_cost_calls = 1;
     expect(progressLine(p.snapshot(2000))).toContain("  calls 8  spent at least $0.2500 (1 call(s) of unknown cost)  ");
-    const measured = new Progress(plan, plan, 0, () => NO_SPEND, () => ({ delay_p50_ms: 0.4, delay_p99_ms: 2.96, delay_max_ms: 8, busy_ms: 120, utilization: 0.06, cpu_ms: 100 }));
+    const measured = new Progress(
+      plan,
+      plan,
+      0,
+      () => NO_SPEND,
+      () => ({ delay_p50_ms: 0.4, delay_p99_ms: 2.96, delay_max_ms: 8, busy_ms: 120, utilization: 0.06, cpu_ms: 100 }),
+    );
     expect(progressLine(measured.snapshot(1000))).toBe("[1s] corpus 0/2  boundary 0/2  0.0/s  eta --  calls 0  spent $0.0000  loop p99 3.0 ms, busy 6%");
   });
 

@@ -39,7 +39,13 @@ describe("a sweep killed mid-trial, resumed", () => {
   for (const killAt of [4, 6]) {
     it(`killed as request ${killAt} arrives: the resume sends no answered call again and ends as an uninterrupted run`, async () => {
       let pid = 0;
-      const upstream = await startUpstreamServer({ plannerMs: 10, criticMs: 150, spread: 0, corpusRoot, onRequest: (n) => void (n === killAt && process.kill(pid, "SIGKILL")) });
+      const upstream = await startUpstreamServer({
+        plannerMs: 10,
+        criticMs: 150,
+        spread: 0,
+        corpusRoot,
+        onRequest: (n) => void (n === killAt && process.kill(pid, "SIGKILL")),
+      });
       servers.push(upstream);
       const out = join(root, `kill-${killAt}`);
       const child = sweepProcess({ ...SWEEP, baseUrl: upstream.url, out }, corpusRoot);

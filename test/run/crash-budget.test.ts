@@ -128,7 +128,10 @@ describe("a budget survives SIGKILL: the spend journal counts every session", ()
       expect(readTrialLog(r.out).repeated).toEqual([]);
     }
     expect(results.some((r) => r.resumed > 0)).toBe(true);
-    expect(results.some((r) => r.pricedBeforeKill && r.inFlight > 0), "some kill left priced sends in flight").toBe(true);
+    expect(
+      results.some((r) => r.pricedBeforeKill && r.inFlight > 0),
+      "some kill left priced sends in flight",
+    ).toBe(true);
   }, 240_000);
 });
 
@@ -144,7 +147,9 @@ describe("unknown cost fails a USD budget closed", () => {
     const first = await run({ ...SWEEP, trials: "2", concurrency: "2", budgetUsd: "1", baseUrl: `${server.url}/v1`, out });
     expect(first.code).toBe(3);
     expect(first.host.stderr.text).toMatch(/budget reached \(--budget-usd 1: a critic call's cost is unknown \(the provider reported no usage\)/);
-    expect(first.host.stderr.text).toContain(`Resume with (it stops again at its next call of unknown cost):\n  npx --no-install fieldtest run --resume ${out}\n`);
+    expect(first.host.stderr.text).toContain(
+      `Resume with (it stops again at its next call of unknown cost):\n  npx --no-install fieldtest run --resume ${out}\n`,
+    );
     // No send left after the first return of unknown cost (the other trial's was already out).
     const lines: string[] = [];
     readSpend(out, (l) => lines.push(l.event === "sent" ? "sent" : l.cost_usd === null ? "unknown" : "known"));

@@ -81,7 +81,10 @@ describe("a --retry-errors session killed part-way", () => {
       for (const r of lines(out)) byKey.set(trialKey(r), [...(byKey.get(trialKey(r)) ?? []), r.status]);
       expect(byKey.size).toBe(TRIALS);
       for (const [key, statuses] of byKey) {
-        expect(statuses.filter((s) => s !== "error"), key).toHaveLength(1);
+        expect(
+          statuses.filter((s) => s !== "error"),
+          key,
+        ).toHaveLength(1);
         expect(statuses.at(-1), key).not.toBe("error");
       }
     }, 60_000);

@@ -28,7 +28,14 @@ describe("crash safety", () => {
     // the uninterrupted run
     const baseDir = join(root, "baseline");
     const baseCalls: string[] = [];
-    expect(await runSweep(cli({ trials: TRIALS, concurrency: "4", out: baseDir }), {}, instrumentedEngine(corpusRoot, (k) => baseCalls.push(k)), testHost())).toBe(0);
+    expect(
+      await runSweep(
+        cli({ trials: TRIALS, concurrency: "4", out: baseDir }),
+        {},
+        instrumentedEngine(corpusRoot, (k) => baseCalls.push(k)),
+        testHost(),
+      ),
+    ).toBe(0);
     const baseline = readTrialLog(baseDir).records;
     const total = baseCalls.length;
     expect(total).toBeGreaterThan(KILL_POINTS);
@@ -53,12 +60,25 @@ describe("crash safety", () => {
           // Killed: the run still says running, but its report says it stopped, and that its canaries passed.
           const stopped = loadRun(out, corpusRoot);
           expect(stopped.manifest).toMatchObject({ state: "running", canary: { ok: true } });
-          expect(stopped.warnings, `kill point ${k}`).toContainEqual(expect.stringMatching(/^the run is stopped \(it crashed or was killed\), not completed: its numbers describe only the trials it recorded; `npx --no-install fieldtest run --resume .*` completes it$/));
-          expect(runWarnings(stopped), `kill point ${k}`).toContain(`${out}: the run is stopped (it crashed or was killed), not completed: its numbers describe only the trials it recorded; \`npx --no-install fieldtest run --resume ${out}\` completes it`);
+          expect(stopped.warnings, `kill point ${k}`).toContainEqual(
+            expect.stringMatching(
+              /^the run is stopped \(it crashed or was killed\), not completed: its numbers describe only the trials it recorded; `npx --no-install fieldtest run --resume .*` completes it$/,
+            ),
+          );
+          expect(runWarnings(stopped), `kill point ${k}`).toContain(
+            `${out}: the run is stopped (it crashed or was killed), not completed: its numbers describe only the trials it recorded; \`npx --no-install fieldtest run --resume ${out}\` completes it`,
+          );
           const inFlightCalls = beforeKill.filter((key) => !recorded.has(key)).length;
 
           const resumeCalls: string[] = [];
-          expect(await runSweep(cli({ resume: out }), {}, instrumentedEngine(corpusRoot, (key) => resumeCalls.push(key)), testHost())).toBe(0);
+          expect(
+            await runSweep(
+              cli({ resume: out }),
+              {},
+              instrumentedEngine(corpusRoot, (key) => resumeCalls.push(key)),
+              testHost(),
+            ),
+          ).toBe(0);
           const final = readTrialLog(out);
           expect(final.repeated, `kill point ${k}`).toEqual([]);
           expect(verdicts(final.records), `kill point ${k}`).toEqual(verdicts(baseline));

@@ -31,7 +31,12 @@ function echoing(r: Received) {
 }
 
 /** Every form of a credential this test looks for: as sent, URL-encoded, and base64 (what a Basic header carries). */
-const formsOf = (secret: string) => [secret, encodeURIComponent(secret), Buffer.from(`svc:${secret}`).toString("base64"), Buffer.from(secret).toString("base64")];
+const formsOf = (secret: string) => [
+  secret,
+  encodeURIComponent(secret),
+  Buffer.from(`svc:${secret}`).toString("base64"),
+  Buffer.from(secret).toString("base64"),
+];
 
 const everyFile = (dir: string) => readdirSync(dir).map((f) => readFileSync(join(dir, f), "utf8"));
 
@@ -42,7 +47,10 @@ describe("credentials a server echoes in its response metadata", () => {
     const out = join(root, "run");
     const env = { CI: "1", OPENAI_API_KEY: KEY };
     const args = ["run", "--suite", "boundary", "--only", "clean-blast-label-drill-*", "--trials", "1", "--provider", "openai", "--model", "gpt-4o-mini"];
-    const run = await runFieldtest([...args, "--base-url", `${server.url}/v1?api-key=${encodeURIComponent(QUERY)}`, "--header", `X-Custom-Token=${TOKEN}`, "--out", out], env);
+    const run = await runFieldtest(
+      [...args, "--base-url", `${server.url}/v1?api-key=${encodeURIComponent(QUERY)}`, "--header", `X-Custom-Token=${TOKEN}`, "--out", out],
+      env,
+    );
     expect(run.code, run.stderr).toBe(0);
     // The test can fail: every credential went out, and the server echoed each.
     const sent = JSON.stringify(server.received.map((r) => [r.path, r.headers]));

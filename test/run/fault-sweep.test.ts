@@ -29,7 +29,12 @@ beforeAll(async () => {
   root = tempDir("ft-faults-");
   const out = join(root, "run");
   // Every boundary fixture and a third of the corpus goals, one trial each: `scripts/fault-sweep.ts` runs the whole sweep.
-  const only = [...loadCorpus("corpus").goals.slice(0, 60).map((g) => g.goal.id), "boundary/*"].join(",");
+  const only = [
+    ...loadCorpus("corpus")
+      .goals.slice(0, 60)
+      .map((g) => g.goal.id),
+    "boundary/*",
+  ].join(",");
   const flags = { only, trials: "1", provider: "openai", model: "sim-over-http", baseUrl: `${sim.server.url}/v1`, out };
   const host = testHost(["run"]);
   const code = await runSweep(cli(flags), {}, realEngine({}), host);
@@ -44,7 +49,8 @@ afterAll(async () => {
 describe("a 30% fault sweep over the wire", () => {
   it("served every kind of fault, wrong-shape findings included", () => {
     const critic = sim.served.critic;
-    for (const fault of ["wrong_shape_findings", "non_object_findings", "empty_message_findings", "ended_early", "error_envelope", "unavailable_503"] as const) expect(critic[fault], fault).toBeGreaterThan(0);
+    for (const fault of ["wrong_shape_findings", "non_object_findings", "empty_message_findings", "ended_early", "error_envelope", "unavailable_503"] as const)
+      expect(critic[fault], fault).toBeGreaterThan(0);
     expect(sim.served.planner.ended_early).toBeGreaterThan(0);
     expect(records).toHaveLength(134);
   });

@@ -52,7 +52,14 @@ export const cli = (raw: Record<string, unknown>) => RunCliSchema.parse(raw);
 
 /** A write stream that keeps what is written. */
 function capture(): NodeJS.WriteStream & { text: string } {
-  const s = { text: "", isTTY: false, write(chunk: string) { s.text += chunk; return true; } };
+  const s = {
+    text: "",
+    isTTY: false,
+    write(chunk: string) {
+      s.text += chunk;
+      return true;
+    },
+  };
   return s as unknown as NodeJS.WriteStream & { text: string };
 }
 
@@ -90,8 +97,20 @@ export function fakeCorpus(goals: number, fixtures: number): Corpus {
     goal: { id: `goal-${i}`, domain: i % 2 ? "dns" : "database", category: (["balanced", "strict", "adversarial"] as const)[i % 3] },
   }));
   const f = Array.from({ length: fixtures }, (_, i) => ({ file: `f${i}.yaml`, fixture: { id: `fix-${i}`, goal: { domain: "database" } } }));
-  const itemHashes = Object.fromEntries([...g.map((x) => [`corpus/${x.goal.id}`, `h-${x.goal.id}`]), ...f.map((x) => [`boundary/${x.fixture.id}`, `h-${x.fixture.id}`])]);
-  return { root: "fake", goals: g, fixtures: f, hash: `corpus-${goals}-${fixtures}`, itemHashes, security: [], injection: [], suiteItemHashes: {} } as unknown as Corpus;
+  const itemHashes = Object.fromEntries([
+    ...g.map((x) => [`corpus/${x.goal.id}`, `h-${x.goal.id}`]),
+    ...f.map((x) => [`boundary/${x.fixture.id}`, `h-${x.fixture.id}`]),
+  ]);
+  return {
+    root: "fake",
+    goals: g,
+    fixtures: f,
+    hash: `corpus-${goals}-${fixtures}`,
+    itemHashes,
+    security: [],
+    injection: [],
+    suiteItemHashes: {},
+  } as unknown as Corpus;
 }
 
 function fakeCall(role: "planner" | "critic", round: number, costUsd: number): CallRecord {
@@ -125,25 +144,30 @@ export function fakeEngine(corpus: Corpus, o: FakeOptions = {}): SweepEngine & {
     describe: (config) => ({ ...real.describe(config), fingerprint: { fake: 1 } }),
     price: (provider) => (provider === "sim" ? (o.costPerCall ?? 0) : null),
     checkApiKeys: () => {},
-    createExecutor: (config, _corpus, hooks: CallHooks): TrialExecutor => async (work): Promise<EngineOutcome> => {
-      if (o.fails?.(work)) throw new Error("provider unreachable");
-      const made: CallRecord[] = [];
-      const n = work.suite === "corpus" ? (o.callsPerGoal ?? 4) : 1;
-      for (let i = 0; i < n; i++) {
-        const role = work.suite === "boundary" || i % 2 === 1 ? "critic" : "planner";
-        if (hooks.beforeCall(role, work.key) === "budget_exceeded") return engineOutcome([], made, ["budget_exceeded"]);
-        const id = sends++;
-        const round = Math.floor(i / 2);
-        hooks.onAttempt({ phase: "sent", id, role, provider: "sim", model: `sim-${role}`, round, attempt: 0, index: 0 }, work.key);
-        await (o.sleep?.(work) ?? Promise.resolve());
-        const made1 = fakeCall(role, round, o.costPerCall ?? 0);
-        calls.push(work.key);
-        hooks.onAttempt({ phase: "returned", id, role, outcome: "ok", error_class: null, http_status: null, usage: null, cost_usd: made1.cost_usd }, work.key);
-        made.push(made1);
-      }
-      o.afterTrial?.(work);
-      const approve = createRng(config.seed, work.key)() < 0.7;
-      return engineOutcome([], made, approve ? [] : ["revision_cap_reached"], work.suite === "boundary" ? (approve ? "pass" : "block") : null);
-    },
+    createExecutor:
+      (config, _corpus, hooks: CallHooks): TrialExecutor =>
+      async (work): Promise<EngineOutcome> => {
+        if (o.fails?.(work)) throw new Error("provider unreachable");
+        const made: CallRecord[] = [];
+        const n = work.suite === "corpus" ? (o.callsPerGoal ?? 4) : 1;
+        for (let i = 0; i < n; i++) {
+          const role = work.suite === "boundary" || i % 2 === 1 ? "critic" : "planner";
+          if (hooks.beforeCall(role, work.key) === "budget_exceeded") return engineOutcome([], made, ["budget_exceeded"]);
+          const id = sends++;
+          const round = Math.floor(i / 2);
+          hooks.onAttempt({ phase: "sent", id, role, provider: "sim", model: `sim-${role}`, round, attempt: 0, index: 0 }, work.key);
+          await (o.sleep?.(work) ?? Promise.resolve());
+          const made1 = fakeCall(role, round, o.costPerCall ?? 0);
+          calls.push(work.key);
+          hooks.onAttempt(
+            { phase: "returned", id, role, outcome: "ok", error_class: null, http_status: null, usage: null, cost_usd: made1.cost_usd },
+            work.key,
+          );
+          made.push(made1);
+        }
+        o.afterTrial?.(work);
+        const approve = createRng(config.seed, work.key)() < 0.7;
+        return engineOutcome([], made, approve ? [] : ["revision_cap_reached"], work.suite === "boundary" ? (approve ? "pass" : "block") : null);
+      },
   };
 }

@@ -24,7 +24,13 @@ const sent = (session: string, id: number, provider = "openai", role: "planner" 
   attempt: 0,
   index: 0,
 });
-const returned = (session: string, id: number, cost_usd: number | null, usage: { input_tokens: number; output_tokens: number } | null, over: Partial<Extract<SpendLine, { event: "returned" }>> = {}): SpendLine => ({
+const returned = (
+  session: string,
+  id: number,
+  cost_usd: number | null,
+  usage: { input_tokens: number; output_tokens: number } | null,
+  over: Partial<Extract<SpendLine, { event: "returned" }>> = {},
+): SpendLine => ({
   schema_version: 1,
   event: "returned",
   session,
@@ -64,7 +70,8 @@ describe("spend tally", () => {
 
   it("tokens no send reported are unknown (null), not 0; a session that reported none leaves the run's sum alone", () => {
     const t = new SpendTally();
-    for (const line of [sent("1-a", 0, "sim"), returned("1-a", 0, 0, null), sent("2-b", 0), returned("2-b", 0, 0.5, { input_tokens: 10, output_tokens: 2 })]) t.add(line);
+    for (const line of [sent("1-a", 0, "sim"), returned("1-a", 0, 0, null), sent("2-b", 0), returned("2-b", 0, 0.5, { input_tokens: 10, output_tokens: 2 })])
+      t.add(line);
     expect(t.session("1-a")).toMatchObject({ calls: 1, input_tokens: null, output_tokens: null, cost_usd: 0, cost_usd_is_lower_bound: false });
     expect(t.total()).toMatchObject({ calls: 2, input_tokens: 10, output_tokens: 2 });
     const none = new SpendTally();

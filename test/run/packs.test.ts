@@ -48,7 +48,9 @@ describe("fieldtest run --pack", () => {
     const { code, out, host } = await sweep("broken", { pack: [dir] });
     expect(code).toBe(3);
     expect(host.stderr.text).toContain("canary failed, no LLM call was made");
-    expect(host.stderr.text).toContain("pack.finops: finops/canaries/finops.yaml#spend-unapproved: rule spend_increase_without_approval is silent on its must-fire canary");
+    expect(host.stderr.text).toContain(
+      "pack.finops: finops/canaries/finops.yaml#spend-unapproved: rule spend_increase_without_approval is silent on its must-fire canary",
+    );
     const manifest = readManifest(out);
     expect([manifest.state, manifest.totals.calls, manifest.canary?.ok]).toEqual(["canary_failed", 0, false]);
     expect(readTrialLog(out).records).toEqual([]);
@@ -90,7 +92,9 @@ describe("fieldtest run --pack", () => {
     expect(mb.config_hash).toBe(ma.config_hash);
     expect(ma.canary?.ok).toBe(true);
     // finops declares attributes, so the planner is asked for them: the manifest records the prompt and schema sent.
-    const plannerCall = readTrialLog(a.out).records.find((r) => r.suite === "corpus")!.calls.find((c) => c.role === "planner")!;
+    const plannerCall = readTrialLog(a.out)
+      .records.find((r) => r.suite === "corpus")!
+      .calls.find((c) => c.role === "planner")!;
     const recorded = ma.roles.planner as unknown as { prompt: { system_sha256: string; schema_sha256: string } };
     expect(recorded.prompt.system_sha256).toBe(plannerCall.context.system_prompt_sha256);
     expect(recorded.prompt.schema_sha256).toBe(plannerCall.context.schema_sha256);
@@ -103,18 +107,38 @@ describe("fieldtest run --pack", () => {
     const dir = writePack(
       rulePack({
         manifest: { name: "change-approval", attributes: {} },
-        rule: { code: "approval_missing", when: "task.kind == 'mutate' && task.high_blast && !plan.tasks.exists(a, a.kind == 'approve' && a.step < task.step)", message: "{{task.id}} runs without an approval" },
+        rule: {
+          code: "approval_missing",
+          when: "task.kind == 'mutate' && task.high_blast && !plan.tasks.exists(a, a.kind == 'approve' && a.step < task.step)",
+          message: "{{task.id}} runs without an approval",
+        },
         cases: [
           { name: "unapproved", note: "n", fires: ["approval_missing"], plan: plan([{ id: "m", description: "M", kind: "mutate", risk: "high" }]) },
-          { name: "approved", note: "n", silent_for: ["approval_missing"], plan: plan([{ id: "a", description: "A", kind: "approve" }, { id: "m", description: "M", kind: "mutate", risk: "high" }]) },
+          {
+            name: "approved",
+            note: "n",
+            silent_for: ["approval_missing"],
+            plan: plan([
+              { id: "a", description: "A", kind: "approve" },
+              { id: "m", description: "M", kind: "mutate", risk: "high" },
+            ]),
+          },
         ],
       }),
     );
     const { code, out } = await sweep("approval", { pack: [dir] });
     expect(code).toBe(0);
-    const packFindings = readTrialLog(out).records.flatMap((r) => r.rounds.flatMap((round) => round.gate_findings.filter((f) => f.gate === "pack.change-approval")));
+    const packFindings = readTrialLog(out).records.flatMap((r) =>
+      r.rounds.flatMap((round) => round.gate_findings.filter((f) => f.gate === "pack.change-approval")),
+    );
     expect(packFindings.length).toBeGreaterThan(0);
-    for (const f of packFindings) expect(f).toMatchObject({ origin: "gate", severity: "blocker", code: "approval_missing", key: expect.stringMatching(/^pack\.change-approval:approval_missing:[a-z0-9_.-]+:$/) });
+    for (const f of packFindings)
+      expect(f).toMatchObject({
+        origin: "gate",
+        severity: "blocker",
+        code: "approval_missing",
+        key: expect.stringMatching(/^pack\.change-approval:approval_missing:[a-z0-9_.-]+:$/),
+      });
     const diff = diffSnapshots(snapshotOfRun(plain, "corpus"), snapshotOfRun(out, "corpus"), 0.05);
     expect(diff.differences).toEqual([expect.objectContaining({ kind: "gate_version", part: "gate_versions.pack.change-approval", baseline: null })]);
     expect(diff.deltas.length).toBeGreaterThan(0);
@@ -130,13 +154,17 @@ describe("fieldtest run --pack", () => {
     const { out } = await sweep("resume", { pack: [dir] });
     const file = join(dir, "pack.yaml");
     writeFileSync(file, readFileSync(file, "utf8").replace("Estimated change of monthly spend", "Estimated monthly spend change"));
-    await expect(runSweep(cli({ resume: out }), {}, realEngine({}), testHost())).rejects.toThrow(/differs from the recorded run, refusing to resume:[\s\S]*fingerprint\.gate_versions\.pack\.finops/);
+    await expect(runSweep(cli({ resume: out }), {}, realEngine({}), testHost())).rejects.toThrow(
+      /differs from the recorded run, refusing to resume:[\s\S]*fingerprint\.gate_versions\.pack\.finops/,
+    );
   });
 
   it("an invalid pack is invalid input before anything is written", async () => {
     const dir = copyPack("security", "bad-security");
     const file = join(dir, "pack.yaml");
     writeFileSync(file, readFileSync(file, "utf8").replace("task.attributes.cidr in", "task.attributes.cidrs in"));
-    await expect(sweep("bad", { pack: [dir] })).rejects.toThrow(/pack\.yaml:\d+: rules\[0\]\.when: rule public_ingress_on_production: at 1:\d+: unknown field 'cidrs'/);
+    await expect(sweep("bad", { pack: [dir] })).rejects.toThrow(
+      /pack\.yaml:\d+: rules\[0\]\.when: rule public_ingress_on_production: at 1:\d+: unknown field 'cidrs'/,
+    );
   });
 });

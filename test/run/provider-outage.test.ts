@@ -25,8 +25,17 @@ const corpus = loadCorpus("corpus");
 const only = [...corpus.goals.slice(0, 2).map((g) => g.goal.id), corpus.fixtures[0]!.fixture.id].join(",");
 
 /** A gate-clean plan for any goal, and a clean audit: what a healthy endpoint answers. */
-const HEALTHY_PLAN = { tasks: [{ id: "inspect", kind: "read", description: "Inspect the current state" }, { id: "announce", kind: "notify", description: "Announce the change" }], dependencies: [] };
-const healthy = (role: "planner" | "critic"): Step => ({ status: 200, body: chatCompletion(JSON.stringify(role === "planner" ? HEALTHY_PLAN : { findings: [] })) });
+const HEALTHY_PLAN = {
+  tasks: [
+    { id: "inspect", kind: "read", description: "Inspect the current state" },
+    { id: "announce", kind: "notify", description: "Announce the change" },
+  ],
+  dependencies: [],
+};
+const healthy = (role: "planner" | "critic"): Step => ({
+  status: 200,
+  body: chatCompletion(JSON.stringify(role === "planner" ? HEALTHY_PLAN : { findings: [] })),
+});
 const down: Step = { status: 503, body: errorBody("no healthy upstream"), headers: { "retry-after-ms": "0" } };
 
 const MetricsSchema = z.looseObject({ metrics: z.record(z.string(), z.looseObject({ value: z.number().nullable(), n_trials: z.number() })) });

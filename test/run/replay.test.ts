@@ -55,8 +55,14 @@ describe("fieldtest run --replay DIR", () => {
       const replayed = after.get(key)!;
       expect(outcome(replayed), key).toEqual(outcome(rec));
       expect(replayed.calls.length, key).toBeGreaterThan(0);
-      expect(replayed.calls.every((c) => c.cached && c.transport_attempts.length === 0), key).toBe(true);
-      expect(rec.calls.every((c) => !c.cached), key).toBe(true);
+      expect(
+        replayed.calls.every((c) => c.cached && c.transport_attempts.length === 0),
+        key,
+      ).toBe(true);
+      expect(
+        rec.calls.every((c) => !c.cached),
+        key,
+      ).toBe(true);
     }
 
     // The comparison covers critic answers of both suites (full-loop goals and critic-only fixtures).
@@ -71,14 +77,23 @@ describe("fieldtest run --replay DIR", () => {
     expect(m.config.replayOf).toEqual({ runDir: source, runId: src.run_id, configHash: src.config_hash });
     expect(src.config).not.toHaveProperty("replayOf");
     for (const role of ["planner", "critic"] as const) {
-      expect(m.config.client[role]).toMatchObject({ provider: "replay", model: src.roles[role].model, replay: { runDir: source, as: "sim", fallThrough: false } });
+      expect(m.config.client[role]).toMatchObject({
+        provider: "replay",
+        model: src.roles[role].model,
+        replay: { runDir: source, as: "sim", fallThrough: false },
+      });
       expect(m.roles[role].provider).toBe("replay");
     }
     expect(m.config_hash).not.toBe(src.config_hash);
 
     // diff's attribution sees the provider change on both roles.
     const diffs = configDifferences(snapshotOfRun(source, "corpus"), snapshotOfRun(out, "corpus"));
-    expect(diffs.filter((d) => d.kind === "provider").map((d) => d.part).sort()).toEqual(["critic.provider", "planner.provider"]);
+    expect(
+      diffs
+        .filter((d) => d.kind === "provider")
+        .map((d) => d.part)
+        .sort(),
+    ).toEqual(["critic.provider", "planner.provider"]);
   });
 
   it("reads a source it cannot use as bad input before --out is made: no half-made run folder is left", async () => {
@@ -101,7 +116,9 @@ describe("fieldtest run --replay DIR", () => {
       const miss = after.get(trialKey({ suite: "corpus", item_id: extraGoal!, trial }))!;
       expect(miss.status).toBe("error");
       expect(miss.calls).toEqual([]);
-      expect(miss.error).toMatch(new RegExp(`^replay miss: the run .* has no recorded planner call for ${extraGoal} trial ${trial} \\(request [0-9a-f]{12}\\)`));
+      expect(miss.error).toMatch(
+        new RegExp(`^replay miss: the run .* has no recorded planner call for ${extraGoal} trial ${trial} \\(request [0-9a-f]{12}\\)`),
+      );
       expect(miss.error).not.toContain("\n");
     }
     const others = [...after.values()].filter((r) => r.item_id !== extraGoal);
@@ -112,7 +129,9 @@ describe("fieldtest run --replay DIR", () => {
 
   it("with --replay-fall-through, runs a miss on the live provider and replays the rest", async () => {
     const out = join(root, "fall-through");
-    expect(await runSweep(cli({ ...base, only: `${only},${extraGoal}`, replay: source, replayFallThrough: true, out }), {}, realEngine({}), testHost())).toBe(0);
+    expect(await runSweep(cli({ ...base, only: `${only},${extraGoal}`, replay: source, replayFallThrough: true, out }), {}, realEngine({}), testHost())).toBe(
+      0,
+    );
     const after = records(out);
     expect([...after.values()].every((r) => r.status !== "error")).toBe(true);
     const extra = [...after.values()].filter((r) => r.item_id === extraGoal);
@@ -124,7 +143,9 @@ describe("fieldtest run --replay DIR", () => {
 
   it("refuses flags that contradict a replay, and leaves a run without --replay as it was", () => {
     const ctx = { loadProfile: () => DEFAULT_SIM_PROFILE, readReplaySource: readManifest };
-    expect(() => resolveRun({}, cli({ replay: source, provider: "openai", model: "gpt-4o-mini" }), ctx)).toThrow(/--provider: cannot be combined with --replay/);
+    expect(() => resolveRun({}, cli({ replay: source, provider: "openai", model: "gpt-4o-mini" }), ctx)).toThrow(
+      /--provider: cannot be combined with --replay/,
+    );
     expect(() => resolveRun({}, cli({ replay: source, criticModel: "x" }), ctx)).toThrow(/--critic-model: cannot be combined with --replay/);
     expect(() => resolveRun({}, cli({ replayFallThrough: true }), ctx)).toThrow(/--replay-fall-through: needs --replay DIR/);
     expect(() => resolveRun({}, cli({ provider: "replay", model: "m" }), ctx)).toThrow(/--replay DIR/);
@@ -160,6 +181,8 @@ describe("fieldtest run --replay DIR", () => {
   });
 
   it("cannot change what a resumed run replays", async () => {
-    await expect(runSweep(cli({ resume: source, replay: source }), {}, realEngine({}), testHost())).rejects.toThrow(/--replay: cannot be combined with --resume/);
+    await expect(runSweep(cli({ resume: source, replay: source }), {}, realEngine({}), testHost())).rejects.toThrow(
+      /--replay: cannot be combined with --resume/,
+    );
   });
 });

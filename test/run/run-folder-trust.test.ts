@@ -27,7 +27,17 @@ function outside(victim: string): string {
   return JSON.stringify([readdirSync(h.root).sort(), statSync(victim).size, statSync(victim).mtimeMs]);
 }
 
-const WRITTEN = [RUN_FILES.trials, RUN_FILES.spend, RUN_FILES.manifest, RUN_FILES.summary, RUN_FILES.reportMd, RUN_FILES.reportHtml, RUN_FILES.csv, RUN_FILES.lock, RUN_FILES.junit];
+const WRITTEN = [
+  RUN_FILES.trials,
+  RUN_FILES.spend,
+  RUN_FILES.manifest,
+  RUN_FILES.summary,
+  RUN_FILES.reportMd,
+  RUN_FILES.reportHtml,
+  RUN_FILES.csv,
+  RUN_FILES.lock,
+  RUN_FILES.junit,
+];
 
 describe("a run folder whose files are links or special files", () => {
   it("works when every file is its own (the control: nothing below is refused for another reason)", async () => {
@@ -40,31 +50,42 @@ describe("a run folder whose files are links or special files", () => {
     }
   });
 
-  it.each(WRITTEN)("%s as a link to a file outside: every command refuses the run (exit 2 naming it) and the file outside is untouched", async (name) => {
-    const victim = join(h.root, `victim-${name}`);
-    writeFileSync(victim, "outside the run folder\n");
-    const dir = runWith(name, (path) => symlinkSync(victim, path));
-    const before = outside(victim);
-    for (const args of runReaders(h, dir, join(h.root, "out-refused"), { resume: true })) {
-      const r = await runFieldtest(args);
-      expect([r.code, r.stderr], args.join(" ")).toEqual([2, `fieldtest: ${join(dir, name)}: is a symbolic link, which fieldtest does not follow here: put the file itself in its place\n`]);
-    }
-    expect(outside(victim)).toBe(before);
-  }, 20_000);
-
-  it.each([RUN_FILES.trials, RUN_FILES.spend, RUN_FILES.manifest])("%s as a FIFO or a link to /dev/zero: refused at once, never read", async (name) => {
-    for (const [plant, why] of [
-      [(path: string) => execFileSync("mkfifo", [path]), "is a FIFO, not a regular file"],
-      [(path: string) => symlinkSync("/dev/zero", path), "is a symbolic link, which fieldtest does not follow here: put the file itself in its place"],
-    ] as const) {
-      const dir = runWith(name, plant);
-      for (const args of runReaders(h, dir, join(h.root, "out-special"), { resume: true })) {
+  it.each(WRITTEN)(
+    "%s as a link to a file outside: every command refuses the run (exit 2 naming it) and the file outside is untouched",
+    async (name) => {
+      const victim = join(h.root, `victim-${name}`);
+      writeFileSync(victim, "outside the run folder\n");
+      const dir = runWith(name, (path) => symlinkSync(victim, path));
+      const before = outside(victim);
+      for (const args of runReaders(h, dir, join(h.root, "out-refused"), { resume: true })) {
         const r = await runFieldtest(args);
-        expect([r.code, r.stderr], args.join(" ")).toEqual([2, `fieldtest: ${join(dir, name)}: ${why}\n`]);
+        expect([r.code, r.stderr], args.join(" ")).toEqual([
+          2,
+          `fieldtest: ${join(dir, name)}: is a symbolic link, which fieldtest does not follow here: put the file itself in its place\n`,
+        ]);
       }
-      expect(existsSync(join(h.root, "out-special"))).toBe(false);
-    }
-  }, 20_000);
+      expect(outside(victim)).toBe(before);
+    },
+    20_000,
+  );
+
+  it.each([RUN_FILES.trials, RUN_FILES.spend, RUN_FILES.manifest])(
+    "%s as a FIFO or a link to /dev/zero: refused at once, never read",
+    async (name) => {
+      for (const [plant, why] of [
+        [(path: string) => execFileSync("mkfifo", [path]), "is a FIFO, not a regular file"],
+        [(path: string) => symlinkSync("/dev/zero", path), "is a symbolic link, which fieldtest does not follow here: put the file itself in its place"],
+      ] as const) {
+        const dir = runWith(name, plant);
+        for (const args of runReaders(h, dir, join(h.root, "out-special"), { resume: true })) {
+          const r = await runFieldtest(args);
+          expect([r.code, r.stderr], args.join(" ")).toEqual([2, `fieldtest: ${join(dir, name)}: ${why}\n`]);
+        }
+        expect(existsSync(join(h.root, "out-special"))).toBe(false);
+      }
+    },
+    20_000,
+  );
 
   it("an imported run's goals are its files too: a link or a FIFO among them refuses the run", async () => {
     for (const [plant, why] of [

@@ -57,10 +57,17 @@ describe("--force on a live run", () => {
     const server = await startCountingServer({ holdUntil: (n) => (n > 2 ? held : undefined) });
     servers.push(server);
     const out = join(root, "live");
-    const live = sweepProcess({ suite: "boundary", trials: "2", concurrency: "1", provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1`, out }, corpusRoot);
+    const live = sweepProcess(
+      { suite: "boundary", trials: "2", concurrency: "1", provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1`, out },
+      corpusRoot,
+    );
     const trials = join(out, RUN_FILES.trials);
     while (!(existsSync(trials) && readFileSync(trials, "utf8").split("\n").length > 2)) await new Promise((r) => setTimeout(r, 50));
-    const before = { trials: readFileSync(trials, "utf8"), spend: readFileSync(join(out, RUN_FILES.spend), "utf8"), manifest: readFileSync(join(out, RUN_FILES.manifest), "utf8") };
+    const before = {
+      trials: readFileSync(trials, "utf8"),
+      spend: readFileSync(join(out, RUN_FILES.spend), "utf8"),
+      manifest: readFileSync(join(out, RUN_FILES.manifest), "utf8"),
+    };
 
     const forced = await fieldtest(["run", "--out", out, "--force", "--suite", "boundary", "--only", "clean-*", "--trials", "1"]);
     expect(forced.code).toBe(2);
@@ -88,7 +95,9 @@ describe("a lock left on another host", () => {
     await expect(runSweep(cli({ resume: out }), {}, realEngine({}, corpusRoot), testHost())).rejects.toThrow(
       new RegExp(`^${out}: run\\.lock: run is locked by pid 4242 on host ci-runner-9 .*--break-lock$`),
     );
-    await expect(runSweep(cli({ out, force: true, suite: "boundary", trials: "1" }), {}, realEngine({}, corpusRoot), testHost())).rejects.toThrow(/locked by pid 4242 on host ci-runner-9/);
+    await expect(runSweep(cli({ out, force: true, suite: "boundary", trials: "1" }), {}, realEngine({}, corpusRoot), testHost())).rejects.toThrow(
+      /locked by pid 4242 on host ci-runner-9/,
+    );
     expect(readTrialLog(out).records.length).toBeGreaterThan(0);
     const host = testHost();
     expect(await runSweep(cli({ resume: out, breakLock: true }), {}, realEngine({}, corpusRoot), host)).toBe(0);
@@ -140,7 +149,26 @@ describe("API keys", () => {
     // Built from parts, so no credential-shaped literal sits in the repository.
     const key = ["sk", "host", "env", "5e1d"].join("-");
     const out = join(root, "api-key-env");
-    const r = await runFieldtest(["run", "--suite", "boundary", "--only", "clean-*", "--trials", "1", "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", `${server.url}/v1`, "--out", out], { CI: "1", OPENAI_API_KEY: key });
+    const r = await runFieldtest(
+      [
+        "run",
+        "--suite",
+        "boundary",
+        "--only",
+        "clean-*",
+        "--trials",
+        "1",
+        "--provider",
+        "openai",
+        "--model",
+        "gpt-4o-mini",
+        "--base-url",
+        `${server.url}/v1`,
+        "--out",
+        out,
+      ],
+      { CI: "1", OPENAI_API_KEY: key },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(server.received.length).toBeGreaterThan(0);
     expect(new Set(server.received.map((q) => q.headers.authorization))).toEqual(new Set([`Bearer ${key}`]));
@@ -152,8 +180,17 @@ describe("a folder that is not a run", () => {
     const empty = join(root, "not-a-run");
     mkdirSync(empty, { recursive: true });
     const gone = join(root, "no-such-folder");
-    for (const args of [["report"], ["gate", "--baseline", "baselines/sim-default.json"], ["diff", "--baseline", "baselines/sim-default.json"], ["run", "--resume"]]) {
-      expect(await fieldtest([...args, empty]), args[0]).toEqual({ code: 2, stdout: "", stderr: `fieldtest: ${empty}: not a run folder (it has no manifest.json)\n` });
+    for (const args of [
+      ["report"],
+      ["gate", "--baseline", "baselines/sim-default.json"],
+      ["diff", "--baseline", "baselines/sim-default.json"],
+      ["run", "--resume"],
+    ]) {
+      expect(await fieldtest([...args, empty]), args[0]).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `fieldtest: ${empty}: not a run folder (it has no manifest.json)\n`,
+      });
       expect(await fieldtest([...args, gone]), args[0]).toEqual({ code: 2, stdout: "", stderr: `fieldtest: ${gone}: no such run folder\n` });
     }
   });
@@ -179,11 +216,31 @@ describe("malformed run files", () => {
   };
 
   const CASES: [string, string, (lines: string[]) => void, RegExp][] = [
-    ["head-only trial line", RUN_FILES.trials, (l) => line(l, 2, ({ schema_version, suite, item_id, trial, status }) => ({ schema_version, suite, item_id, trial, status })), /trials\.jsonl:3: escalation_reason: missing \(a required key\)$/],
-    ['calls: "oops"', RUN_FILES.trials, (l) => line(l, 1, (t) => ({ ...t, calls: "oops" })), /trials\.jsonl:2: calls: Invalid input: expected array, received string$/],
+    [
+      "head-only trial line",
+      RUN_FILES.trials,
+      (l) => line(l, 2, ({ schema_version, suite, item_id, trial, status }) => ({ schema_version, suite, item_id, trial, status })),
+      /trials\.jsonl:3: escalation_reason: missing \(a required key\)$/,
+    ],
+    [
+      'calls: "oops"',
+      RUN_FILES.trials,
+      (l) => line(l, 1, (t) => ({ ...t, calls: "oops" })),
+      /trials\.jsonl:2: calls: Invalid input: expected array, received string$/,
+    ],
     ["torn middle line", RUN_FILES.trials, (l) => (l[3] = l[3]!.slice(0, 80)), /trials\.jsonl:4: not valid JSON .*only the last line can be torn/],
-    ["bad journal line", RUN_FILES.spend, (l) => line(l, 5, (s) => ({ ...s, id: "seven" })), /spend\.jsonl:6: id: Invalid input: expected number, received string$/],
-    ["bad manifest", RUN_FILES.manifest, (l) => (l[l.findIndex((x) => x.includes('"state"'))] = '  "state": "exploded",'), /manifest\.json:\d+: state: Invalid option/],
+    [
+      "bad journal line",
+      RUN_FILES.spend,
+      (l) => line(l, 5, (s) => ({ ...s, id: "seven" })),
+      /spend\.jsonl:6: id: Invalid input: expected number, received string$/,
+    ],
+    [
+      "bad manifest",
+      RUN_FILES.manifest,
+      (l) => (l[l.findIndex((x) => x.includes('"state"'))] = '  "state": "exploded",'),
+      /manifest\.json:\d+: state: Invalid option/,
+    ],
   ];
 
   for (const [name, file, edit, message] of CASES) {
@@ -201,7 +258,12 @@ describe("malformed run files", () => {
         ...(file === RUN_FILES.spend ? [] : [replay]),
       ];
       for (const read of readers) {
-        const error = await Promise.resolve().then(read).then(() => null, (e: unknown) => e);
+        const error = await Promise.resolve()
+          .then(read)
+          .then(
+            () => null,
+            (e: unknown) => e,
+          );
         expect(error).toBeInstanceOf(InputError);
         expect((error as Error).message).toMatch(new RegExp(`^${dir}/`));
         expect((error as Error).message).toMatch(message);
@@ -216,7 +278,9 @@ describe("malformed run files", () => {
   });
 
   it("through the CLI: exit 2, one line, no stack trace", async () => {
-    const dir = await broken("cli-head-only", RUN_FILES.trials, (l) => line(l, 0, ({ schema_version, suite, item_id, trial, status }) => ({ schema_version, suite, item_id, trial, status })));
+    const dir = await broken("cli-head-only", RUN_FILES.trials, (l) =>
+      line(l, 0, ({ schema_version, suite, item_id, trial, status }) => ({ schema_version, suite, item_id, trial, status })),
+    );
     // Every reader is tested alone above; through the command line, report, gate (whose own exits are 0-3) and run show the one line and exit 2.
     const commands = [
       ["report", dir, "--corpus", corpusRoot],
@@ -225,7 +289,11 @@ describe("malformed run files", () => {
     ];
     const results = await Promise.all(commands.map((args) => fieldtest(args)));
     for (const [i, r] of results.entries()) {
-      expect([commands[i]![0], r.code, r.stderr]).toEqual([commands[i]![0], 2, `fieldtest: ${dir}/trials.jsonl:1: escalation_reason: missing (a required key)\n`]);
+      expect([commands[i]![0], r.code, r.stderr]).toEqual([
+        commands[i]![0],
+        2,
+        `fieldtest: ${dir}/trials.jsonl:1: escalation_reason: missing (a required key)\n`,
+      ]);
     }
   }, 60_000);
 
@@ -236,7 +304,9 @@ describe("malformed run files", () => {
     const run = loadRun(dir, corpusRoot);
     expect(run.spend).toBeNull();
     expect(summaryFile(run).spend).toBeNull();
-    expect(renderMarkdown(reportModel(run, itemSummaries(run.trials)))).toMatch(/## Spend\n\nThe run has no spend journal \(an imported run, or one recorded before fieldtest kept one\): what it spent is unknown/);
+    expect(renderMarkdown(reportModel(run, itemSummaries(run.trials)))).toMatch(
+      /## Spend\n\nThe run has no spend journal \(an imported run, or one recorded before fieldtest kept one\): what it spent is unknown/,
+    );
     // and a journaled sim run reports its tokens as unknown: the sim reports no usage
     expect(loadRun(await good(), corpusRoot).spend).toMatchObject({ input_tokens: null, output_tokens: null, cost_usd: 0, cost_usd_is_lower_bound: false });
   });
@@ -249,7 +319,12 @@ describe("malformed run files", () => {
     const file = join(dir, RUN_FILES.manifest);
     const { spend: _spend, withheld_credentials: _withheld, ...v2 } = JSON.parse(readFileSync(file, "utf8"));
     const command = ["fieldtest", "run", `--base-url=http://u:${secret}@127.0.0.1:9/v1`];
-    const v1 = { ...v2, schema_version: 1, command, sessions: v2.sessions.map(({ id: _id, spend: _s, ...rest }: Record<string, unknown>) => ({ ...rest, command, calls: 0, cost_usd: 0 })) };
+    const v1 = {
+      ...v2,
+      schema_version: 1,
+      command,
+      sessions: v2.sessions.map(({ id: _id, spend: _s, ...rest }: Record<string, unknown>) => ({ ...rest, command, calls: 0, cost_usd: 0 })),
+    };
     v1.config.client.critic = { ...v1.config.client.critic, baseUrl: `http://u:${secret}@127.0.0.1:9/v1/?key=${secret}` };
     writeFileSync(file, JSON.stringify(v1, null, 2));
     // Its writer ended a line torn by a crash and the resume went on after it: a torn line in the middle, not corruption.
@@ -260,7 +335,12 @@ describe("malformed run files", () => {
     expect(readTrialLog(dir).records).toHaveLength(lines.length);
 
     const m = readManifest(dir);
-    expect(m).toMatchObject({ schema_version: MANIFEST_SCHEMA_VERSION, spend: null, command: ["fieldtest", "run", "--base-url=http://127.0.0.1:9/v1"], withheld_credentials: [] });
+    expect(m).toMatchObject({
+      schema_version: MANIFEST_SCHEMA_VERSION,
+      spend: null,
+      command: ["fieldtest", "run", "--base-url=http://127.0.0.1:9/v1"],
+      withheld_credentials: [],
+    });
     // The config reads as a v2 run records it, trailing slash and all: a diff finds no change between them.
     expect(m.config.client.critic.baseUrl).toBe("http://127.0.0.1:9/v1/");
     expect(m.sessions.map((s) => [s.id, s.spend])).toEqual([["v1-1", null]]);
@@ -271,12 +351,19 @@ describe("malformed run files", () => {
     expect(readManifest(merged).spend).toBeNull();
     expect(existsSync(join(merged, RUN_FILES.spend))).toBe(false);
     expect(readFileSync(join(merged, RUN_FILES.manifest), "utf8")).not.toContain(secret);
-    await expect(runSweep(cli({ resume: dir }), {}, realEngine({}, corpusRoot), testHost())).rejects.toThrow(/manifest\.json: schema_version: recorded by an older fieldtest, without a spend journal/);
+    await expect(runSweep(cli({ resume: dir }), {}, realEngine({}, corpusRoot), testHost())).rejects.toThrow(
+      /manifest\.json: schema_version: recorded by an older fieldtest, without a spend journal/,
+    );
   });
 
   it("fieldtest schema prints a versioned JSON Schema for every run file", () => {
     // The version each writer writes.
-    const versions = { trial: TRIAL_SCHEMA_VERSION, manifest: MANIFEST_SCHEMA_VERSION, summary: SUMMARY_SCHEMA_VERSION, journal: SPEND_SCHEMA_VERSION } as const;
+    const versions = {
+      trial: TRIAL_SCHEMA_VERSION,
+      manifest: MANIFEST_SCHEMA_VERSION,
+      summary: SUMMARY_SCHEMA_VERSION,
+      journal: SPEND_SCHEMA_VERSION,
+    } as const;
     for (const [format, version] of Object.entries(versions) as [keyof typeof versions, number][]) {
       const schema = JSON.stringify(jsonSchemaOf(format));
       expect(schema, format).toContain(`"schema_version":{"type":"number","const":${version}}`);
@@ -336,4 +423,3 @@ describe("bad input that used to escape as an infrastructure error", () => {
     expect(() => claimOutDir("/proc/fieldtest-no/run", { now: () => new Date(), force: false })).toThrow(/--out: cannot create the folder \(ENOENT\)/);
   });
 });
-

@@ -2,7 +2,16 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ConfigFileSchema } from "../../harness/config.ts";
 import { redactArgv } from "../../harness/run/redact.ts";
-import { configHash, diffValues, missingCredentials, recordedConfig, resolveRun, RunCliSchema, withheldCredentials, type RunCli } from "../../harness/run/settings.ts";
+import {
+  configHash,
+  diffValues,
+  missingCredentials,
+  recordedConfig,
+  resolveRun,
+  RunCliSchema,
+  withheldCredentials,
+  type RunCli,
+} from "../../harness/run/settings.ts";
 import { DEFAULT_SIM_PROFILE } from "../../src/sim/profile.ts";
 import { RecordedConfigSchema } from "../../src/formats/run-config.ts";
 
@@ -44,7 +53,17 @@ describe("config hash", () => {
 
   it("moves with every option that can change a result", () => {
     const base = hashOf({});
-    for (const change of [{ trials: "3" }, { seed: "1" }, { mode: "every-round" }, { only: "db-*" }, { temperature: "0.5" }, { criticModel: "sim-critic-2" }, { suite: "corpus" }, { domain: "dns" }, { category: "strict" }]) {
+    for (const change of [
+      { trials: "3" },
+      { seed: "1" },
+      { mode: "every-round" },
+      { only: "db-*" },
+      { temperature: "0.5" },
+      { criticModel: "sim-critic-2" },
+      { suite: "corpus" },
+      { domain: "dns" },
+      { category: "strict" },
+    ]) {
       expect(hashOf(change), JSON.stringify(change)).not.toBe(base);
     }
     expect(configHash(resolveRun({}, cli({}), ctx).config, { gates: "v2" })).not.toBe(base);
@@ -61,7 +80,9 @@ describe("config hash", () => {
     const b = resolveRun({}, cli({ header: ["Authorization=Bearer zzzzzzzzzzzz"] }), ctx).config;
     expect(configHash(a, {})).toBe(configHash(b, {}));
     expect(JSON.stringify(recordedConfig(a))).not.toContain("abcdefghijkl");
-    expect(configHash(resolveRun({}, cli({ header: ["X-Tenant=blue"] }), ctx).config, {})).not.toBe(configHash(resolveRun({}, cli({ header: ["X-Tenant=red"] }), ctx).config, {}));
+    expect(configHash(resolveRun({}, cli({ header: ["X-Tenant=blue"] }), ctx).config, {})).not.toBe(
+      configHash(resolveRun({}, cli({ header: ["X-Tenant=red"] }), ctx).config, {}),
+    );
   });
 });
 
@@ -125,7 +146,16 @@ describe("resolution", () => {
 
 describe("redaction", () => {
   it("strips credential-looking --header values from the recorded command line", () => {
-    const argv = ["run", "--header", "Authorization=Bearer sk-secret-value-123", "--header=X-Api-Key=abc123456789", "--header", "X-Tenant=blue", "--model", "m"];
+    const argv = [
+      "run",
+      "--header",
+      "Authorization=Bearer sk-secret-value-123",
+      "--header=X-Api-Key=abc123456789",
+      "--header",
+      "X-Tenant=blue",
+      "--model",
+      "m",
+    ];
     const out = redactArgv(argv).join(" ");
     expect(out).not.toContain("sk-secret-value-123");
     expect(out).not.toContain("abc123456789");
@@ -148,10 +178,15 @@ describe("redaction", () => {
     expect(withheldCredentials(config)).toEqual(["planner.baseUrl", "critic.baseUrl"]);
     expect(withheldCredentials(resolveRun({}, cli({ provider: "openai", model: "m", baseUrl: "http://127.0.0.1:8080/v1" }), ctx).config)).toEqual([]);
     // the config hash does not move with the credentials, so a resume given them again matches
-    expect(hashOf({ provider: "openai", model: "m", baseUrl: url })).toBe(hashOf({ provider: "openai", model: "m", baseUrl: "http://u:other@127.0.0.1:8080/v1/?api-key=rotated" }));
+    expect(hashOf({ provider: "openai", model: "m", baseUrl: url })).toBe(
+      hashOf({ provider: "openai", model: "m", baseUrl: "http://u:other@127.0.0.1:8080/v1/?api-key=rotated" }),
+    );
     // a resume without them is told which to pass again
     const recorded = recordedConfig(config);
-    expect(missingCredentials(recorded, withheldCredentials(config))).toEqual(["planner: --base-url (its userinfo and query)", "critic: --base-url (its userinfo and query)"]);
+    expect(missingCredentials(recorded, withheldCredentials(config))).toEqual([
+      "planner: --base-url (its userinfo and query)",
+      "critic: --base-url (its userinfo and query)",
+    ]);
     expect(missingCredentials(config, withheldCredentials(config))).toEqual([]);
   });
 });
@@ -160,6 +195,8 @@ describe("--base-url", () => {
   it("takes http(s) only, and only when some role talks to an endpoint", () => {
     expect(() => cli({ baseUrl: "ftp://example.com/v1" })).toThrow(/expected an http:\/\/ or https:\/\/ URL/);
     expect(() => resolveRun({}, cli({ baseUrl: "http://127.0.0.1:1/v1" }), ctx)).toThrow(/--base-url: no role talks to an endpoint/);
-    expect(resolveRun({}, cli({ criticProvider: "openai", criticModel: "m", baseUrl: "http://127.0.0.1:1/v1" }), ctx).config.client.critic.baseUrl).toBe("http://127.0.0.1:1/v1");
+    expect(resolveRun({}, cli({ criticProvider: "openai", criticModel: "m", baseUrl: "http://127.0.0.1:1/v1" }), ctx).config.client.critic.baseUrl).toBe(
+      "http://127.0.0.1:1/v1",
+    );
   });
 });

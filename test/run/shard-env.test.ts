@@ -23,10 +23,16 @@ describe("--shard auto", () => {
   });
 
   it("names what is missing or wrong in one line", () => {
-    expect(errorOf({})).toMatch(/^environment: --shard auto: no shard index in the environment; set one of: FIELDTEST_SHARD_INDEX \+ FIELDTEST_SHARD_COUNT, JOB_COMPLETION_INDEX \(0-based\) \+ FIELDTEST_SHARD_COUNT, /);
-    expect(errorOf({ JOB_COMPLETION_INDEX: "1" })).toBe("environment: --shard auto: FIELDTEST_SHARD_COUNT is not set (JOB_COMPLETION_INDEX is: the Kubernetes Indexed Job shard index needs its count)");
+    expect(errorOf({})).toMatch(
+      /^environment: --shard auto: no shard index in the environment; set one of: FIELDTEST_SHARD_INDEX \+ FIELDTEST_SHARD_COUNT, JOB_COMPLETION_INDEX \(0-based\) \+ FIELDTEST_SHARD_COUNT, /,
+    );
+    expect(errorOf({ JOB_COMPLETION_INDEX: "1" })).toBe(
+      "environment: --shard auto: FIELDTEST_SHARD_COUNT is not set (JOB_COMPLETION_INDEX is: the Kubernetes Indexed Job shard index needs its count)",
+    );
     expect(errorOf({ CI_NODE_INDEX: "0", CI_NODE_TOTAL: "2" })).toBe("environment: --shard auto: CI_NODE_INDEX=0: expected a whole number >= 1");
-    expect(errorOf({ JOB_COMPLETION_INDEX: "3", FIELDTEST_SHARD_COUNT: "3" })).toBe("environment: --shard auto: JOB_COMPLETION_INDEX=3 is past the last of 3 shards (FIELDTEST_SHARD_COUNT)");
+    expect(errorOf({ JOB_COMPLETION_INDEX: "3", FIELDTEST_SHARD_COUNT: "3" })).toBe(
+      "environment: --shard auto: JOB_COMPLETION_INDEX=3 is past the last of 3 shards (FIELDTEST_SHARD_COUNT)",
+    );
     expect(errorOf({ FIELDTEST_SHARD_INDEX: "x", FIELDTEST_SHARD_COUNT: "2" })).toMatch(/FIELDTEST_SHARD_INDEX=x: expected a whole number/);
   });
 });

@@ -23,7 +23,14 @@ function selection(): string {
 }
 
 const verdicts = (records: TrialRecord[]) =>
-  records.map((r) => ({ key: trialKey(r), status: r.status, verdict: r.verdict, critic_verdict: r.critic_verdict, reasons: r.escalation_reasons, calls: r.calls.map((c) => c.request_sha256) }));
+  records.map((r) => ({
+    key: trialKey(r),
+    status: r.status,
+    verdict: r.verdict,
+    critic_verdict: r.critic_verdict,
+    reasons: r.escalation_reasons,
+    calls: r.calls.map((c) => c.request_sha256),
+  }));
 
 describe("sharding and merge (sim, same seed)", () => {
   it("4 shards merged equal the unsharded run, trial by trial", async () => {
@@ -37,13 +44,19 @@ describe("sharding and merge (sim, same seed)", () => {
     }
     const sizes = shards.map((d) => readTrialLog(d).records.length);
     // One shard is not a baseline: publish refuses it; diff, gate, trend and compare say what it is.
-    expect(() => snapshotOfRuns([shards[0]!], "corpus", "x")).toThrow(/shard-1\/manifest\.json: state: the run is shard 1\/4 of a sweep \(\d+ of its \d+ trials\): publish completed runs only \(resume it, or merge the shards first\)$/);
+    expect(() => snapshotOfRuns([shards[0]!], "corpus", "x")).toThrow(
+      /shard-1\/manifest\.json: state: the run is shard 1\/4 of a sweep \(\d+ of its \d+ trials\): publish completed runs only \(resume it, or merge the shards first\)$/,
+    );
     const warned: string[] = [];
     snapshotOfRun(shards[0]!, "corpus", { warn: (l) => warned.push(l) });
     const shard1 = readManifest(shards[0]!).plan;
-    expect(warned).toEqual([`${shards[0]}: the run is shard 1/4 of a sweep (${shard1.shard_planned} of its ${shard1.planned} trials): its numbers describe only the trials it recorded; \`fieldtest merge\` of every shard gives the sweep's numbers`]);
+    expect(warned).toEqual([
+      `${shards[0]}: the run is shard 1/4 of a sweep (${shard1.shard_planned} of its ${shard1.planned} trials): its numbers describe only the trials it recorded; \`fieldtest merge\` of every shard gives the sweep's numbers`,
+    ]);
     // A shard's own report says what it is: a part of the sweep.
-    expect(loadRun(shards[1]!).warnings).toContainEqual(`the run is shard 2/4 of a sweep (${sizes[1]} of its ${readManifest(shards[1]!).plan.planned} trials): its numbers describe only the trials it recorded; \`fieldtest merge\` of every shard gives the sweep's numbers`);
+    expect(loadRun(shards[1]!).warnings).toContainEqual(
+      `the run is shard 2/4 of a sweep (${sizes[1]} of its ${readManifest(shards[1]!).plan.planned} trials): its numbers describe only the trials it recorded; \`fieldtest merge\` of every shard gives the sweep's numbers`,
+    );
     expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
 
     const merged = join(root, "merged");
@@ -58,7 +71,8 @@ describe("sharding and merge (sim, same seed)", () => {
 
     // A merge that fails part-way removes what it wrote; one killed part-way (its manifest not yet
     // written, its lock left behind) is redone by the next merge into the folder, without --force.
-    const again = (force = false, notify?: (line: string) => void) => mergeRuns(shards.map(loadMergeInput), merged, { now: () => new Date(), runId: "again", command: [], force, notify });
+    const again = (force = false, notify?: (line: string) => void) =>
+      mergeRuns(shards.map(loadMergeInput), merged, { now: () => new Date(), runId: "again", command: [], force, notify });
     const rename = fs.renameSync;
     fs.renameSync = ((from: fs.PathLike, to: fs.PathLike) => {
       if (String(to).endsWith(RUN_FILES.manifest)) throw Object.assign(new Error("EIO: i/o error, rename"), { code: "EIO" });
@@ -74,16 +88,24 @@ describe("sharding and merge (sim, same seed)", () => {
     expect(readdirSync(merged)).toEqual([]);
     again();
     rmSync(join(merged, RUN_FILES.manifest));
-    writeFileSync(join(merged, RUN_FILES.lock), JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), started_at: new Date().toISOString(), rebuildable: true }));
+    writeFileSync(
+      join(merged, RUN_FILES.lock),
+      JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), started_at: new Date().toISOString(), rebuildable: true }),
+    );
     const notes: string[] = [];
     expect(again(false, (l) => notes.push(l)).totals.recorded).toBe(whole.length);
-    expect(notes).toEqual([expect.stringMatching(/^taking over a stale lock: pid 4194305 .* is gone$/), expect.stringMatching(/^removing what an unfinished write left .*: spend\.jsonl, trials\.jsonl$/)]);
+    expect(notes).toEqual([
+      expect.stringMatching(/^taking over a stale lock: pid 4194305 .* is gone$/),
+      expect.stringMatching(/^removing what an unfinished write left .*: spend\.jsonl, trials\.jsonl$/),
+    ]);
     expect(verdicts(readTrialLog(merged).records)).toEqual(verdicts(whole));
     // killed on another machine (a merge pod on a node that died): its lock cannot be checked from here
     rmSync(join(merged, RUN_FILES.manifest));
     writeFileSync(join(merged, RUN_FILES.lock), JSON.stringify({ pid: 7, host: "node-that-died", started_at: new Date().toISOString(), rebuildable: true }));
     expect(() => again()).toThrow(/locked by pid 7 on host node-that-died .* take the lock with --break-lock/);
-    expect(mergeRuns(shards.map(loadMergeInput), merged, { now: () => new Date(), runId: "again", command: [], force: false, breakLock: true }).totals.recorded).toBe(whole.length);
+    expect(
+      mergeRuns(shards.map(loadMergeInput), merged, { now: () => new Date(), runId: "again", command: [], force: false, breakLock: true }).totals.recorded,
+    ).toBe(whole.length);
 
     // A completed run whose log lost lines since says so, and is no baseline.
     const cut = join(root, "cut");
@@ -92,10 +114,13 @@ describe("sharding and merge (sim, same seed)", () => {
     writeFileSync(join(cut, RUN_FILES.trials), `${lines.slice(0, 10).join("\n")}\n`);
     const cutWarning = `${RUN_FILES.trials} holds 10 of the ${whole.length} trials the run planned: lines were lost since it completed: its numbers describe only the trials it recorded`;
     expect(loadRun(cut).warnings).toContain(cutWarning);
-    expect(() => snapshotOfRuns([cut], "corpus", "x")).toThrow(`state: ${RUN_FILES.trials} holds 10 of the ${whole.length} trials the run planned: lines were lost since it completed: publish completed runs only`);
+    expect(() => snapshotOfRuns([cut], "corpus", "x")).toThrow(
+      `state: ${RUN_FILES.trials} holds 10 of the ${whole.length} trials the run planned: lines were lost since it completed: publish completed runs only`,
+    );
 
     // refusals: a missing shard, a shard given twice, a shard made with other settings
-    const refuse = (dirs: string[]) => () => mergeRuns(dirs.map(loadMergeInput), join(tempDir(), "m"), { now: () => new Date(), runId: "x", command: [], force: false });
+    const refuse = (dirs: string[]) => () =>
+      mergeRuns(dirs.map(loadMergeInput), join(tempDir(), "m"), { now: () => new Date(), runId: "x", command: [], force: false });
     expect(refuse(shards.slice(0, 3))).toThrow(/missing from every run/);
     expect(refuse([...shards, shards[0]!])).toThrow(/more than one run/);
     // the error names the folder that repeats a key, not whichever came second

@@ -36,43 +36,63 @@ async function withFailingWrites<T>(fails: (data: unknown) => boolean, code: key
 }
 
 describe("a run folder whose storage fails", () => {
-  it.each(Object.keys(FAILURES) as (keyof typeof FAILURES)[])("%s: stops the run at once, says so in one line with the resume command (exit 3), spends nothing after it, and a resume completes the run", async (failure) => {
-    const root = tempDir("ft-storage-");
-    const corpusRoot = smallCorpus(root, 3, 2);
-    const out = join(root, "run");
-    const flags = { trials: "2", concurrency: "2", out };
-    const host = testHost();
-    const started = new Set<string>();
-    const code = await withFailingDiskAt(3, failure, () => runSweep(cli(flags), {}, instrumentedEngine(corpusRoot, (key) => started.add(key)), host));
-    expect(code).toBe(3);
-    const atStop = started.size;
-    // Let whatever was still queued have its chance to start (it must not).
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(host.stderr.text).toContain(
-      `\nfieldtest: run ${out}: its records cannot be written (${FAILURES[failure]}); every trial written before is kept. Fix the storage, then resume with:\n  npx --no-install fieldtest run --resume ${out}\n`,
-    );
-    const kept = readTrialLog(out).records;
-    expect(kept).toHaveLength(2);
-    // Nothing queued started after the failure: no trial but those in flight made a call.
-    expect(started.size).toBe(atStop);
-    expect(atStop).toBeLessThanOrEqual(kept.length + 2);
+  it.each(Object.keys(FAILURES) as (keyof typeof FAILURES)[])(
+    "%s: stops the run at once, says so in one line with the resume command (exit 3), spends nothing after it, and a resume completes the run",
+    async (failure) => {
+      const root = tempDir("ft-storage-");
+      const corpusRoot = smallCorpus(root, 3, 2);
+      const out = join(root, "run");
+      const flags = { trials: "2", concurrency: "2", out };
+      const host = testHost();
+      const started = new Set<string>();
+      const code = await withFailingDiskAt(3, failure, () =>
+        runSweep(
+          cli(flags),
+          {},
+          instrumentedEngine(corpusRoot, (key) => started.add(key)),
+          host,
+        ),
+      );
+      expect(code).toBe(3);
+      const atStop = started.size;
+      // Let whatever was still queued have its chance to start (it must not).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(host.stderr.text).toContain(
+        `\nfieldtest: run ${out}: its records cannot be written (${FAILURES[failure]}); every trial written before is kept. Fix the storage, then resume with:\n  npx --no-install fieldtest run --resume ${out}\n`,
+      );
+      const kept = readTrialLog(out).records;
+      expect(kept).toHaveLength(2);
+      // Nothing queued started after the failure: no trial but those in flight made a call.
+      expect(started.size).toBe(atStop);
+      expect(atStop).toBeLessThanOrEqual(kept.length + 2);
 
-    const resumed = testHost();
-    expect(await runSweep(cli({ resume: out }), {}, realEngine({}, corpusRoot), resumed)).toBe(0);
-    expect(readTrialLog(out).records).toHaveLength(10);
-    expect(readManifest(out).state).toBe("completed");
-  });
+      const resumed = testHost();
+      expect(await runSweep(cli({ resume: out }), {}, realEngine({}, corpusRoot), resumed)).toBe(0);
+      expect(readTrialLog(out).records).toHaveLength(10);
+      expect(readManifest(out).state).toBe("completed");
+    },
+  );
 
   it("a resume on a disk still full says so in one line naming the run and the resume command (exit 3), and loses nothing", async () => {
     const root = tempDir("ft-storage-full-");
     const corpusRoot = smallCorpus(root, 2, 1);
     const out = join(root, "run");
-    expect(await withFailingDiskAt(2, "ENOSPC", () => runSweep(cli({ trials: "2", concurrency: "1", out }), {}, realEngine({}, corpusRoot), testHost()))).toBe(3);
+    expect(await withFailingDiskAt(2, "ENOSPC", () => runSweep(cli({ trials: "2", concurrency: "1", out }), {}, realEngine({}, corpusRoot), testHost()))).toBe(
+      3,
+    );
     const kept = readTrialLog(out).records.length;
     const host = testHost();
     // Every write fails: the disk is still full.
-    expect(await withFailingWrites(() => true, "ENOSPC", () => runSweep(cli({ resume: out }), {}, realEngine({}, corpusRoot), host))).toBe(3);
-    expect(host.stderr.text).toBe(`\nfieldtest: run ${out}: its records cannot be written (${FAILURES.ENOSPC}); every trial written before is kept. Fix the storage, then resume with:\n  npx --no-install fieldtest run --resume ${out}\n`);
+    expect(
+      await withFailingWrites(
+        () => true,
+        "ENOSPC",
+        () => runSweep(cli({ resume: out }), {}, realEngine({}, corpusRoot), host),
+      ),
+    ).toBe(3);
+    expect(host.stderr.text).toBe(
+      `\nfieldtest: run ${out}: its records cannot be written (${FAILURES.ENOSPC}); every trial written before is kept. Fix the storage, then resume with:\n  npx --no-install fieldtest run --resume ${out}\n`,
+    );
     expect(readTrialLog(out).records).toHaveLength(kept);
     expect(await runSweep(cli({ resume: out }), {}, realEngine({}, corpusRoot), testHost())).toBe(0);
     expect(readTrialLog(out).records).toHaveLength(6);

@@ -26,7 +26,10 @@ describe("trials.jsonl", () => {
     const read = readTrialLog(d);
     expect(read.torn).toBe(1);
     expect(read.repeated).toEqual(["corpus/a/0"]);
-    expect(read.records.map((r) => [r.item_id, r.status])).toEqual([["a", "escalated"], ["b", "approved"]]);
+    expect(read.records.map((r) => [r.item_id, r.status])).toEqual([
+      ["a", "escalated"],
+      ["b", "approved"],
+    ]);
   });
 
   it("a key's second line supersedes an error record; the same record again is read once and listed; a different one is bad input naming the key and both lines", () => {
@@ -74,7 +77,10 @@ describe("trials.jsonl", () => {
     const good = JSON.stringify(rec("a", 0));
     const cases: [string, RegExp][] = [
       [`${good}\n{"schema_version":1,"su\n${good}\n`, /trials\.jsonl:2: not valid JSON .*only the last line can be torn/],
-      [`${good}\n${JSON.stringify({ schema_version: 1, suite: "corpus", item_id: "b", trial: 0, status: "approved" })}\n`, /trials\.jsonl:2: escalation_reason: /],
+      [
+        `${good}\n${JSON.stringify({ schema_version: 1, suite: "corpus", item_id: "b", trial: 0, status: "approved" })}\n`,
+        /trials\.jsonl:2: escalation_reason: /,
+      ],
       [`${JSON.stringify({ ...rec("b", 0), calls: "oops" })}\n`, /trials\.jsonl:1: calls: .*expected array/],
       [`${JSON.stringify({ ...rec("b", 0), rounds: [{ ...rec("b", 0).rounds[0], plan: { tasks: 3 } }] })}\n`, /trials\.jsonl:1: rounds\[0\]\.plan\.id: /],
       [`${JSON.stringify({ ...rec("b", 0), extra: 1 })}\n`, /trials\.jsonl:1: extra: unknown key "extra"/],
@@ -163,7 +169,8 @@ describe("trials.jsonl", () => {
 
 const probeOf = (states: Record<number, ProcessState>) => (pid: number) => states[pid] ?? { state: "gone" as const };
 const lockFile = (d: string) => join(d, RUN_FILES.lock);
-const owner = (pid: number, host = hostname(), extra: Record<string, unknown> = {}) => JSON.stringify({ pid, host, started_at: "2026-01-01T00:00:00.000Z", ...extra });
+const owner = (pid: number, host = hostname(), extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ pid, host, started_at: "2026-01-01T00:00:00.000Z", ...extra });
 
 describe("run folder", () => {
   const now = () => new Date();
@@ -223,7 +230,8 @@ describe("run folder", () => {
     const real = fs.writeSync;
     // The lock's text is the only write of the call: the disk is full when it comes.
     fs.writeSync = ((fd: number, data: unknown, ...rest: unknown[]) => {
-      if (Buffer.isBuffer(data) && data.toString("utf8").startsWith('{"pid"')) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      if (Buffer.isBuffer(data) && data.toString("utf8").startsWith('{"pid"'))
+        throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
       return (real as (...a: unknown[]) => number)(fd, data, ...rest);
     }) as typeof fs.writeSync;
     syncBuiltinESMExports();
@@ -358,7 +366,9 @@ describe("writers in a run folder never write through a link", () => {
     const d = dir();
     const victim = victimIn(d);
     symlinkSync(victim, join(d, RUN_FILES.trials));
-    expect(() => new TrialLog(d)).toThrow(`${join(d, RUN_FILES.trials)}: is a symbolic link, which fieldtest does not follow here: put the file itself in its place`);
+    expect(() => new TrialLog(d)).toThrow(
+      `${join(d, RUN_FILES.trials)}: is a symbolic link, which fieldtest does not follow here: put the file itself in its place`,
+    );
     symlinkSync(victim, join(d, "summary.json"));
     expect(() => writeFileAtomic(join(d, "summary.json"), "{}")).toThrow(/summary\.json: is a symbolic link/);
     // A link at the temporary name (a leftover, or planted) is removed, not written through.
@@ -387,9 +397,13 @@ describe("bounded reads of a log", () => {
     const line = JSON.stringify(rec("a", 0));
     writeFileSync(join(d, RUN_FILES.trials), `${line}\n${JSON.stringify({ ...rec("b", 0, "error"), error: "x".repeat(3000) })}\n`);
     setReadLimits({ ...DEFAULT_READ_LIMITS, lineBytes: 2048 });
-    expect(() => readTrials(d)).toThrow(`${join(d, RUN_FILES.trials)}:2: larger than the 0.00195313 MiB one line of a log may be (set FIELDTEST_MAX_LINE_MB, in MiB, to raise it)`);
+    expect(() => readTrials(d)).toThrow(
+      `${join(d, RUN_FILES.trials)}:2: larger than the 0.00195313 MiB one line of a log may be (set FIELDTEST_MAX_LINE_MB, in MiB, to raise it)`,
+    );
     setReadLimits({ ...DEFAULT_READ_LIMITS, logBytes: 4096 });
-    expect(() => readTrials(d)).toThrow(`${join(d, RUN_FILES.trials)}: larger than the 0.00390625 MiB a log may be (set FIELDTEST_MAX_LOG_MB, in MiB, to raise it)`);
+    expect(() => readTrials(d)).toThrow(
+      `${join(d, RUN_FILES.trials)}: larger than the 0.00390625 MiB a log may be (set FIELDTEST_MAX_LOG_MB, in MiB, to raise it)`,
+    );
     setReadLimits(DEFAULT_READ_LIMITS);
     expect(readTrials(d)).toHaveLength(2);
   });

@@ -130,7 +130,10 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
       expect(m.sessions.reduce((n, s) => n + s.spend!.calls, 0)).toBe(engine.calls.length);
       expect(m.operational.max_calls).toBe(1000);
       // The progress line reads this session's spend from the journal, not the run's.
-      const lastProgress = resumed.stderr.text.split("\n").filter((l) => l.startsWith("[")).at(-1)!;
+      const lastProgress = resumed.stderr.text
+        .split("\n")
+        .filter((l) => l.startsWith("["))
+        .at(-1)!;
       expect(m.sessions[0]!.spend!.calls).toBeGreaterThan(0);
       expect(lastProgress).toContain(`  calls ${m.sessions[1]!.spend!.calls}  spent ${formatSpend(m.sessions[1]!.spend!)}`);
     });
@@ -192,7 +195,12 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
     expect(await runSweep(cli({ trials: "2", out }), {}, engine, testHost())).toBe(0);
     const finishedAt = readManifest(out).finished_at;
     // The session dies after its manifest is written (here in the canaries, as a kill would leave it).
-    const dying = { ...engine, runCanaries: () => { throw new Error("killed"); } };
+    const dying = {
+      ...engine,
+      runCanaries: () => {
+        throw new Error("killed");
+      },
+    };
     await expect(runSweep(cli({ resume: out }), {}, dying, testHost())).rejects.toThrow("killed");
     const m = readManifest(out);
     expect([m.state, m.finished_at, m.sessions.length]).toEqual(["completed", finishedAt, 2]);
@@ -200,7 +208,19 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
     const partial = join(tempDir(), "run");
     const cut = fakeEngine(corpus, { fails: () => true });
     await runSweep(cli({ trials: "2", out: partial }), {}, cut, testHost());
-    await expect(runSweep(cli({ resume: partial, retryErrors: true }), {}, { ...cut, runCanaries: () => { throw new Error("killed"); } }, testHost())).rejects.toThrow("killed");
+    await expect(
+      runSweep(
+        cli({ resume: partial, retryErrors: true }),
+        {},
+        {
+          ...cut,
+          runCanaries: () => {
+            throw new Error("killed");
+          },
+        },
+        testHost(),
+      ),
+    ).rejects.toThrow("killed");
     expect(readManifest(partial).state).toBe("running");
   });
 
@@ -298,7 +318,11 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
       },
     };
     expect(await runSweep(cli({ trials: "2", out }), {}, engine, testHost())).toBe(0);
-    expect(keysOf(out).records.filter((r) => r.status === "error").map(trialKey)).toEqual(["corpus/goal-1/0", "corpus/goal-1/1"]);
+    expect(
+      keysOf(out)
+        .records.filter((r) => r.status === "error")
+        .map(trialKey),
+    ).toEqual(["corpus/goal-1/0", "corpus/goal-1/1"]);
     failing = false;
     expect(await runSweep(cli({ resume: out }), {}, engine, testHost())).toBe(0);
     expect(keysOf(out).records.filter((r) => r.status === "error")).toHaveLength(2);
@@ -320,7 +344,10 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
 
   it("a failing canary stops the run before any LLM call (exit 3)", async () => {
     const out = join(tempDir(), "run");
-    const engine = { ...fakeEngine(corpus), runCanaries: () => ({ ok: false, results: [], failures: ["ordering_sane: x.yaml#a: order_violates_dependency is silent on its must-fire canary"] }) };
+    const engine = {
+      ...fakeEngine(corpus),
+      runCanaries: () => ({ ok: false, results: [], failures: ["ordering_sane: x.yaml#a: order_violates_dependency is silent on its must-fire canary"] }),
+    };
     const host = testHost();
     expect(await runSweep(cli({ trials: "1", out }), {}, engine, host)).toBe(3);
     expect(engine.calls).toEqual([]);
@@ -346,7 +373,8 @@ describe("fieldtest run (runner machinery, fake executor)", () => {
       const out = join(tempDir(), "run");
       const host = testHost();
       const code = await runSweep(cli({ only, suite: "corpus", failOnExpectations: true, out }), {}, realEngine({}), host);
-      const failing = (JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { expectations: { goals: { failing_items: string[] } } }).expectations.goals.failing_items;
+      const failing = (JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { expectations: { goals: { failing_items: string[] } } }).expectations
+        .goals.failing_items;
       return { code, failing, stderr: host.stderr.text };
     };
     const missed = await sweep("apigw-03-rate-limit-redis-cluster,apigw-01-kong-to-envoy-gateway");

@@ -15,10 +15,19 @@ import { cli, tempDir, testHost } from "./helpers.ts";
  */
 
 const startServer = useFakeServers();
-const only = loadCorpus("corpus").goals.slice(0, 2).map((g) => g.goal.id).join(",");
+const only = loadCorpus("corpus")
+  .goals.slice(0, 2)
+  .map((g) => g.goal.id)
+  .join(",");
 
 /** A gate-clean plan for any goal: the planner's send is priced (gpt-4o-mini, usage reported). */
-const HEALTHY_PLAN = { tasks: [{ id: "inspect", kind: "read", description: "Inspect the current state" }, { id: "announce", kind: "notify", description: "Announce the change" }], dependencies: [] };
+const HEALTHY_PLAN = {
+  tasks: [
+    { id: "inspect", kind: "read", description: "Inspect the current state" },
+    { id: "announce", kind: "notify", description: "Announce the change" },
+  ],
+  dependencies: [],
+};
 
 describe("a 200 answer no adapter can read", () => {
   it("the trial is an error with its calls kept and unknown cost, and the run exits 3", async () => {

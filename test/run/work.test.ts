@@ -56,7 +56,13 @@ describe("plan of work", () => {
   });
 
   it("orders trial indices numerically and corpus before boundary", () => {
-    const plan = planTrials([{ suite: "boundary", item_id: "b" }, { suite: "corpus", item_id: "z" }], 11);
+    const plan = planTrials(
+      [
+        { suite: "boundary", item_id: "b" },
+        { suite: "corpus", item_id: "z" },
+      ],
+      11,
+    );
     expect(plan[0]!.key).toBe("corpus/z/0");
     expect(plan[10]!.key).toBe("corpus/z/10");
     expect(plan[11]!.key).toBe("boundary/b/0");

@@ -29,7 +29,10 @@ function expectRate(hits: number, n: number, p: number) {
   expect(observed, `observed ${observed} for expected ${p} over ${n}`).toBeLessThanOrEqual(p + Z99 * sd + 1e-12);
 }
 
-const codes = (plan: Plan) => runGates(GOAL, plan).map((f) => f.code).sort();
+const codes = (plan: Plan) =>
+  runGates(GOAL, plan)
+    .map((f) => f.code)
+    .sort();
 
 function profileWith(over: { planner?: Partial<SimProfile["planner"]>; critic?: Partial<SimProfile["critic"]> }): SimProfile {
   const zero = loadSimProfile(`${PROFILES_DIR}perfect.yaml`);
@@ -210,15 +213,24 @@ describe("sim planner goal steps", () => {
   });
 
   it("splits sentences and sequenced clauses, and keeps at most MAX_GOAL_STEPS", () => {
-    expect(
-      goalClauses("Announce the date, add headers, and run two brownouts for a day.  Then, wait;\n ask owners, then turn v1 off! Done?"),
-    ).toEqual(["Announce the date, add headers", "run two brownouts for a day", "Then, wait", "ask owners", "turn v1 off", "Done"]);
+    expect(goalClauses("Announce the date, add headers, and run two brownouts for a day.  Then, wait;\n ask owners, then turn v1 off! Done?")).toEqual([
+      "Announce the date, add headers",
+      "run two brownouts for a day",
+      "Then, wait",
+      "ask owners",
+      "turn v1 off",
+      "Done",
+    ]);
     expect(goalClauses("Keep 1,400 RPS and v2.8 (a, b) intact")).toEqual(["Keep 1,400 RPS and v2.8 (a, b) intact"]);
     const many = Array.from({ length: 14 }, (_, i) => `Step ${i + 1}.`).join(" ");
     const clauses = goalClauses(many);
     expect(clauses).toHaveLength(MAX_GOAL_STEPS);
     expect(clauses.at(-1)).toBe("Step 10. Step 11. Step 12. Step 13. Step 14");
-    expect(goalSteps({ ...GOAL, description: "Email the owners. Watch errors for two days. Drain node a." }).map((s) => s.kind)).toEqual(["notify", "wait", "read"]);
+    expect(goalSteps({ ...GOAL, description: "Email the owners. Watch errors for two days. Drain node a." }).map((s) => s.kind)).toEqual([
+      "notify",
+      "wait",
+      "read",
+    ]);
   });
 
   it("writes the bare template for a description without a letter or digit", () => {
@@ -246,7 +258,9 @@ describe("sim planner goal steps", () => {
     const steps = goalSteps(goal).map((s) => s.id);
     expect(steps).toEqual(["step_1", "step_2", "step_3", "step_4"]);
     const stepIds = (p: Plan) => p.tasks.filter((t) => t.id.startsWith("step_")).map((t) => t.id);
-    const noisy = profileWith({ planner: { defect_rate: { unverified_dependencies: 0.5, unsafe_sequencing: 0.5, weak_rollback: 0.5 }, fix_rate: 0.5, regression_rate: 0.5 } });
+    const noisy = profileWith({
+      planner: { defect_rate: { unverified_dependencies: 0.5, unsafe_sequencing: 0.5, weak_rollback: 0.5 }, fix_rate: 0.5, regression_rate: 0.5 },
+    });
     for (let t = 0; t < 50; t++) {
       const first = await plan(noisy, { goal, mode: "decompose" }, t);
       expect(stepIds(first)).toEqual(steps);
@@ -259,7 +273,11 @@ describe("sim planner goal steps", () => {
     }
     const flawed = draftPlan(goal, new Set(["weak_rollback"]), 1, null);
     const fixAll = profileWith({ planner: { fix_rate: 1 } });
-    const fixed = await plan(fixAll, { goal, plan: flawed, findings: [{ key: "k", family: "weak_rollback", task_id: null, origin: "gate" }], mode: "revise" }, 0);
+    const fixed = await plan(
+      fixAll,
+      { goal, plan: flawed, findings: [{ key: "k", family: "weak_rollback", task_id: null, origin: "gate" }], mode: "revise" },
+      0,
+    );
     expect(fixed.tasks).toEqual(draftPlan(goal, new Set(), 2, flawed.id).tasks);
   });
 });
@@ -267,7 +285,11 @@ describe("sim planner goal steps", () => {
 describe("sim determinism", () => {
   async function session(runSeed: number) {
     const client = createModelClient(
-      { planner: { provider: "sim", model: "sim-planner-1" }, critic: { provider: "sim", model: "sim-critic-1" }, sim: { runSeed, profile: loadSimProfile(`${PROFILES_DIR}noisy.yaml`) } },
+      {
+        planner: { provider: "sim", model: "sim-planner-1" },
+        critic: { provider: "sim", model: "sim-critic-1" },
+        sim: { runSeed, profile: loadSimProfile(`${PROFILES_DIR}noisy.yaml`) },
+      },
       fakeClock(),
     );
     const calls = [];
@@ -466,7 +488,11 @@ describe("sim latency", () => {
     const waits: number[] = [];
     const a = adapter(profileWith({ critic: { latency_ms: 1234 } }), 0, waits);
     const request = simRequest("critic", criticExtra(templatePlan(GOAL, new Set(), 1, null)));
-    await a.send(canonicalJson(a.render({ system: "", user: "", schemaName: "x", schema: {}, corrections: [] }, "json_schema")), { request, attempt: 0, timeoutMs: 1 });
+    await a.send(canonicalJson(a.render({ system: "", user: "", schemaName: "x", schema: {}, corrections: [] }, "json_schema")), {
+      request,
+      attempt: 0,
+      timeoutMs: 1,
+    });
     expect(waits).toEqual([1234]);
   });
 

@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import {
-  crossDisagreement,
-  fleissKappa,
-  gwetAC1,
-  krippendorffAlphaNominal,
-  pairwiseDisagreement,
-} from "../../src/stats/agreement.ts";
+import { crossDisagreement, fleissKappa, gwetAC1, krippendorffAlphaNominal, pairwiseDisagreement } from "../../src/stats/agreement.ts";
 
 // methodology-notes §13: BBBBB, BBBBW, BBBWW, BWWPP, PPPPP, WWWWP as (B, W, P) counts.
 const GOLDEN = [
@@ -47,7 +41,12 @@ describe("chance-corrected coefficients", () => {
     expect(gwetAC1(GOLDEN, 3)).toBeCloseTo(0.456343, 6);
   });
   it("α is 1 by convention when every trial has the same label", () => {
-    expect(krippendorffAlphaNominal([[5, 0], [3, 0]])).toBe(1);
+    expect(
+      krippendorffAlphaNominal([
+        [5, 0],
+        [3, 0],
+      ]),
+    ).toBe(1);
   });
   it("single-trial items are missing values: they do not change α", () => {
     expect(krippendorffAlphaNominal([...GOLDEN, [1, 0, 0]])).toBeCloseTo(krippendorffAlphaNominal(GOLDEN)!, 12);

@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { addObservation, clusterRunVariance, countDispersion, pairedShiftScore, predictionScore, referenceShiftScore, sdOf, statsOf, trailingWindowT, EMPTY_STATS } from "../../src/stats/drift.ts";
+import {
+  addObservation,
+  clusterRunVariance,
+  countDispersion,
+  pairedShiftScore,
+  predictionScore,
+  referenceShiftScore,
+  sdOf,
+  statsOf,
+  trailingWindowT,
+  EMPTY_STATS,
+} from "../../src/stats/drift.ts";
 import { createRng } from "../../src/stats/random.ts";
 import { normalQuantile } from "../../src/stats/distributions.ts";
 
@@ -67,7 +78,11 @@ describe("shift of the mean of j runs against a fixed reference", () => {
   });
   it("paired over items: the larger of the items' sampling variance and the reference runs' between-run one (scipy 1.17)", () => {
     // Between-run SD 0.05 of 3 runs dominates an item SE of 0.02: V = (1 + 1/3)·0.05².
-    expect(pairedShiftScore(0.1, 0.02, 40, 1, statsOf([0.1, 0.2, 0.15]))).toMatchObject({ T: expect.closeTo(1.732051, 6), df: 40, p: expect.closeTo(0.0909707, 6) });
+    expect(pairedShiftScore(0.1, 0.02, 40, 1, statsOf([0.1, 0.2, 0.15]))).toMatchObject({
+      T: expect.closeTo(1.732051, 6),
+      df: 40,
+      p: expect.closeTo(0.0909707, 6),
+    });
     // Runs that vary by sampling alone (SD 0.01): the items' SE decides, on its 40 df.
     expect(pairedShiftScore(0.1, 0.02, 40, 1, statsOf([0.1, 0.11, 0.12]))).toMatchObject({ T: expect.closeTo(5, 9), p: expect.closeTo(1.1840066e-5, 10) });
     // A one-run reference has no between-run SD: the SE alone; no variance at all is no test.
@@ -116,9 +131,15 @@ describe("dispersion of runs' event counts (does the reference vary beyond sampl
     // Fixed items with unequal rates (0.02 to 0.60), three runs at a time: the runs vary less than
     // binomial units would (X² about 0.86 χ² here, so about 3% of tests reject at 0.05).
     const rng = createRng(8, "dispersion");
-    const run = () => Array.from({ length: 30 }, (_, i) => Array.from({ length: 5 }, () => (rng() < 0.02 * (i + 1) ? 1 : 0)).reduce<number>((a, b) => a + b, 0)).reduce((a, b) => a + b, 0);
+    const run = () =>
+      Array.from({ length: 30 }, (_, i) => Array.from({ length: 5 }, () => (rng() < 0.02 * (i + 1) ? 1 : 0)).reduce<number>((a, b) => a + b, 0)).reduce(
+        (a, b) => a + b,
+        0,
+      );
     const H = 3000;
-    const rejected = Array.from({ length: H }, () => countDispersion([run(), run(), run()].map((events) => ({ events, units: 150 })))!.p).filter((p) => p <= 0.05).length;
+    const rejected = Array.from({ length: H }, () => countDispersion([run(), run(), run()].map((events) => ({ events, units: 150 })))!.p).filter(
+      (p) => p <= 0.05,
+    ).length;
     expect(rejected / H).toBeLessThan(0.05);
     expect(rejected / H).toBeGreaterThan(0.015);
   });
@@ -128,8 +149,15 @@ describe("shift of the mean of j runs on the reference runs' variance and the ru
   it("known answer: the test with the larger p is kept (scipy 1.17)", () => {
     // Δ 0.12 on one run's variance 0.0048 from 3 reference runs (18 df): T = 0.12/√((1 + 1/3) · 0.0048) = 1.5, p 0.151;
     // on the items' paired SE 0.0952 (9 df): T = 1.2603, p 0.239.
-    expect(referenceShiftScore(0.12, { variance: 0.0048, df: 18 }, 1, 3, null)).toMatchObject({ T: expect.closeTo(1.5, 9), p: expect.closeTo(0.15095045218426736, 9) });
-    expect(referenceShiftScore(0.12, { variance: 0.0048, df: 18 }, 1, 3, { se: 0.09521904571390467, df: 9 })).toMatchObject({ T: expect.closeTo(1.260252075625209, 9), df: 9, p: expect.closeTo(0.23927242482697827, 9) });
+    expect(referenceShiftScore(0.12, { variance: 0.0048, df: 18 }, 1, 3, null)).toMatchObject({
+      T: expect.closeTo(1.5, 9),
+      p: expect.closeTo(0.15095045218426736, 9),
+    });
+    expect(referenceShiftScore(0.12, { variance: 0.0048, df: 18 }, 1, 3, { se: 0.09521904571390467, df: 9 })).toMatchObject({
+      T: expect.closeTo(1.260252075625209, 9),
+      df: 9,
+      p: expect.closeTo(0.23927242482697827, 9),
+    });
     expect(referenceShiftScore(0.12, null, 1, 3, { se: 0.0952, df: 9 })!.df).toBe(9);
     expect(referenceShiftScore(0.12, { variance: 0, df: 2 }, 1, 3, null)).toBeNull();
   });
@@ -165,7 +193,12 @@ describe("trailing-window T", () => {
     const points = trailingWindowT([1, 2, 3, 4, 10], 4);
     expect(points.slice(0, 4)).toEqual([null, null, null, null]);
     expect(points[4]).toMatchObject({ T: expect.closeTo(5.196152, 6), df: 3, p: expect.closeTo(0.013847, 6), reliable: false });
-    expect(trailingWindowT(Array.from({ length: 21 }, (_, i) => i % 2), 20)[20]!.reliable).toBe(true);
+    expect(
+      trailingWindowT(
+        Array.from({ length: 21 }, (_, i) => i % 2),
+        20,
+      )[20]!.reliable,
+    ).toBe(true);
   });
   it("has no point where the window has no spread", () => {
     expect(trailingWindowT([0, 0, 0, 1], 3)[3]).toBeNull();

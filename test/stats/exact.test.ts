@@ -58,7 +58,12 @@ describe("Fisher's exact test of two rates, one-sided tails (hypergeometric)", (
       fc.property(fc.nat(10), fc.nat(10), fc.nat(10), fc.nat(10), (x, a, y, b) => {
         const t = hypergeometricTails(x, x + a, y, y + b);
         // The two tails overlap in P(X = x); each is at least the smallest its margins allow.
-        return t.upper + t.lower >= 1 - 1e-12 && t.upper >= t.minUpper - 1e-15 && t.lower >= t.minLower - 1e-15 && fisherExact(x, a, y, b) >= Math.min(t.upper, t.lower) - 1e-12;
+        return (
+          t.upper + t.lower >= 1 - 1e-12 &&
+          t.upper >= t.minUpper - 1e-15 &&
+          t.lower >= t.minLower - 1e-15 &&
+          fisherExact(x, a, y, b) >= Math.min(t.upper, t.lower) - 1e-12
+        );
       }),
     );
   });
@@ -66,7 +71,8 @@ describe("Fisher's exact test of two rates, one-sided tails (hypergeometric)", (
     // 30 items of 5 trials at rates 0.05 to 0.34 (fixed items): three reference runs and one run.
     const rng = createRng(3, "fisher-level");
     const rates = Array.from({ length: 30 }, (_, i) => 0.05 + 0.01 * i);
-    const events = (shift: number) => rates.reduce((k, p) => k + Array.from({ length: 5 }, () => (rng() < p + shift ? 1 : 0)).reduce<number>((a, b) => a + b, 0), 0);
+    const events = (shift: number) =>
+      rates.reduce((k, p) => k + Array.from({ length: 5 }, () => (rng() < p + shift ? 1 : 0)).reduce<number>((a, b) => a + b, 0), 0);
     let nulls = 0;
     let shifted = 0;
     const H = 2000;
@@ -84,7 +90,12 @@ describe("Fisher's exact test of two rates, one-sided tails (hypergeometric)", (
 
 describe("Poisson count tails", () => {
   it("are binomialUpperTail's, with the smallest tails q^total and (1 − q)^total", () => {
-    expect(binomialTails(2, 2, 1 / 6)).toMatchObject({ upper: binomialUpperTail(2, 2, 1 / 6), lower: 1, minUpper: expect.closeTo(1 / 36, 15), minLower: expect.closeTo(25 / 36, 15) });
+    expect(binomialTails(2, 2, 1 / 6)).toMatchObject({
+      upper: binomialUpperTail(2, 2, 1 / 6),
+      lower: 1,
+      minUpper: expect.closeTo(1 / 36, 15),
+      minLower: expect.closeTo(25 / 36, 15),
+    });
     expect(binomialTails(3, 4, 0.5).lower).toBeCloseTo(0.9375, 12);
   });
 });

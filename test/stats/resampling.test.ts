@@ -24,11 +24,15 @@ describe("cluster bootstrap", () => {
   it("resamples whole clusters: with two clusters of equal items every replicate mean is 0, 0.5 or 1", () => {
     const items = [0, 0, 1, 1];
     const seen = new Set<number>();
-    const r = clusterBootstrap(items, (sample) => {
-      const m = mean(sample);
-      seen.add(m);
-      return m;
-    }, { reps: 300, seed: 3, clusterOf: (x) => (x === 0 ? "a" : "b") });
+    const r = clusterBootstrap(
+      items,
+      (sample) => {
+        const m = mean(sample);
+        seen.add(m);
+        return m;
+      },
+      { reps: 300, seed: 3, clusterOf: (x) => (x === 0 ? "a" : "b") },
+    );
     expect([...seen].every((m) => [0, 0.5, 1].includes(m))).toBe(true);
     expect([r.low, r.high]).toEqual([0, 1]);
     expect(clusterBootstrap([0, 0, 1, 1], mean, { reps: 50, seed: 3, clusterOf: () => "one" })).toMatchObject({ value: 0.5, low: null, high: null });
@@ -54,7 +58,9 @@ describe("ratio bootstrap", () => {
     return den === 0 ? null : sample.reduce((s, it) => s + it.num, 0) / den;
   };
   const countItems = fc.array(
-    fc.record({ den: fc.nat({ max: 12 }), share: fc.double({ min: 0, max: 1, noNaN: true }), cluster: fc.constantFrom("a", "b", "c", "d", "e") }).map(({ den, share, cluster }) => ({ num: Math.round(share * den), den, cluster })),
+    fc
+      .record({ den: fc.nat({ max: 12 }), share: fc.double({ min: 0, max: 1, noNaN: true }), cluster: fc.constantFrom("a", "b", "c", "d", "e") })
+      .map(({ den, share, cluster }) => ({ num: Math.round(share * den), den, cluster })),
     { minLength: 0, maxLength: 14 },
   );
   it("equals the cluster bootstrap of Σ num / Σ den, draw for draw, clustered or not", () => {
@@ -67,8 +73,24 @@ describe("ratio bootstrap", () => {
     );
   });
   it("has no value without units, and no interval for one cluster", () => {
-    expect(ratioBootstrap([{ num: 0, den: 0 }, { num: 0, den: 0 }], { reps: 10, seed: 1 })).toMatchObject({ value: null, low: null, high: null });
-    expect(ratioBootstrap([{ num: 1, den: 4 }, { num: 2, den: 4 }], { reps: 10, seed: 1, clusterOf: () => "one" })).toMatchObject({ value: 0.375, low: null, high: null, validReps: 0 });
+    expect(
+      ratioBootstrap(
+        [
+          { num: 0, den: 0 },
+          { num: 0, den: 0 },
+        ],
+        { reps: 10, seed: 1 },
+      ),
+    ).toMatchObject({ value: null, low: null, high: null });
+    expect(
+      ratioBootstrap(
+        [
+          { num: 1, den: 4 },
+          { num: 2, den: 4 },
+        ],
+        { reps: 10, seed: 1, clusterOf: () => "one" },
+      ),
+    ).toMatchObject({ value: 0.375, low: null, high: null, validReps: 0 });
   });
 });
 

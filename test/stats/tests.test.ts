@@ -53,11 +53,7 @@ describe("Holm", () => {
     expect(holmByFamily([0.2, null, 0.04])).toEqual([...holm([0.2, 0.04]).slice(0, 1), null, holm([0.2, 0.04])[1]]);
   });
   it("never lowers a p-value and caps at 1", () => {
-    fc.assert(
-      fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 20 }), (ps) =>
-        holm(ps).every((q, i) => q >= ps[i]! && q <= 1),
-      ),
-    );
+    fc.assert(fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 20 }), (ps) => holm(ps).every((q, i) => q >= ps[i]! && q <= 1)));
   });
 });
 
@@ -135,7 +131,11 @@ describe("cluster-robust mean interval (fixture groups as clusters)", () => {
     fc.assert(
       fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2, maxLength: 20 }), (xs) => {
         const a = meanInterval(xs)!;
-        const b = meanInterval(xs, 0.95, xs.map((_, i) => `c${i}`))!;
+        const b = meanInterval(
+          xs,
+          0.95,
+          xs.map((_, i) => `c${i}`),
+        )!;
         return Math.abs(a.se! - b.se!) < 1e-12 && a.clusters === b.clusters;
       }),
     );
@@ -168,7 +168,14 @@ describe("paired delta and non-inferiority (§12)", () => {
       { aNum: 3, aDen: 6, bNum: 1, bDen: 4 },
     ];
     const d = pairedRatioDelta(items, 0.95, ["a", "a", "b", "c"])!;
-    expect(d).toMatchObject({ mean: expect.closeTo(0.1386555, 7), se: expect.closeTo(0.1235116, 7), low: expect.closeTo(-0.3927722, 6), high: expect.closeTo(0.6700831, 6), n: 4, clusters: 3 });
+    expect(d).toMatchObject({
+      mean: expect.closeTo(0.1386555, 7),
+      se: expect.closeTo(0.1235116, 7),
+      low: expect.closeTo(-0.3927722, 6),
+      high: expect.closeTo(0.6700831, 6),
+      n: 4,
+      clusters: 3,
+    });
     expect(twoSidedP(d.mean, d.se, d.clusters - 1)).toBeCloseTo(0.3782678, 6);
     // An item with no unit on either side is left out; a side with no unit at all has no ratio.
     expect(pairedRatioDelta([...items, { aNum: 0, aDen: 0, bNum: 0, bDen: 0 }], 0.95, ["a", "a", "b", "c", "d"])!.clusters).toBe(3);

@@ -63,7 +63,15 @@ function answer(body: ChatBody): string {
     // A first audit (the plan at version 1) finds a blocker; the audit of a revision finds none.
     const first = /'version': 1\b/.test(user);
     const findings = first
-      ? [{ heuristic_family: "weak_rollback", severity: "blocker", task_id: "change", message: "The rollback of change does not say how the snapshot is checked.", suggested_fix: "Verify the snapshot before change." }]
+      ? [
+          {
+            heuristic_family: "weak_rollback",
+            severity: "blocker",
+            task_id: "change",
+            message: "The rollback of change does not say how the snapshot is checked.",
+            suggested_fix: "Verify the snapshot before change.",
+          },
+        ]
       : [];
     return JSON.stringify({ findings });
   }
@@ -112,7 +120,10 @@ export async function startPlannerCriticModel(options: PlannerCriticModelOptions
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const i = process.argv.indexOf("--port");
-  const model = await startPlannerCriticModel({ critic: process.argv.includes("--critic-fails") ? "fail" : "answer", port: i === -1 ? 0 : Number(process.argv[i + 1]) });
+  const model = await startPlannerCriticModel({
+    critic: process.argv.includes("--critic-fails") ? "fail" : "answer",
+    port: i === -1 ? 0 : Number(process.argv[i + 1]),
+  });
   process.stdout.write(`listening ${model.url}\n`);
   process.stdin.on("close", () => void model.close().then(() => process.exit(0)));
   process.stdin.resume();

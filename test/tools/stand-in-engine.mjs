@@ -93,7 +93,11 @@ async function trial(goal, roles) {
     return { status: "error", error: `my token is ${roles.planner.token}`, rounds };
   }
   for (let round = 0; ; round++) {
-    const critique = await call(roles.critic, [section("Goal", goal), section("Plan under review", plan), section("Findings of the deterministic gates on this plan", [])].join("\n\n"), { critic: true });
+    const critique = await call(
+      roles.critic,
+      [section("Goal", goal), section("Plan under review", plan), section("Findings of the deterministic gates on this plan", [])].join("\n\n"),
+      { critic: true },
+    );
     const findings = critique?.findings ?? [];
     rounds.push({
       plan,
@@ -105,7 +109,10 @@ async function trial(goal, roles) {
     if (blockers.length === 0) return { status: "approved", reasons: [], rounds };
     if (round + 1 >= maxRounds) return { status: "escalated", reasons: ["revision_cap_reached"], rounds };
     const asked = blockers.map((f) => ({ key: `critic:${f.family}:${f.task_id}`, family: f.family, task_id: f.task_id ?? null, origin: "critic" }));
-    const revised = await call(roles.planner, [section("Goal", goal), section("Current plan", plan), section("Findings that block this plan", asked)].join("\n\n"));
+    const revised = await call(
+      roles.planner,
+      [section("Goal", goal), section("Current plan", plan), section("Findings that block this plan", asked)].join("\n\n"),
+    );
     if (revised === null) return { status: "escalated", reasons: ["planner_unavailable"], rounds };
     plan = revised;
   }
@@ -125,7 +132,11 @@ if (protocol === "worker") {
     process.stdout.write(modes.has("garbage") ? `${result(r)}\n` : `${JSON.stringify({ trial_key: input.trial_key, result: r })}\n`);
   }
 } else {
-  const env = (role) => ({ base_url: process.env[`STANDIN_${role}_URL`], token: process.env[`STANDIN_${role}_KEY`], model: process.env[`STANDIN_${role}_MODEL`] });
+  const env = (role) => ({
+    base_url: process.env[`STANDIN_${role}_URL`],
+    token: process.env[`STANDIN_${role}_KEY`],
+    model: process.env[`STANDIN_${role}_MODEL`],
+  });
   const goal = JSON.parse(readFileSync(flag("--goal"), "utf8"));
   process.stdout.write("stand-in: planning\n");
   const r = await trial(goal, { planner: env("PLANNER"), critic: env("CRITIC") });

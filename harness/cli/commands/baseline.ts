@@ -24,14 +24,16 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .requiredOption("--out <file>", "baseline file to write, e.g. baselines/NAME.json")
     .option("--name <name>", "baseline name (default: the file name)")
     .option("--corpus <dir>", `corpus the runs were made on (${CORPUS_HELP})`)
-    .action(action((dirs: string[], raw: unknown) => {
-      const options = parseOptions(PublishSchema, raw);
-      const snapshot = snapshotOfRuns(dirs, options.corpus, options.name ?? basename(options.out, ".json"), warn);
-      writeOutputWith(options.out, "--out", (file) => writeSnapshot(file, snapshot));
-      const seeds = snapshot.runs.map((r) => r.seed).join(", ");
-      host.stdout.write(
-        `wrote ${options.out}: ${snapshot.runs.length} run(s) (seeds ${seeds}), ${snapshot.items.length} items, ${snapshot.total_trials} trials, ${Object.keys(snapshot.metrics).length} metrics\n`,
-      );
-      return EXIT.ok;
-    }));
+    .action(
+      action((dirs: string[], raw: unknown) => {
+        const options = parseOptions(PublishSchema, raw);
+        const snapshot = snapshotOfRuns(dirs, options.corpus, options.name ?? basename(options.out, ".json"), warn);
+        writeOutputWith(options.out, "--out", (file) => writeSnapshot(file, snapshot));
+        const seeds = snapshot.runs.map((r) => r.seed).join(", ");
+        host.stdout.write(
+          `wrote ${options.out}: ${snapshot.runs.length} run(s) (seeds ${seeds}), ${snapshot.items.length} items, ${snapshot.total_trials} trials, ${Object.keys(snapshot.metrics).length} metrics\n`,
+        );
+        return EXIT.ok;
+      }),
+    );
 }

@@ -29,20 +29,24 @@ function formatFindingsByTask(plan: Plan, findings: readonly GateFinding[]): str
 export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("check")
-    .description("Run the deterministic gates (and any --pack rules) on a plan (no LLM, no repairs): 0 pass, 1 blocked, 2 invalid input, 3 a --pack failed its own canaries")
+    .description(
+      "Run the deterministic gates (and any --pack rules) on a plan (no LLM, no repairs): 0 pass, 1 blocked, 2 invalid input, 3 a --pack failed its own canaries",
+    )
     .requiredOption("--goal <file>", "goal file (YAML or JSON; corpus goal files are accepted)")
     .requiredOption("--plan <file>", "plan file (YAML or JSON)")
     .option("--pack <dir>", "also run a domain pack's rules (repeatable)", collect)
     .option("--json", 'print {"verdict": "pass"|"blocked", "findings": [...]}')
-    .action(action((raw: unknown) => {
-      const { json, ...options } = parseOptions(OptionsSchema, raw);
-      const outcome = checkPlan(options);
-      if (outcome.verdict === "not_checked") {
-        sayPackFailures(outcome.packFailures, host.stderr, "the plan was not checked");
+    .action(
+      action((raw: unknown) => {
+        const { json, ...options } = parseOptions(OptionsSchema, raw);
+        const outcome = checkPlan(options);
+        if (outcome.verdict === "not_checked") {
+          sayPackFailures(outcome.packFailures, host.stderr, "the plan was not checked");
+          return outcome.exitCode;
+        }
+        const { verdict, findings } = outcome;
+        host.stdout.write(json ? jsonText({ verdict, findings }) : formatFindingsByTask(outcome.plan, findings));
         return outcome.exitCode;
-      }
-      const { verdict, findings } = outcome;
-      host.stdout.write(json ? jsonText({ verdict, findings }) : formatFindingsByTask(outcome.plan, findings));
-      return outcome.exitCode;
-    }));
+      }),
+    );
 }

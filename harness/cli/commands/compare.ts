@@ -26,7 +26,11 @@ export function formatComparison(c: Comparison): string {
   lines.push(...formatDifferences(c.differences, c.coverage, { baseline: "B", candidate: "A" }));
   for (const s of c.suites) {
     lines.push(`${s.suite}: ${s.n_items} items with a modal verdict in both runs`);
-    lines.push(`  transitions (B -> A): ${Object.entries(s.transitions).map(([t, n]) => `${t}: ${n}`).join(", ")}`);
+    lines.push(
+      `  transitions (B -> A): ${Object.entries(s.transitions)
+        .map(([t, n]) => `${t}: ${n}`)
+        .join(", ")}`,
+    );
     lines.push(`  McNemar (${s.mcnemar.method}): ${s.mcnemar.b} newly blocking in A, ${s.mcnemar.c} no longer blocking, p ${f(s.mcnemar.p)}`);
     const e = s.excess_disagreement;
     lines.push(
@@ -34,10 +38,14 @@ export function formatComparison(c: Comparison): string {
         ? `  excess disagreement: 0 over ${e.n_items} items (A and B are the same run: every pair of distinct trials is a within-run pair)`
         : `  excess disagreement: ${f(e.statistic)} over ${e.n_items} items, permutation p ${f(e.p)} (${e.reps} re-splits, seed ${e.seed})`,
     );
-    lines.push(`  changed items: ${s.changed_items.length}${s.changed_items.length ? ` (${s.changed_items.filter((x) => x.beyond_noise).length} beyond noise, Fisher exact with Holm over items)` : ""}`);
+    lines.push(
+      `  changed items: ${s.changed_items.length}${s.changed_items.length ? ` (${s.changed_items.filter((x) => x.beyond_noise).length} beyond noise, Fisher exact with Holm over items)` : ""}`,
+    );
     for (const x of s.changed_items) {
       const causes = x.causes.length ? x.causes.join(", ") : "none recorded";
-      lines.push(`    ${x.item}: B ${verdictText(x.b)} -> A ${verdictText(x.a)} (p ${f(x.p)}, Holm ${f(x.p_holm)}${x.beyond_noise ? ", beyond noise" : ""}; causes: ${causes})`);
+      lines.push(
+        `    ${x.item}: B ${verdictText(x.b)} -> A ${verdictText(x.a)} (p ${f(x.p)}, Holm ${f(x.p_holm)}${x.beyond_noise ? ", beyond noise" : ""}; causes: ${causes})`,
+      );
     }
   }
   if (c.coverage.paired.length === 0) {
@@ -77,7 +85,9 @@ function formatProfile(c: Comparison): string[] {
 export function register(program: Command, { host, action, warn }: CommandContext): void {
   program
     .command("compare")
-    .description("Model-swap comparison of run A against run B on the same items (run directories or baseline files): one verdict over every summary metric paired (Holm), verdict transitions, excess disagreement, and the defect-family profile")
+    .description(
+      "Model-swap comparison of run A against run B on the same items (run directories or baseline files): one verdict over every summary metric paired (Holm), verdict transitions, excess disagreement, and the defect-family profile",
+    )
     .argument("<a>", "run A (candidate): a run directory or a baseline file")
     .argument("<b>", "run B (reference): a run directory or a baseline file")
     .option("--json", "print the comparison as JSON")
@@ -85,10 +95,12 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .option("--reps <n>", "permutation re-splits for excess disagreement (at most 1000000; the bootstraps use at most 2000)", "10000")
     .option("--seed <n>", "seed of the permutation tests and bootstraps", "0")
     .option("--corpus <dir>", `corpus the runs were made on (${CORPUS_HELP})`)
-    .action(action((a: string, b: string, raw: unknown) => {
-      const { json, ...options } = parseOptions(OptionsSchema, raw);
-      const c = compare({ ...options, a, b }, { warn });
-      host.stdout.write(json ? jsonText(c) : formatComparison(c));
-      return EXIT.ok;
-    }));
+    .action(
+      action((a: string, b: string, raw: unknown) => {
+        const { json, ...options } = parseOptions(OptionsSchema, raw);
+        const c = compare({ ...options, a, b }, { warn });
+        host.stdout.write(json ? jsonText(c) : formatComparison(c));
+        return EXIT.ok;
+      }),
+    );
 }

@@ -34,7 +34,9 @@ export function validateCommand(dir: string, io: Output): number {
   io.out(`goals: ${c.goals} in ${Object.keys(c.byDomain).length} domains`);
   io.out(`  by category: ${list(c.byCategory) || "none"}`);
   io.out(`  by domain: ${list(c.byDomain) || "none"}`);
-  io.out(`boundary fixtures: ${c.fixtures} (clean controls ${c.cleanControls}, gate-invisible defects ${c.gateInvisible}, injection twins ${c.injectionTwins})`);
+  io.out(
+    `boundary fixtures: ${c.fixtures} (clean controls ${c.cleanControls}, gate-invisible defects ${c.gateInvisible}, injection twins ${c.injectionTwins})`,
+  );
   io.out(`security oracle: ${c.security.flawed} flawed and ${c.security.correct} correct variants of ${c.security.goals} goals, ${c.security.cwes} CWEs`);
   io.out(`injection traps: ${c.injection.traps} generated from ${c.injection.controls} clean controls`);
   io.out(`hash: ${corpus.hash}`);
@@ -47,11 +49,13 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .command("validate")
     .description("Check every goal, fixture and security variant (schema, ids, twins, expected gate and pack findings); print counts and the corpus hash")
     .argument("[dir]", "corpus folder (goals/, boundary/, security/)", "corpus")
-    .action(action((dir: string) => {
-      const io: Output = {
-        out: (line) => host.stdout.write(`${line}\n`),
-        err: (line) => host.stderr.write(`${line}\n`),
-      };
-      return validateCommand(dir, io);
-    }));
+    .action(
+      action((dir: string) => {
+        const io: Output = {
+          out: (line) => host.stdout.write(`${line}\n`),
+          err: (line) => host.stderr.write(`${line}\n`),
+        };
+        return validateCommand(dir, io);
+      }),
+    );
 }

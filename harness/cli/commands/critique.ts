@@ -54,8 +54,7 @@ export function critiqueReport(goal: Goal, plan: Plan, rawText: string, json: bo
     const findings = items.map((i) => itemJson(i, tolerance));
     return { output: jsonText({ outcome: reading.outcome, reason, verdict, findings }), exitCode };
   }
-  if (reading.outcome === "critic_unavailable")
-    return { output: `blocked: critic_unavailable (${reading.reason}: ${reading.detail})\n`, exitCode };
+  if (reading.outcome === "critic_unavailable") return { output: `blocked: critic_unavailable (${reading.reason}: ${reading.detail})\n`, exitCode };
   const header = `${verdict}: ${items.length} finding${items.length === 1 ? "" : "s"} under ${tolerance} tolerance`;
   return { output: `${[header, ...items.map((i) => itemLine(i, tolerance))].join("\n")}\n`, exitCode };
 }
@@ -70,12 +69,14 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .requiredOption("--plan <file>", "the plan the critic reviewed (YAML or JSON)")
     .requiredOption("--response <file>", "the critic's raw response text")
     .option("--json", 'print {"outcome", "reason", "verdict", "findings": [...]}')
-    .action(action((raw: unknown) => {
-      const options = parseOptions(OptionsSchema, raw);
-      const { goal, plan } = loadCheckInputs(options.goal, options.plan);
-      // Read as text: whether it is JSON is the critic's problem (exit 1), not the file's.
-      const { output, exitCode } = critiqueReport(goal, plan, readText(options.response), options.json);
-      host.stdout.write(output);
-      return exitCode;
-    }));
+    .action(
+      action((raw: unknown) => {
+        const options = parseOptions(OptionsSchema, raw);
+        const { goal, plan } = loadCheckInputs(options.goal, options.plan);
+        // Read as text: whether it is JSON is the critic's problem (exit 1), not the file's.
+        const { output, exitCode } = critiqueReport(goal, plan, readText(options.response), options.json);
+        host.stdout.write(output);
+        return exitCode;
+      }),
+    );
 }

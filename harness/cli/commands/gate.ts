@@ -22,14 +22,19 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .description("Release gate against a baseline and a pre-registered policy: 0 pass, 1 regression, 2 inconclusive, 3 infrastructure error")
     .argument("<dir>", "run directory")
     .requiredOption("--baseline <file>", "published baseline (baselines/NAME.json)")
-    .option("--policy <file>", "pre-registered gate policy (YAML): gate.yaml holds the product's floors; gate.sim.yaml is calibrated on the default sim (default: the shipped gate.yaml)")
+    .option(
+      "--policy <file>",
+      "pre-registered gate policy (YAML): gate.yaml holds the product's floors; gate.sim.yaml is calibrated on the default sim (default: the shipped gate.yaml)",
+    )
     .option("--junit <file>", "JUnit XML output (default: DIR/gate-junit.xml)")
     .option("--json", "print the gate result as JSON")
     .option("--corpus <dir>", `corpus the run was made on (${CORPUS_HELP})`)
-    .action(action((dir: string, raw: unknown) => {
-      const { json, ...options } = parseOptions(OptionsSchema, raw);
-      const { result, policy } = gate({ ...options, run: dir }, { warn });
-      host.stdout.write(json ? jsonText(result) : formatGate(result, policy.description));
-      return result.exit;
-    }));
+    .action(
+      action((dir: string, raw: unknown) => {
+        const { json, ...options } = parseOptions(OptionsSchema, raw);
+        const { result, policy } = gate({ ...options, run: dir }, { warn });
+        host.stdout.write(json ? jsonText(result) : formatGate(result, policy.description));
+        return result.exit;
+      }),
+    );
 }

@@ -18,7 +18,20 @@ import { collect, endpointOptions, givenOptions, intOption, parseOptions } from 
 import { packsBehave } from "../../packs.ts";
 
 /** `run`'s settings that one goal's engine takes (the same schema, so the same checks), and what only `plan` has. */
-const OptionsSchema = RunCliSchema.pick({ config: true, model: true, plannerModel: true, criticModel: true, baseUrl: true, header: true, timeout: true, temperature: true, mode: true, seed: true, simProfile: true, pack: true }).extend({
+const OptionsSchema = RunCliSchema.pick({
+  config: true,
+  model: true,
+  plannerModel: true,
+  criticModel: true,
+  baseUrl: true,
+  header: true,
+  timeout: true,
+  temperature: true,
+  mode: true,
+  seed: true,
+  simProfile: true,
+  pack: true,
+}).extend({
   goal: z.string().min(1),
   // A replay answers a recorded run's trials; one goal is none of them.
   provider: z.enum(WIRE_PROVIDERS).optional(),
@@ -41,7 +54,8 @@ function loadGoal(file: string): Goal {
  */
 function planConfig({ goal: _goal, maxRounds, trial: _trial, json: _json, ...cli }: Options): RunConfig {
   const file = cli.config === undefined ? {} : loadConfigFile(cli.config);
-  if (file.engine !== undefined) throw new InputError(cli.config!, "engine", "plan runs fieldtest's own engine; field-test an external engine with `run --engine`");
+  if (file.engine !== undefined)
+    throw new InputError(cli.config!, "engine", "plan runs fieldtest's own engine; field-test an external engine with `run --engine`");
   const { config } = resolveRun(file, cli, { loadProfile: loadSimProfile, readReplaySource: readManifest });
   return maxRounds === undefined ? config : { ...config, maxRounds };
 }
@@ -50,15 +64,20 @@ export function register(program: Command, { host, action }: CommandContext): vo
   endpointOptions(
     program
       .command("plan")
-      .description("Run the engine on one goal and print its trace: 0 approved, 1 escalated, 2 invalid input, 3 infrastructure error (a provider that never answered)")
+      .description(
+        "Run the engine on one goal and print its trace: 0 approved, 1 escalated, 2 invalid input, 3 infrastructure error (a provider that never answered)",
+      )
       .requiredOption("--goal <file>", "goal file (YAML or JSON; corpus goal files are accepted)")
-      .option("--config <file>", "run settings from this config file (as `run --config` reads it: roles with their topP, seed, maxTokens, timeouts, retries, the sim profile, packs, mode, maxRounds); flags override it")
+      .option(
+        "--config <file>",
+        "run settings from this config file (as `run --config` reads it: roles with their topP, seed, maxTokens, timeouts, retries, the sim profile, packs, mode, maxRounds); flags override it",
+      )
       .option("--provider <p>", `provider of both roles: ${WIRE_PROVIDERS.join(" | ")}`, "sim")
       .option("--model <m>", "model of both roles (required for a vendor provider)")
       .option("--planner-provider <p>", "provider of the planner")
       .option("--planner-model <m>", "model of the planner")
       .option("--critic-provider <p>", "provider of the critic")
-      .option("--critic-model <m>", "model of the critic")
+      .option("--critic-model <m>", "model of the critic"),
   )
     .option("--temperature <t>", "sampling temperature of both roles")
     .option("--mode <mode>", `when the critic runs: ${ENGINE_MODES.join(" | ")}`, "gates-first")
@@ -68,17 +87,23 @@ export function register(program: Command, { host, action }: CommandContext): vo
     .option("--sim-profile <file>", "sim noise profile (YAML)")
     .option("--pack <dir>", "enable a domain pack: its rules gate every round (repeatable)", collect)
     .option("--json", "print the whole outcome: every round, raw and normalized findings, every call with its decision context")
-    .action(action(async (_raw: unknown, command: Command) => {
-      // Only the flags given override the config file: the defaults shown are resolveRun's own.
-      const options = parseOptions(OptionsSchema, givenOptions(command));
-      const goal = loadGoal(options.goal);
-      const config = planConfig(options);
-      const packs = runPacks(config).run;
-      if (!packsBehave(packs, host.stderr, "no LLM call was made")) return EXIT.infrastructure;
-      checkRunKeys(config, host.env);
-      const engineOptions = loopOptions(config, packs);
-      const outcome = await runEngine(goal, { client: runClient(config, host.env), itemId: goal.id, trial: options.trial }, engineOptions);
-      host.stdout.write(options.json ? jsonText({ goal_id: goal.id, mode: config.mode, max_rounds: roundCap(goal, engineOptions), ...outcome }) : `${traceSummary(goal, outcome)}\n`);
-      return outcome.status === "approved" ? EXIT.ok : outcome.status === "error" ? EXIT.infrastructure : EXIT.blocked;
-    }));
+    .action(
+      action(async (_raw: unknown, command: Command) => {
+        // Only the flags given override the config file: the defaults shown are resolveRun's own.
+        const options = parseOptions(OptionsSchema, givenOptions(command));
+        const goal = loadGoal(options.goal);
+        const config = planConfig(options);
+        const packs = runPacks(config).run;
+        if (!packsBehave(packs, host.stderr, "no LLM call was made")) return EXIT.infrastructure;
+        checkRunKeys(config, host.env);
+        const engineOptions = loopOptions(config, packs);
+        const outcome = await runEngine(goal, { client: runClient(config, host.env), itemId: goal.id, trial: options.trial }, engineOptions);
+        host.stdout.write(
+          options.json
+            ? jsonText({ goal_id: goal.id, mode: config.mode, max_rounds: roundCap(goal, engineOptions), ...outcome })
+            : `${traceSummary(goal, outcome)}\n`,
+        );
+        return outcome.status === "approved" ? EXIT.ok : outcome.status === "error" ? EXIT.infrastructure : EXIT.blocked;
+      }),
+    );
 }

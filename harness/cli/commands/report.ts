@@ -18,22 +18,26 @@ const OptionsSchema = z.strictObject({
 export function register(program: Command, { host, action, warn }: CommandContext): void {
   program
     .command("report")
-    .description("Compute metrics and write summary.json, trials.csv, report.md and report.html into a run directory, and print the spend per session (from the spend journal); with --baseline they lead with the release gate's decision; warnings (a run that is only a part, or has no trial left; a corpus changed since the run) lead them and go to stderr")
+    .description(
+      "Compute metrics and write summary.json, trials.csv, report.md and report.html into a run directory, and print the spend per session (from the spend journal); with --baseline they lead with the release gate's decision; warnings (a run that is only a part, or has no trial left; a corpus changed since the run) lead them and go to stderr",
+    )
     .argument("<dir>", "run directory (manifest.json, trials.jsonl)")
     .option("--corpus <dir>", `corpus the run was made on (ground truth; ${CORPUS_HELP})`)
     .option("--baseline <file>", "published baseline to decide against (the verdict fieldtest gate gives)")
     .option("--policy <file>", "pre-registered gate policy, with --baseline (default: the shipped gate.yaml)")
-    .action(action((dir: string, raw: unknown) => {
-      const options = parseOptions(OptionsSchema, raw);
-      if (options.policy !== undefined && options.baseline === undefined) throw new InputError("command line", "--policy", "needs --baseline FILE");
-      const decision = options.baseline === undefined ? null : { baseline: options.baseline, policy: options.policy ?? PACKAGED_POLICY };
-      const written = writeReport(dir, options.corpus, decision);
-      // The reports lead with the same warnings: a run with nothing left to report is never silent.
-      for (const w of written.warnings) warn(w);
-      for (const path of written.paths) host.stdout.write(`wrote ${path}\n`);
-      if (written.spend) host.stdout.write(`\nspend per session (spend journal):\n${formatTable(SPEND_COLUMNS, spendRows(written.spend))}\n`);
-      host.stdout.write(`${written.spend ? "" : "\n"}${spendNote(written.spend)}\n`);
-      if (written.decision) host.stdout.write(`${written.decision.verdict}\n`);
-      return EXIT.ok;
-    }));
+    .action(
+      action((dir: string, raw: unknown) => {
+        const options = parseOptions(OptionsSchema, raw);
+        if (options.policy !== undefined && options.baseline === undefined) throw new InputError("command line", "--policy", "needs --baseline FILE");
+        const decision = options.baseline === undefined ? null : { baseline: options.baseline, policy: options.policy ?? PACKAGED_POLICY };
+        const written = writeReport(dir, options.corpus, decision);
+        // The reports lead with the same warnings: a run with nothing left to report is never silent.
+        for (const w of written.warnings) warn(w);
+        for (const path of written.paths) host.stdout.write(`wrote ${path}\n`);
+        if (written.spend) host.stdout.write(`\nspend per session (spend journal):\n${formatTable(SPEND_COLUMNS, spendRows(written.spend))}\n`);
+        host.stdout.write(`${written.spend ? "" : "\n"}${spendNote(written.spend)}\n`);
+        if (written.decision) host.stdout.write(`${written.decision.verdict}\n`);
+        return EXIT.ok;
+      }),
+    );
 }

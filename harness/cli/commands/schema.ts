@@ -47,10 +47,14 @@ export function jsonSchemaOf(format: Format): unknown {
 export function register(program: Command, { host, action }: CommandContext): void {
   program
     .command("schema")
-    .description("Print the JSON Schema of a format (goal, corpus-goal, plan, critic, pack, engine, engine-result) or of a run file (trial, manifest, summary, journal, calls)")
+    .description(
+      "Print the JSON Schema of a format (goal, corpus-goal, plan, critic, pack, engine, engine-result) or of a run file (trial, manifest, summary, journal, calls)",
+    )
     .addArgument(new Argument("<format>", "the format").choices(Object.keys(FORMATS)))
-    .action(action((format: Format) => {
-      host.stdout.write(jsonText(jsonSchemaOf(format)));
-      return EXIT.ok;
-    }));
+    .action(
+      action((format: Format) => {
+        host.stdout.write(jsonText(jsonSchemaOf(format)));
+        return EXIT.ok;
+      }),
+    );
 }

@@ -11,7 +11,12 @@ import { corpusOption, CORPUS_HELP, numberOption, parseOptions, wholeText } from
 export const metricList = z
   .string()
   .min(1)
-  .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+  .transform((s) =>
+    s
+      .split(",")
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
   .pipe(TrendOptionsSchema.shape.metrics.unwrap());
 
 const { shape } = TrendOptionsSchema;
@@ -40,20 +45,28 @@ function alarmLine(m: MetricTrend, runs: readonly string[]): string {
       ? `${f(e.last_value)} vs reference ${f(ref.mean)} (${ref.events} events in ${ref.units} units over ${ref.n} runs; exact count test)`
       : `${f(e.last_value)} vs reference ${f(ref.mean)}${ref.sd !== null ? ` ± ${f(ref.sd)} SD` : ""} (${e.distance_sd !== null ? `${e.distance_sd >= 0 ? "+" : ""}${f(e.distance_sd)} reference SD; ` : ""}${tested ? `z ${f(tested.z)}, ${tested.test} test; ` : ""}${ref.n} runs)`;
   const last = m.points.at(-1)!;
-  const unreliable = e.charts.includes("trailing") && !(m.points.find((p) => p.trailing)?.trailing?.reliable ?? false) ? " (trailing window below 20 runs: unreliable)" : "";
+  const unreliable =
+    e.charts.includes("trailing") && !(m.points.find((p) => p.trailing)?.trailing?.reliable ?? false) ? " (trailing window below 20 runs: unreliable)" : "";
   return `ALERT ${m.metric} [${m.family}] (worse ${m.worse}): since run ${runs[e.since]}, first alarm run ${runs[e.first_alert]}; ${far}; charts ${e.charts.join(", ")}${unreliable}${last.alerts.length ? "; alarming on the last run" : "; not on the last run"}`;
 }
 
 export function formatTrend(t: TrendResult, all = false): string {
-  const lines = [`${t.runs.length} runs, ${t.metrics.length} metrics (${t.families.headline.length} headline, ${t.families.exploratory.length} exploratory); reference: ${t.reference.description}`, `charts: ${t.caveat}`];
+  const lines = [
+    `${t.runs.length} runs, ${t.metrics.length} metrics (${t.families.headline.length} headline, ${t.families.exploratory.length} exploratory); reference: ${t.reference.description}`,
+    `charts: ${t.caveat}`,
+  ];
   const alarming = t.metrics.filter((m) => m.episode !== null).sort((a, b) => (a.family === b.family ? 0 : a.family === "headline" ? -1 : 1));
   for (const m of alarming) lines.push(alarmLine(m, t.runs));
   const untested = t.metrics.filter((m) => m.points.every((p) => p.shift === null));
-  lines.push(`${alarming.length} metric(s) alarming (${alarming.filter((m) => m.family === "headline").length} headline), ${t.metrics.length - alarming.length - untested.length} in control, ${untested.length} not tested${untested.length ? ` (${untested.map((m) => m.metric).join(", ")})` : ""}`);
+  lines.push(
+    `${alarming.length} metric(s) alarming (${alarming.filter((m) => m.family === "headline").length} headline), ${t.metrics.length - alarming.length - untested.length} in control, ${untested.length} not tested${untested.length ? ` (${untested.map((m) => m.metric).join(", ")})` : ""}`,
+  );
   if (all) {
     for (const m of t.metrics) {
       const last = m.points.at(-1);
-      lines.push(`  ${m.metric} [${m.family}]: ${m.points.map((p) => f(p.value)).join(" ")}; reference ${f(m.reference.mean)}; last z ${f(last?.shift?.z)}${m.note ? ` — ${m.note}` : ""}`);
+      lines.push(
+        `  ${m.metric} [${m.family}]: ${m.points.map((p) => f(p.value)).join(" ")}; reference ${f(m.reference.mean)}; last z ${f(last?.shift?.z)}${m.note ? ` — ${m.note}` : ""}`,
+      );
     }
   }
   lines.push(`alerts: ${t.alerts.length}`);
@@ -63,10 +76,16 @@ export function formatTrend(t: TrendResult, all = false): string {
 export function register(program: Command, { host, action, warn }: CommandContext): void {
   program
     .command("trend")
-    .description("Drift over a history of runs (oldest first): each run, and the mean of the last few, against a fixed in-control reference, rates by their counts, other metrics paired over items; Holm within the gate's headline metrics and within the exploratory rest")
+    .description(
+      "Drift over a history of runs (oldest first): each run, and the mean of the last few, against a fixed in-control reference, rates by their counts, other metrics paired over items; Holm within the gate's headline metrics and within the exploratory rest",
+    )
     .argument("<runs...>", "run directories or baseline files, oldest first")
     .option("--baseline <file>", "the in-control reference: a (multi-run) baseline; without one, the first --reference-runs runs are the reference")
-    .option("--reference-runs <k>", "without --baseline: the first k runs are the fixed reference, not judged (pre-register k)", String(DEFAULT_TREND_OPTIONS.referenceRuns))
+    .option(
+      "--reference-runs <k>",
+      "without --baseline: the first k runs are the fixed reference, not judged (pre-register k)",
+      String(DEFAULT_TREND_OPTIONS.referenceRuns),
+    )
     .option("--policy <file>", "gate policy whose metrics are the headline family (default: the shipped gate.yaml)")
     .option("--window <n>", "trailing window W (runs)", String(DEFAULT_TREND_OPTIONS.window))
     .option("--alpha <p>", "false alarms per run allowed in each chart, within each family", String(DEFAULT_TREND_OPTIONS.alpha))
@@ -75,11 +94,13 @@ export function register(program: Command, { host, action, warn }: CommandContex
     .option("--json", "print the trend as JSON")
     .option("--fail-on-alert", "exit 1 when any chart alerts on the last run")
     .option("--corpus <dir>", `corpus the runs were made on (${CORPUS_HELP})`)
-    .action(action((paths: string[], raw: unknown) => {
-      const { json, all, failOnAlert, ...options } = parseOptions(OptionsSchema, raw);
-      const t = trend({ ...options, runs: paths }, { warn });
-      host.stdout.write(json ? jsonText(t) : formatTrend(t, all));
-      const lastIndex = paths.length - 1;
-      return failOnAlert && t.alerts.some((a) => a.index === lastIndex) ? EXIT.blocked : EXIT.ok;
-    }));
+    .action(
+      action((paths: string[], raw: unknown) => {
+        const { json, all, failOnAlert, ...options } = parseOptions(OptionsSchema, raw);
+        const t = trend({ ...options, runs: paths }, { warn });
+        host.stdout.write(json ? jsonText(t) : formatTrend(t, all));
+        const lastIndex = paths.length - 1;
+        return failOnAlert && t.alerts.some((a) => a.index === lastIndex) ? EXIT.blocked : EXIT.ok;
+      }),
+    );
 }

@@ -47,8 +47,7 @@ interface CallPlace {
   outcome: "ok" | "invalid_output";
 }
 
-const textOf = (entry: LogEntry, role: string) =>
-  entry.prompt_messages.filter((m) => m.role === role).map((m) => m.content);
+const textOf = (entry: LogEntry, role: string) => entry.prompt_messages.filter((m) => m.role === role).map((m) => m.content);
 
 /** SHA-256 of a logged call's system messages, or NOT_RECORDED when it logged none. */
 export function systemPromptHash(entry: LogEntry): string {
@@ -69,7 +68,13 @@ export function toCallRecord(entry: LogEntry, place: CallPlace): ImportedCallRec
   return {
     role: entry.role,
     round: place.round,
-    request_sha256: hashCanonical({ source: "planner-critic-0.1.0", model: entry.model, messages: entry.prompt_messages, role: entry.role, trial: place.trial }),
+    request_sha256: hashCanonical({
+      source: "planner-critic-0.1.0",
+      model: entry.model,
+      messages: entry.prompt_messages,
+      role: entry.role,
+      trial: place.trial,
+    }),
     attempt: place.attempt,
     context: {
       provider: "openai",
@@ -95,7 +100,15 @@ export function toCallRecord(entry: LogEntry, place: CallPlace): ImportedCallRec
     outcome: entry.error !== null ? "error" : place.outcome,
     error_class: errorClass,
     http_status: null,
-    transport_attempts: [{ index: 0, latency_ms: latency, outcome: entry.error === null ? "ok" : "error", error_class: entry.error === null ? null : errorClass, http_status: null }],
+    transport_attempts: [
+      {
+        index: 0,
+        latency_ms: latency,
+        outcome: entry.error === null ? "ok" : "error",
+        error_class: entry.error === null ? null : errorClass,
+        http_status: null,
+      },
+    ],
     raw_text: entry.response_content,
     // The predecessor resent identical messages on a retry: nothing was fed back. An answer the API
     // ended early is rejected here as a live run rejects it.

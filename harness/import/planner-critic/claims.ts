@@ -67,7 +67,10 @@ function orderingClaim(message: string, mentions: Mention[]): ExtractedClaim | n
 
 /** "no rollback", "lacks a verification step", "without any rollback plan": the absence ends its clause. */
 const absence = (what: string) =>
-  new RegExp(`\\b(?:no|lacks?|lacking|missing|without|(?:does not|doesn't) (?:have|include|define))\\s+(?:an?\\s+|any\\s+)?${what}(?:\\s+(?:step|plan|task|check|procedure))?\\s*(?:[.,;:!)]|$)`, "i");
+  new RegExp(
+    `\\b(?:no|lacks?|lacking|missing|without|(?:does not|doesn't) (?:have|include|define))\\s+(?:an?\\s+|any\\s+)?${what}(?:\\s+(?:step|plan|task|check|procedure))?\\s*(?:[.,;:!)]|$)`,
+    "i",
+  );
 const MISSING = [
   { claim: "missing_rollback", rule: "missing_rollback", re: absence("rollback") },
   { claim: "missing_verification", rule: "missing_verification", re: absence("verification") },

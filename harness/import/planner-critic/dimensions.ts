@@ -49,10 +49,21 @@ const asIs = (g: PredecessorGoal) => g;
  * for the `replan` summary, which restates its three `replan-<policy>` children.
  */
 export function engineDimension(dimension: string): EngineDimension | null {
-  if (dimension === "core-api") return { name: "core-api", folder: "core-api", depth: 2, critiqueMode: null, cap: null, replanPolicy: null, goal: asIs, goalNote: null, sequence: 0 };
+  if (dimension === "core-api")
+    return { name: "core-api", folder: "core-api", depth: 2, critiqueMode: null, cap: null, replanPolicy: null, goal: asIs, goalNote: null, sequence: 0 };
   const critique = /^critique-(.+)$/.exec(dimension)?.[1];
   if (critique !== undefined && critique in CRITIQUE_MODES)
-    return { name: `critique-modes/${critique}`, folder: "critique-modes", depth: 3, critiqueMode: critique, cap: 3, replanPolicy: null, goal: asIs, goalNote: null, sequence: 0 };
+    return {
+      name: `critique-modes/${critique}`,
+      folder: "critique-modes",
+      depth: 3,
+      critiqueMode: critique,
+      cap: 3,
+      replanPolicy: null,
+      goal: asIs,
+      goalNote: null,
+      sequence: 0,
+    };
   if (dimension === "budget")
     return {
       name: "budget",

@@ -44,7 +44,13 @@ export function convertGoal(source: PredecessorGoal, assertions: Assertions | nu
   const c = source.constraints;
   const budgetRounds = c.budget?.max_revisions ?? null;
   if (budgetRounds !== null)
-    notes.push(note("derived", "goal.constraints.budget.max_revisions", `${budgetRounds} rounds imported as max_revisions ${budgetRounds - 1} (fieldtest counts revisions)`));
+    notes.push(
+      note(
+        "derived",
+        "goal.constraints.budget.max_revisions",
+        `${budgetRounds} rounds imported as max_revisions ${budgetRounds - 1} (fieldtest counts revisions)`,
+      ),
+    );
   for (const k of ["max_tokens", "max_calls"] as const)
     if (c.budget?.[k] != null) notes.push(note("not_convertible", `goal.constraints.budget.${k}`, "no fieldtest goal constraint"));
   for (const k of Object.keys(c).filter((k) => !CONSTRAINT_KEYS.has(k) || k === "time"))
@@ -61,7 +67,13 @@ export function convertGoal(source: PredecessorGoal, assertions: Assertions | nu
   const reasons = inv.acceptable_escalation_reasons ?? [];
   const known = reasons.filter((r): r is EscalationReason => (ESCALATION_REASONS as readonly string[]).includes(r));
   if (known.length < reasons.length)
-    notes.push(note("not_convertible", "assertions.invariants.acceptable_escalation_reasons", `not fieldtest reasons: ${reasons.filter((r) => !known.includes(r as EscalationReason)).join(", ")}`));
+    notes.push(
+      note(
+        "not_convertible",
+        "assertions.invariants.acceptable_escalation_reasons",
+        `not fieldtest reasons: ${reasons.filter((r) => !known.includes(r as EscalationReason)).join(", ")}`,
+      ),
+    );
 
   const parsed = CorpusGoalSchema.safeParse({
     id: source.id,
@@ -96,10 +108,15 @@ function expectationNotes(assertions: Assertions | null): ConversionNote[] {
     if (MAPPED_INVARIANTS.has(k) || v === null || (Array.isArray(v) && v.length === 0)) continue;
     notes.push(note("not_convertible", `assertions.invariants.${k}`, UNMAPPED_REASON[k] ?? "no fieldtest expectation"));
   }
-  for (const k of Object.keys(assertions).filter((k) => k !== "invariants"))
-    notes.push(note("not_convertible", `assertions.${k}`, "no fieldtest expectation"));
+  for (const k of Object.keys(assertions).filter((k) => k !== "invariants")) notes.push(note("not_convertible", `assertions.${k}`, "no fieldtest expectation"));
   if ((assertions.invariants.mandatory_elements ?? []).length > 0)
-    notes.push(note("derived", "assertions.invariants.mandatory_elements", "mapped; the predecessor documented but never enforced it, and synthetic verify tasks count as tasks"));
+    notes.push(
+      note(
+        "derived",
+        "assertions.invariants.mandatory_elements",
+        "mapped; the predecessor documented but never enforced it, and synthetic verify tasks count as tasks",
+      ),
+    );
   if (assertions.invariants.min_tasks !== undefined)
     notes.push(note("derived", "assertions.invariants.min_tasks", "mapped; synthetic verify tasks count as tasks in imported plans"));
   return notes;

@@ -56,7 +56,16 @@ const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
  */
 function systemPrompts(trials: readonly ImportedTrialRecord[], role: "planner" | "critic"): { variant: string | null; opening: string[]; all: string[] } {
   const known = (h: string) => h !== NOT_RECORDED;
-  const opening = sorted(trials.flatMap((t) => t.calls.filter((c) => c.role === role).slice(0, 1).map((c) => c.context.system_prompt_sha256)).filter(known));
+  const opening = sorted(
+    trials
+      .flatMap((t) =>
+        t.calls
+          .filter((c) => c.role === role)
+          .slice(0, 1)
+          .map((c) => c.context.system_prompt_sha256),
+      )
+      .filter(known),
+  );
   const all = sorted(trials.flatMap((t) => t.calls.filter((c) => c.role === role).map((c) => c.context.system_prompt_sha256)).filter(known));
   return { variant: opening.length === 0 ? null : opening.length === 1 ? opening[0]! : hashCanonical(opening), opening, all };
 }
@@ -90,7 +99,8 @@ function importFingerprint(source: ImportedRunSource, prompts: Record<"planner" 
       ...source,
       claim_extractor: CLAIM_EXTRACTOR_VERSION,
       system_prompts: { planner: prompts.planner.all, critic: prompts.critic.all },
-      config_note: "seed and trials describe this import, not the predecessor's run (it ran each goal once per dimension); provider is the wire format of its OpenAI-compatible transport",
+      config_note:
+        "seed and trials describe this import, not the predecessor's run (it ran each goal once per dimension); provider is the wire format of its OpenAI-compatible transport",
       not_recorded: [...CALL_FIELDS_NOT_RECORDED],
     },
   };
@@ -124,7 +134,11 @@ export function importManifest(input: ImportManifestInput): Manifest {
   const fingerprint = importFingerprint(source, prompts);
   const calls = trials.reduce((n, t) => n + t.calls.length, 0);
   const startedAt = trials.map((t) => t.started_at).sort()[0] ?? input.importedAt.started;
-  const finishedAt = trials.map((t) => t.finished_at).sort().at(-1) ?? input.importedAt.finished;
+  const finishedAt =
+    trials
+      .map((t) => t.finished_at)
+      .sort()
+      .at(-1) ?? input.importedAt.finished;
   const items = Object.fromEntries(Object.entries(input.items).map(([id, hash]) => [goalItemKey(id), hash]));
   return {
     schema_version: MANIFEST_SCHEMA_VERSION,

@@ -61,7 +61,8 @@ export function convertPlan(source: PredecessorPlan): ConvertedPlan {
     }
   });
   if (verifyIds.size > 0) notes.push(note("derived", "tasks[].verification", `synthetic verify tasks: ${[...verifyIds.values()].join(", ")}`));
-  if (source.branches.length > 0) notes.push(note("not_convertible", "branches", `${source.branches.length} branch(es) dropped: docs/design.md §3 has no branches`));
+  if (source.branches.length > 0)
+    notes.push(note("not_convertible", "branches", `${source.branches.length} branch(es) dropped: docs/design.md §3 has no branches`));
   return {
     plan: {
       id: source.id,
@@ -98,14 +99,22 @@ function defaults(id: string, description: string, kind: Task["kind"]): Task {
   };
 }
 
-function convertTask(t: PredecessorTask, index: number, establishes: string[], check: string | undefined, ids: ReadonlySet<string>, notes: ConversionNote[]): Task {
+function convertTask(
+  t: PredecessorTask,
+  index: number,
+  establishes: string[],
+  check: string | undefined,
+  ids: ReadonlySet<string>,
+  notes: ConversionNote[],
+): Task {
   const at = `tasks[${index}]`;
   const blast = t.blast_radius.toLowerCase();
   const blastRadius: Level = (LEVELS as readonly string[]).includes(blast) ? (blast as Level) : "medium";
   if (blastRadius !== blast) notes.push(note("not_convertible", `${at}.blast_radius`, `"${t.blast_radius}" is not a level; imported as medium`));
   const preconditions = t.preconditions.map((p, k): Precondition => {
     const by = p.established_by;
-    if (p.probe !== undefined && p.probe !== null) notes.push(note("not_convertible", `${at}.preconditions[${k}].probe`, "probe dropped (the predecessor counted any probe as grounding)"));
+    if (p.probe !== undefined && p.probe !== null)
+      notes.push(note("not_convertible", `${at}.preconditions[${k}].probe`, "probe dropped (the predecessor counted any probe as grounding)"));
     if (by === null) return { fact: p.fact, established_by: undefined };
     if (ENV_ALIASES.has(by) || by.startsWith("env:")) {
       if (by !== "env") notes.push(note("derived", `${at}.preconditions[${k}].established_by`, `"${by}" imported as env`));
@@ -120,7 +129,8 @@ function convertTask(t: PredecessorTask, index: number, establishes: string[], c
     requires: [],
     restores: [],
   };
-  if (t.rollback && !check) notes.push(note("not_convertible", `${at}.rollback.trigger`, `"${t.rollback.trigger}" names no check; the trigger is the task itself`));
+  if (t.rollback && !check)
+    notes.push(note("not_convertible", `${at}.rollback.trigger`, `"${t.rollback.trigger}" names no check; the trigger is the task itself`));
   return {
     ...defaults(t.id, t.description, "mutate"),
     target: t.target === "" ? undefined : t.target,

@@ -119,7 +119,17 @@ function splitSharedLogs(prepared: Prepared[], entriesOf: (file: string | null) 
       });
     members.forEach((m, i) => {
       const kept = i > 0 ? [] : fits ? earlier : [...earlier, ...engineRuns];
-      m.matched = { calls: fits ? engineRuns[i]! : [], unmatched: kept, position: fits ? { index: i, of: engineRuns.length, by: `the variants sharing the log ran in this order (${members.map((x) => x.recorded.dimension.name).join(", ")}), each engine run beginning with a decompose call` } : null };
+      m.matched = {
+        calls: fits ? engineRuns[i]! : [],
+        unmatched: kept,
+        position: fits
+          ? {
+              index: i,
+              of: engineRuns.length,
+              by: `the variants sharing the log ran in this order (${members.map((x) => x.recorded.dimension.name).join(", ")}), each engine run beginning with a decompose call`,
+            }
+          : null,
+      };
     });
   }
 }
@@ -132,9 +142,15 @@ function runSource(name: string, members: readonly Prepared[], problems: InputPr
   const recordedModes = [...new Set(loops.map((l) => l.mode))];
   const caps = [...new Set(loops.map((l) => l.revision_cap))].sort((a, b) => a - b);
   const critiqueMode = dimension.critiqueMode ?? recordedModes[0] ?? PREDECESSOR_MODE;
-  if (dimension.critiqueMode === null && recordedModes.length > 1) problems.push({ file: first.file, where: "loop_config.mode", detail: `run ${name}: its sweeps used modes ${recordedModes.join(", ")}; ${critiqueMode} is recorded` });
+  if (dimension.critiqueMode === null && recordedModes.length > 1)
+    problems.push({
+      file: first.file,
+      where: "loop_config.mode",
+      detail: `run ${name}: its sweeps used modes ${recordedModes.join(", ")}; ${critiqueMode} is recorded`,
+    });
   const mode = CRITIQUE_MODES[critiqueMode];
-  if (mode === undefined) problems.push({ file: first.file, where: "loop_config.mode", detail: `"${critiqueMode}" is not a predecessor critique mode: recorded as gates-first` });
+  if (mode === undefined)
+    problems.push({ file: first.file, where: "loop_config.mode", detail: `"${critiqueMode}" is not a predecessor critique mode: recorded as gates-first` });
   const maxRounds = dimension.cap ?? caps.at(-1) ?? PREDECESSOR_DEFAULT_CAP;
   return {
     run: name,
@@ -214,7 +230,13 @@ function prepareRuns(
     const goal = converted.get(key)!;
     if (goal === null) continue;
     const { revision_count, llm_calls } = r.trace.result;
-    const matched = r.sharedLogs ? null : matchRun(entriesOf(r.plannerLog), entriesOf(r.criticLog), { revisions: revision_count, criticCalls: llm_calls, durationSeconds: r.trace.duration_seconds });
+    const matched = r.sharedLogs
+      ? null
+      : matchRun(entriesOf(r.plannerLog), entriesOf(r.criticLog), {
+          revisions: revision_count,
+          criticCalls: llm_calls,
+          durationSeconds: r.trace.duration_seconds,
+        });
     prepared.push({ recorded: r, goal, file, matched: matched ?? { calls: [], unmatched: [], position: null }, criticPrompt: "" });
   }
   splitSharedLogs(prepared, entriesOf, problems);
@@ -233,7 +255,10 @@ function planRuns(prepared: readonly Prepared[]): { name: string; members: Prepa
   for (const [base, members] of byRun) {
     const variants = [...new Set(members.map((m) => m.criticPrompt))].sort();
     for (const v of variants)
-      planned.push({ name: variants.length === 1 ? base : `${base}@${v === "" ? "no-critic-call" : v === NOT_RECORDED ? "critic-unlogged" : `critic-${v.slice(0, 8)}`}`, members: members.filter((m) => m.criticPrompt === v) });
+      planned.push({
+        name: variants.length === 1 ? base : `${base}@${v === "" ? "no-critic-call" : v === NOT_RECORDED ? "critic-unlogged" : `critic-${v.slice(0, 8)}`}`,
+        members: members.filter((m) => m.criticPrompt === v),
+      });
   }
   return planned.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
@@ -280,10 +305,16 @@ function buildRun(
 type BuiltRun = ReturnType<typeof buildRun>;
 
 /** Where every logged call went; a log no imported trace took is a problem. */
-function accountCalls(logs: ReadonlyMap<string, ParsedLog>, prepared: readonly Prepared[], runs: readonly BuiltRun[], problems: InputProblem[]): CallAccounting {
+function accountCalls(
+  logs: ReadonlyMap<string, ParsedLog>,
+  prepared: readonly Prepared[],
+  runs: readonly BuiltRun[],
+  problems: InputProblem[],
+): CallAccounting {
   const claimed = new Set(prepared.flatMap((p) => [p.recorded.plannerLog, p.recorded.criticLog].filter((f): f is string => f !== null)));
   for (const [file, parsed] of logs)
-    if (!claimed.has(file) && parsed.entries.length > 0) problems.push({ file, where: "(file)", detail: `${parsed.entries.length} logged call(s) that no imported trace took: not imported` });
+    if (!claimed.has(file) && parsed.entries.length > 0)
+      problems.push({ file, where: "(file)", detail: `${parsed.entries.length} logged call(s) that no imported trace took: not imported` });
   return {
     logged: [...logs.values()].reduce((n, l) => n + l.entries.length, 0),
     imported: runs.reduce((n, r) => n + r.trials.reduce((k, t) => k + t.calls.length, 0), 0),
@@ -317,7 +348,13 @@ function writeRun(o: ImportOptions, run: BuiltRun): void {
       source: { format: "planner-critic-0.1.0", reports: o.reportsDir, goals: o.goalsDir, ...run.source },
       claim_extractor: CLAIM_EXTRACTOR_VERSION,
       goals: Object.fromEntries([...run.goals].map(([id, m]) => [id, { file: m.file.file, assertions: m.file.assertionsFile, notes: m.goal.notes }])),
-      trials: run.trials.map((t) => ({ item_id: t.item_id, trial: t.trial, trace: t.conversion.source.trace, notes: t.conversion.notes.length, unmatched_log_calls: t.conversion.unmatched_log_calls })),
+      trials: run.trials.map((t) => ({
+        item_id: t.item_id,
+        trial: t.trial,
+        trace: t.conversion.source.trace,
+        notes: t.conversion.notes.length,
+        unmatched_log_calls: t.conversion.unmatched_log_calls,
+      })),
       superseded_calls: run.superseded.length,
     });
     writeJsonAtomic(join(run.dir, RUN_FILES.manifest), run.manifest);
@@ -327,7 +364,13 @@ function writeRun(o: ImportOptions, run: BuiltRun): void {
 }
 
 /** The import's index at --out: every run written, where every call went, what was skipped or broken. */
-function writeImportIndex(o: ImportOptions, runs: readonly BuiltRun[], calls: CallAccounting, skipped: readonly SkippedTrace[], problems: readonly InputProblem[]): string {
+function writeImportIndex(
+  o: ImportOptions,
+  runs: readonly BuiltRun[],
+  calls: CallAccounting,
+  skipped: readonly SkippedTrace[],
+  problems: readonly InputProblem[],
+): string {
   const index = join(o.out, IMPORT_FILES.report);
   writeJsonAtomic(index, {
     source: { format: "planner-critic-0.1.0", reports: o.reportsDir, goals: o.goalsDir },
@@ -384,7 +427,15 @@ export function importPlannerCritic(o: ImportOptions): ImportResult {
   const index = writeImportIndex(o, runs, calls, skipped, problems);
   return {
     ...result,
-    runs: runs.map((r) => ({ name: r.name, dir: r.dir, source: r.source, manifest: r.manifest, trials: r.trials, goals: r.goals.size, superseded: r.superseded.length })),
+    runs: runs.map((r) => ({
+      name: r.name,
+      dir: r.dir,
+      source: r.source,
+      manifest: r.manifest,
+      trials: r.trials,
+      goals: r.goals.size,
+      superseded: r.superseded.length,
+    })),
     written: [index, ...runs.map((r) => r.dir)],
   };
 }

@@ -26,7 +26,10 @@ export type LogEntry = z.output<typeof LogEntrySchema>;
 const PredecessorPreconditionSchema = z.object({
   description: z.string().optional(),
   fact: text,
-  established_by: z.string().nullish().transform((v) => v ?? null),
+  established_by: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
   probe: z.unknown().optional(),
 });
 
@@ -38,7 +41,10 @@ const PredecessorTaskSchema = z.object({
   description: text,
   action: z.string().default(""),
   target: z.string().default(""),
-  parallel_group: z.string().nullish().transform((v) => v ?? null),
+  parallel_group: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
   preconditions: z.array(PredecessorPreconditionSchema).default([]),
   verification: PredecessorVerificationSchema.nullish().transform((v) => v ?? null),
   rollback: PredecessorRollbackSchema.nullish().transform((v) => v ?? null),
@@ -61,7 +67,10 @@ export const PredecessorPlanSchema = z
     plan_schema_version: z.string().default("0.1.0"),
     // pydantic's lax mode took "2" for 2.
     version: z.coerce.number().int().min(1),
-    parent_version: z.string().nullish().transform((v) => v ?? null),
+    parent_version: z
+      .string()
+      .nullish()
+      .transform((v) => v ?? null),
     created_at: z.string().optional(),
     tasks: z.array(PredecessorTaskSchema),
     dependencies: z.array(PredecessorDependencySchema).default([]),

@@ -4,7 +4,16 @@ import type { z } from "zod";
 import { formatPath, InputError, readSource } from "../../../src/formats/load.ts";
 import type { InputProblem } from "./logs.ts";
 import { engineDimension, type EngineDimension } from "./dimensions.ts";
-import { AssertionsSchema, PredecessorGoalSchema, SweepReportSchema, TraceHeadSchema, TraceSchema, type Assertions, type PredecessorGoal, type Trace } from "./schema.ts";
+import {
+  AssertionsSchema,
+  PredecessorGoalSchema,
+  SweepReportSchema,
+  TraceHeadSchema,
+  TraceSchema,
+  type Assertions,
+  type PredecessorGoal,
+  type Trace,
+} from "./schema.ts";
 
 /**
  * Reading the predecessor's files (the I/O edge of the import). Every file is validated with
@@ -99,7 +108,11 @@ export function findRecordedRuns(reportsDir: string, problems: InputProblem[]): 
     const dir = dirname(file);
     const folder = basename(up(dir, dimension.depth - 1));
     if (folder !== dimension.folder) {
-      problems.push({ file, where: "dimension", detail: `a "${head.dimension}" trace outside ${dimension.folder}/ (the predecessor writes ${dimension.folder}/<goal>${dimension.depth === 3 ? "/<variant>" : ""}/trace.json): not imported` });
+      problems.push({
+        file,
+        where: "dimension",
+        detail: `a "${head.dimension}" trace outside ${dimension.folder}/ (the predecessor writes ${dimension.folder}/<goal>${dimension.depth === 3 ? "/<variant>" : ""}/trace.json): not imported`,
+      });
       continue;
     }
     const trace = readValidated(file, TraceSchema, problems);
@@ -156,10 +169,12 @@ function assertedGoal(file: string): string | null {
  */
 export function findGoals(goalsDir: string, problems: InputProblem[]): Map<string, GoalFile> {
   const files = walk(goalsDir);
-  const assertionFiles = new Map(files.flatMap((f) => {
-    const goal = assertedGoal(f);
-    return goal === null ? [] : [[goal, f] as const];
-  }));
+  const assertionFiles = new Map(
+    files.flatMap((f) => {
+      const goal = assertedGoal(f);
+      return goal === null ? [] : [[goal, f] as const];
+    }),
+  );
   const goals = new Map<string, GoalFile>();
   for (const file of files.filter((f) => f.endsWith(".json"))) {
     const goal = readValidated(file, PredecessorGoalSchema, problems);

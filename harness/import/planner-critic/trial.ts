@@ -17,8 +17,7 @@ import { note, type ConversionNote } from "./notes.ts";
 import { convertPlan, PLAN_CONVERSION_RULES } from "./plan.ts";
 import { PredecessorCritiqueSchema, PredecessorPlanSchema, type LogEntry, type PredecessorPlan, type Trace } from "./schema.ts";
 
-const CRITIC_CONVERSION_RULE =
-  `critic: each finding's heuristic_family, severity, task_id, message and suggested_fix become a raw finding; its evidence comes from the message by ${CLAIM_EXTRACTOR_VERSION} (METHODOLOGY.md), and fieldtest's normalizer judges it on the plan the critic reviewed`;
+const CRITIC_CONVERSION_RULE = `critic: each finding's heuristic_family, severity, task_id, message and suggested_fix become a raw finding; its evidence comes from the message by ${CLAIM_EXTRACTOR_VERSION} (METHODOLOGY.md), and fieldtest's normalizer judges it on the plan the critic reviewed`;
 const ROUND_RULE =
   "rounds: one per plan the predecessor accepted from its planner (its revision_count counts these rounds); the final round's plan is trace.json's (after the predecessor's own repairs); status, verdict and escalation reason are the recorded ones, findings, evidence and blocker keys are fieldtest's rescoring (gate findings on synthetic tasks set aside)";
 
@@ -60,7 +59,13 @@ function sourceNotes(src: TrialSource): ConversionNote[] {
   for (const role of ["planner", "critic"] as const)
     if (src.source[`${role}_log`] === null) notes.push(note("not_recorded", `${role} log`, "no log file beside trace.json: no calls of this role"));
   if (src.run.position !== null)
-    notes.push(note("derived", "llm-logs", `the logs hold ${src.run.position.of} engine runs of this goal; trace.json records run ${src.run.position.index + 1} (${src.run.position.by})`));
+    notes.push(
+      note(
+        "derived",
+        "llm-logs",
+        `the logs hold ${src.run.position.of} engine runs of this goal; trace.json records run ${src.run.position.index + 1} (${src.run.position.by})`,
+      ),
+    );
   return notes;
 }
 
@@ -88,7 +93,13 @@ function placeCalls(src: TrialSource, notes: ConversionNote[]): { placed: Placed
       const earlier = audits.get(round);
       // A retry follows an answer that was not accepted; a second accepted answer in one round means the order is off.
       if (earlier !== undefined && acceptedCritique(earlier))
-        notes.push(note("inconsistent", `rounds[${round}].critic`, `two accepted critic answers fall in round ${round} (logged at ${earlier.timestamp} and ${entry.timestamp}) with no accepted plan between them: the later one is the round's audit, both stay in calls`));
+        notes.push(
+          note(
+            "inconsistent",
+            `rounds[${round}].critic`,
+            `two accepted critic answers fall in round ${round} (logged at ${earlier.timestamp} and ${entry.timestamp}) with no accepted plan between them: the later one is the round's audit, both stay in calls`,
+          ),
+        );
       audits.set(round, entry);
     }
     return { entry, record: toCallRecord(entry, { round, attempt, trial: src.trial, outcome: accepted ? "ok" : "invalid_output" }) };
@@ -238,7 +249,9 @@ function escalationReason(trace: Trace, notes: ConversionNote[]): EscalationReas
   const code = trace.result.reason_code;
   if (trace.result.status !== "escalated") return null;
   if (code !== null && (ESCALATION_REASONS as readonly string[]).includes(code)) return code as EscalationReason;
-  notes.push(note("not_convertible", "trace.result.reason_code", `${code === null ? "no reason code" : `"${code}"`}: no fieldtest escalation reason, recorded as null`));
+  notes.push(
+    note("not_convertible", "trace.result.reason_code", `${code === null ? "no reason code" : `"${code}"`}: no fieldtest escalation reason, recorded as null`),
+  );
   return null;
 }
 
@@ -248,7 +261,11 @@ function checkCounts(trace: Trace, rounds: RoundRecord[], calls: readonly Import
   const planner = calls.filter((c) => c.role === "planner");
   if (revision_count !== null && revision_count !== rounds.length)
     notes.push(
-      note("inconsistent", "trace.result.revision_count", `${revision_count} rounds recorded, ${rounds.length} reconstructed: the planner log holds ${planner.length} call(s) of this run, ${planner.filter((c) => c.outcome === "ok").length} with an accepted plan`),
+      note(
+        "inconsistent",
+        "trace.result.revision_count",
+        `${revision_count} rounds recorded, ${rounds.length} reconstructed: the planner log holds ${planner.length} call(s) of this run, ${planner.filter((c) => c.outcome === "ok").length} with an accepted plan`,
+      ),
     );
   const audited = rounds.filter((r) => r.critic !== null).map((r) => r.index);
   if (llm_calls !== null && llm_calls !== audited.length) {

@@ -33,18 +33,11 @@ function template(name: string): UserTemplate {
   return { text, sha256: sha256(text) };
 }
 
-function descriptor<T extends string>(
-  role: "critic" | "planner",
-  version: string,
-  templates: Record<T, string>,
-  schemaName: string,
-): PromptDescriptor<T> {
+function descriptor<T extends string>(role: "critic" | "planner", version: string, templates: Record<T, string>, schemaName: string): PromptDescriptor<T> {
   const system = promptFile(`${role}-${version}.system.md`);
   // Frozen: every request of the role carries it, and canonicalJson writes a frozen object once.
   const schema = deepFreeze(JSON.parse(promptFile(`${role}-${version}.schema.json`)) as Record<string, unknown>);
-  const loaded = Object.fromEntries(
-    Object.entries<string>(templates).map(([key, file]) => [key, template(file)]),
-  ) as Record<T, UserTemplate>;
+  const loaded = Object.fromEntries(Object.entries<string>(templates).map(([key, file]) => [key, template(file)])) as Record<T, UserTemplate>;
   return { role, version, system, system_sha256: sha256(system), templates: loaded, schemaName, schema, schema_sha256: hashCanonical(schema) };
 }
 

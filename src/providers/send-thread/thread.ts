@@ -118,7 +118,15 @@ export function createSendThread(script: URL = THREAD_SCRIPT): SendThread {
       const id = sends++;
       awaited.send(id, { resolve, reject, timing: options.timing });
       holdOpenWhileAwaited();
-      thread.postMessage({ kind: "send", id, adapter, json: bodyJson, timeoutMs: options.timeoutMs, attempt: options.attempt, wire: options.wire === true } satisfies ToThread);
+      thread.postMessage({
+        kind: "send",
+        id,
+        adapter,
+        json: bodyJson,
+        timeoutMs: options.timeoutMs,
+        attempt: options.attempt,
+        wire: options.wire === true,
+      } satisfies ToThread);
     });
   }
 

@@ -24,7 +24,17 @@ function capture() {
 
 /** `fieldtest ...argv` in this process, with `env` its whole environment. */
 async function fieldtest(argv, env = {}) {
-  const host = { now: () => new Date(), randomId: () => "p0", argv, env, stdout: capture(), stderr: capture(), onSignal: () => () => {}, git: async () => ({ sha: null, dirty: null }), harnessVersion: "probe" };
+  const host = {
+    now: () => new Date(),
+    randomId: () => "p0",
+    argv,
+    env,
+    stdout: capture(),
+    stderr: capture(),
+    onSignal: () => () => {},
+    git: async () => ({ sha: null, dirty: null }),
+    harnessVersion: "probe",
+  };
   const code = await runCli(host);
   return { code, stdout: host.stdout.text, stderr: host.stderr.text };
 }
@@ -46,7 +56,9 @@ try {
   const call = answered.calls[0];
   const only = ["--only", "corpus/dns-01-*", "--trials", "1"];
   const facts = {
-    exports: Object.keys(registry).filter((k) => k !== "REAL_EXPORTS").sort(),
+    exports: Object.keys(registry)
+      .filter((k) => k !== "REAL_EXPORTS")
+      .sort(),
     realExports: [...registry.REAL_EXPORTS].sort(),
     wireProviders: registry.WIRE_PROVIDERS,
     liveProviders: registry.LIVE_PROVIDERS,

@@ -22,7 +22,14 @@ const ACME_ADAPTER = {
       userPrompt: body.messages[0].content,
       schema: body.schema,
     }),
-    send: async () => ({ text: JSON.stringify({ ok: true, vendor: env.endpoint.vendor, keyed: env.apiKey !== undefined }), usage: { input_tokens: 10, output_tokens: 2 }, reportedModel: role.model, fingerprint: null, httpStatus: 200, incomplete: null }),
+    send: async () => ({
+      text: JSON.stringify({ ok: true, vendor: env.endpoint.vendor, keyed: env.apiKey !== undefined }),
+      usage: { input_tokens: 10, output_tokens: 2 },
+      reportedModel: role.model,
+      fingerprint: null,
+      httpStatus: 200,
+      incomplete: null,
+    }),
   }),
   cannedAnswer: JSON.stringify({ ok: true }),
 };
@@ -40,6 +47,7 @@ const ACME = {
 
 export const PROVIDERS = [...real.PROVIDERS, ACME];
 export const { REPLAY, providerRegistry } = real;
-export const { WIRE_PROVIDERS, LIVE_PROVIDERS, isWireProvider, isLiveProvider, providerDefinition, liveDefinition, defaultModel } = real.providerRegistry(PROVIDERS);
+export const { WIRE_PROVIDERS, LIVE_PROVIDERS, isWireProvider, isLiveProvider, providerDefinition, liveDefinition, defaultModel } =
+  real.providerRegistry(PROVIDERS);
 /** The real module's export names, for the test to check that this module gives every one. */
 export const REAL_EXPORTS = Object.keys(real);
