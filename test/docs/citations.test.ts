@@ -1,10 +1,8 @@
 /**
- * Every citation of the contract ("docs/design.md §n", and the older "DESIGN.md §n" and "DESIGN §n"
- * until scripts/rename-design-citations.sh has renamed them all) and of METHODOLOGY.md names a
- * section that exists, in code, tests, scripts, docs and every Markdown, YAML or shell file of the
- * repository. Inside docs/design.md and METHODOLOGY.md a bare "§n" is a citation of the file itself.
- *
- * rename-design-citations: skip (this file names the old forms on purpose)
+ * Every citation of the contract ("docs/design.md §n") and of METHODOLOGY.md names a section that
+ * exists, in code, tests, scripts, docs and every Markdown, YAML or shell file of the repository,
+ * and none uses the older forms ("DESIGN.md §n", "DESIGN §n") that named the copy outside it. Inside
+ * docs/design.md and METHODOLOGY.md a bare "§n" is a citation of the file itself.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -58,6 +56,8 @@ function citationsIn(file: string): Citation[] {
     });
 }
 
+/** This file, which names the old forms and the outside path to test for them. */
+const SELF = "test/docs/citations.test.ts";
 const FILES = repositoryFiles(PACKAGE_ROOT, [".ts", ".tsx", ".js", ".mjs", ".md", ".yaml", ".yml", ".sh", ".toml"]);
 const CITATIONS = FILES.flatMap(citationsIn);
 
@@ -85,8 +85,12 @@ describe("citations of the contract and of METHODOLOGY.md", () => {
     expect(dangling).toEqual([]);
   });
 
-  it("nothing says the contract lives outside the repository", () => {
-    const outside = FILES.filter((f) => f.endsWith(".md")).filter((f) => /shared\/design\/DESIGN\.md|beside this repository/.test(read(f)));
+  it("nothing says the contract lives outside the repository, or cites it by its old name", () => {
+    const outside = FILES.filter((f) => f !== SELF && /\.\.\/shared\/|beside this repository/.test(read(f)));
     expect(outside).toEqual([]);
+    const oldForm = FILES.filter((f) => f !== SELF).flatMap((file) =>
+      [...read(file).matchAll(CITATION)].filter((m) => /^DESIGN/.test(m[1]!)).map((m) => `${file}: ${m[0]}`),
+    );
+    expect(oldForm).toEqual([]);
   });
 });
