@@ -4,6 +4,7 @@ import { clusterBootstrap } from "../../src/stats/bootstrap.ts";
 import { normalCdf } from "../../src/stats/distributions.ts";
 import { holmByFamily } from "../../src/stats/multiplicity.ts";
 import { mantelHaenszel, mcnemar, twoSidedP } from "../../src/stats/paired.ts";
+import type { MeanInterval } from "../../src/stats/mean.ts";
 import { excessDisagreementTest } from "../../src/stats/permutation.ts";
 import { coverage, isCause, type Coverage, type Difference } from "./compat.ts";
 import { diffSnapshots } from "./diff.ts";
@@ -193,34 +194,16 @@ function compareMetric(metric: string, a: Snapshot, b: Snapshot, opts: { reps: n
         n_items: d.n,
         note: "no variation in either run: no test",
       };
-    return {
-      ...base,
-      method: "delta_method",
-      delta: d?.mean ?? null,
-      ci_low: d?.low ?? null,
-      ci_high: d?.high ?? null,
-      se: d?.se ?? null,
-      p: d ? twoSidedP(d.mean, seOf(d.se), d.clusters - 1) : null,
-      n_items: d?.n ?? 0,
-      note: d ? null : "no unit of this ratio on the shared items in one of the runs",
-    };
+    return d
+      ? { ...base, method: "delta_method", ...deltaFields(d), p: twoSidedP(d.mean, seOf(d.se), d.clusters - 1), note: null }
+      : { ...unpaired, method: "delta_method", note: "no unit of this ratio on the shared items in one of the runs" };
   }
   if (def.statistic) {
     return { ...base, method: "cluster_bootstrap", ...coefficientDelta(metric, def.statistic, a, b, opts), note: null };
   }
   const d = metricDelta(metric, b, a);
   if (d !== null && d.se !== null && seOf(d.se) === 0 && d.mean === 0 && noVariation(metric, a, b)) {
-    return {
-      ...base,
-      method: "paired_t",
-      delta: d.mean,
-      ci_low: d.low,
-      ci_high: d.high,
-      se: d.se,
-      p: null,
-      n_items: d.n,
-      note: "no variation in either run: no test",
-    };
+    return { ...base, method: "paired_t", ...deltaFields(d), p: null, note: "no variation in either run: no test" };
   }
   if (d !== null && def.pairing === "mantel_haenszel") {
     const mh = mantelHaenszel(
@@ -231,17 +214,7 @@ function compareMetric(metric: string, a: Snapshot, b: Snapshot, opts: { reps: n
           : [{ aEvents: Math.round(va * ai.n_counted), aTrials: ai.n_counted, bEvents: Math.round(vb * bi.n_counted), bTrials: bi.n_counted }];
       }),
     );
-    return {
-      ...base,
-      method: "mantel_haenszel",
-      delta: d.mean,
-      ci_low: d.low,
-      ci_high: d.high,
-      se: d.se,
-      p: mh?.p ?? null,
-      n_items: d.n,
-      note: mh ? null : "no event in either run: no test",
-    };
+    return { ...base, method: "mantel_haenszel", ...deltaFields(d), p: mh?.p ?? null, note: mh ? null : "no event in either run: no test" };
   }
   if (d === null) {
     const kept = [...a.items, ...b.items].some((i) => metric in i.values || metric in i.ratios);
@@ -252,18 +225,11 @@ function compareMetric(metric: string, a: Snapshot, b: Snapshot, opts: { reps: n
         : "no item of either run has a value or count of it (none is in its base, or a baseline published before they were recorded)",
     };
   }
-  return {
-    ...base,
-    method: "paired_t",
-    delta: d.mean,
-    ci_low: d.low,
-    ci_high: d.high,
-    se: d.se,
-    p: twoSidedP(d.mean, seOf(d.se), d.clusters - 1),
-    n_items: d.n,
-    note: null,
-  };
+  return { ...base, method: "paired_t", ...deltaFields(d), p: twoSidedP(d.mean, seOf(d.se), d.clusters - 1), note: null };
 }
+
+/** A paired difference's estimate as a comparison row states it. */
+const deltaFields = (d: MeanInterval) => ({ delta: d.mean, ci_low: d.low, ci_high: d.high, se: d.se, n_items: d.n });
 
 const f3 = (x: number | null) => (x === null ? "n/a" : Number(x.toPrecision(3)).toString());
 
