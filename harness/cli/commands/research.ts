@@ -29,6 +29,8 @@ const OptionsSchema = z.strictObject({
 });
 
 const f = (x: number | null) => (x === null ? "n/a" : Number(x.toPrecision(3)).toString());
+/** A latency with its unit, or n/a alone (a group with no trial of that status has none). */
+const ms = (x: number | null) => (x === null ? "n/a" : `${f(x)} ms`);
 
 /** One line per drift alarm: the metric, its family, the run, the charts, and how big. */
 function alarmLines(r: Research): string[] {
@@ -44,7 +46,7 @@ function importedLines(r: Research): string[] {
   return r.runs.flatMap((run, i) =>
     run.suites.includes("imported")
       ? [
-          `  ${run.label}: latency p50 approved ${f(e.latency_ms_p50.approved[i]!)} ms, escalated ${f(e.latency_ms_p50.escalated[i]!)} ms; blockers per goal gate ${f(e.blockers_per_goal.gate[i]!.value)}, critic ${f(e.blockers_per_goal.critic[i]!.value)}; escalations per 100 goals ${f(e.escalations_per_100_goals[i]!.value)}; critic calls per goal ${f(e.critic_calls_per_goal[i]!.value)}`,
+          `  ${run.label}: latency p50 approved ${ms(e.latency_ms_p50.approved[i]!)}, escalated ${ms(e.latency_ms_p50.escalated[i]!)}; blockers per goal gate ${f(e.blockers_per_goal.gate[i]!.value)}, critic ${f(e.blockers_per_goal.critic[i]!.value)}; escalations per 100 goals ${f(e.escalations_per_100_goals[i]!.value)}; critic calls per goal ${f(e.critic_calls_per_goal[i]!.value)}`,
         ]
       : [],
   );
