@@ -247,7 +247,7 @@ export function parseRetryAfter(headers: { get(name: string): string | null } | 
 }
 
 /** The error classes both official SDKs (Stainless-generated) export. */
-interface SdkErrorClasses {
+export interface SdkErrorClasses {
   APIError: abstract new (...args: never[]) => Error & { status?: number | undefined; headers?: Headers | undefined };
   APIConnectionError: abstract new (...args: never[]) => Error;
   APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
