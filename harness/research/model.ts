@@ -111,8 +111,9 @@ interface Operations {
   calls_per_trial: (number | null)[];
   /**
    * The engine's group figures per run, from its summary's operational metrics over the goals
-   * (corpus or imported): trial latency p50 by status, distinct blockers per goal by origin,
-   * escalations per 100 goals, critic calls per goal. An imported run's are what its traces show.
+   * (corpus or imported): trial latency p50 by status, and over decided trials distinct blockers
+   * per goal by origin, escalations per 100 goals, critic calls per goal. An imported run's are
+   * what its traces show (its trials whose outcome no trace records are errors, left out).
    */
   engine: {
     latency_ms_p50: Record<"approved" | "escalated", (number | null)[]>;
@@ -373,7 +374,7 @@ export function research(runs: readonly ResearchRun[], o: ResearchOptions): Rese
         },
         blockers_per_goal: { gate: operational("blockers_per_goal.gate"), critic: operational("blockers_per_goal.critic") },
         escalations_per_100_goals: operational("escalations_per_100_goals"),
-        critic_calls_per_goal: operational("llm_calls_per_goal.critic"),
+        critic_calls_per_goal: operational("llm_calls_per_decided_goal.critic"),
       },
     },
     prompts: promptVariants(runs, infos, critic),

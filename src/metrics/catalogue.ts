@@ -685,6 +685,13 @@ export const METRIC_DEFS: readonly MetricDef[] = [
   }),
   operational("llm_calls_per_goal", { ...perGoal(lower), meaning: "LLM calls per corpus goal, every transport attempt counted." }),
   ...parts("llm_calls_per_goal", ROLES, "LLM calls per corpus goal by this role.", () => perGoal(lower), operational),
+  ...parts(
+    "llm_calls_per_decided_goal",
+    ROLES,
+    "LLM calls per corpus goal by this role, over decided trials (approved or escalated) only.",
+    () => perGoal(lower),
+    operational,
+  ),
   operational("revisions_median", { ...quantile, meaning: "Median number of rounds a corpus goal took." }),
   operational("cost_usd", { ...spent, meaning: "Cost in USD; n/a when any call's price is unknown (never read as 0)." }),
   ...ROLES.flatMap((role) => [

@@ -40,7 +40,7 @@ function perGoalMean(items: readonly ItemTrials[], value: (t: TrialRecord) => nu
  * distinct keys over all rounds of a decided trial (approved or escalated); escalations are per
  * 100 decided trials by every recorded reason; carry-forward lapses (critic blockers escaped
  * because their task is gone, docs/design.md §6) are per 100 decided trials that record them; LLM
- * calls count transport attempts of every trial.
+ * calls count transport attempts of every trial, and again of decided trials only.
  */
 export function engineOperational(goals: readonly ItemTrials[], ctx: EstimateContext): MetricMap {
   const metrics: MetricMap = {};
@@ -71,7 +71,11 @@ export function engineOperational(goals: readonly ItemTrials[], ctx: EstimateCon
   );
   metrics.llm_calls_per_goal = perGoalMean(goals, (t) => transportAttempts(t), ctx);
   for (const role of ROLES) metrics[`llm_calls_per_goal.${role}`] = perGoalMean(goals, (t) => transportAttempts(t, role), ctx);
-  const revisions = goals.flatMap((g) => g.trials.filter((t) => t.rounds.length > 0).map((t) => t.rounds.length - 1));
+  // The calls of the trials the engine decided, as blockers and escalations: an imported engine run
+  // whose outcome no trace records (status error) made calls, but no decision they led to.
+  for (const role of ROLES) metrics[`llm_calls_per_decided_goal.${role}`] = perGoalMean(decided, (t) => transportAttempts(t, role), ctx);
+  // A trial cut short (an error) stopped revising before the engine decided: its rounds are not the number it took.
+  const revisions = decided.flatMap((g) => g.trials.filter((t) => t.rounds.length > 0).map((t) => t.rounds.length - 1));
   metrics.revisions_median =
     revisions.length === 0
       ? emptyMetric("none")
@@ -79,7 +83,7 @@ export function engineOperational(goals: readonly ItemTrials[], ctx: EstimateCon
           value: median(revisions),
           ci_low: null,
           ci_high: null,
-          n_items: goals.filter((g) => g.trials.some((t) => t.rounds.length > 0)).length,
+          n_items: decided.filter((g) => g.trials.some((t) => t.rounds.length > 0)).length,
           n_trials: revisions.length,
           interval: "none",
         };

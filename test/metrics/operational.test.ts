@@ -45,8 +45,20 @@ describe("operational metrics", () => {
     expect(op["llm_calls_per_goal.planner"]!.value).toBe((2 + 1.5) / 2);
     expect(op["llm_calls_per_goal.critic"]!.value).toBe(0.5);
   });
+  it("LLM calls per decided goal leave the errored trial out", () => {
+    // g1: planner (3 + 1)/2 = 2, critic 1; g2: its one decided trial, planner 1, critic 0.
+    expect(op["llm_calls_per_decided_goal.planner"]).toMatchObject({ value: 1.5, n_items: 2, n_trials: 3 });
+    expect(op["llm_calls_per_decided_goal.critic"]!.value).toBe(0.5);
+  });
   it("median revisions is rounds − 1 over trials that produced a plan", () => {
     expect(op.revisions_median).toMatchObject({ value: 1, n_trials: 3 });
+  });
+  it("median revisions leave out a trial cut short, whatever rounds it had", () => {
+    const cut: TrialRecord = { ...engineTrial("g3", 0, "approved", { rounds: [{}] }), status: "error", verdict: "escalate", error: "cut short" };
+    const more = (status: TrialRecord["status"]) => run([...trials, { ...cut, status }]).operational.revisions_median;
+    expect(more("error")).toMatchObject({ value: 1, n_items: 2, n_trials: 3 });
+    // The same trial decided counts: its 0 revisions move the median.
+    expect(more("approved")).toMatchObject({ value: 0.5, n_items: 3, n_trials: 4 });
   });
   it("cost is null when any call's cost is null; tokens sum reported usage", () => {
     expect(op.cost_usd!.value).toBeNull();

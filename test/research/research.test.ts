@@ -151,7 +151,7 @@ describe("fieldtest research", () => {
       const summary = loaded[i]!.run.summary;
       expect(json.operations.engine.escalations_per_100_goals[i]!.value).toBe(summary.operational.escalations_per_100_goals!.value);
       expect(json.operations.engine.latency_ms_p50.approved[i]).toBe(summary.operational["latency_ms_p50.approved"]!.value);
-      expect(json.operations.engine.critic_calls_per_goal[i]!.value).toBe(summary.operational["llm_calls_per_goal.critic"]!.value);
+      expect(json.operations.engine.critic_calls_per_goal[i]!.value).toBe(summary.operational["llm_calls_per_decided_goal.critic"]!.value);
     });
   });
 

@@ -40,7 +40,7 @@ function alarmLines(r: Research): string[] {
   );
 }
 
-/** The engine's group figures of each imported run, as the predecessor's own traces report them. */
+/** The engine's group figures of each imported run over its decided trials, as the predecessor's own traces report them. */
 function importedLines(r: Research): string[] {
   const e = r.operations.engine;
   return r.runs.flatMap((run, i) =>
@@ -104,7 +104,9 @@ export function register(program: Command, { host, action, warn }: CommandContex
               .map((l) => `${l}\n`)
               .join("") +
             `reference: ${r.reference}\n` +
-            (imported.length ? `imported runs (the engine's group figures, from the trial records):\n${imported.map((l) => `${l}\n`).join("")}` : "") +
+            (imported.length
+              ? `imported runs (the engine's group figures over its decided trials, approved or escalated as a trace records them):\n${imported.map((l) => `${l}\n`).join("")}`
+              : "") +
             r.prompts
               .map(
                 (p) =>
