@@ -371,8 +371,8 @@ function runFolderReference(): string {
     "the run; the reports are derived from them and `fieldtest report DIR` writes them again. A shard",
     "(`--shard I/N`) writes only the records; `fieldtest merge` joins the shards into one run with its",
     "reports. A run fieldtest imported (`fieldtest import`) also has `goals/` (the goals its trials",
-    "ran, in corpus form) and `superseded-calls.jsonl` (logged calls no trace records). What a",
-    "command holds a run folder to before it reads one: [What a run folder trusts](run-folder-trust.md).",
+    "ran, in corpus form) and `import.json` (where each trial came from and what did not carry over).",
+    "What a command holds a run folder to before it reads one: [What a run folder trusts](run-folder-trust.md).",
     "",
     table(
       ["file", "what it holds", "format"],

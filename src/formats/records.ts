@@ -213,7 +213,7 @@ export const TrialRecordSchema = z.strictObject({
   /** Imported runs only: where the trial came from and what did not carry over (harness/import). */
   conversion: z
     .strictObject({
-      source: z.strictObject({ trace: z.string(), planner_log: z.string().nullable(), critic_log: z.string().nullable() }),
+      source: z.strictObject({ trace: z.string().nullable(), planner_log: z.string().nullable(), critic_log: z.string().nullable() }),
       rules: z.array(z.string()),
       notes: z.array(z.strictObject({ kind: z.string(), subject: z.string(), detail: z.string() })),
       unmatched_log_calls: z.number().int().min(0),

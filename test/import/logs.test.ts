@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { splitConcatenatedJson } from "../../harness/import/planner-critic/concatenated-json.ts";
@@ -15,7 +15,7 @@ import {
 } from "../../harness/import/planner-critic/logs.ts";
 import { LogEntrySchema, PredecessorGoalSchema, TraceSchema } from "../../harness/import/planner-critic/schema.ts";
 import { buildTrial } from "../../harness/import/planner-critic/trial.ts";
-import { IMPORT_FILES, importPlannerCritic } from "../../harness/import/planner-critic/run.ts";
+import { importPlannerCritic } from "../../harness/import/planner-critic/run.ts";
 import { readTrials } from "../../harness/run/store.ts";
 import { HAND_GOAL, logEntry, logText, predecessorPlan, predecessorTask, tempDir, trace, writeFieldTest, removeTempDirs } from "./fixtures.ts";
 
@@ -73,9 +73,13 @@ describe("reading a predecessor LLM log", () => {
       ]),
       "critic",
     ).entries;
-    const run = matchRun(planner, critic, { revisions: null, criticCalls: null, durationSeconds: null });
-    expect(run.calls.map((e) => `${e.role}:${e.timestamp}`)).toEqual(["planner:2026-08-20T11:00:05Z", "critic:2026-08-20T11:00:08Z"]);
-    expect(run.unmatched.map((r) => r.length)).toEqual([2, 1]);
+    const { runs, recorded } = matchRun(planner, critic, { revisions: null, criticCalls: null, durationSeconds: null });
+    expect(runs[recorded]!.calls.map((e) => `${e.role}:${e.timestamp}`)).toEqual(["planner:2026-08-20T11:00:05Z", "critic:2026-08-20T11:00:08Z"]);
+    // The earlier run keeps its planner and critic calls together, in the order they ran.
+    expect(runs.map((r) => r.calls.map((e) => `${e.role[0]}${e.call}`))).toEqual([
+      ["p1", "p2", "c1"],
+      ["p1", "c1"],
+    ]);
   });
 
   it("reports an object that is not a log entry and keeps reading", () => {
@@ -85,7 +89,7 @@ describe("reading a predecessor LLM log", () => {
     expect(log.problems).toEqual([{ file: "p.jsonl", where: "line 1: call", detail: expect.stringMatching(/number/) }]);
   });
 
-  it("imports the last run of such a log as the trial and keeps the earlier calls as superseded", () => {
+  it("imports the last run of such a log as the trace's trial and the earlier run as a trial whose outcome no trace records", () => {
     const root = tempDir("logs");
     const dirs = writeFieldTest(root, {
       goal: HAND_GOAL,
@@ -110,22 +114,20 @@ describe("reading a predecessor LLM log", () => {
     expect(existsSync(strict)).toBe(false);
     const result = importPlannerCritic({ reportsDir: dirs.reports, goalsDir: dirs.goals, out, force: false, runId: "r", command: [], now: () => new Date() });
     expect(result.problems.map((p) => p.detail)).toEqual([expect.stringMatching(/^torn object/)]);
-    // Every valid logged call is accounted for: the last run in the trial, the earlier one kept verbatim.
-    expect(result.calls).toEqual({ logged: 3, imported: 1, superseded: 2, unclaimed: 0 });
+    // Every valid logged call is in a trial: the last run in the trace's, the earlier one in its own.
+    expect(result.calls).toEqual({ logged: 3, imported: 3, untraced: 2, untraced_trials: 1, unplaced: 0 });
     const run = result.runs[0]!;
-    const kept = readFileSync(join(run.dir, IMPORT_FILES.superseded), "utf8")
-      .trimEnd()
-      .split("\n")
-      .map((l) => JSON.parse(l));
-    expect(kept.map((k) => [k.item_id, k.entry.call, k.entry.timestamp])).toEqual([
-      ["hand-01", 1, "2026-08-20T10:00:05Z"],
-      ["hand-01", 2, "2026-08-20T10:00:12Z"],
+    const [earlier, trial] = readTrials(run.dir);
+    expect(earlier!.calls.map((c) => [c.role, c.logged_at])).toEqual([
+      ["planner", "2026-08-20T10:00:05Z"],
+      ["planner", "2026-08-20T10:00:12Z"],
     ]);
-    const [trial] = readTrials(run.dir);
+    expect([earlier!.trial, earlier!.status, earlier!.conversion!.source.trace]).toEqual([0, "error", null]);
+    expect(trial!.trial).toBe(1);
     expect(trial!.calls.map((c) => [c.role, c.round, c.latency_ms])).toEqual([["planner", 0, 2500]]);
     expect(trial!.rounds).toHaveLength(1);
-    const conversion = (trial as unknown as { conversion: { unmatched_log_calls: number; notes: { subject: string }[] } }).conversion;
-    expect(conversion.unmatched_log_calls).toBe(2);
+    const conversion = trial!.conversion!;
+    expect(conversion.unmatched_log_calls).toBe(0);
     expect(conversion.notes.map((n) => n.subject)).toContain("critic log");
   });
 });
@@ -170,6 +172,7 @@ describe("ordering a fast server's calls", () => {
       trial: 0,
       trace: TraceSchema.parse(trace(undefined, { status: "approved", reason_code: "approved", revision_count, llm_calls })),
       run,
+      unplaced: 0,
       source: { trace: "trace.json", planner_log: "p.jsonl", critic_log: "c.jsonl" },
       fallback_time: second,
     });
@@ -179,7 +182,8 @@ describe("ordering a fast server's calls", () => {
   });
 
   it("keeps every round's audit of a tied run, with no inconsistency noted", () => {
-    const trial = tiedTrial(matchRun(parsed(planner, "planner"), parsed(critic, "critic"), { revisions: 3, criticCalls: 2, durationSeconds: 0.2 }), 3, 2);
+    const { runs } = matchRun(parsed(planner, "planner"), parsed(critic, "critic"), { revisions: 3, criticCalls: 2, durationSeconds: 0.2 });
+    const trial = tiedTrial(runs[0]!, 3, 2);
     expect(trial.rounds.map((r) => r.critic === null)).toEqual([true, false, false]);
     expect(trial.calls.map((c) => `${c.role[0]}${c.round}`)).toEqual(["p0", "p1", "c1", "p2", "c2"]);
     expect(trial.conversion.notes.filter((n) => n.kind === "inconsistent")).toEqual([]);
@@ -188,7 +192,7 @@ describe("ordering a fast server's calls", () => {
   it("says what disagrees when two accepted audits fall in one round, and how the logged calls fall", () => {
     // Without the plans in the prompts and with the critic's calls numbered past the planner's, the line order puts both audits after the last plan.
     const late = critic.map((e, i) => ({ ...e, call: 3 + i }));
-    const trial = tiedTrial({ calls: interleave(bare(planner.slice(0, 2), "planner"), bare(late, "critic")), unmatched: [], position: null }, 2, 2);
+    const trial = tiedTrial({ calls: interleave(bare(planner.slice(0, 2), "planner"), bare(late, "critic")), position: null }, 2, 2);
     const inconsistent = trial.conversion.notes.filter((n) => n.kind === "inconsistent");
     expect(inconsistent.map((n) => n.subject)).toEqual(["rounds[1].critic", "trace.result.llm_calls"]);
     expect(inconsistent[0]!.detail).toMatch(/^two accepted critic answers fall in round 1 \(logged at 2026-08-20T10:00:05Z and 2026-08-20T10:00:05Z\)/);
@@ -209,7 +213,7 @@ describe("the run a trace records", () => {
   const critic = [c(1, 16, 4), c(2, 32, 2), c(3, 51, 2)];
 
   it("is the one whose recorded rounds, critic calls and duration agree, not the last in the logs", () => {
-    const { runs } = loggedRuns(planner, critic);
+    const runs = loggedRuns(planner, critic);
     expect(runs.map((r) => [r.planner.length, r.critic.length])).toEqual([
       [3, 3],
       [1, 0],
@@ -222,9 +226,13 @@ describe("the run a trace records", () => {
     expect(recordedRunIndex(runs, { revisions: null, criticCalls: null, durationSeconds: 10 })).toBe(1);
     expect(recordedRunIndex(runs, { revisions: null, criticCalls: null, durationSeconds: null })).toBe(1);
     const matched = matchRun(planner, critic, { revisions: 3, criticCalls: 3, durationSeconds: 51.25 });
-    expect(matched.calls.map((e) => `${e.role[0]}${e.call}`)).toEqual(["p1", "c1", "p2", "c2", "p3", "c3"]);
-    expect(matched.unmatched).toEqual([[planner[3]]]);
-    expect(matched.position).toMatchObject({ index: 0, of: 2 });
+    expect(matched.recorded).toBe(0);
+    expect(matched.runs[0]!.calls.map((e) => `${e.role[0]}${e.call}`)).toEqual(["p1", "c1", "p2", "c2", "p3", "c3"]);
+    expect(matched.runs[1]!.calls).toEqual([planner[3]]);
+    expect(matched.runs.map((r) => r.position)).toMatchObject([
+      { index: 0, of: 2 },
+      { index: 1, of: 2 },
+    ]);
   });
 
   it("splits a log several variants shared into engine runs at each decompose, a retried decompose staying in its run", () => {

@@ -34,7 +34,8 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
       now: () => new Date("2026-12-02T12:00:00Z"),
     });
   });
-  const traces = () => findRecordedRuns(join(SAMPLE, "reports"), []).runs;
+  /** The sample's folders, each with its trace. */
+  const traces = () => findRecordedRuns(join(SAMPLE, "reports"), []).runs.flatMap((r) => (r.trace === null ? [] : [{ ...r, trace: r.trace }]));
   /** Every imported trial, over the runs. */
   const allTrials = () => result.runs.flatMap((r) => readTrials(r.dir));
   const runDir = (name: string) => result.runs.find((r) => r.name === name)!.dir;
@@ -48,7 +49,7 @@ describe("importing the PlannerCritic 0.1.0 sample", () => {
       .filter((f) => f.endsWith("_llm_log.jsonl"))
       .reduce((n, f) => n + (readFileSync(join(SAMPLE, "reports", f), "utf8").match(/^ {2}"call": \d+,$/gm)?.length ?? 0), 0);
     expect(logged).toBe(8);
-    expect(result.calls).toEqual({ logged, imported: logged, superseded: 0, unclaimed: 0 });
+    expect(result.calls).toEqual({ logged, imported: logged, untraced: 0, untraced_trials: 0, unplaced: 0 });
     expect(allTrials().reduce((n, t) => n + t.calls.length, 0)).toBe(logged);
     expect(result.runs.reduce((n, r) => n + readManifest(r.dir).totals.calls, 0)).toBe(logged);
     expect(result.skipped).toEqual([]);

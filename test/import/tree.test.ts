@@ -126,7 +126,7 @@ describe("importing the whole PlannerCritic field-test tree", () => {
 
   it("brings over every recorded call: none skipped, none left in a log", () => {
     expect(logged).toBe(RUNS.reduce((n, r) => n + (r.critic ? 2 : 1), 0));
-    expect(result.calls).toEqual({ logged, imported: logged, superseded: 0, unclaimed: 0 });
+    expect(result.calls).toEqual({ logged, imported: logged, untraced: 0, untraced_trials: 0, unplaced: 0 });
     expect(result.runs.reduce((n, r) => n + readTrials(r.dir).reduce((k, t) => k + t.calls.length, 0), 0)).toBe(logged);
     expect(result.skipped.map((s) => s.dimension).sort()).toEqual(["replan", "store"]);
   });

@@ -22,7 +22,8 @@ function build(calls: ReturnType<typeof entry>[], result: { status: string; reas
     trial: 0,
     // The trace holds the final plan as the predecessor restamped it.
     trace: TraceSchema.parse(trace({ ...revised, id: "plan-hand-01-r2", version: 2, parent_version: "hand-01-plan" }, result)),
-    run: { calls, unmatched: [], position: null },
+    run: { calls, position: null },
+    unplaced: 0,
     source: { trace: "trace.json", planner_log: "p.jsonl", critic_log: "c.jsonl" },
     fallback_time: at(0),
   });

@@ -31,7 +31,7 @@ describe("importing the upstream cases", () => {
     expect(result.problems).toEqual([]);
     expect(result.goals).toBe(2);
     expect(result.runs.map((r) => [r.name, r.trials.length])).toEqual([
-      ["0.1.0/full-sweep/core-api", 1],
+      ["0.1.0/full-sweep/core-api", 2],
       ["0.1.0/full-sweep/replan/abort", 1],
       ["0.1.0/full-sweep/replan/patch", 1],
       ["0.1.0/full-sweep/replan/restart", 1],
@@ -43,10 +43,16 @@ describe("importing the upstream cases", () => {
     expect(adv!.conversion!.notes.filter((n) => n.subject.includes("max_revisions"))).toEqual([]);
   });
 
-  it("takes the run the trace records (the first; the second was cut short) and keeps the other apart", () => {
+  it("takes the run the trace records (the first; the second was cut short) and imports the other as its own trial", () => {
     // adv-01: two planner calls (two runs) and one critic call; the replan log: five planner calls.
-    expect(result.calls).toEqual({ logged: 8, imported: 7, superseded: 1, unclaimed: 0 });
-    const [adv] = trialsOf("0.1.0/full-sweep/core-api");
+    expect(result.calls).toEqual({ logged: 8, imported: 8, untraced: 1, untraced_trials: 1, unplaced: 0 });
+    const [adv, cut] = trialsOf("0.1.0/full-sweep/core-api");
+    expect([cut!.trial, cut!.status, cut!.error, cut!.calls.map((c) => c.logged_at)]).toEqual([
+      1,
+      "error",
+      "outcome not recorded: no trace.json records this engine run; the run left no trace",
+      ["2026-08-20T02:01:45Z"],
+    ]);
     expect(adv!.calls.map((c) => [c.role, c.logged_at])).toEqual([
       ["planner", "2026-08-20T01:50:58Z"],
       ["critic", "2026-08-20T01:51:10Z"],

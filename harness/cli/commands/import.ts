@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
 import { z } from "zod";
-import { IMPORT_FILES, importPlannerCritic } from "../../import/planner-critic/run.ts";
+import { importPlannerCritic } from "../../import/planner-critic/run.ts";
 import { runIdFor } from "../../run/manifest.ts";
 import { redactArgv } from "../../run/redact.ts";
 import { EXIT } from "../exit.ts";
@@ -46,8 +46,8 @@ export function register(program: Command, { host, action }: CommandContext): vo
         const c = result.calls;
         const width = Math.max(...result.runs.map((r) => r.name.length));
         host.stdout.write(
-          `imported ${trials} trials of ${result.goals} goals into ${result.runs.length} runs: ${c.imported} of ${c.logged} logged calls in trials, ` +
-            `${c.superseded} of other runs of their goals (no trace records them) kept in ${IMPORT_FILES.superseded}, ${c.unclaimed} in logs no trace took; ` +
+          `imported ${trials} trials of ${result.goals} goals into ${result.runs.length} runs: ${c.imported} of ${c.logged} logged calls in trials ` +
+            `(${c.untraced} calls in ${c.untraced_trials} trials whose outcome no trace records)${c.unplaced > 0 ? `, ${c.unplaced} in logs no trial took` : ""}; ` +
             `${notes} conversion notes, ${result.problems.length} input problems, ${result.skipped.length} traces of dimensions without an engine run\n` +
             `runs:\n${result.runs.map((r) => `  ${r.name.padEnd(width)}  ${r.trials.length} trials, ${r.goals} goals, mode ${r.source.mode}, at most ${r.source.max_rounds} rounds  ${r.dir}\n`).join("")}` +
             `wrote:\n${result.written.map((f) => `  ${f}\n`).join("")}` +

@@ -92,3 +92,27 @@ export function engineDimension(dimension: string): EngineDimension | null {
     };
   return null;
 }
+
+/** The dimension a trace in each engine dimension's folder names (depth 3: from the variant's folder). */
+const FOLDER_DIMENSIONS: Record<string, (variant: string) => string> = {
+  "core-api": () => "core-api",
+  budget: () => "budget",
+  "critique-modes": (mode) => `critique-${mode}`,
+  replan: (policy) => `replan-${policy}`,
+};
+
+/**
+ * The engine dimension of a goal's folder that holds no trace.json, from where it sits:
+ * `<dimension folder>/<goal>` or `<dimension folder>/<goal>/<variant>`; null anywhere else.
+ */
+export function dimensionOfFolder(dir: string): EngineDimension | null {
+  const [last, parent, grandparent] = dir.split(/[\\/]/).reverse();
+  for (const [folder, depth] of [
+    [parent, 2],
+    [grandparent, 3],
+  ] as const) {
+    const dimension = folder !== undefined && Object.hasOwn(FOLDER_DIMENSIONS, folder) ? engineDimension(FOLDER_DIMENSIONS[folder]!(last!)) : null;
+    if (dimension !== null && dimension.depth === depth) return dimension;
+  }
+  return null;
+}

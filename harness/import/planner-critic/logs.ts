@@ -80,25 +80,23 @@ interface LoggedRun {
 }
 
 /**
- * Every engine run in a goal's two logs, in order: each planner run (see splitRuns) with the
- * critic runs that began after it began and before the next one did. Critic calls that no planner
- * run can own (logged before any) come back apart. Pure.
+ * Every engine run in a goal's two logs, in the order they ran: each planner run (see splitRuns)
+ * with the critic runs that began after it began and before the next one did. A critic run that
+ * no planner run can own (logged before any) is a run of its own, first. Pure.
  */
-export function loggedRuns(planner: readonly LogEntry[], critic: readonly LogEntry[]): { runs: LoggedRun[]; orphans: LogEntry[][] } {
+export function loggedRuns(planner: readonly LogEntry[], critic: readonly LogEntry[]): LoggedRun[] {
   const plannerRuns = splitRuns(planner);
-  const criticRuns = splitRuns(critic);
-  if (plannerRuns.length === 0) return { runs: criticRuns.map((c) => ({ planner: [], critic: c })), orphans: [] };
   const runs: LoggedRun[] = plannerRuns.map((p) => ({ planner: p, critic: [] }));
-  const orphans: LogEntry[][] = [];
-  for (const c of criticRuns) {
+  const orphans: LoggedRun[] = [];
+  for (const c of splitRuns(critic)) {
     let owner = -1;
     plannerRuns.forEach((p, i) => {
       if (endMs(p[0]!) <= endMs(c[0]!)) owner = i;
     });
-    if (owner < 0) orphans.push(c);
+    if (owner < 0) orphans.push({ planner: [], critic: c });
     else runs[owner]!.critic.push(...c);
   }
-  return { runs, orphans };
+  return [...orphans, ...runs];
 }
 
 /** What a trace recorded about its engine run: enough to tell it apart from the other runs in the logs. */
@@ -140,25 +138,34 @@ export function recordedRunIndex(runs: readonly LoggedRun[], shape: RecordedRunS
   return candidates.reduce((best, i) => (distance(i) <= distance(best) ? i : best));
 }
 
+/** One engine run of a goal's logs, as a trial takes it. */
 export interface MatchedRun {
-  /** The run's planner and critic calls in the order they happened. */
+  /** Its planner and critic calls in the order they happened. */
   calls: LogEntry[];
-  /** The other runs in the same logs, which no trace records (a rerun overwrote their trace.json, or was killed before writing one). */
-  unmatched: LogEntry[][];
-  /** Which engine run of how many in the logs the trace records, and how that was told, when the logs hold several. */
+  /** Which engine run of how many in the logs it is (0-based, in the order they ran), and how the trace's run was told apart, when the logs hold several. */
   position: { index: number; of: number; by: string } | null;
 }
 
-/** The run of a goal's logs that its trace records (recordedRunIndex), its calls in order, and the others set apart. */
-export function matchRun(planner: readonly LogEntry[], critic: readonly LogEntry[], shape: RecordedRunShape): MatchedRun {
-  const { runs, orphans } = loggedRuns(planner, critic);
-  const chosen = recordedRunIndex(runs, shape);
-  const mine = runs[chosen];
-  const others = runs.filter((_, i) => i !== chosen).flatMap((r) => [r.planner, r.critic].filter((c) => c.length > 0));
+/** The engine runs of a goal's logs, in the order they ran, and which one its trace records. */
+export interface EngineRuns {
+  runs: MatchedRun[];
+  /** The run the trace records: an index into `runs`; -1 when there is no trace, or its run is not in the logs. */
+  recorded: number;
+  /** Calls no engine run takes (a shared log whose runs do not split into its variants'): not imported. */
+  unplaced: LogEntry[];
+}
+
+/**
+ * Every engine run of a goal's logs, in the order they ran, and the one its trace records
+ * (recordedRunIndex; none without a trace: `shape` null). Pure.
+ */
+export function matchRun(planner: readonly LogEntry[], critic: readonly LogEntry[], shape: RecordedRunShape | null): EngineRuns {
+  const runs = loggedRuns(planner, critic);
+  const by = "its recorded rounds, critic calls and duration agree best";
   return {
-    calls: mine === undefined ? [] : interleave(mine.planner, mine.critic),
-    unmatched: [...others, ...orphans],
-    position: runs.length > 1 ? { index: chosen, of: runs.length, by: "its recorded rounds, critic calls and duration agree best" } : null,
+    runs: runs.map((r, index) => ({ calls: interleave(r.planner, r.critic), position: runs.length > 1 ? { index, of: runs.length, by } : null })),
+    recorded: shape === null ? -1 : recordedRunIndex(runs, shape),
+    unplaced: [],
   };
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { hashCanonical } from "../../../src/canonical.ts";
@@ -13,15 +13,15 @@ import { NOT_RECORDED, systemPromptHash } from "./calls.ts";
 import { CLAIM_EXTRACTOR_VERSION } from "./claims.ts";
 import { CRITIQUE_MODES, PREDECESSOR_DEFAULT_CAP, PREDECESSOR_MODE } from "./dimensions.ts";
 import { convertGoal, type ConvertedGoal } from "./goal.ts";
-import { interleave, loggedRuns, matchRun, parseLog, splitEngineRuns, type InputProblem, type MatchedRun, type ParsedLog } from "./logs.ts";
+import { interleave, loggedRuns, matchRun, parseLog, splitEngineRuns, type EngineRuns, type InputProblem, type MatchedRun, type ParsedLog } from "./logs.ts";
 import { importManifest, type ImportedRunSource } from "./manifest.ts";
 import { note } from "./notes.ts";
 import type { LogEntry } from "./schema.ts";
-import { findGoals, findLogs, findRecordedRuns, readText, requireDir, type GoalFile, type RecordedRun, type SkippedTrace } from "./sources.ts";
-import { acceptedPlan, buildTrial, type ImportedTrialRecord } from "./trial.ts";
+import { findGoals, findLogs, findRecordedRuns, LOG_NAME, readText, requireDir, type GoalFile, type RecordedRun, type SkippedTrace } from "./sources.ts";
+import { acceptedPlan, buildTrial, UNTRACED, type ImportedTrialRecord } from "./trial.ts";
 
 /** What an import writes: an index at --out, and per run the usual run files plus these. */
-export const IMPORT_FILES = { report: "import.json", goals: "goals", superseded: "superseded-calls.jsonl" } as const;
+export const IMPORT_FILES = { report: "import.json", goals: "goals" } as const;
 
 interface ImportOptions {
   reportsDir: string;
@@ -44,20 +44,19 @@ interface ImportedRun {
   manifest: Manifest;
   trials: ImportedTrialRecord[];
   goals: number;
-  /** Calls of other runs of the run's goals in the same logs, which no trace records (kept verbatim). */
-  superseded: number;
 }
 
-/** Where every logged call went; `logged = imported + superseded + unclaimed`. */
+/** Where every logged call went; `logged = imported + unplaced`. */
 interface CallAccounting {
   /** Valid entries in every `*_llm_log.jsonl` under the reports folder. */
   logged: number;
   /** Calls of the imported trials. */
   imported: number;
-  /** Calls of other runs of a goal that no trace records (overwritten by a rerun, or cut short), kept in each run's superseded-calls.jsonl. */
-  superseded: number;
-  /** Calls in logs that no imported trace took (each such log is a problem line). */
-  unclaimed: number;
+  /** Of those, the calls of trials whose outcome no trace.json records (a rerun replaced their trace, or they left none), and how many such trials. */
+  untraced: number;
+  untraced_trials: number;
+  /** Calls no trial took (each log or shared log holding some is a problem line): not imported. */
+  unplaced: number;
 }
 
 export interface ImportResult {
@@ -72,17 +71,26 @@ export interface ImportResult {
 }
 
 const EMPTY_LOG: ParsedLog = { entries: [], problems: [] };
-const LOG_NAME = /_(planner|critic)_llm_log\.jsonl$/;
 
 /** A run's folder name: its name with `/` and `@` as `--`, anything else unusual as `_`. */
 const runSlug = (name: string) => name.replace(/[/@]/g, "--").replace(/[^A-Za-z0-9._-]/g, "_");
 
-/** One recorded engine run, matched to its logs and its converted goal, before it becomes a trial. */
+/** A goal's folder of an engine dimension, matched to its converted goal, its logs split into engine runs. */
 interface Prepared {
   recorded: RecordedRun;
   goal: ConvertedGoal & { hash: string };
   file: GoalFile;
-  matched: MatchedRun;
+  engine: EngineRuns;
+}
+
+/** One engine run of a folder, before it becomes a trial. */
+interface PreparedTrial {
+  folder: Prepared;
+  run: MatchedRun;
+  /** Whether the folder's trace records it; when not, why (its outcome was never recorded). */
+  untraced: keyof typeof UNTRACED | null;
+  /** Calls of the folder's logs that no trial took, counted on the trial of its trace. */
+  unplaced: number;
   /** The critic system prompts its calls carried (sorted hashes joined): the run's critic prompt variant. */
   criticPrompt: string;
 }
@@ -93,9 +101,10 @@ function criticPromptOf(calls: readonly LogEntry[]): string {
 
 /**
  * Traces whose variants shared one log (the replan dimension's policies ran through one logging
- * planner): the log's last run is split into engine runs, each beginning with a decompose call,
- * and the traces take them in the order the predecessor ran the variants. When the counts differ
- * nothing is guessed: every call of the log is kept apart, and the problem is named.
+ * planner): each run of the log is split into engine runs, each beginning with a decompose call,
+ * and the variants take them in the order the predecessor ran them; the log's last run is the one
+ * their traces record. A run whose engine runs do not match the variants in number is not
+ * guessed at: its calls are not imported, and the problem is named.
  */
 function splitSharedLogs(prepared: Prepared[], entriesOf: (file: string | null) => LogEntry[], problems: InputProblem[]): void {
   const groups = new Map<string, Prepared[]>();
@@ -106,51 +115,73 @@ function splitSharedLogs(prepared: Prepared[], entriesOf: (file: string | null) 
   for (const members of groups.values()) {
     members.sort((a, b) => a.recorded.dimension.sequence - b.recorded.dimension.sequence);
     const { plannerLog, criticLog } = members[0]!.recorded;
-    const { runs, orphans } = loggedRuns(entriesOf(plannerLog), entriesOf(criticLog));
-    const last = runs.at(-1);
-    const earlier = [...runs.slice(0, -1).flatMap((r) => [r.planner, r.critic]), ...orphans].filter((c) => c.length > 0);
-    const engineRuns = last === undefined ? [] : splitEngineRuns(interleave(last.planner, last.critic), (e) => acceptedPlan(e) !== null);
-    const fits = engineRuns.length === members.length;
-    if (!fits)
-      problems.push({
-        file: plannerLog ?? criticLog!,
-        where: "(file)",
-        detail: `shared by ${members.length} traces (${members.map((m) => m.recorded.dimension.name).join(", ")}) but its last run holds ${engineRuns.length} engine run(s) (each begins with a decompose call): not split, its calls are kept apart`,
-      });
-    members.forEach((m, i) => {
-      const kept = i > 0 ? [] : fits ? earlier : [...earlier, ...engineRuns];
-      m.matched = {
-        calls: fits ? engineRuns[i]! : [],
-        unmatched: kept,
-        position: fits
-          ? {
-              index: i,
-              of: engineRuns.length,
-              by: `the variants sharing the log ran in this order (${members.map((x) => x.recorded.dimension.name).join(", ")}), each engine run beginning with a decompose call`,
-            }
-          : null,
-      };
+    const order = members.map((m) => m.recorded.dimension.name).join(", ");
+    const by = `the variants sharing the log ran in this order (${order}), each engine run beginning with a decompose call`;
+    const logged = loggedRuns(entriesOf(plannerLog), entriesOf(criticLog));
+    const split = logged.map((r) => splitEngineRuns(interleave(r.planner, r.critic), (e) => acceptedPlan(e) !== null));
+    const of = split.reduce((n, pieces) => n + pieces.length, 0);
+    const engine: EngineRuns[] = members.map(() => ({ runs: [], recorded: -1, unplaced: [] }));
+    let index = 0;
+    split.forEach((pieces, k) => {
+      if (pieces.length !== members.length) {
+        problems.push({
+          file: plannerLog ?? criticLog!,
+          where: "(file)",
+          detail: `shared by ${members.length} traces (${order}) but its run ${k + 1} of ${split.length} holds ${pieces.length} engine run(s) (each begins with a decompose call): not split, its ${pieces.flat().length} call(s) are not imported`,
+        });
+        engine[0]!.unplaced.push(...pieces.flat());
+      } else
+        pieces.forEach((calls, i) => {
+          if (k === split.length - 1) engine[i]!.recorded = engine[i]!.runs.length;
+          engine[i]!.runs.push({ calls, position: { index: index + i, of, by } });
+        });
+      index += pieces.length;
     });
+    members.forEach((m, i) => (m.engine = engine[i]!));
   }
 }
 
+/**
+ * A folder's engine runs as trials, in the order they ran: the one its trace records (last when
+ * its run is not in the logs), and every other, whose outcome no trace records. An untraced run
+ * without a critic call of its own takes the critic prompt of the folder's trace (or its logs'),
+ * so it joins the run of the trace beside it.
+ */
+function folderTrials(folder: Prepared): PreparedTrial[] {
+  const { runs, recorded, unplaced } = folder.engine;
+  // Where the traced run sits among the folder's runs; null when the folder has no trace.
+  const tracedAt = folder.recorded.trace === null ? null : recorded === -1 ? runs.length : recorded;
+  const trialRuns = tracedAt === runs.length ? [...runs, { calls: [], position: null }] : runs;
+  const folderPrompt = criticPromptOf(tracedAt === null ? runs.flatMap((r) => r.calls) : trialRuns[tracedAt]!.calls);
+  return trialRuns.map((run, i) => {
+    const own = criticPromptOf(run.calls);
+    if (i === tracedAt) return { folder, run, untraced: null, unplaced: unplaced.length, criticPrompt: own };
+    const untraced = tracedAt !== null && i < tracedAt ? "replaced" : "no_trace";
+    return { folder, run, untraced, unplaced: 0, criticPrompt: own === "" ? folderPrompt : own };
+  });
+}
+
 /** The run's settings: its dimension's own, else its sweeps' recorded loop configuration, else the predecessor's defaults. */
-function runSource(name: string, members: readonly Prepared[], problems: InputProblem[]): ImportedRunSource {
-  const first = members[0]!.recorded;
+function runSource(name: string, folders: readonly RecordedRun[], problems: InputProblem[]): ImportedRunSource {
+  const first = folders[0]!;
   const dimension = first.dimension;
-  const loops = members.flatMap((m) => (m.recorded.loop === null ? [] : [m.recorded.loop]));
+  const loops = folders.flatMap((f) => (f.loop === null ? [] : [f.loop]));
   const recordedModes = [...new Set(loops.map((l) => l.mode))];
   const caps = [...new Set(loops.map((l) => l.revision_cap))].sort((a, b) => a - b);
   const critiqueMode = dimension.critiqueMode ?? recordedModes[0] ?? PREDECESSOR_MODE;
   if (dimension.critiqueMode === null && recordedModes.length > 1)
     problems.push({
-      file: first.file,
+      file: first.file ?? first.dir,
       where: "loop_config.mode",
       detail: `run ${name}: its sweeps used modes ${recordedModes.join(", ")}; ${critiqueMode} is recorded`,
     });
   const mode = CRITIQUE_MODES[critiqueMode];
   if (mode === undefined)
-    problems.push({ file: first.file, where: "loop_config.mode", detail: `"${critiqueMode}" is not a predecessor critique mode: recorded as gates-first` });
+    problems.push({
+      file: first.file ?? first.dir,
+      where: "loop_config.mode",
+      detail: `"${critiqueMode}" is not a predecessor critique mode: recorded as gates-first`,
+    });
   const maxRounds = dimension.cap ?? caps.at(-1) ?? PREDECESSOR_DEFAULT_CAP;
   return {
     run: name,
@@ -189,7 +220,7 @@ function prepareImportRoot(out: string, force: boolean): void {
 function readLogs(reportsDir: string, problems: InputProblem[]): Map<string, ParsedLog> {
   const logs = new Map<string, ParsedLog>();
   for (const file of findLogs(reportsDir)) {
-    const role = LOG_NAME.exec(file)?.[1] as "planner" | "critic" | undefined;
+    const role = LOG_NAME.exec(basename(file))?.[2] as "planner" | "critic" | undefined;
     if (role === undefined) {
       problems.push({ file, where: "(file)", detail: "not named <goal>_planner_llm_log.jsonl or <goal>_critic_llm_log.jsonl: not read" });
       continue;
@@ -202,8 +233,8 @@ function readLogs(reportsDir: string, problems: InputProblem[]): Map<string, Par
 }
 
 /**
- * Each recorded run with its goal converted (once per dimension × goal) and its logged calls
- * matched; a run whose goal is missing or does not convert is a problem, not imported.
+ * Each goal's folder with its goal converted (once per dimension × goal) and its logs split into
+ * engine runs; a folder whose goal is missing or does not convert is a problem, not imported.
  */
 function prepareRuns(
   recorded: readonly RecordedRun[],
@@ -215,9 +246,9 @@ function prepareRuns(
   const converted = new Map<string, (ConvertedGoal & { hash: string }) | null>();
   const prepared: Prepared[] = [];
   for (const r of recorded) {
-    const file = goalFiles.get(r.trace.goal_id);
+    const file = goalFiles.get(r.goalId);
     if (file === undefined) {
-      problems.push({ file: r.file, where: "goal_id", detail: `no goal "${r.trace.goal_id}" under ${goalsDir}: not imported` });
+      problems.push({ file: r.file ?? r.dir, where: r.file === null ? "(logs)" : "goal_id", detail: `no goal "${r.goalId}" under ${goalsDir}: not imported` });
       continue;
     }
     const key = `${r.dimension.name}\u0000${file.goal.id}`;
@@ -229,29 +260,24 @@ function prepareRuns(
     }
     const goal = converted.get(key)!;
     if (goal === null) continue;
-    const { revision_count, llm_calls } = r.trace.result;
-    const matched = r.sharedLogs
-      ? null
-      : matchRun(entriesOf(r.plannerLog), entriesOf(r.criticLog), {
-          revisions: revision_count,
-          criticCalls: llm_calls,
-          durationSeconds: r.trace.duration_seconds,
-        });
-    prepared.push({ recorded: r, goal, file, matched: matched ?? { calls: [], unmatched: [], position: null }, criticPrompt: "" });
+    const shape =
+      r.trace === null ? null : { revisions: r.trace.result.revision_count, criticCalls: r.trace.result.llm_calls, durationSeconds: r.trace.duration_seconds };
+    // Shared logs are split below, once all their variants are here.
+    const engine = r.sharedLogs ? { runs: [], recorded: -1, unplaced: [] } : matchRun(entriesOf(r.plannerLog), entriesOf(r.criticLog), shape);
+    prepared.push({ recorded: r, goal, file, engine });
   }
   splitSharedLogs(prepared, entriesOf, problems);
-  for (const p of prepared) p.criticPrompt = criticPromptOf(p.matched.calls);
   return prepared;
 }
 
 /** One run per group × dimension, and per critic prompt when the group's trials used several; sorted by name. */
-function planRuns(prepared: readonly Prepared[]): { name: string; members: Prepared[] }[] {
-  const byRun = new Map<string, Prepared[]>();
-  for (const p of prepared) {
-    const base = `${p.recorded.group}/${p.recorded.dimension.name}`;
-    byRun.set(base, [...(byRun.get(base) ?? []), p]);
+function planRuns(trials: readonly PreparedTrial[]): { name: string; members: PreparedTrial[] }[] {
+  const byRun = new Map<string, PreparedTrial[]>();
+  for (const t of trials) {
+    const base = `${t.folder.recorded.group}/${t.folder.recorded.dimension.name}`;
+    byRun.set(base, [...(byRun.get(base) ?? []), t]);
   }
-  const planned: { name: string; members: Prepared[] }[] = [];
+  const planned: { name: string; members: PreparedTrial[] }[] = [];
   for (const [base, members] of byRun) {
     const variants = [...new Set(members.map((m) => m.criticPrompt))].sort();
     for (const v of variants)
@@ -263,31 +289,37 @@ function planRuns(prepared: readonly Prepared[]): { name: string; members: Prepa
   return planned.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** A planned run in memory: its trials (numbered per goal), its manifest, and the calls it supersedes. */
+/**
+ * A planned run in memory: its trials and its manifest. A goal's trials are numbered from 0 in
+ * the order its engine runs ran (folder by folder, in path order, when several folders of the
+ * run hold the goal), so the first run of the goal is trial 0.
+ */
 function buildRun(
   o: ImportOptions,
-  planned: { name: string; members: Prepared[] },
+  planned: { name: string; members: PreparedTrial[] },
   index: number,
   context: { started: string; canary: ReturnType<typeof runCanaries>; problems: InputProblem[] },
 ) {
   const { name, members } = planned;
-  const source = runSource(name, members, context.problems);
+  const source = runSource(name, [...new Set(members.map((m) => m.folder.recorded))], context.problems);
   const trialCount = new Map<string, number>();
-  const trials = members.map((m) => {
-    const trial = trialCount.get(m.goal.goal.id) ?? 0;
-    trialCount.set(m.goal.goal.id, trial + 1);
+  const trials = members.map(({ folder, run, untraced, unplaced }) => {
+    const trial = trialCount.get(folder.goal.goal.id) ?? 0;
+    trialCount.set(folder.goal.goal.id, trial + 1);
+    const { recorded } = folder;
     return buildTrial({
-      goal: m.goal.goal,
-      goal_notes: m.goal.notes,
-      item_hash: m.goal.hash,
+      goal: folder.goal.goal,
+      goal_notes: folder.goal.notes,
+      item_hash: folder.goal.hash,
       trial,
-      trace: m.recorded.trace,
-      run: m.matched,
-      source: { trace: m.recorded.file, planner_log: m.recorded.plannerLog, critic_log: m.recorded.criticLog },
-      fallback_time: m.recorded.mtime,
+      ...(untraced === null ? { trace: recorded.trace! } : { trace: null, untraced }),
+      run,
+      unplaced,
+      source: { trace: untraced === null ? recorded.file : null, planner_log: recorded.plannerLog, critic_log: recorded.criticLog },
+      fallback_time: recorded.mtime,
     });
   });
-  const goals = new Map(members.map((m) => [m.goal.goal.id, m] as const));
+  const goals = new Map(members.map((m) => [m.folder.goal.goal.id, m.folder] as const));
   const manifest = importManifest({
     runId: `${o.runId}-${String(index + 1).padStart(2, "0")}`,
     command: o.command,
@@ -298,13 +330,12 @@ function buildRun(
     source,
     canary: context.canary,
   });
-  const superseded = members.flatMap((m) => m.matched.unmatched.flat().map((entry) => ({ item_id: m.goal.goal.id, trace: m.recorded.file, entry })));
-  return { name, dir: join(o.out, runSlug(name)), source, manifest, trials, members, goals, superseded };
+  return { name, dir: join(o.out, runSlug(name)), source, manifest, trials, goals };
 }
 
 type BuiltRun = ReturnType<typeof buildRun>;
 
-/** Where every logged call went; a log no imported trace took is a problem. */
+/** Where every logged call went; a log no folder took, or a shared log's run no variant took, is a problem. */
 function accountCalls(
   logs: ReadonlyMap<string, ParsedLog>,
   prepared: readonly Prepared[],
@@ -314,12 +345,17 @@ function accountCalls(
   const claimed = new Set(prepared.flatMap((p) => [p.recorded.plannerLog, p.recorded.criticLog].filter((f): f is string => f !== null)));
   for (const [file, parsed] of logs)
     if (!claimed.has(file) && parsed.entries.length > 0)
-      problems.push({ file, where: "(file)", detail: `${parsed.entries.length} logged call(s) that no imported trace took: not imported` });
+      problems.push({ file, where: "(file)", detail: `${parsed.entries.length} logged call(s) that no trial took: not imported` });
+  const trials = runs.flatMap((r) => r.trials);
+  const untraced = trials.filter((t) => t.conversion.source.trace === null);
+  const callsOf = (ts: readonly ImportedTrialRecord[]) => ts.reduce((n, t) => n + t.calls.length, 0);
   return {
     logged: [...logs.values()].reduce((n, l) => n + l.entries.length, 0),
-    imported: runs.reduce((n, r) => n + r.trials.reduce((k, t) => k + t.calls.length, 0), 0),
-    superseded: runs.reduce((n, r) => n + r.superseded.length, 0),
-    unclaimed: [...logs].reduce((n, [file, l]) => n + (claimed.has(file) ? 0 : l.entries.length), 0),
+    imported: callsOf(trials),
+    untraced: callsOf(untraced),
+    untraced_trials: untraced.length,
+    unplaced:
+      [...logs].reduce((n, [file, l]) => n + (claimed.has(file) ? 0 : l.entries.length), 0) + prepared.reduce((n, p) => n + p.engine.unplaced.length, 0),
   };
 }
 
@@ -331,7 +367,7 @@ function refuseBrokenInput(problems: readonly InputProblem[]): void {
   throw new InputError(first.file, first.where, `${first.detail}${more}; --strict imports nothing while an input is broken`);
 }
 
-/** A run's folder: its trials, its goals laid out as a corpus, the calls it supersedes, its import.json and manifest. */
+/** A run's folder: its trials, its goals laid out as a corpus, its import.json and manifest. */
 function writeRun(o: ImportOptions, run: BuiltRun): void {
   const release = claimOutDir(run.dir, { now: o.now, force: false });
   try {
@@ -343,7 +379,6 @@ function writeRun(o: ImportOptions, run: BuiltRun): void {
       mkdirSync(join(run.dir, IMPORT_FILES.goals, m.goal.goal.domain), { recursive: true });
       writeJsonAtomic(join(run.dir, IMPORT_FILES.goals, m.goal.goal.domain, `${id}.json`), m.goal.goal);
     }
-    if (run.superseded.length > 0) writeFileSync(join(run.dir, IMPORT_FILES.superseded), run.superseded.map((s) => JSON.stringify(s)).join("\n") + "\n");
     writeJsonAtomic(join(run.dir, IMPORT_FILES.report), {
       source: { format: "planner-critic-0.1.0", reports: o.reportsDir, goals: o.goalsDir, ...run.source },
       claim_extractor: CLAIM_EXTRACTOR_VERSION,
@@ -355,7 +390,6 @@ function writeRun(o: ImportOptions, run: BuiltRun): void {
         notes: t.conversion.notes.length,
         unmatched_log_calls: t.conversion.unmatched_log_calls,
       })),
-      superseded_calls: run.superseded.length,
     });
     writeJsonAtomic(join(run.dir, RUN_FILES.manifest), run.manifest);
   } finally {
@@ -386,7 +420,7 @@ function writeImportIndex(
       trials: r.trials.length,
       items: r.goals.size,
       calls: r.manifest.totals.calls,
-      superseded_calls: r.superseded.length,
+      untraced_trials: r.trials.filter((t) => t.conversion.source.trace === null).length,
     })),
     skipped_traces: skipped,
     problems,
@@ -395,11 +429,13 @@ function writeImportIndex(
 }
 
 /**
- * `fieldtest import planner-critic`: every trace of an engine run under `reportsDir` (every run
- * group × every engine dimension, see dimensions.ts), with its logs and the goal of the same id
- * under `goalsDir`, becomes a trial; each run group × dimension becomes a run directory under
- * `out` (suite `imported`), split further when its trials used different critic system prompts,
- * so a run never mixes prompt variants. Nothing is written when no trace can be imported.
+ * `fieldtest import planner-critic`: every engine run logged under `reportsDir` (every run group ×
+ * every engine dimension, see dimensions.ts) becomes a trial of the goal of the same id under
+ * `goalsDir`: the one its trace.json records with its recorded outcome, every other (a rerun
+ * replaced its trace, or it left none) with an unrecorded one (status error). Each run group ×
+ * dimension becomes a run directory under `out` (suite `imported`), split further when its trials
+ * used different critic system prompts, so a run never mixes prompt variants. Nothing is written
+ * when no engine run can be imported.
  */
 export function importPlannerCritic(o: ImportOptions): ImportResult {
   requireDir(o.reportsDir, "REPORTS");
@@ -416,7 +452,7 @@ export function importPlannerCritic(o: ImportOptions): ImportResult {
   const entriesOf = (file: string | null) => (file === null ? EMPTY_LOG : (logs.get(file) ?? EMPTY_LOG)).entries;
 
   const prepared = prepareRuns(recorded, goalFiles, entriesOf, o.goalsDir, problems);
-  const runs = planRuns(prepared).map((planned, index) => buildRun(o, planned, index, { started, canary, problems }));
+  const runs = planRuns(prepared.flatMap(folderTrials)).map((planned, index) => buildRun(o, planned, index, { started, canary, problems }));
   const calls = accountCalls(logs, prepared, runs, problems);
   const result: ImportResult = { runs: [], goals: new Set(prepared.map((p) => p.goal.goal.id)).size, problems, skipped, calls, written: [] };
   if (o.strict) refuseBrokenInput(problems);
@@ -434,7 +470,6 @@ export function importPlannerCritic(o: ImportOptions): ImportResult {
       manifest: r.manifest,
       trials: r.trials,
       goals: r.goals.size,
-      superseded: r.superseded.length,
     })),
     written: [index, ...runs.map((r) => r.dir)],
   };

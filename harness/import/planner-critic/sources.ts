@@ -3,7 +3,7 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { z } from "zod";
 import { formatPath, InputError, readSource } from "../../../src/formats/load.ts";
 import type { InputProblem } from "./logs.ts";
-import { engineDimension, type EngineDimension } from "./dimensions.ts";
+import { dimensionOfFolder, engineDimension, type EngineDimension } from "./dimensions.ts";
 import {
   AssertionsSchema,
   PredecessorGoalSchema,
@@ -20,9 +20,11 @@ import {
  * zod; a file that cannot be used becomes a problem line and the others stand.
  */
 
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .sort((a, b) => byName(a.name, b.name))
     .flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.isFile() ? [join(dir, e.name)] : []));
 }
 
@@ -46,9 +48,14 @@ function readValidated<S extends z.ZodType>(file: string, schema: S, problems: I
   return null;
 }
 
+/** A goal's folder of an engine dimension: its trace.json, when the predecessor wrote one, and its logs. */
 export interface RecordedRun {
-  file: string;
-  trace: Trace;
+  /** The trace.json; null for logs the predecessor left without one (a run cut short). */
+  file: string | null;
+  trace: Trace | null;
+  /** The folder of the trace (or of the logs' llm-logs/ when there is none). */
+  dir: string;
+  goalId: string;
   plannerLog: string | null;
   criticLog: string | null;
   /** The logs sit one folder up, shared with the traces of the dimension's other variants (each takes its engine run of them). */
@@ -58,7 +65,7 @@ export interface RecordedRun {
   dimension: EngineDimension;
   /** The sweep's loop configuration (its report.json or summary.json), when it sits where the predecessor wrote it. */
   loop: { mode: string; revision_cap: number } | null;
-  /** The trace file's modification time (ISO), the only time a run without logged calls has. */
+  /** The trace file's modification time (ISO), else its first log's: the only time a run without logged calls has. */
   mtime: string;
 }
 
@@ -87,17 +94,36 @@ function sweepLoop(sweep: string, problems: InputProblem[]): RecordedRun["loop"]
   return null;
 }
 
+/** Paths in walk order: folder by folder, each by name. */
+function byPath(a: string, b: string): number {
+  const [x, y] = [a.split(sep), b.split(sep)];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return byName(x[i]!, y[i]!);
+  return x.length - y.length;
+}
+
+/** A log's goal and role, from its name (`<goal>_<role>_llm_log.jsonl`). */
+export const LOG_NAME = /^(.+)_(planner|critic)_llm_log\.jsonl$/;
+
 /**
  * Every trace.json under the reports folder that records an engine run (core-api, critique-modes,
- * budget, replan: see dimensions.ts), in path order, with the logs beside it
- * (`llm-logs/<goal>_<role>_llm_log.jsonl`, or one folder up when the variants shared them), its run group and its sweep's loop configuration.
- * Traces of the other dimensions are returned as skipped; an unusable trace is a problem.
+ * budget, replan: see dimensions.ts) with the logs beside it
+ * (`llm-logs/<goal>_<role>_llm_log.jsonl`, or one folder up when the variants shared them), its run
+ * group and its sweep's loop configuration; then every folder of an engine dimension whose logs no
+ * trace.json sits beside (untracedFolders). In path order. Traces of the other dimensions are
+ * returned as skipped; an unusable trace is a problem.
  */
 export function findRecordedRuns(reportsDir: string, problems: InputProblem[]): { runs: RecordedRun[]; skipped: SkippedTrace[] } {
   const runs: RecordedRun[] = [];
   const skipped: SkippedTrace[] = [];
   const loops = new Map<string, RecordedRun["loop"]>();
-  for (const file of walk(reportsDir).filter((f) => basename(f) === "trace.json")) {
+  /** The run group and loop configuration of a goal's folder of a dimension. */
+  const place = (dir: string, dimension: EngineDimension) => {
+    const sweep = up(dir, dimension.depth);
+    if (!loops.has(sweep)) loops.set(sweep, sweepLoop(sweep, problems));
+    return { group: groupOf(reportsDir, sweep, dimension.folder), loop: loops.get(sweep)! };
+  };
+  const files = walk(reportsDir);
+  for (const file of files.filter((f) => basename(f) === "trace.json")) {
     const head = readValidated(file, TraceHeadSchema, problems);
     if (head === null) continue;
     const dimension = engineDimension(head.dimension);
@@ -117,8 +143,6 @@ export function findRecordedRuns(reportsDir: string, problems: InputProblem[]): 
     }
     const trace = readValidated(file, TraceSchema, problems);
     if (trace === null) continue;
-    const sweep = up(dir, dimension.depth);
-    if (!loops.has(sweep)) loops.set(sweep, sweepLoop(sweep, problems));
     // A variant's logs sit in its own folder, or beside its siblings' traces when they shared one logging provider (replan).
     const folders = dimension.depth === 3 ? [dir, dirname(dir)] : [dir];
     const log = (role: string) => folders.map((f) => join(f, "llm-logs", `${trace.goal_id}_${role}_llm_log.jsonl`)).find((path) => existsSync(path)) ?? null;
@@ -127,16 +151,47 @@ export function findRecordedRuns(reportsDir: string, problems: InputProblem[]): 
     runs.push({
       file,
       trace,
+      dir,
+      goalId: trace.goal_id,
       plannerLog,
       criticLog,
       sharedLogs: [plannerLog, criticLog].some((l) => l !== null && dirname(dirname(l)) !== dir),
-      group: groupOf(reportsDir, sweep, dimension.folder),
       dimension,
-      loop: loops.get(sweep)!,
+      ...place(dir, dimension),
       mtime: statSync(file).mtime.toISOString(),
     });
   }
-  return { runs, skipped };
+  const claimed = new Set(runs.flatMap((r) => [r.plannerLog, r.criticLog]));
+  for (const u of untracedFolders(files.filter((f) => !claimed.has(f))))
+    runs.push({
+      ...u,
+      file: null,
+      trace: null,
+      sharedLogs: false,
+      ...place(u.dir, u.dimension),
+      mtime: statSync((u.plannerLog ?? u.criticLog)!).mtime.toISOString(),
+    });
+  return { runs: runs.sort((a, b) => byPath(a.dir, b.dir)), skipped };
+}
+
+/**
+ * The predecessor's logs in a goal's folder of an engine dimension (`<dimension>/<goal>[/<variant>]/llm-logs/`)
+ * with no trace.json in it: a run cut short before it wrote one. Its dimension is read from where
+ * the folder sits; logs anywhere else are left to the caller.
+ */
+function untracedFolders(files: readonly string[]) {
+  const folders = new Map<string, { dir: string; goalId: string; dimension: EngineDimension; plannerLog: string | null; criticLog: string | null }>();
+  for (const file of files) {
+    const [, goalId, role] = LOG_NAME.exec(basename(file)) ?? [];
+    const dir = dirname(dirname(file));
+    if (goalId === undefined || basename(dirname(file)) !== "llm-logs" || existsSync(join(dir, "trace.json"))) continue;
+    const dimension = dimensionOfFolder(dir);
+    if (dimension === null) continue;
+    const key = `${dir}\u0000${goalId}`;
+    const folder = folders.get(key) ?? { dir, goalId, dimension, plannerLog: null, criticLog: null };
+    folders.set(key, { ...folder, [`${role}Log`]: file });
+  }
+  return [...folders.values()];
 }
 
 /** Every LoggingProvider log under the reports folder (`*_llm_log.jsonl`), in path order. */

@@ -19,14 +19,21 @@ import { PredecessorCritiqueSchema, PredecessorPlanSchema, type LogEntry, type P
 
 const CRITIC_CONVERSION_RULE = `critic: each finding's heuristic_family, severity, task_id, message and suggested_fix become a raw finding; its evidence comes from the message by ${CLAIM_EXTRACTOR_VERSION} (METHODOLOGY.md), and fieldtest's normalizer judges it on the plan the critic reviewed`;
 const ROUND_RULE =
-  "rounds: one per plan the predecessor accepted from its planner (its revision_count counts these rounds); the final round's plan is trace.json's (after the predecessor's own repairs); status, verdict and escalation reason are the recorded ones, findings, evidence and blocker keys are fieldtest's rescoring (gate findings on synthetic tasks set aside)";
+  "rounds: one per plan the predecessor accepted from its planner (its revision_count counts these rounds); the final round's plan is trace.json's (after the predecessor's own repairs); status, verdict and escalation reason are the recorded ones (an engine run no trace.json records: status error, verdict escalate, no reason, every decision revise), findings, evidence and blocker keys are fieldtest's rescoring (gate findings on synthetic tasks set aside)";
+
+/** Why no trace.json records an engine run of the logs: the end of its trial's error. */
+export const UNTRACED = {
+  replaced: "a later run of the goal replaced it",
+  no_trace: "the run left no trace",
+} as const;
 
 /** The conversion note on an imported trial: where it came from and what did not carry over. */
 interface TrialConversion {
-  source: { trace: string; planner_log: string | null; critic_log: string | null };
+  /** The trace.json that records the engine run (null: none does) and its logs. */
+  source: { trace: string | null; planner_log: string | null; critic_log: string | null };
   rules: string[];
   notes: ConversionNote[];
-  /** Calls in the logs from earlier runs of this goal that no trace.json records (not imported). */
+  /** Calls of its logs that no trial took (a shared log whose runs do not split into its variants'): not imported. */
   unmatched_log_calls: number;
 }
 
@@ -35,18 +42,23 @@ export interface ImportedTrialRecord extends TrialRecord {
   conversion: TrialConversion;
 }
 
-interface TrialSource {
+type TrialSource = {
   goal: CorpusGoal;
   /** What the goal and assertion conversion could not carry over. */
   goal_notes: readonly ConversionNote[];
   item_hash: string;
   trial: number;
-  trace: Trace;
   run: MatchedRun;
+  /** Calls of its logs that no trial took (counted on the trial of the trace). */
+  unplaced: number;
   source: TrialConversion["source"];
   /** When no call records a time: the trace file's modification time. */
   fallback_time: string;
-}
+} & (
+  | { trace: Trace }
+  /** No trace.json records this engine run: its outcome was never recorded. */
+  | { trace: null; untraced: keyof typeof UNTRACED }
+);
 
 interface PlacedCall {
   entry: LogEntry;
@@ -57,13 +69,17 @@ interface PlacedCall {
 function sourceNotes(src: TrialSource): ConversionNote[] {
   const notes: ConversionNote[] = [...src.goal_notes];
   for (const role of ["planner", "critic"] as const)
-    if (src.source[`${role}_log`] === null) notes.push(note("not_recorded", `${role} log`, "no log file beside trace.json: no calls of this role"));
-  if (src.run.position !== null)
+    if (src.source[`${role}_log`] === null)
+      notes.push(
+        note("not_recorded", `${role} log`, `no log file beside ${src.trace === null ? "the other role's log" : "trace.json"}: no calls of this role`),
+      );
+  const position = src.run.position;
+  if (position !== null)
     notes.push(
       note(
         "derived",
         "llm-logs",
-        `the logs hold ${src.run.position.of} engine runs of this goal; trace.json records run ${src.run.position.index + 1} (${src.run.position.by})`,
+        `the logs hold ${position.of} engine runs of this goal; ${src.trace === null ? `this is run ${position.index + 1}, which no trace.json records` : `trace.json records run ${position.index + 1} (${position.by})`}`,
       ),
     );
   return notes;
@@ -157,6 +173,29 @@ function scoreRounds(
   });
 }
 
+/** How the engine run ended, as its trace recorded it; a run no trace records has no recorded outcome: an error, failing closed. */
+function recordedOutcome(
+  src: TrialSource,
+  notes: ConversionNote[],
+): { status: Trace["result"]["status"]; reason: EscalationReason | null; error: string | null } {
+  if (src.trace === null) {
+    notes.push(
+      note(
+        "not_recorded",
+        "trace.json",
+        `no trace.json records this engine run (${UNTRACED[src.untraced]}): its outcome is unknown, so the trial is status error, verdict escalate (fail closed), with no escalation reason; its rounds are rebuilt from its logs and rescored, every decision revise`,
+      ),
+    );
+    return { status: "error", reason: null, error: `outcome not recorded: no trace.json records this engine run; ${UNTRACED[src.untraced]}` };
+  }
+  const { status, reason_code } = src.trace.result;
+  return {
+    status,
+    reason: escalationReason(src.trace, notes),
+    error: status === "error" ? (src.trace.error ?? `the predecessor recorded status error (${reason_code ?? "no reason code"})`) : null,
+  };
+}
+
 /** When the trial ran: the span of its logged calls, else the trace file's modification time. */
 function timeSpan(placed: readonly PlacedCall[], fallback: string, notes: ConversionNote[]): { started: string; finished: string } {
   if (placed.length === 0) {
@@ -178,15 +217,15 @@ export function buildTrial(src: TrialSource): ImportedTrialRecord {
   const notes = sourceNotes(src);
   const goal = toGoal(src.goal);
   const { placed, plans, audits } = placeCalls(src, notes);
-  settleFinalPlan(src.trace, plans, notes);
-  const status = src.trace.result.status;
-  const reason = escalationReason(src.trace, notes);
+  if (src.trace !== null) settleFinalPlan(src.trace, plans, notes);
+  const { status, reason, error } = recordedOutcome(src, notes);
   const rounds = scoreRounds(goal, plans, audits, { status, reason }, notes);
   const calls = placed.map((p) => p.record);
-  checkCounts(src.trace, rounds, calls, notes);
+  if (src.trace !== null) checkCounts(src.trace, rounds, calls, notes);
   const { started, finished } = timeSpan(placed, src.fallback_time, notes);
-  const duration = src.trace.duration_seconds;
-  if (duration === null) notes.push(note("not_recorded", "latency_ms", "trace.json has no duration: the span of the logged calls"));
+  const duration = src.trace?.duration_seconds ?? null;
+  if (duration === null)
+    notes.push(note("not_recorded", "latency_ms", `${src.trace === null ? "no trace.json" : "trace.json has no duration"}: the span of the logged calls`));
   return {
     schema_version: 1,
     suite: "imported",
@@ -195,7 +234,7 @@ export function buildTrial(src: TrialSource): ImportedTrialRecord {
     status,
     escalation_reason: status === "escalated" ? reason : null,
     escalation_reasons: status === "escalated" && reason !== null ? [reason] : [],
-    error: status === "error" ? (src.trace.error ?? `the predecessor recorded status error (${src.trace.result.reason_code ?? "no reason code"})`) : null,
+    error,
     item_hash: src.item_hash,
     rounds,
     critic_verdict: null,
@@ -209,7 +248,7 @@ export function buildTrial(src: TrialSource): ImportedTrialRecord {
       source: src.source,
       rules: [...PLAN_CONVERSION_RULES, CRITIC_CONVERSION_RULE, ROUND_RULE],
       notes,
-      unmatched_log_calls: src.run.unmatched.reduce((n, r) => n + r.length, 0),
+      unmatched_log_calls: src.unplaced,
     },
   };
 }
