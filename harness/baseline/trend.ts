@@ -13,7 +13,8 @@ import {
 import { InputError } from "../../src/formats/input-error.ts";
 import { ROUNDING } from "../../src/metrics/estimate.ts";
 import { binomialTails, hypergeometricTails, type CountTails } from "../../src/stats/exact.ts";
-import { holmByFamily, holmTaroneByFamily } from "../../src/stats/multiplicity.ts";
+import { holmByFamily, holmTaroneByFamily, taroneTestable } from "../../src/stats/multiplicity.ts";
+import { detectableShifts } from "../../src/stats/detectable.ts";
 import { metricInfo } from "../../src/metrics/catalogue.ts";
 import { metricDelta } from "./gate.ts";
 import { isRatioMetric, pooledItems, ratioDelta } from "./paired.ts";
@@ -94,6 +95,31 @@ interface TrendPoint {
   alerts: AlertChart[];
 }
 
+/**
+ * What the charts could catch of a headline rate judged by Fisher's test of its counts (a rate over
+ * trials or items): the smallest harmful shift that one run, and the mean of `sustain` runs,
+ * detect with power 0.5 and 0.95 against this reference (countTestPower: exact, the run's and
+ * the reference's counts both binomial at the reference's rate, the run's shifted).
+ */
+export interface Detectable {
+  /**
+   * The one-sided level a test alarms at first: alpha over the headline tests sharing it
+   * (Tarone) on the shift chart at the last judged run, or over the headline family's size
+   * when no run was judged.
+   */
+  level: number;
+  /** What alpha is divided by. */
+  tests: number;
+  /** The reference's rate (its events over its units) and its units. */
+  p0: number;
+  reference_units: number;
+  /** One run's units: the history's last run's. */
+  run_units: number;
+  worse: "up" | "down";
+  /** 1 run (the shift chart), then `sustain` runs (the sustained chart); a shift is null where no rate in [0, 1] reaches that power. */
+  by: { runs: number; at_power_50: number | null; at_power_95: number | null }[];
+}
+
 export interface MetricTrend {
   metric: string;
   family: MetricFamily;
@@ -103,6 +129,8 @@ export interface MetricTrend {
   /** Why some or all runs were not tested. */
   note: string | null;
   points: TrendPoint[];
+  /** The smallest shifts the charts catch (a headline rate judged by Fisher's test); null for every other metric and test. */
+  detectable: Detectable | null;
   /** For a metric that alarmed: where its shift began (the first alarm, or the first run of an alarming window), the first alarm, and how far the last run is. */
   episode: { since: number; first_alert: number; last_value: number | null; distance_sd: number | null; charts: AlertChart[] } | null;
 }
@@ -236,6 +264,21 @@ interface Side {
   runs: number;
 }
 
+/**
+ * Which count test judges a rate against its reference (groupTest): the exact test of its
+ * non-events (a rate near 1) or of its events (few per run), else Fisher's test of its counts;
+ * null without the reference's counts, for a ratio of sums (the snapshots' items carry its
+ * counts) and for a baseline whose runs vary beyond sampling.
+ */
+function countTestOf(metric: string, ref: Reference, snapshots: readonly Snapshot[]): "non_events" | "exact" | "fisher" | null {
+  if (ref.events === null || ref.units === null || !(ref.units > 0)) return null;
+  const perRun = (c: number) => c / ref.stats.n;
+  if (perRun(ref.units - ref.events) < RARE_EVENTS && perRun(ref.events) >= RARE_EVENTS) return "non_events";
+  if (perRun(ref.events) < RARE_EVENTS) return "exact";
+  const ratio = snapshots.some((s) => s.items.some((i) => metric in i.ratios));
+  return ratio || ref.excess ? null : "fisher";
+}
+
 /** A t test can give any p. */
 const CONTINUOUS = { up: 0, down: 0 };
 
@@ -269,29 +312,25 @@ function groupTest(
   if (x === null) return null;
   const j = group.runs;
   const { events, units } = group;
-  if (ref.events !== null && ref.units !== null && ref.units > 0 && events !== null && units !== null && units > 0) {
-    const perRun = (c: number) => c / ref.stats.n;
-    const nonEvents = perRun(ref.units - ref.events) < RARE_EVENTS && perRun(ref.events) >= RARE_EVENTS;
+  const counts = events !== null && units !== null && units > 0 ? countTestOf(metric, ref, [group.snapshot, refSnapshot]) : null;
+  if (counts !== null && ref.events !== null && ref.units !== null && events !== null && units !== null) {
     const q = units / (units + ref.units);
-    if (nonEvents) {
+    if (counts === "non_events") {
       // A rate near 1 is tested on its non-events: a rise of the rate is a drop of them.
       const c = countResult(binomialTails(units - events, units - events + ref.units - ref.events, q), false);
       return { test: "exact", runs: j, delta: null, T: null, ...c, z: -c.z, attainable: { up: c.attainable.down, down: c.attainable.up }, sd_run: null };
     }
-    if (perRun(ref.events) < RARE_EVENTS)
+    if (counts === "exact")
       return { test: "exact", runs: j, delta: null, T: null, ...countResult(binomialTails(events, events + ref.events, q), ref.events === 0), sd_run: null };
-    const ratio = [group.snapshot, refSnapshot].some((s) => s.items.some((i) => metric in i.ratios));
-    if (!ratio && !ref.excess) {
-      const pooled = (events + ref.events) / (units + ref.units);
-      return {
-        test: "fisher",
-        runs: j,
-        delta: events / units - ref.events / ref.units,
-        T: null,
-        ...countResult(hypergeometricTails(events, units, ref.events, ref.units), false),
-        sd_run: Math.sqrt((pooled * (1 - pooled)) / (units / j)),
-      };
-    }
+    const pooled = (events + ref.events) / (units + ref.units);
+    return {
+      test: "fisher",
+      runs: j,
+      delta: events / units - ref.events / ref.units,
+      T: null,
+      ...countResult(hypergeometricTails(events, units, ref.events, ref.units), false),
+      sd_run: Math.sqrt((pooled * (1 - pooled)) / (units / j)),
+    };
   }
   const paired = isRatioMetric(metric, group.snapshot, refSnapshot)
     ? ratioDelta(metric, group.snapshot, refSnapshot)
@@ -419,6 +458,8 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
     ),
   );
   const points: TrendPoint[][] = names.map(() => []);
+  // The headline tests that share α on the shift chart at the last judged run (Tarone).
+  let sharing: number | null = null;
 
   runs.forEach((run, t) => {
     const judged = t >= first && refSnapshot !== null;
@@ -443,6 +484,11 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
       );
     };
     const shiftP = holm((r) => r.shift);
+    if (judged)
+      sharing = taroneTestable(
+        rows.flatMap((r, m) => (r.shift && family(m) === "headline" ? [familyP(r.shift, names[m]!).minP] : [])),
+        opts.alpha,
+      ).filter(Boolean).length;
     const sustainedP = holm((r) => r.sustained);
     const trailP = holmByFamily(
       rows.map((r) => r.windowed?.p ?? null),
@@ -466,6 +512,8 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
     });
   });
 
+  const headlineCount = names.filter((n) => familyOf(n) === "headline").length;
+  const tests = Math.max(1, sharing ?? headlineCount);
   const metrics = names.map((metric, m): MetricTrend => {
     const pts = points[m]!;
     return {
@@ -475,6 +523,10 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
       reference: state(refs[m]!),
       note: untestedNote(pts, first),
       points: pts,
+      detectable:
+        familyOf(metric) === "headline" && refSnapshot
+          ? detectableOf(metric, refs[m]!, refSnapshot, runs, { level: opts.alpha / tests, tests, sustain: opts.sustain })
+          : null,
       episode: episodeOf(pts, refs[m]!),
     };
   });
@@ -484,9 +536,76 @@ export function trend(runs: readonly Snapshot[], baseline: Snapshot | null, opti
     reference,
     options: opts,
     families: { headline: names.filter((n) => familyOf(n) === "headline"), exploratory: names.filter((n) => familyOf(n) === "exploratory") },
-    caveat: caveatOf(reference, opts, names.filter((n) => familyOf(n) === "headline").length),
+    caveat: caveatOf(reference, opts, headlineCount),
     metrics,
     alerts: alertsOf(metrics),
+  };
+}
+
+/**
+ * The smallest harmful shifts of a rate judged by Fisher's test of its counts that one run and the
+ * mean of `sustain` runs catch with power 0.5 and 0.95 (detectableShifts), one run's units being
+ * the history's last run's; null for any other test and for a metric with no better direction.
+ */
+function detectableOf(
+  metric: string,
+  ref: Reference,
+  refSnapshot: Snapshot,
+  runs: readonly Snapshot[],
+  at: { level: number; tests: number; sustain: number },
+): Detectable | null {
+  const worse = worseOf(metric);
+  const last = [...runs].reverse().find((r) => r.metrics[metric]?.denominator !== undefined);
+  const units = last?.metrics[metric]?.denominator;
+  if (
+    worse === "either" ||
+    !last ||
+    units === undefined ||
+    !(Number.isInteger(units) && units > 0) ||
+    countTestOf(metric, ref, [refSnapshot, last]) !== "fisher"
+  )
+    return null;
+  const p0 = ref.events! / ref.units!;
+  const by = [...new Set([1, at.sustain])].map((j) => {
+    const [half, most] = detectableShifts({ p0, referenceUnits: ref.units!, runUnits: units, runs: j, level: at.level, direction: worse }, [0.5, 0.95]);
+    return { runs: j, at_power_50: half ?? null, at_power_95: most ?? null };
+  });
+  return { level: at.level, tests: at.tests, p0, reference_units: ref.units!, run_units: units, worse, by };
+}
+
+/** The detectable shifts of a trend's headline rates, for people: what they rest on, one line per rate, and what narrows them. */
+export interface DetectableSummary {
+  note: string;
+  /** `0.134: a rise of 0.082 is caught by 3 runs in half the cases, 0.128 in 95% (by 1 run: 0.119, 0.188)`. */
+  lines: { metric: string; text: string }[];
+  /** Without a baseline: that one (or more reference runs) narrows them; null with one. */
+  hint: string | null;
+}
+
+/** The detectable lines of a trend's rates that have them, or null when none does. */
+export function detectableSummary(t: Pick<TrendResult, "metrics" | "reference">): DetectableSummary | null {
+  const rated = t.metrics.filter((m) => m.detectable !== null);
+  const d = rated[0]?.detectable;
+  if (!d) return null;
+  const runsOf = (j: number) => `${j} run${j === 1 ? "" : "s"}`;
+  const shift = (x: number | null) => (x === null ? "none" : x.toFixed(3));
+  const text = ({ p0, worse, by }: Detectable) => {
+    const [one, last] = [by[0]!, by.at(-1)!];
+    const word = worse === "up" ? "rise" : "fall";
+    const half = last.at_power_50 === null ? `no ${word} within [0, 1]` : `a ${word} of ${shift(last.at_power_50)}`;
+    const main = `${p0.toFixed(3)}: ${half} is caught by ${runsOf(last.runs)} in half the cases, ${shift(last.at_power_95)} in 95%`;
+    return by.length > 1 ? `${main} (by 1 run: ${shift(one.at_power_50)}, ${shift(one.at_power_95)})` : main;
+  };
+  const sustained = d.by.at(-1)!.runs;
+  return {
+    note:
+      `The smallest harmful shift of each headline rate the charts catch (Fisher's test of its counts, exact power, ` +
+      `at the one-sided level ${Number(d.level.toPrecision(3))}, α over ${d.tests} headline tests${sustained > 1 ? `; by ${runsOf(sustained)}: the sustained chart's mean of ${sustained}` : ""}):`,
+    lines: rated.map((m) => ({ metric: m.metric, text: text(m.detectable!) })),
+    hint:
+      t.reference.source === "baseline"
+        ? null
+        : `Judged against the first ${runsOf(t.reference.runs)} alone: a baseline (--baseline) or more reference runs (--reference-runs) narrows these.`,
   };
 }
 

@@ -32,6 +32,18 @@ export function holmByFamily(pValues: readonly (number | null)[], familyOf: (i: 
 }
 
 /**
+ * Which tests of one family share α (Tarone): with m the least k ≥ 1 such that at most k tests
+ * have a smallest p (`minP`) ≤ α/k, those tests. Holm runs over them, so the first alarms at α
+ * over their number.
+ */
+export function taroneTestable(minP: readonly number[], alpha: number): boolean[] {
+  const reachable = (k: number) => minP.filter((p) => p <= alpha / k).length;
+  let k = 1;
+  while (reachable(k) > k) k++;
+  return minP.map((p) => p <= alpha / k);
+}
+
+/**
  * Holm within families over the tests that can reach the level (Tarone 1990, with Holm's step-down):
  * a discrete test's p cannot fall below the smallest p its margins allow (`minP`: an exact count
  * test with no event on either side can only give 1), so it takes no share of α when that smallest p
@@ -52,12 +64,11 @@ export function holmTaroneByFamily(
   pValues.forEach((p, i) => {
     if (p !== null) families.set(familyOf(i), [...(families.get(familyOf(i)) ?? []), i]);
   });
-  for (const at of families.values()) {
-    const reachable = (k: number) => at.filter((i) => minP[i]! <= alpha / k);
-    let k = 1;
-    while (reachable(k).length > k) k++;
-    for (const i of reachable(k)) testable[i] = true;
-  }
+  for (const at of families.values())
+    taroneTestable(
+      at.map((i) => minP[i]!),
+      alpha,
+    ).forEach((ok, j) => (testable[at[j]!] = ok));
   const adjusted = holmByFamily(
     pValues.map((p, i) => (testable[i] ? p : null)),
     familyOf,

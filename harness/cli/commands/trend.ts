@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { z } from "zod";
-import { DEFAULT_TREND_OPTIONS, type MetricTrend, type TrendResult } from "../../baseline/trend.ts";
+import { DEFAULT_TREND_OPTIONS, detectableSummary, type MetricTrend, type TrendResult } from "../../baseline/trend.ts";
 import { trend, TrendOptionsSchema } from "../../api/baseline.ts";
 import { EXIT } from "../exit.ts";
 import { jsonText } from "../printing.ts";
@@ -61,6 +61,8 @@ export function formatTrend(t: TrendResult, all = false): string {
   lines.push(
     `${alarming.length} metric(s) alarming (${alarming.filter((m) => m.family === "headline").length} headline), ${t.metrics.length - alarming.length - untested.length} in control, ${untested.length} not tested${untested.length ? ` (${untested.map((m) => m.metric).join(", ")})` : ""}`,
   );
+  const caught = detectableSummary(t);
+  if (caught) lines.push(caught.note, ...caught.lines.map((l) => `  ${l.metric} ${l.text}`), ...(caught.hint ? [caught.hint] : []));
   if (all) {
     for (const m of t.metrics) {
       const last = m.points.at(-1);
