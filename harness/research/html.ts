@@ -81,6 +81,14 @@ function metricFigure(m: MetricSeries, r: Research): string {
   return `<div class="fig" id="fig-${esc(m.metric)}">${figure(`${m.metric} [${m.family}] (${directionMark(m.direction)})`, chart, lines.filter(Boolean).join(" "))}</div>`;
 }
 
+/** Beside the alarm count: how large a shift of each headline rate the charts catch, so "no alarm" says what it rules out. */
+function detectableBlock(r: Research): string {
+  const d = r.detectable;
+  if (!d) return "";
+  const lines = d.lines.map((l) => `<li><code>${esc(l.metric)}</code> ${esc(l.text)}</li>`).join("");
+  return `<div id="detectable"><p>${esc(d.note)}</p><ul>${lines}</ul>${d.hint ? `<p>${esc(d.hint)}</p>` : ""}</div>`;
+}
+
 /**
  * The first screen: the drift alarms (metric, family, run, size, the charts that fired, a link to
  * the metric's chart), then small multiples of the headline family.
@@ -102,7 +110,7 @@ function alarmsView(r: Research): string {
     (m) =>
       `<figure class="small"><h3><a href="#metrics/${encodeURIComponent(m.metric)}"><code>${esc(m.metric)}</code></a></h3>${metricChart(m, r, true)}</figure>`,
   );
-  return `<section><h2>Drift alarms</h2>${summary}<p class="muted">Reference: ${esc(r.reference)}. Each alarm links to its chart.</p>${table}</section>
+  return `<section><h2>Drift alarms</h2>${summary}${detectableBlock(r)}<p class="muted">Reference: ${esc(r.reference)}. Each alarm links to its chart.</p>${table}</section>
 <section><h2>Headline metrics (the gate's), over runs</h2><div class="multiples">${multiples.join("") || '<p class="muted">No headline metric has a value in these runs.</p>'}</div></section>`;
 }
 

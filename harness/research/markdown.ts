@@ -5,13 +5,29 @@ import type { Point, Research } from "./model.ts";
 const pt = (p: Point) =>
   p.value === null ? "n/a" : p.ci_low !== null && p.ci_high !== null ? `${fmt(p.value)} [${fmt(p.ci_low)}, ${fmt(p.ci_high)}]` : fmt(p.value);
 
+type Keys = readonly string[];
+
 /** research.md: the same numbers as research.html, as tables. */
 export function renderResearchMarkdown(r: Research): string {
   const keys = r.runs.map((_, i) => runKey(i));
-  const swap = r.swap;
   return [
     `# fieldtest research: ${r.runs.length} runs`,
     "",
+    ...alarmsSection(r, keys),
+    ...detectableSection(r),
+    `Reference: ${r.reference}.`,
+    "",
+    ...runsSection(r, keys),
+    ...promptsSection(r, keys),
+    ...metricsSection(r, keys),
+    ...criticSection(r, keys),
+    ...costSection(r, keys),
+    ...swapSection(r),
+  ].join("\n");
+}
+
+function alarmsSection(r: Research, keys: Keys): string[] {
+  return [
     "## Drift alarms",
     "",
     r.alarms.length
@@ -30,8 +46,18 @@ export function renderResearchMarkdown(r: Research): string {
         )
       : "No drift alarm.",
     "",
-    `Reference: ${r.reference}.`,
-    "",
+  ];
+}
+
+/** What the charts could catch of each headline rate: how large a shift "no alarm" rules out. */
+function detectableSection(r: Research): string[] {
+  const d = r.detectable;
+  if (!d) return [];
+  return [mdText(d.note), "", ...d.lines.map((l) => `- \`${l.metric}\` ${mdText(l.text)}`), "", ...(d.hint ? [mdText(d.hint), ""] : [])];
+}
+
+function runsSection(r: Research, keys: Keys): string[] {
+  return [
     table(
       ["run", "name", "started", "critic", "critic prompt", "mode", "items", "trials", "calls"],
       r.runs.map((x, i) => [
@@ -47,6 +73,11 @@ export function renderResearchMarkdown(r: Research): string {
       ]),
     ),
     "",
+  ];
+}
+
+function promptsSection(r: Research, keys: Keys): string[] {
+  return [
     "## Critic prompt variants",
     "",
     table(
@@ -62,6 +93,11 @@ export function renderResearchMarkdown(r: Research): string {
       ]),
     ),
     "",
+  ];
+}
+
+function metricsSection(r: Research, keys: Keys): string[] {
+  return [
     "## Headline metrics over runs",
     "",
     table(
@@ -76,6 +112,11 @@ export function renderResearchMarkdown(r: Research): string {
     "",
     r.trend_caveat,
     "",
+  ];
+}
+
+function criticSection(r: Research, keys: Keys): string[] {
+  return [
     "## The critic over runs (every completed audit)",
     "",
     table(
@@ -91,6 +132,11 @@ export function renderResearchMarkdown(r: Research): string {
       ],
     ),
     "",
+  ];
+}
+
+function costSection(r: Research, keys: Keys): string[] {
+  return [
     "## Cost and latency",
     "",
     table(
@@ -106,36 +152,37 @@ export function renderResearchMarkdown(r: Research): string {
       ],
     ),
     "",
-    ...(swap === null
-      ? []
-      : [
-          `## Model swap: A ${mdText(swap.a)} against B ${mdText(swap.b)}`,
-          "",
-          `Verdict: ${mdText(swap.comparison.verdict.line)}`,
-          "",
-          swap.comparison.differences.length
-            ? swap.comparison.differences
-                .map((d) => `- ${mdText(d.part)} (${d.kind}): ${mdText(String(d.baseline))} → ${mdText(String(d.candidate))}`)
-                .join("\n")
-            : "No recorded configuration difference.",
-          "",
-          ...swap.comparison.suites.flatMap((s) => [
-            `${s.suite}: ${s.n_items} paired items; transitions ${
-              Object.entries(s.transitions)
-                .map(([t, n]) => `${t} ${n}`)
-                .join(", ") || "none"
-            }; McNemar (${s.mcnemar.method}) b ${s.mcnemar.b}, c ${s.mcnemar.c}, p ${fmt(s.mcnemar.p)}`,
+  ];
+}
+
+function swapSection(r: Research): string[] {
+  const swap = r.swap;
+  if (swap === null) return [];
+  return [
+    `## Model swap: A ${mdText(swap.a)} against B ${mdText(swap.b)}`,
+    "",
+    `Verdict: ${mdText(swap.comparison.verdict.line)}`,
+    "",
+    swap.comparison.differences.length
+      ? swap.comparison.differences.map((d) => `- ${mdText(d.part)} (${d.kind}): ${mdText(String(d.baseline))} → ${mdText(String(d.candidate))}`).join("\n")
+      : "No recorded configuration difference.",
+    "",
+    ...swap.comparison.suites.flatMap((s) => [
+      `${s.suite}: ${s.n_items} paired items; transitions ${
+        Object.entries(s.transitions)
+          .map(([t, n]) => `${t} ${n}`)
+          .join(", ") || "none"
+      }; McNemar (${s.mcnemar.method}) b ${s.mcnemar.b}, c ${s.mcnemar.c}, p ${fmt(s.mcnemar.p)}`,
+      "",
+      ...(s.changed_items.length
+        ? [
+            table(
+              ["item", "B", "A", "recorded causes"],
+              s.changed_items.map((c) => [mdText(c.item), verdictText(c.b), verdictText(c.a), mdText(c.causes.join(", ")) || "none recorded"]),
+            ),
             "",
-            ...(s.changed_items.length
-              ? [
-                  table(
-                    ["item", "B", "A", "recorded causes"],
-                    s.changed_items.map((c) => [mdText(c.item), verdictText(c.b), verdictText(c.a), mdText(c.causes.join(", ")) || "none recorded"]),
-                  ),
-                  "",
-                ]
-              : []),
-          ]),
-        ]),
-  ].join("\n");
+          ]
+        : []),
+    ]),
+  ];
 }

@@ -9,7 +9,7 @@ import { criticFindings, rawSeverityIsBlocker } from "../../src/metrics/trial-fa
 import type { EstimateContext, MetricValue } from "../../src/metrics/types.ts";
 import { compareSnapshots, type Comparison } from "../baseline/compare.ts";
 import type { Snapshot } from "../../src/formats/snapshot.ts";
-import { trend, type MetricFamily, type MetricTrend } from "../baseline/trend.ts";
+import { detectableSummary, trend, type Detectable, type DetectableSummary, type MetricFamily, type MetricTrend } from "../baseline/trend.ts";
 import { simProfileOf, type LoadedRun } from "../run/load.ts";
 import { modelLabel } from "../report/format.ts";
 import { HEADLINE_METRICS, metricInfo, type Direction } from "../../src/metrics/catalogue.ts";
@@ -68,6 +68,8 @@ export interface MetricSeries {
    */
   reference: { source: "baseline" | "first_runs"; runs: number; mu0: number | null; sigma0: number | null };
   note: string | null;
+  /** The smallest harmful shifts the charts catch (a headline rate judged by Fisher's test of its counts), else null. */
+  detectable: Detectable | null;
   points: (Point & { alerts: string[]; reference_run: boolean })[];
 }
 
@@ -140,6 +142,8 @@ export interface Research {
   runs: RunInfo[];
   /** Every drift alarm, headline family first, then by run. */
   alarms: Alarm[];
+  /** What the charts could catch of the headline rates (beside the alarm count: "0 alarms" then says how large a shift it would have seen); null when no rate has it. */
+  detectable: DetectableSummary | null;
   metrics: MetricSeries[];
   /** What every run is judged against, for people. */
   reference: string;
@@ -301,6 +305,7 @@ export function research(runs: readonly ResearchRun[], o: ResearchOptions): Rese
         meaning: info.meaning,
         reference: { source: t.reference.source, runs: t.reference.runs, mu0: tm.reference.mean, sigma0: sigma0(tm) },
         note: tm.note,
+        detectable: tm.detectable,
         points: runs.map((r, i) => ({ ...point(r.snapshot.metrics[metric]), alerts: tm.points[i]!.alerts, reference_run: tm.points[i]!.reference_run })),
       },
     ];
@@ -333,6 +338,7 @@ export function research(runs: readonly ResearchRun[], o: ResearchOptions): Rese
     schema_version: 1,
     runs: infos,
     alarms,
+    detectable: detectableSummary(t),
     metrics,
     reference: t.reference.description,
     trend_caveat: t.caveat,

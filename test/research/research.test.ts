@@ -244,6 +244,33 @@ describe("fieldtest research", () => {
       [4, 5].map((run) => expect.objectContaining({ family: "headline", run, value: expect.closeTo(0.55, 10), reference_mean: expect.closeTo(0.15, 10) })),
     );
   });
+
+  it("says beside the alarm count how large a shift of each headline rate the charts catch, in every output, and that a baseline narrows it", async () => {
+    const d = drift.detectable!;
+    const rated = drift.metrics.filter((m) => m.detectable !== null);
+    expect(rated.map((m) => m.metric)).toEqual(d.lines.map((l) => l.metric));
+    expect(rated.every((m) => m.family === "headline")).toBe(true);
+    expect(d.lines[0]!.text).toMatch(/^0\.\d{3}: a rise of 0\.\d{3} is caught by 3 runs in half the cases, 0\.\d{3} in 95% \(by 1 run: 0\.\d{3}, 0\.\d{3}\)$/);
+    expect(d.hint).toContain("a baseline (--baseline) or more reference runs (--reference-runs) narrows these");
+    const files = writeResearch(out("detectable-research"), drift);
+    const read = (name: string) =>
+      readFileSync(
+        files.find((f) => f.endsWith(name))!,
+        "utf8",
+      );
+    const md = read(RESEARCH_FILES.md);
+    // In the Markdown, under the alarms and escaped as the rest of the file is; in the HTML, on the first screen after the alarm count.
+    for (const l of d.lines) expect(md).toContain(`- \`${l.metric}\` ${l.text.replace(/[()]/g, "\\$&")}`);
+    expect(md.indexOf(d.lines[0]!.metric, md.indexOf("## Drift alarms"))).toBeLessThan(md.indexOf("Reference: "));
+    const html = read(RESEARCH_FILES.html);
+    expect(html.indexOf('id="detectable"')).toBeGreaterThan(html.indexOf('id="alarm-count"'));
+    expect(html.indexOf('id="detectable"')).toBeLessThan(html.indexOf('id="view-metrics"'));
+    expect((JSON.parse(read(RESEARCH_FILES.json)) as Research).detectable).toEqual(d);
+    const cli = await fieldtest("research", out("history"), "--out", out("detectable-cli"), "--reps", "200", "--corpus", out("corpus"));
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toMatch(/\n {2}critic_miss_rate 0\.\d{3}: a rise of 0\.\d{3} is caught by 3 runs in half the cases/);
+    expect(cli.stdout).toContain("Judged against the first 3 runs alone");
+  });
 });
 
 /** Marks each research chart must draw, read off the model the page was rendered from. */
@@ -325,6 +352,9 @@ describe("research.html's first screen", () => {
       expect(await page.locator("#alarm-count").textContent()).toBe(
         `${drift.alarms.length} drift alarm(s), ${drift.alarms.filter((a) => a.family === "headline").length} on the headline family.`,
       );
+      // Beside the count, what the charts could catch of each headline rate.
+      expect(await page.locator("#detectable li").allTextContents()).toEqual(drift.detectable!.lines.map((l) => `${l.metric} ${l.text}`));
+      expect(await page.locator("#detectable").isVisible()).toBe(true);
       // One row per alarm, headline first: metric, family, run, value, reference, size, charts.
       const rows = page.locator("#alarms-table tbody tr");
       expect(await rows.count()).toBe(drift.alarms.length);

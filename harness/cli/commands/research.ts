@@ -40,6 +40,12 @@ function alarmLines(r: Research): string[] {
   );
 }
 
+/** What the charts could catch of each headline rate, and without a baseline what narrows it. */
+function detectableLines(r: Research): string[] {
+  const d = r.detectable;
+  return d ? [d.note, ...d.lines.map((l) => `  ${l.metric} ${l.text}`), ...(d.hint ? [d.hint] : [])] : [];
+}
+
 /** The engine's group figures of each imported run over its decided trials, as the predecessor's own traces report them. */
 function importedLines(r: Research): string[] {
   const e = r.operations.engine;
@@ -100,9 +106,7 @@ export function register(program: Command, { host, action, warn }: CommandContex
         const imported = importedLines(r);
         host.stdout.write(
           `${runs.length} runs, ${r.prompts.length} critic prompt variant(s); ${r.alarms.length} drift alarm(s) (${headline} headline)${r.alarms.length ? ":" : ""}\n` +
-            alarmLines(r)
-              .map((l) => `${l}\n`)
-              .join("") +
+            [...alarmLines(r), ...detectableLines(r)].map((l) => `${l}\n`).join("") +
             `reference: ${r.reference}\n` +
             (imported.length
               ? `imported runs (the engine's group figures over its decided trials, approved or escalated as a trace records them):\n${imported.map((l) => `${l}\n`).join("")}`
