@@ -36,6 +36,7 @@ import { DEFAULT_TREND_OPTIONS, headlineFamily, trend, type TrendResult } from "
 import { loadFile } from "../src/formats/load.ts";
 import { sdOf, statsOf } from "../src/stats/drift.ts";
 import { createRng } from "../src/stats/random.ts";
+import { countTestPower, detectableShifts } from "../src/stats/detectable.ts";
 import { pct, range, simProfile, simSweeps } from "./sim-sweeps.ts";
 
 const { values: args } = parseArgs({
@@ -98,6 +99,34 @@ console.log(
   `critic_miss_rate per run (${m0.units} trials): default ${m0.mean.toFixed(4)} ± ${m0.sd.toFixed(4)} SD (binomial ${m0.binomial.toFixed(4)}), double-miss ${m1.mean.toFixed(4)} ± ${m1.sd.toFixed(4)} (binomial ${m1.binomial.toFixed(4)}): ` +
     `a shift of ${(m1.mean - m0.mean).toFixed(4)}, ${((m1.mean - m0.mean) / m0.sd).toFixed(2)} in-control SDs; the mean of ${SHIFTED} shifted runs is ${shiftZ(IN_CONTROL).toFixed(2)} SDs of its difference from ${IN_CONTROL} reference runs, ${shiftZ(baseline.runs.length).toFixed(2)} from ${baseline.runs.length}`,
 );
+/**
+ * What the new function predicts beside what was measured: the exact power of Fisher's test of
+ * critic_miss_rate's counts against the doubled shift, at the level the histories' trends report
+ * (their median), for one shifted run (the shift chart) and the mean of 3 (the sustained chart
+ * alone: "by run 3" also counts runs 1 and 2, so it is a lower bound there). The reference is
+ * the in-control pool's mean over 3 runs, or the baseline's counts.
+ */
+function predictedLine(shifted: readonly TrendResult[], withBaseline: boolean): string {
+  const ds = shifted.flatMap((t) => t.metrics.find((m) => m.metric === "critic_miss_rate")?.detectable ?? []);
+  if (ds.length === 0) return "predicted: critic_miss_rate is not judged by Fisher's test of its counts here";
+  const level = ds.map((d) => d.level).sort((a, b) => a - b)[Math.floor(ds.length / 2)]!;
+  const p0 = withBaseline ? ds[0]!.p0 : m0.mean;
+  const referenceUnits = withBaseline ? ds[0]!.reference_units : IN_CONTROL * m0.units;
+  const design = (runs: number) => ({ p0, referenceUnits, runUnits: m0.units, runs, level, direction: "up" as const });
+  const shift = m1.mean - p0;
+  const at = [1, SHIFTED].map((j) => countTestPower(design(j))(shift).toFixed(2));
+  const sizes = [1, SHIFTED].map((j) =>
+    detectableShifts(design(j), [0.5, 0.95])
+      .map((x) => x?.toFixed(3) ?? "none")
+      .join(" / "),
+  );
+  return (
+    `predicted (exact power of Fisher's test at p0 ${p0.toFixed(3)} over ${referenceUnits} reference trials, one-sided level ${Number(level.toPrecision(3))}): ` +
+    `a shift of ${shift.toFixed(3)} alarms on shifted run 1 with power ${at[0]}, on the mean of ${SHIFTED} with ${at[1]}; ` +
+    `the shift caught with power 0.5 / 0.95 is ${sizes[0]} by 1 run, ${sizes[1]} by ${SHIFTED}`
+  );
+}
+
 for (const withBaseline of [false, true]) {
   const ref = withBaseline ? baseline : null;
   const label = withBaseline
@@ -137,6 +166,7 @@ for (const withBaseline of [false, true]) {
         `  ${name} after ${IN_CONTROL} in-control runs (${family ?? "any family"}): alarm on shifted run 1 ${by(1)}; by run 2 ${by(2)}; by run 3 ${by(3)}`,
       );
     }
+    if (name === "double-miss") console.log(`    ${predictedLine(shifted, withBaseline)}`);
     const metrics = shifted.flatMap((t) => [...alarming(t, start, "headline")]);
     console.log(
       `    alarming headline metrics: ${[...new Set(metrics)].map((m) => `${m} ×${metrics.filter((x) => x === m).length}`).join("; ") || "none"}${withBaseline ? `; histories alarming on the 3 in-control runs before the shift: ${before}` : ""}`,
