@@ -141,13 +141,14 @@ describe("fieldtest run --engine, fail closed", () => {
     expect(summaryOf(out).metrics.fail_open_approval!.value).toBe(0);
   });
 
+  // The hang waits its timeout out; the others have room to start on a loaded machine before theirs.
   it.each([
-    [["crash"], "engine_error", /exited with code 3/],
-    [["hang"], "engine_timeout", /no result within 2 s/],
-    [["garbage"], "engine_error", /wrote no result/],
-    [["report-error"], "engine_error", /it reported an error: the stand-in could not decide/],
-  ])("a stand-in that misbehaves (%s) gives trials with no verdict (%s)", async (modes, outcome, error) => {
-    const { out, code } = await engineRun(standInManifest(engineDir(), { modes, timeoutS: 2 }), ["--only", "db-01*", "--trials", "1"]);
+    [["crash"], "engine_error", /exited with code 3/, 2],
+    [["hang"], "engine_timeout", /no result within 1 s/, 1],
+    [["garbage"], "engine_error", /wrote no result/, 2],
+    [["report-error"], "engine_error", /it reported an error: the stand-in could not decide/, 2],
+  ])("a stand-in that misbehaves (%s) gives trials with no verdict (%s)", async (modes, outcome, error, timeoutS) => {
+    const { out, code } = await engineRun(standInManifest(engineDir(), { modes, timeoutS }), ["--only", "db-01*", "--trials", "1"]);
     expect(code).toBe(3);
     const [trial] = trialsOf(out);
     expect(trial!.status).toBe("error");

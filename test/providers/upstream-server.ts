@@ -41,7 +41,10 @@ interface UpstreamOptions {
   seed?: number;
   /** Port on 127.0.0.1 (default 0: any free one). A fixed port keeps request hashes, which cover the endpoint, comparable across runs. */
   port?: number;
-  /** Answer every critic request with this HTTP status and an error body (a critic that is down). */
+  /**
+   * Answer every critic request with this HTTP status and an error body (a critic that is down),
+   * asking for a retry at once: the caller's retries run, with no backoff to wait out.
+   */
   criticStatus?: number;
   /** Told of every request as it arrives (1-based count), before it is answered: a test can kill the caller there. */
   onRequest?: (count: number) => void;
@@ -135,7 +138,7 @@ export async function startUpstreamServer(options: UpstreamOptions = {}): Promis
       let answer: { delay: number; text: string };
       if (options.criticStatus !== undefined && /"critic_findings"/.test(Buffer.concat(chunks).toString("utf8"))) {
         const text = JSON.stringify({ error: { message: "the critic is down", type: "server_error" } });
-        res.writeHead(options.criticStatus, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+        res.writeHead(options.criticStatus, { "content-type": "application/json", "content-length": Buffer.byteLength(text), "retry-after-ms": "0" });
         return void res.end(text);
       }
       try {
