@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PACKAGE_ROOT as ROOT } from "../harness/package.ts";
-import { openPage } from "../test/helpers/browser.ts";
+import { browserSession } from "../test/helpers/browser.ts";
 
 const DOCS = join(ROOT, "docs");
 const work = process.argv[2] ?? mkdtempSync(join(tmpdir(), "ft-screenshots-"));
@@ -25,8 +25,10 @@ async function fieldtest(...args: string[]): Promise<void> {
   await execa(process.execPath, [join(ROOT, "bin/fieldtest.js"), ...args], { cwd: ROOT, stdout: "ignore", stderr: "inherit" });
 }
 
+const browser = browserSession();
+
 async function shoot(file: string, hash: string, png: string): Promise<void> {
-  const p = await openPage(file, { width: 1080, height: 760 });
+  const p = await browser.openPage(file, { width: 1080, height: 760 });
   try {
     await p.page.evaluate((h) => (location.hash = h), hash);
     await p.page.waitForTimeout(200);
@@ -54,3 +56,4 @@ if (only !== "report") {
   await fieldtest("research", history, "--out", join(work, "research"));
   await shoot(join(work, "research", "research.html"), "#metrics", join(DOCS, "research.png"));
 }
+await browser.close();

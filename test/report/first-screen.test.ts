@@ -8,9 +8,13 @@ import { directionMark } from "../../harness/report/format.ts";
 import { writeReport } from "../../harness/report/write.ts";
 import { makeFixture, writeCorpus, writeRunDir, type ItemSpec } from "../baseline/builders.ts";
 import { ARTIFACTS } from "../helpers/artifacts.ts";
-import { inPage } from "../helpers/browser.ts";
+import { browserSession } from "../helpers/browser.ts";
 import { fieldtest } from "../helpers/cli.ts";
 import { SAMPLE } from "../import/fixtures.ts";
+
+/** One Chromium for the file's pages, each in a context of its own. */
+const browser = browserSession();
+afterAll(() => browser.close());
 
 /**
  * The first screen of report.html: without a baseline, the headline metrics with their direction
@@ -34,7 +38,7 @@ describe("report.html's first screen", () => {
     expect((await fieldtest("run", "--only", ONLY, "--trials", "3", "--out", dir)).code).toBeLessThan(2);
     const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
     const measured = HEADLINE_METRICS.filter((m) => (summary.metrics[m]?.n_items ?? 0) > 0);
-    await inPage(join(dir, "report.html"), async (p) => {
+    await browser.inPage(join(dir, "report.html"), async (p) => {
       const { page } = p;
       expect(await page.locator("#view-decision.active #verdict").getAttribute("data-decision")).toBe("none");
       const rows = await page
@@ -103,7 +107,7 @@ describe("report.html's first screen", () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^fieldtest: warning: trials\.jsonl holds 0 of the 3 trials the run planned/m);
     expect(readFileSync(join(dir, "report.md"), "utf8")).toContain("**No item was judged against its expectation** (0 trial(s) recorded)");
-    await inPage(join(dir, "report.html"), async (p) => {
+    await browser.inPage(join(dir, "report.html"), async (p) => {
       const { page } = p;
       const first = await page.locator("#view-decision > section, #view-decision > div").evaluateAll((els) => els.map((e) => e.id));
       expect(first[0]).toBe("warnings");

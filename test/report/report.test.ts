@@ -10,8 +10,12 @@ import { writeReport } from "../../harness/report/write.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import { makeCorpusGoal, makeFixture, writeCorpus, writeRunDir, type ItemSpec } from "../baseline/builders.ts";
 import { call } from "../metrics/builders.ts";
-import { openPage } from "../helpers/browser.ts";
+import { browserSession } from "../helpers/browser.ts";
 import { ARTIFACTS } from "../helpers/artifacts.ts";
+
+/** One Chromium for the file's pages, each in a context of its own. */
+const browser = browserSession();
+afterAll(() => browser.close());
 
 const GOALS = Array.from({ length: 56 }, (_, i) => `goal-${String(i).padStart(2, "0")}`);
 const ITEMS: ItemSpec[] = [
@@ -106,7 +110,7 @@ describe("fieldtest report", () => {
 describe("report.html in headless Chromium", () => {
   it("draws every chart with its marks, routes views by hash, sorts, filters and pages the items, renders one item", async () => {
     const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
-    const p = await openPage(join(dir, "report.html"));
+    const p = await browser.openPage(join(dir, "report.html"));
     try {
       const { page } = p;
       const marks = (id: string) => page.locator(`svg#${id} .mark`).count();

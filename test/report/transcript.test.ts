@@ -8,9 +8,13 @@ import { readTrials } from "../../harness/run/store.ts";
 import type { TrialRecord } from "../../src/formats/records.ts";
 import { makeFixture, writeCorpus, writeRunDir } from "../baseline/builders.ts";
 import { ARTIFACTS } from "../helpers/artifacts.ts";
-import { inPage, type OpenedPage } from "../helpers/browser.ts";
+import { browserSession, type OpenedPage } from "../helpers/browser.ts";
 import { fieldtest } from "../helpers/cli.ts";
 import { SAMPLE } from "../import/fixtures.ts";
+
+/** One Chromium for the file's pages, each in a context of its own. */
+const browser = browserSession();
+afterAll(() => browser.close());
 
 /**
  * report.html's transcripts in headless Chromium: reached from an item and from a failed check,
@@ -88,7 +92,7 @@ describe("report.html transcripts in headless Chromium", () => {
     const failing = [...summary.expectations.goals.items, ...summary.expectations.fixtures.items].filter((i: { pass: boolean | null }) => i.pass === false);
     expect(failing.length).toBeGreaterThan(0);
     const trials = trialsOf(sim);
-    await inPage(join(sim, "report.html"), async (p) => {
+    await browser.inPage(join(sim, "report.html"), async (p) => {
       const { page } = p;
       // From a failed check in the items table: the transcript of the first trial that failed it.
       await page.click('nav.tabs a[href="#items"]');
@@ -144,7 +148,7 @@ describe("report.html transcripts in headless Chromium", () => {
     writeReport(dir, dir);
     const trials = trialsOf(dir);
     expect(trials.some((t) => t.rounds.some((r) => (r.translated?.gate_findings.length ?? 0) > 0))).toBe(true);
-    await inPage(join(dir, "report.html"), async (p) => {
+    await browser.inPage(join(dir, "report.html"), async (p) => {
       for (const t of trials) {
         await openTranscript(p, `${t.suite}/${t.item_id}`, t.trial);
         expect(await shown(p)).toEqual(expected(t));
@@ -178,7 +182,7 @@ describe("report.html transcripts in headless Chromium", () => {
     });
     writeReport(dir, join(root, "corpus"));
     expect(readFileSync(join(dir, "report.html"), "utf8")).not.toContain("<img");
-    await inPage(join(dir, "report.html"), async (p) => {
+    await browser.inPage(join(dir, "report.html"), async (p) => {
       await openTranscript(p, "boundary/seeded-a", 0);
       expect(await p.page.locator("#trial-view img").count()).toBe(0);
       expect(await p.page.locator("#trial-view").textContent()).toContain(HOSTILE);

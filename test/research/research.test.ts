@@ -10,8 +10,12 @@ import { sha256 } from "../../src/canonical.ts";
 import { SPEND_SCHEMA_VERSION, type SpendLine } from "../../src/formats/records.ts";
 import { makeFixture, writeCorpus, writeRunDir, type ItemSpec } from "../baseline/builders.ts";
 import { ARTIFACTS } from "../helpers/artifacts.ts";
-import { openPage } from "../helpers/browser.ts";
+import { browserSession } from "../helpers/browser.ts";
 import { CRITIC_PROMPTS, removeTempDirs, SAMPLE, tempDir, writeSweepReport, writeTreeGoals, writeTreeRun, type TreeRun } from "../import/fixtures.ts";
+
+/** One Chromium for the file's pages, each in a context of its own. */
+const browser = browserSession();
+afterAll(() => browser.close());
 
 const OPTIONS = { baseline: null, referenceRuns: 3, headline: ["critic_miss_rate", "underclaim_approvals"], window: 5, reps: 200, seed: 0 };
 
@@ -311,7 +315,7 @@ describe("research.html in headless Chromium", () => {
     ["the imported prompt history", () => writeHtml("tree", tree), () => tree, "research-prompts"],
   ])("renders %s: every chart with its marks, alarms ringed, views by hash, no console error, no request", async (_name, file, model, shot) => {
     const r = model();
-    const p = await openPage(file());
+    const p = await browser.openPage(file());
     try {
       const { page } = p;
       for (const [id, n] of Object.entries(expectedMarks(r))) {
@@ -343,7 +347,7 @@ describe("research.html in headless Chromium", () => {
 
 describe("research.html's first screen", () => {
   it("leads with the alarms, each one click from its chart, then small multiples of the headline family; every axis honest", async () => {
-    const p = await openPage(writeHtml("first-screen", drift));
+    const p = await browser.openPage(writeHtml("first-screen", drift));
     try {
       const { page } = p;
       expect(await page.locator(".view.active").getAttribute("id")).toBe("view-alarms");
