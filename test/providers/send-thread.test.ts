@@ -34,7 +34,8 @@ const SCENARIOS: { name: string; provider: "openai" | "anthropic"; steps: Step[]
       ],
     },
     { name: "5xx until the retries run out", provider, steps: [{ status: 503, body: errorBody("no healthy upstream") }] },
-    { name: "a hung server past the timeout", provider, steps: [{ hang: true } as Step], role: { timeoutMs: 150 } },
+    // Three attempts each wait the timeout out, on this thread and on the other: kept short.
+    { name: "a hung server past the timeout", provider, steps: [{ hang: true } as Step], role: { timeoutMs: 50 } },
     {
       name: "a body cut short, then an answer",
       provider,
