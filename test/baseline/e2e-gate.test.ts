@@ -59,10 +59,17 @@ async function sweep(name: string, flags: Record<string, string>, reports = fals
   return out;
 }
 
+/** Each run's snapshot, made once: two tests judge the fresh run (a snapshot of a full sweep takes about a second). */
+const snapshots = new Map<string, Snapshot>();
+function snapshotOf(dir: string): Snapshot {
+  if (!snapshots.has(dir)) snapshots.set(dir, snapshotOfRun(dir, CORPUS));
+  return snapshots.get(dir)!;
+}
+
 /** What `fieldtest gate DIR --baseline baselines/sim-default.json --policy gate.sim.yaml` decides. */
 function gate(dir: string, judgedBy = policy): { result: GateResult; diff: DiffResult; candidate: Snapshot } {
   const baseline = readSnapshot(BASELINE);
-  const candidate = snapshotOfRun(dir, CORPUS);
+  const candidate = snapshotOf(dir);
   expect(policyProblem(judgedBy, candidate, baseline)).toBeNull();
   const diff = diffSnapshots(baseline, candidate, judgedBy.alpha);
   return { result: evaluateGate(judgedBy, baseline, candidate, diff), diff, candidate };
@@ -95,7 +102,7 @@ describe("release gate on real sim sweeps against the committed baseline (issue 
     // The sim is deterministic for a seed and code (baselines/README.md). A mismatch here means the
     // committed baseline is stale: re-publish it with scripts/publish-baseline.sh.
     const baseline = readSnapshot(BASELINE);
-    const rerun = snapshotOfRun(runs.baselineSeed, CORPUS);
+    const rerun = snapshotOf(runs.baselineSeed);
     expect(baseline.runs.length, "a multi-run baseline").toBeGreaterThanOrEqual(5);
     const stale = Object.keys({ ...baseline.between_runs, ...rerun.metrics })
       .filter((k) => JSON.stringify(baseline.between_runs[k]?.values[0] ?? null) !== JSON.stringify(rerun.metrics[k]?.value ?? null))
