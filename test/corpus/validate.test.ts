@@ -10,11 +10,17 @@ import { loadCorpus, type Corpus } from "../../harness/corpus/load.ts";
 import { validateCorpus } from "../../harness/corpus/validate.ts";
 import { validateCommand } from "../../harness/cli/commands/corpus.ts";
 import { formatProblem, type Problem } from "../../harness/corpus/problem.ts";
+import { SECURITY_SUITE_PACKS } from "../../harness/corpus/security.ts";
+import type { CompiledPack } from "../../src/packs/compile.ts";
+import { loadPacks } from "../../src/packs/load.ts";
 
 const ROOT = "corpus";
 let real: Corpus;
+/** The packs the security suite is judged with, as validateCorpus loads them by default: compiled once for the file's many validations. */
+let securityPacks: CompiledPack[];
 beforeAll(() => {
   real = loadCorpus(ROOT);
+  securityPacks = loadPacks(SECURITY_SUITE_PACKS);
 });
 
 const temps: string[] = [];
@@ -62,7 +68,7 @@ function loadError(root: string): InputError {
   throw new Error("loadCorpus accepted a broken corpus");
 }
 
-const problemsOf = (root: string): Problem[] => validateCorpus(loadCorpus(root));
+const problemsOf = (root: string): Problem[] => validateCorpus(loadCorpus(root), securityPacks);
 
 describe("the real corpus", () => {
   it("is valid", () => {
