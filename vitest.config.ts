@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { defineConfig, type Plugin } from "vitest/config";
-import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { NODE_FLAGS } from "./test/helpers/node-flags.ts";
 
 const root = import.meta.dirname;
@@ -28,22 +27,6 @@ function compiledSources(): Plugin {
   };
 }
 
-const FRESH_CLONE_TEST = join(root, "test", "ci", "fresh-clone.test.ts");
-
-/**
- * vitest's order (the longest files of the last run first; without a last run, as in CI, the
- * largest), except that the fresh-clone test starts first: it runs a whole second suite, and
- * started late it ran alone for minutes after every other file had finished (a CI run: started at
- * 116 s, the rest done at 154 s, itself done at 339 s), where first it overlaps them.
- */
-class FreshCloneFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const first = (f: TestSpecification) => f.moduleId === FRESH_CLONE_TEST;
-    return [...sorted.filter(first), ...sorted.filter((f) => !first(f))];
-  }
-}
-
 export default defineConfig({
   plugins: [compiledSources()],
   test: {
@@ -53,7 +36,6 @@ export default defineConfig({
     setupFiles: ["test/setup/zod-compile.ts", ...(process.env.FIELDTEST_CPU_BY_FILE ? ["test/setup/cpu-by-file.ts"] : [])],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    sequence: { sequencer: FreshCloneFirst },
     pool: "forks",
     // One worker per core: each worker imports and transforms the whole graph again (about 3 s of
     // CPU), and since the CLI tests run in process few files wait on a child any more (three workers
